@@ -1,0 +1,103 @@
+# fak — see README.md. `make` builds build/fak; `make check` runs every test.
+#
+# BUILD selects the output folder, so the sanitizer and fuzz builds never mix
+# objects with the normal one.
+
+CC      ?= cc
+BUILD   ?= build
+PREFIX  ?= /usr/local
+VERSION := 0.1.0
+
+WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
+           -Wmissing-prototypes -Wwrite-strings -Wcast-qual -Wvla -Wnull-dereference -Werror
+OPT     ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -Isrc -MMD -MP
+CFLAGS  += $(WARN) $(OPT) $(EXTRA_CFLAGS)
+LDLIBS  += -ljansson -lcrypto -lm
+LDFLAGS += $(EXTRA_LDFLAGS)
+
+LIB_SRC  := $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
+                              src/sampler/*.c src/profile/*.c src/index/*.c src/cli/*.c))
+DATA     := $(sort $(wildcard data/*.json))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all run check test unit cli sanitize lint fuzz bench install clean
+all: $(BUILD)/fak
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Committed data files are embedded into the binary, one symbol per file:
+# data/native-performance-graph.json -> embedded_native_performance_graph_json.
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -o $@ $<
+$(BUILD)/gen/embedded.c: $(BUILD)/tools/embed $(DATA)
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/embed $(DATA) > $@.tmp && mv $@.tmp $@
+$(BUILD)/gen/embedded.o: $(BUILD)/gen/embedded.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libfak.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fak: $(BUILD)/src/main.o $(BUILD)/libfak.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/test_unit: $(UNIT_OBJ) $(BUILD)/libfak.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+run: $(BUILD)/fak
+	./$(BUILD)/fak native-performance
+
+# One build's unit and CLI tests.
+test: $(BUILD)/fak $(BUILD)/test_unit
+	tests/run.sh $(BUILD)
+
+unit: $(BUILD)/test_unit
+	$(BUILD)/test_unit
+cli: $(BUILD)/fak
+	tests/cli/run.sh $(BUILD)/fak
+
+# Everything: normal build, sanitizer build, static analysis, fuzz smoke run.
+# The last line is the total over all of them: "N passed, N failed".
+check:
+	tests/check.sh
+
+sanitize:
+	$(MAKE) BUILD=build-asan CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" test
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --inline-suppr --std=c11 -D_GNU_SOURCE -Isrc \
+	  --suppress=missingIncludeSystem src tools tests/fuzz
+	clang-tidy --quiet $(LIB_SRC) src/main.c -- $(CPPFLAGS) -std=c17
+
+FUZZ_BUILD := build-fuzz
+fuzz:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g" \
+	  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" $(FUZZ_BUILD)/libfak.a
+	@set -e; for f in $(FUZZ_SRC); do \
+	  n=$$(basename $$f .c); \
+	  clang $(CPPFLAGS) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -o $(FUZZ_BUILD)/$$n $$f $(FUZZ_BUILD)/libfak.a $(LDLIBS); \
+	done
+	tests/fuzz/smoke.sh $(FUZZ_BUILD) $(FUZZ_RUNS)
+
+bench: $(BUILD)/fak
+	bench/run.sh $(BUILD)/fak
+
+install: $(BUILD)/fak
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/fak $(DESTDIR)$(PREFIX)/bin/fak
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

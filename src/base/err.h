@@ -1,0 +1,23 @@
+#ifndef FAK_BASE_ERR_H
+#define FAK_BASE_ERR_H
+/* Errors are values below the CLI: a function that can fail returns 0 or -1
+ * and fills a caller-owned struct err. Only cli/ prints them. */
+#include <stdarg.h>
+
+struct err {
+	char msg[2048];
+};
+
+/* Format the message; always returns -1 so callers can `return err_set(...)`. */
+int err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prepend "<context>: " to the message already in e; returns -1. */
+int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* err_set with ": <strerror(errnum)>" appended. */
+int err_errno(struct err *e, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Broken invariant: print and abort. Never for bad input. */
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void bug_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,57 @@
+#include "base/text.h"
+
+#include <string.h>
+
+static size_t space_len(const unsigned char *p)
+{
+	if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+		return 1;
+	if (p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0))
+		return 2;
+	if (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80)
+		return 3;
+	if (p[0] == 0xE2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8A) || p[2] == 0xA8 ||
+					     p[2] == 0xA9 || p[2] == 0xAF))
+		return 3;
+	if (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F)
+		return 3;
+	if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80)
+		return 3;
+	return 0;
+}
+
+bool str_blank(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!p)
+		return true;
+	while (*p) {
+		size_t n = space_len(p);
+
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+void sb_add_quoted(struct strbuf *sb, const char *s)
+{
+	sb_addch(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			sb_addch(sb, '\\');
+			sb_addch(sb, *p);
+		} else if (*p == '\n') {
+			sb_adds(sb, "\\n");
+		} else if (*p == '\t') {
+			sb_adds(sb, "\\t");
+		} else if (*p < 0x20 || *p == 0x7f) {
+			sb_addf(sb, "\\x%02x", *p);
+		} else {
+			sb_addch(sb, *p);
+		}
+	}
+	sb_addch(sb, '"');
+}

@@ -1,0 +1,17 @@
+#ifndef FAK_BASE_TEXT_H
+#define FAK_BASE_TEXT_H
+/* Small text predicates and quoting shared by validators. */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/strbuf.h"
+
+/* NULL, empty, or only Unicode white space (ASCII blanks, U+0085, U+00A0,
+ * U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). */
+bool str_blank(const char *s);
+
+/* Appends s in double quotes with `"`, `\` and control characters escaped
+ * (\n, \t, \xNN), as used for ids in findings. */
+void sb_add_quoted(struct strbuf *sb, const char *s);
+
+#endif

@@ -1,0 +1,97 @@
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/json.h"
+
+static const char usage[] =
+	"usage: fak <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  native-performance   evidence graph, receipts, gate, profiles, front door\n"
+	"  bench system-baseline  sample system load around a benchmark command\n"
+	"\n"
+	"Run 'fak <command> --help' for the options of a command.\n";
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{ "native-performance", cmd_native_performance },
+	{ "bench", cmd_bench },
+};
+
+void cli_errorf(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fak%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_fail(const char *cmd, const struct err *e)
+{
+	cli_errorf(cmd, "%s", e->msg);
+	return EXIT_FAIL;
+}
+
+int cli_findings(const char *cmd, const char *what, const struct findings *f)
+{
+	cli_errorf(cmd, "%s (%zu finding%s):", what, f->nr, f->nr == 1 ? "" : "s");
+	for (size_t i = 0; i < f->nr; i++)
+		fprintf(stderr, "  %s\n", f->items[i]);
+	return EXIT_FAIL;
+}
+
+void cli_out(const char *data, size_t len)
+{
+	fwrite(data, 1, len, stdout);
+}
+
+void cli_out_json(json_t *doc)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	json_write_pretty(&sb, doc);
+	cli_out(sb.buf, sb.len);
+	sb_release(&sb);
+	json_decref(doc);
+}
+
+/* stdout is fallible: `fak ... > /dev/full` must not exit 0. */
+static int finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_errorf(NULL, "cannot write standard output: %s", strerror(errno ? errno : EIO));
+		return rc == EXIT_OK ? EXIT_FAIL : rc;
+	}
+	return rc;
+}
+
+int cli_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return finish(EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		fputs("fak " FAK_VERSION "\n", stdout);
+		return finish(EXIT_OK);
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return finish(commands[i].fn(argc - 1, argv + 1));
+	cli_errorf(NULL, "unknown command '%s'", argv[1]);
+	fputs(usage, stderr);
+	return EXIT_USAGE;
+}

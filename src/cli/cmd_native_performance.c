@@ -1,0 +1,192 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "cli/cli.h"
+#include "cli/np.h"
+#include "cli/opts.h"
+#include "render/render.h"
+
+static const char usage[] =
+	"usage: fak native-performance [--graph FILE] [--json | --next [--json] | --dot"
+	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE"
+	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE] | --gate REQUEST"
+	" | --profile FILE | --profile-next FILE"
+	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]]";
+
+static const char about[] =
+	"Shows and checks the committed native-performance evidence graph and the evidence\n"
+	"around it. Without a mode it prints the human readout of the graph. Every mode\n"
+	"validates the graph first and fails closed. Nothing here runs a model.";
+
+int np_human(const struct np_ctx *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	render_graph_text(&sb, c->g);
+	cli_out(sb.buf, sb.len);
+	sb_release(&sb);
+	return EXIT_OK;
+}
+
+int np_json(const struct np_ctx *c)
+{
+	cli_out_json(graph_to_json(c->g));
+	return EXIT_OK;
+}
+
+int np_next(const struct np_ctx *c)
+{
+	const struct lever *l = graph_next(c->g, NULL);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (c->o->json) {
+		json_t *doc = jobj();
+
+		jset_str(doc, "schema", "fak-native-performance-next/v1");
+		jset_new(doc, "lever", l ? graph_lever_json(l) : json_null());
+		cli_out_json(doc);
+		return EXIT_OK;
+	}
+	render_next_text(&sb, l);
+	cli_out(sb.buf, sb.len);
+	sb_release(&sb);
+	return EXIT_OK;
+}
+
+int np_dot(const struct np_ctx *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	render_graph_dot(&sb, c->g);
+	cli_out(sb.buf, sb.len);
+	sb_release(&sb);
+	return EXIT_OK;
+}
+
+static int usage_error(const char *why)
+{
+	cli_errorf(NP_CMD, "%s", why);
+	fprintf(stderr, "%s\n", usage);
+	return EXIT_USAGE;
+}
+
+/* Mode exclusivity and pairing rules; returns 0 or the usage exit code. */
+static int check_usage(const struct np_opts *o, int positional)
+{
+	int modes = 0;
+
+	if (positional)
+		return usage_error("unexpected argument");
+	modes += o->json && !o->next;
+	modes += o->next;
+	modes += o->dot;
+	modes += o->baseline != NULL;
+	modes += o->compare || o->candidate;
+	modes += o->attach_receipt || o->system_baseline;
+	modes += o->gate != NULL;
+	modes += o->profile != NULL;
+	modes += o->profile_next != NULL;
+	modes += o->frontdoor_md;
+	if (modes > 1)
+		return usage_error("choose one mode");
+	if ((o->compare != NULL) != (o->candidate != NULL))
+		return usage_error("--compare and --candidate go together");
+	if ((o->attach_receipt != NULL) != (o->system_baseline != NULL))
+		return usage_error("--attach-receipt and --system-baseline go together");
+	if (o->out && !o->attach_receipt)
+		return usage_error("--out goes with --attach-receipt");
+	if ((o->as_of || o->index || o->write_doc || o->check_doc) && !o->frontdoor_md)
+		return usage_error("--as-of, --index, --write-doc and --check-doc go with --frontdoor-md");
+	if (o->write_doc && o->check_doc)
+		return usage_error("choose one of --write-doc and --check-doc");
+	{
+		const char *const vals[] = { o->graph, o->baseline, o->compare, o->candidate,
+					     o->attach_receipt, o->system_baseline, o->out, o->gate,
+					     o->profile, o->profile_next, o->as_of, o->index,
+					     o->write_doc, o->check_doc };
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			if (vals[i] && !*vals[i])
+				return usage_error("an option value is empty");
+	}
+	return 0;
+}
+
+int cmd_native_performance(int argc, char **argv)
+{
+	struct np_opts o = { 0 };
+	const struct opt opts[] = {
+		{ "graph", "FILE", "use graph FILE instead of the committed default", NULL, &o.graph },
+		{ "json", NULL, "emit the graph (or, with --next, the next lever) as JSON", &o.json, NULL },
+		{ "next", NULL, "emit the first dependency-ready unwitnessed lever", &o.next, NULL },
+		{ "dot", NULL, "emit the lever graph as Graphviz DOT", &o.dot, NULL },
+		{ "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER", NULL, &o.baseline },
+		{ "compare", "FILE", "compare baseline receipt FILE with --candidate FILE", NULL, &o.compare },
+		{ "candidate", "FILE", "candidate receipt FILE used with --compare", NULL, &o.candidate },
+		{ "attach-receipt", "FILE", "append --system-baseline attestation to receipt FILE", NULL, &o.attach_receipt },
+		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline },
+		{ "out", "FILE", "write the attachment result to FILE (mode 0600) instead of stdout", NULL, &o.out },
+		{ "gate", "FILE", "classify a candidate against the last accepted receipt in gate request FILE", NULL, &o.gate },
+		{ "profile", "FILE", "validate and classify profile bundle FILE", NULL, &o.profile },
+		{ "profile-next", "FILE", "select the next lever from profile bundle FILE", NULL, &o.profile_next },
+		{ "frontdoor-md", NULL, "emit the front-door performance index as Markdown", &o.frontdoor_md, NULL },
+		{ "as-of", "DATE", "front-door date YYYY-MM-DD (default: today, UTC)", NULL, &o.as_of },
+		{ "index", "FILE", "use result rows FILE instead of the committed index", NULL, &o.index },
+		{ "write-doc", "FILE", "replace the generated block between the markers in FILE", NULL, &o.write_doc },
+		{ "check-doc", "FILE", "fail when the generated block in FILE is stale", NULL, &o.check_doc },
+		{ 0 },
+	};
+	struct graph g;
+	struct findings f = FINDINGS_INIT;
+	struct err e;
+	struct np_ctx c = { .o = &o, .g = &g };
+	int rest, rc;
+
+	switch (opts_parse(NP_CMD, usage, opts, argc, argv, &rest)) {
+	case OPTS_HELP:
+		opts_help(stdout, usage, about, opts);
+		return EXIT_OK;
+	case OPTS_ERROR:
+		return EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	rc = check_usage(&o, rest < argc);
+	if (rc)
+		return rc;
+
+	if ((o.graph ? graph_load_file(&g, o.graph, &e) : graph_load_default(&g, &e)) < 0)
+		return cli_fail(NP_CMD, &e);
+	graph_validate(&g, &f);
+	if (f.nr) {
+		rc = cli_findings(NP_CMD, "invalid native performance graph", &f);
+		findings_release(&f);
+		graph_release(&g);
+		return rc;
+	}
+
+	if (o.next)
+		rc = np_next(&c);
+	else if (o.json)
+		rc = np_json(&c);
+	else if (o.dot)
+		rc = np_dot(&c);
+	else if (o.baseline)
+		rc = np_baseline(&c);
+	else if (o.compare)
+		rc = np_compare(&c);
+	else if (o.attach_receipt)
+		rc = np_attach(&c);
+	else if (o.gate)
+		rc = np_gate(&c);
+	else if (o.profile)
+		rc = np_profile(&c, false);
+	else if (o.profile_next)
+		rc = np_profile(&c, true);
+	else if (o.frontdoor_md)
+		rc = np_frontdoor(&c);
+	else
+		rc = np_human(&c);
+	graph_release(&g);
+	return rc;
+}

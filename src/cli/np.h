@@ -1,0 +1,48 @@
+#ifndef FAK_CLI_NP_H
+#define FAK_CLI_NP_H
+/* `fak native-performance`: parsed options and the mode handlers. The
+ * dispatcher (cmd_native_performance.c) parses, checks usage, loads and
+ * validates the graph, then calls exactly one handler. Each handler returns
+ * an exit code and prints through cli.h. */
+#include <stdbool.h>
+
+#include "graph/graph.h"
+
+#define NP_CMD "native-performance"
+
+struct np_opts {
+	const char *graph;	/* --graph FILE (NULL: embedded default) */
+	bool json, next, dot;
+	const char *baseline;
+	const char *compare, *candidate;
+	const char *attach_receipt, *system_baseline, *out;
+	const char *gate;
+	const char *profile, *profile_next;
+	bool frontdoor_md;
+	const char *as_of, *index, *write_doc, *check_doc;
+};
+
+struct np_ctx {
+	const struct np_opts *o;
+	const struct graph *g;	/* loaded and valid */
+};
+
+/* graph views (cmd_native_performance.c) */
+int np_human(const struct np_ctx *c);
+int np_json(const struct np_ctx *c);
+int np_next(const struct np_ctx *c);
+int np_dot(const struct np_ctx *c);
+
+/* receipts (np_receipt.c) */
+int np_baseline(const struct np_ctx *c);
+int np_compare(const struct np_ctx *c);
+int np_attach(const struct np_ctx *c);
+int np_gate(const struct np_ctx *c);
+
+/* profiles (np_profile.c): next=false for --profile, true for --profile-next */
+int np_profile(const struct np_ctx *c, bool next);
+
+/* front door (np_frontdoor.c) */
+int np_frontdoor(const struct np_ctx *c);
+
+#endif

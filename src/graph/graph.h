@@ -1,0 +1,151 @@
+#ifndef FAK_GRAPH_GRAPH_H
+#define FAK_GRAPH_GRAPH_H
+/* The evidence graph (schema fak-native-performance-graph/v2): envelopes,
+ * legacy comparison/rungs/features, levers and one comparison criterion per
+ * envelope. Every string is borrowed from the parsed JSON document that the
+ * graph keeps (g->doc), so loading copies nothing. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/findings.h"
+#include "base/strmap.h"
+
+#define GRAPH_SCHEMA "fak-native-performance-graph/v2"
+#define CRITERION_SCHEMA "fak-native-performance-comparison-criterion/v1"
+
+struct strlist {
+	const char **v;	/* owned array of borrowed strings */
+	size_t n;
+	bool is_null;	/* JSON null rather than [] (kept for byte-exact output) */
+};
+
+struct envelope {
+	const char *id, *model, *model_revision, *artifact_sha256, *quantization, *hardware;
+	long long memory_gib;
+	const char *engine, *backend, *forward_path;
+	long long prompt_tokens, decode_tokens, repetitions, temperature;
+	const char *throughput_metric, *comparability_rule;
+};
+
+struct throughput {
+	double tokens_per_second;
+	const char *classification, *engine, *comparability, *observed_on, *provenance, *note;
+};
+
+struct issue_ref {
+	long long number;
+	const char *url;
+};
+
+struct rung {
+	const char *id, *name;
+	struct strlist deps;
+	bool enabled;
+	const char *status;
+	struct {
+		double floor, roof;
+		const char *classification, *provenance;
+	} expected;
+	bool has_witnessed;
+	struct throughput witnessed;
+	const char *gap;
+	struct issue_ref next_issue;
+};
+
+struct feature {
+	const char *id, *name, *rung_id;
+	bool enabled;
+	const char *status, *observable;
+};
+
+struct lever {
+	const char *id, *name;
+	struct {
+		const char *envelope_id, *platform, *backend;
+	} app;
+	bool enabled;
+	const char *status;
+	struct strlist deps, conflicts;
+	struct {
+		const char *summary, *classification, *provenance;
+	} expected;
+	bool has_witnessed;
+	struct {
+		const char *summary, *classification, *provenance, *receipt;
+	} witnessed;
+	struct issue_ref owner;
+	const char *next_witness;
+};
+
+/* Comparison criterion of one envelope (spec decision 8). */
+struct criterion {
+	const char *envelope_id;	/* the key under "criteria" */
+	const char *schema, *id;
+	long long version;
+	const char *output_class;
+	long long minimum_repetitions;
+	double maximum_noise_percent, investigate_drop_percent, regression_drop_percent;
+	double minimum_throughput_tokens_per_second;
+	const char *quality_metric;
+	double minimum_quality_score;
+	bool quality_higher_is_better;
+	const json_t *json;	/* borrowed: the criterion object as committed */
+};
+
+struct graph {
+	json_t *doc;	/* owned: every string below points into it */
+	const char *schema;
+	struct envelope envelope;	/* legacy primary-envelope view */
+	struct throughput comparison;
+	struct rung *rungs;
+	size_t nr_rungs;
+	struct feature *features;
+	size_t nr_features;
+	struct envelope *envelopes;
+	size_t nr_envelopes;
+	struct lever *levers;
+	size_t nr_levers;
+	struct criterion *criteria;
+	size_t nr_criteria;
+	/* id -> index of the first element with that id */
+	struct strmap lever_ids, envelope_ids, rung_ids;
+};
+
+/* Loading decodes strictly (unknown keys, wrong types, missing fields are
+ * errors with a JSON path). It does not validate: call graph_validate. */
+int graph_load_default(struct graph *g, struct err *e);
+int graph_load_file(struct graph *g, const char *path, struct err *e);
+/* name is used in error messages. */
+int graph_load_buf(struct graph *g, const char *buf, size_t len, const char *name, struct err *e);
+void graph_release(struct graph *g);
+
+/* Every rule of reference §2 plus criteria; findings are appended and
+ * sorted. No findings = valid. */
+void graph_validate(const struct graph *g, struct findings *out);
+
+/* Lookups by id (first occurrence); NULL when absent. Borrowed. */
+const struct lever *graph_lever(const struct graph *g, const char *id);
+const struct envelope *graph_envelope(const struct graph *g, const char *id);
+const struct criterion *graph_criterion(const struct graph *g, const char *envelope_id);
+
+/* Platform paired with a backend: metal -> darwin/arm64,
+ * cuda -> linux/amd64+nvidia-a100; NULL for any other backend. */
+const char *graph_platform_for_backend(const char *backend);
+
+/* Disabled, unwitnessed, and every dependency enabled. */
+bool graph_lever_ready(const struct graph *g, const struct lever *l);
+/* First ready lever in graph order, restricted to envelope_id unless NULL.
+ * NULL when none. The graph must be valid. */
+const struct lever *graph_next(const struct graph *g, const char *envelope_id);
+
+/* JSON values in documented key order (new references; caller decrefs). */
+json_t *graph_to_json(const struct graph *g);
+json_t *graph_lever_json(const struct lever *l);
+/* The criterion object without the envelope key, in documented order. */
+json_t *graph_criterion_json(const struct criterion *c);
+/* "sha256:<hex>" of the RFC 8785 form of the criterion object. */
+int graph_criterion_digest(const struct criterion *c, char out[72], struct err *e);
+
+#endif

@@ -1,0 +1,461 @@
+/* Fail-closed validation of the evidence graph: every rule of reference
+ * graph-cli-frontdoor §2.2 plus one criterion per envelope (spec decision 8).
+ * All findings are collected, then sorted byte-wise. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "base/text.h"
+#include "base/xalloc.h"
+#include "graph/graph.h"
+
+/* Tiny formatter for findings: %Q quoted string, %s raw string, %z size_t,
+ * %b bool, %g number (shortest form), %d long long. */
+static void add(struct findings *f, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (const char *p = fmt; *p; p++) {
+		char num[JSON_NUMBER_MAX];
+
+		if (*p != '%') {
+			sb_addch(&sb, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'Q':
+			sb_add_quoted(&sb, va_arg(ap, const char *));
+			break;
+		case 's':
+			sb_adds(&sb, va_arg(ap, const char *));
+			break;
+		case 'z':
+			sb_addf(&sb, "%zu", va_arg(ap, size_t));
+			break;
+		case 'b':
+			sb_adds(&sb, va_arg(ap, int) ? "true" : "false");
+			break;
+		case 'g':
+			json_format_double(num, va_arg(ap, double));
+			sb_adds(&sb, num);
+			break;
+		case 'd':
+			sb_addf(&sb, "%lld", va_arg(ap, long long));
+			break;
+		default:
+			BUG("bad finding format '%s'", fmt);
+		}
+	}
+	va_end(ap);
+	findings_add_owned(f, sb_detach(&sb, NULL));
+}
+
+static bool eq(const char *a, const char *b)
+{
+	return !strcmp(a, b);
+}
+
+static bool valid_status(const char *s)
+{
+	return eq(s, "present") || eq(s, "partial") || eq(s, "absent");
+}
+
+static bool finite_positive(double d)
+{
+	return d > 0 && d <= 1.7976931348623157e308;
+}
+
+static void check_throughput(struct findings *f, const struct throughput *t, const char *label)
+{
+	if (!finite_positive(t->tokens_per_second))
+		add(f, "%s has invalid throughput %g", label, t->tokens_per_second);
+	else if (str_blank(t->engine) || str_blank(t->provenance) || str_blank(t->observed_on))
+		add(f, "%s must name engine, observation date, and provenance", label);
+	else if (!eq(t->comparability, "exact") && !eq(t->comparability, "approximate"))
+		add(f, "%s has invalid comparability %Q", label, t->comparability);
+}
+
+/* ---- cycle detection (reference §2.4), iterative so deep chains are safe -- */
+
+struct cyc {
+	size_t n;			/* nodes = registered ids, graph order */
+	size_t *dep_start, *deps;	/* CSR adjacency over node indices */
+};
+
+/* Returns 1 and fills out with "a -> b -> a" when a cycle exists. */
+static int find_cycle(const struct cyc *c, const char *const *names, struct strbuf *out)
+{
+	unsigned char *state = xcalloc(c->n ? c->n : 1, 1);	/* 0 new, 1 on stack, 2 done */
+	size_t *stack = xmalloc(xmul(c->n ? c->n : 1, sizeof(*stack)));
+	size_t *next = xmalloc(xmul(c->n ? c->n : 1, sizeof(*next)));
+	size_t *pos = xmalloc(xmul(c->n ? c->n : 1, sizeof(*pos)));
+	int found = 0;
+
+	for (size_t root = 0; root < c->n && !found; root++) {
+		size_t top = 0;
+
+		if (state[root])
+			continue;
+		stack[top++] = root;
+		state[root] = 1;
+		next[root] = c->dep_start[root];
+		pos[root] = 0;
+		while (top && !found) {
+			size_t u = stack[top - 1];
+
+			if (next[u] == c->dep_start[u + 1]) {
+				state[u] = 2;
+				top--;
+				continue;
+			}
+			{
+				size_t v = c->deps[next[u]++];
+
+				if (state[v] == 1) {
+					for (size_t i = pos[v]; i < top; i++) {
+						sb_adds(out, names[stack[i]]);
+						sb_adds(out, " -> ");
+					}
+					sb_adds(out, names[v]);
+					found = 1;
+				} else if (state[v] == 0) {
+					state[v] = 1;
+					next[v] = c->dep_start[v];
+					pos[v] = top;
+					stack[top++] = v;
+				}
+			}
+		}
+	}
+	free(state);
+	free(stack);
+	free(next);
+	free(pos);
+	return found;
+}
+
+/* Build adjacency: node i = items[first[i]]; deps resolved through map. */
+static void cycle_check(struct findings *f, const char *prefix, size_t nr_nodes, const size_t *first,
+			const char *const *names, const struct strlist *(*deps_of)(const void *, size_t),
+			const void *items, const struct strmap *node_of)
+{
+	struct cyc c = { .n = nr_nodes };
+	size_t total = 0, k = 0;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < nr_nodes; i++)
+		total += deps_of(items, first[i])->n;
+	c.dep_start = xmalloc(xmul(nr_nodes + 1, sizeof(size_t)));
+	c.deps = xmalloc(xmul(total ? total : 1, sizeof(size_t)));
+	for (size_t i = 0; i < nr_nodes; i++) {
+		const struct strlist *d = deps_of(items, first[i]);
+
+		c.dep_start[i] = k;
+		for (size_t j = 0; j < d->n; j++) {
+			size_t node;
+
+			if (strmap_get(node_of, d->v[j], &node))
+				c.deps[k++] = node;
+		}
+	}
+	c.dep_start[nr_nodes] = k;
+	if (find_cycle(&c, names, &sb))
+		add(f, "%s%s", prefix, sb.buf);
+	sb_release(&sb);
+	free(c.dep_start);
+	free(c.deps);
+}
+
+static const struct strlist *rung_deps(const void *items, size_t i)
+{
+	return &((const struct rung *)items)[i].deps;
+}
+
+static const struct strlist *lever_deps(const void *items, size_t i)
+{
+	return &((const struct lever *)items)[i].deps;
+}
+
+/* Registry of first occurrences: node index by id, item index by node. */
+struct reg {
+	struct strmap node_of;
+	size_t *first;
+	const char **names;
+	size_t n;
+};
+
+static void reg_init(struct reg *r, size_t cap)
+{
+	memset(r, 0, sizeof(*r));
+	r->first = xmalloc(xmul(cap ? cap : 1, sizeof(size_t)));
+	r->names = xmalloc(xmul(cap ? cap : 1, sizeof(char *)));
+}
+
+/* 1 when newly registered */
+static int reg_add(struct reg *r, const char *id, size_t item)
+{
+	if (!strmap_put(&r->node_of, id, r->n, NULL))
+		return 0;
+	r->first[r->n] = item;
+	r->names[r->n++] = id;
+	return 1;
+}
+
+static int reg_item(const struct reg *r, const char *id, size_t *item)
+{
+	size_t node;
+
+	if (!strmap_get(&r->node_of, id, &node))
+		return 0;
+	*item = r->first[node];
+	return 1;
+}
+
+static void reg_release(struct reg *r)
+{
+	strmap_release(&r->node_of);
+	free(r->first);
+	free(r->names);
+}
+
+/* ---- sections ------------------------------------------------------- */
+
+static void validate_rungs(const struct graph *g, struct findings *f, struct reg *rungs)
+{
+	for (size_t i = 0; i < g->nr_rungs; i++) {
+		const struct rung *r = &g->rungs[i];
+		char label[600];
+
+		if (str_blank(r->id)) {
+			add(f, "rung[%z] has empty id", i);
+			continue;
+		}
+		if (!reg_add(rungs, r->id, i)) {
+			add(f, "duplicate rung id %Q", r->id);
+			continue;
+		}
+		if (!valid_status(r->status))
+			add(f, "rung %Q has invalid status %Q", r->id, r->status);
+		if (!eq(r->expected.classification, "hypothesis"))
+			add(f, "rung %Q expected range classification must be hypothesis; measurements belong in witnessed",
+			    r->id);
+		if (!finite_positive(r->expected.floor) || !finite_positive(r->expected.roof) ||
+		    r->expected.floor > r->expected.roof)
+			add(f, "rung %Q has invalid expected range %g..%g", r->id, r->expected.floor,
+			    r->expected.roof);
+		else if (str_blank(r->expected.provenance))
+			add(f, "rung %Q expected range has no provenance", r->id);
+		if (r->has_witnessed) {
+			if (!eq(r->witnessed.classification, "witnessed"))
+				add(f, "rung %Q witnessed classification must be witnessed; projections belong in expected",
+				    r->id);
+			snprintf(label, sizeof(label), "rung %s witnessed", r->id);
+			check_throughput(f, &r->witnessed, label);
+		}
+	}
+	for (size_t i = 0; i < g->nr_rungs; i++) {
+		const struct rung *r = &g->rungs[i];
+		size_t item;
+
+		for (size_t j = 0; j < r->deps.n; j++)
+			if (!reg_item(rungs, r->deps.v[j], &item))
+				add(f, "rung %Q depends on unknown rung %Q", r->id, r->deps.v[j]);
+	}
+}
+
+static void validate_features(const struct graph *g, struct findings *f, const struct reg *rungs)
+{
+	struct strmap seen = STRMAP_INIT;
+
+	for (size_t i = 0; i < g->nr_features; i++) {
+		const struct feature *x = &g->features[i];
+		size_t item;
+
+		if (str_blank(x->id))
+			add(f, "feature[%z] has empty id", i);
+		else if (!strmap_put(&seen, x->id, i, NULL))
+			add(f, "duplicate feature id %Q", x->id);
+		if (!reg_item(rungs, x->rung_id, &item))
+			add(f, "feature %Q owns unknown rung %Q", x->id, x->rung_id);
+		if (!valid_status(x->status))
+			add(f, "feature %Q has invalid status %Q", x->id, x->status);
+		if (x->enabled && eq(x->status, "absent"))
+			add(f, "feature %Q is enabled but absent", x->id);
+		if (!x->enabled && eq(x->status, "present"))
+			add(f, "feature %Q is present but disabled", x->id);
+		if (str_blank(x->observable))
+			add(f, "feature %Q has empty observable", x->id);
+	}
+	strmap_release(&seen);
+}
+
+static void validate_envelopes(const struct graph *g, struct findings *f, struct reg *envs)
+{
+	for (size_t i = 0; i < g->nr_envelopes; i++) {
+		const struct envelope *v = &g->envelopes[i];
+
+		if (str_blank(v->id))
+			add(f, "envelope[%z] has empty id", i);
+		else if (!reg_add(envs, v->id, i))
+			add(f, "duplicate envelope id %Q", v->id);
+		if (!eq(v->engine, "fak-native") || str_blank(v->backend) || str_blank(v->hardware) ||
+		    str_blank(v->model) || str_blank(v->quantization) || str_blank(v->artifact_sha256) ||
+		    v->memory_gib < 0 || v->decode_tokens <= 0 || v->repetitions <= 0)
+			add(f, "envelope %Q has invalid pinned applicability or fak-native identity", v->id);
+	}
+	if (!g->nr_envelopes || !eq(g->envelope.id, g->envelopes[0].id))
+		add(f, "legacy envelope must equal the first pinned envelope");
+}
+
+static bool strlist_has(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (eq(l->v[i], s))
+			return true;
+	return false;
+}
+
+static void validate_levers(const struct graph *g, struct findings *f, const struct reg *envs,
+			    struct reg *levers)
+{
+	for (size_t i = 0; i < g->nr_levers; i++) {
+		const struct lever *l = &g->levers[i];
+		size_t ei;
+
+		if (str_blank(l->id)) {
+			add(f, "lever[%z] has empty id", i);
+			continue;
+		}
+		if (!reg_add(levers, l->id, i)) {
+			add(f, "duplicate lever id %Q", l->id);
+			continue;
+		}
+		if (!valid_status(l->status) || (l->enabled && eq(l->status, "absent")) ||
+		    (!l->enabled && eq(l->status, "present")))
+			add(f, "lever %Q has invalid enablement/status %b/%Q", l->id, l->enabled, l->status);
+		if (!reg_item(envs, l->app.envelope_id, &ei)) {
+			add(f, "lever %Q has invalid applicability envelope %Q", l->id, l->app.envelope_id);
+		} else {
+			const struct envelope *v = &g->envelopes[ei];
+			const char *plat = graph_platform_for_backend(v->backend);
+
+			if (!eq(l->app.backend, v->backend) || !plat || !eq(l->app.platform, plat))
+				add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q", l->id,
+				    l->app.platform, l->app.backend, v->id);
+		}
+		if (!eq(l->expected.classification, "hypothesis") || str_blank(l->expected.summary) ||
+		    str_blank(l->expected.provenance))
+			add(f, "lever %Q expected effect must be a provenance-labeled hypothesis; witnessed evidence belongs in witnessed",
+			    l->id);
+		if (l->has_witnessed &&
+		    (!eq(l->witnessed.classification, "witnessed") || str_blank(l->witnessed.summary) ||
+		     str_blank(l->witnessed.provenance) || str_blank(l->witnessed.receipt)))
+			add(f, "lever %Q witnessed effect must be receipt-backed witnessed evidence; projections belong in expected",
+			    l->id);
+		if (l->owner.number <= 0 || str_blank(l->owner.url) || str_blank(l->next_witness))
+			add(f, "lever %Q must name owning issue and exact next witness requirement", l->id);
+	}
+
+	for (size_t i = 0; i < g->nr_levers; i++) {
+		const struct lever *l = &g->levers[i];
+		size_t nrefs = l->deps.n + l->conflicts.n;
+		struct strmap refs = STRMAP_INIT;
+
+		for (size_t j = 0; j < nrefs; j++) {
+			const char *ref = j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
+			size_t ti;
+
+			if (!reg_item(levers, ref, &ti)) {
+				add(f, "lever %Q references unknown lever %Q", l->id, ref);
+				continue;
+			}
+			if (!eq(g->levers[ti].app.envelope_id, l->app.envelope_id))
+				add(f, "cross-envelope edge %Q -> %Q", l->id, ref);
+			if (!strmap_put(&refs, ref, j, NULL))
+				add(f, "lever %Q repeats dependency/conflict reference %Q", l->id, ref);
+		}
+		strmap_release(&refs);
+		for (size_t j = 0; j < l->conflicts.n; j++) {
+			const char *ref = l->conflicts.v[j];
+			size_t ti;
+
+			if (!reg_item(levers, ref, &ti))
+				continue;
+			if (!strlist_has(&g->levers[ti].conflicts, l->id))
+				add(f, "conflict edge %Q <-> %Q is not symmetric", l->id, ref);
+			if (l->enabled && g->levers[ti].enabled)
+				add(f, "conflicting levers %Q and %Q are both enabled", l->id, ref);
+		}
+	}
+}
+
+static void validate_criteria(const struct graph *g, struct findings *f, const struct reg *envs)
+{
+	for (size_t i = 0; i < g->nr_criteria; i++) {
+		const struct criterion *c = &g->criteria[i];
+		const char *k = c->envelope_id;
+		size_t ei;
+
+		if (!reg_item(envs, k, &ei)) {
+			add(f, "comparison criterion for unknown envelope %Q", k);
+			continue;
+		}
+		if (!eq(c->schema, CRITERION_SCHEMA))
+			add(f, "comparison criterion of envelope %Q has schema %Q, want %Q", k, c->schema,
+			    CRITERION_SCHEMA);
+		if (str_blank(c->id) || c->version <= 0 || str_blank(c->output_class) ||
+		    str_blank(c->quality_metric))
+			add(f, "comparison criterion of envelope %Q must name id, positive version, output class and quality metric",
+			    k);
+		if (c->minimum_repetitions < 2)
+			add(f, "comparison criterion of envelope %Q needs at least 2 repetitions, has %d", k,
+			    c->minimum_repetitions);
+		else if (c->minimum_repetitions > g->envelopes[ei].repetitions)
+			add(f, "comparison criterion of envelope %Q requires %d repetitions but the envelope pins %d",
+			    k, c->minimum_repetitions, g->envelopes[ei].repetitions);
+		if (c->maximum_noise_percent < 0 || c->investigate_drop_percent < 0 ||
+		    c->regression_drop_percent <= c->investigate_drop_percent)
+			add(f, "comparison criterion of envelope %Q needs noise >= 0, investigate drop >= 0 and regression drop > investigate drop",
+			    k);
+		if (!finite_positive(c->minimum_throughput_tokens_per_second))
+			add(f, "comparison criterion of envelope %Q has invalid minimum throughput %g", k,
+			    c->minimum_throughput_tokens_per_second);
+	}
+	for (size_t i = 0; i < envs->n; i++)
+		if (!graph_criterion(g, envs->names[i]))
+			add(f, "envelope %Q has no comparison criterion", envs->names[i]);
+}
+
+void graph_validate(const struct graph *g, struct findings *f)
+{
+	struct reg rungs, envs, levers;
+
+	reg_init(&rungs, g->nr_rungs);
+	reg_init(&envs, g->nr_envelopes);
+	reg_init(&levers, g->nr_levers);
+
+	if (!eq(g->schema, GRAPH_SCHEMA))
+		add(f, "schema %Q must be %Q", g->schema, GRAPH_SCHEMA);
+	if (!eq(g->comparison.classification, "comparison"))
+		add(f, "comparison classification must be comparison");
+	check_throughput(f, &g->comparison, "comparison");
+
+	validate_rungs(g, f, &rungs);
+	validate_features(g, f, &rungs);
+	cycle_check(f, "dependency cycle: ", rungs.n, rungs.first, rungs.names, rung_deps, g->rungs,
+		    &rungs.node_of);
+	validate_envelopes(g, f, &envs);
+	validate_levers(g, f, &envs, &levers);
+	cycle_check(f, "lever dependency cycle: ", levers.n, levers.first, levers.names, lever_deps,
+		    g->levers, &levers.node_of);
+	validate_criteria(g, f, &envs);
+
+	reg_release(&rungs);
+	reg_release(&envs);
+	reg_release(&levers);
+	findings_sort(f);
+}

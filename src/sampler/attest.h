@@ -1,0 +1,43 @@
+#ifndef FAK_SAMPLER_ATTEST_H
+#define FAK_SAMPLER_ATTEST_H
+/* System-baseline attestation (schema fak.system-baseline/v1): the sealed
+ * document `fak bench system-baseline` writes. This header is the contract
+ * that receipt/ (attach, gate) relies on; sampler/ implements it. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/json.h"
+
+#define ATTEST_SCHEMA "fak.system-baseline/v1"
+#define ATTEST_MAX_BYTES ((size_t)1 << 20)	/* standalone documents: 1 MiB */
+
+/* What other modules need to know about one verified attestation. Strings
+ * are borrowed from the document passed to attest_check. */
+struct attest_facts {
+	char digest[JSON_DIGEST_LEN + 1];	/* recomputed; equals the recorded one */
+	const char *verdict;	/* "clean" | "investigate" | "invalid" */
+	const char *coverage;	/* "exact_subreaper_rusage" | "exact_cgroup_v2" |
+				   "sampled_pid_ppid_tree" | "" (no command samples) */
+	bool has_top_consumers;	/* top_non_sut_consumers is non-empty */
+	long long baseline_samples;
+	long long baseline_duration_ns;
+	bool baseline_host_cpu_available;
+	bool host_cpu_available, sut_cpu_available, non_sut_cpu_available;
+};
+
+/* Strict decode of a standalone attestation: at most ATTEST_MAX_BYTES, one
+ * JSON value. Returns a new reference in *doc (caller decrefs). Does not
+ * verify: call attest_check. */
+int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e);
+
+/* Verify a decoded attestation (borrowed; standalone or embedded in a
+ * receipt): schema, every field and type (unknown keys rejected, with the
+ * JSON path), the verdict re-derived from the recorded figures and policy,
+ * and the RFC 8785 digest of the document without "digest". A document
+ * edited after sealing fails with a message containing
+ * "canonical digest mismatch". Fills *facts on success. */
+int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e);
+
+#endif
