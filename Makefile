@@ -23,6 +23,8 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_OBJ := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+# Small test-only programs (e.g. the JCS cross-check driver).
+TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
 .PHONY: all run check test unit cli sanitize lint fuzz bench install clean
 all: $(BUILD)/fak
@@ -51,16 +53,19 @@ $(BUILD)/fak: $(BUILD)/src/main.o $(BUILD)/libfak.a
 $(BUILD)/test_unit: $(UNIT_OBJ) $(BUILD)/libfak.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libfak.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 run: $(BUILD)/fak
 	./$(BUILD)/fak native-performance
 
 # One build's unit and CLI tests.
-test: $(BUILD)/fak $(BUILD)/test_unit
+test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN)
 	tests/run.sh $(BUILD)
 
 unit: $(BUILD)/test_unit
 	$(BUILD)/test_unit
-cli: $(BUILD)/fak
+cli: $(BUILD)/fak $(TOOL_BIN)
 	tests/cli/run.sh $(BUILD)/fak
 
 # Everything: normal build, sanitizer build, static analysis, fuzz smoke run.

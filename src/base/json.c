@@ -431,6 +431,10 @@ int jd_object(const json_t *v, const struct jpath *at, const char *const *known,
 {
 	const char *key;
 	json_t *m;
+	size_t pos = 0, nknown = 0;
+
+	while (known[nknown])
+		nknown++;
 
 	if (!json_is_object(v))
 		return jpath_err(e, at, "expected an object, found %s", type_name(v));
@@ -438,8 +442,14 @@ int jd_object(const json_t *v, const struct jpath *at, const char *const *known,
 		const char *const *k = known;
 
 		(void)m;
-		while (*k && strcmp(*k, key))
-			k++;
+		/* documents usually list keys in the documented order: try the
+		 * expected position first, then scan */
+		if (!(pos < nknown && !strcmp(known[pos], key)))
+			while (*k && strcmp(*k, key))
+				k++;
+		else
+			k = known + pos;
+		pos = *k ? (size_t)(k - known) + 1 : pos;
 		if (!*k) {
 			struct jpath kp = JP_KEY(at, key);
 			return jpath_err(e, &kp, "unknown field");

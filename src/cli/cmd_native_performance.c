@@ -101,13 +101,22 @@ static int check_usage(const struct np_opts *o, int positional)
 	if (o->write_doc && o->check_doc)
 		return usage_error("choose one of --write-doc and --check-doc");
 	{
-		const char *const vals[] = { o->graph, o->baseline, o->compare, o->candidate,
-					     o->attach_receipt, o->system_baseline, o->out, o->gate,
-					     o->profile, o->profile_next, o->as_of, o->index,
-					     o->write_doc, o->check_doc };
+		const struct {
+			const char *name, *value;
+		} vals[] = {
+			{ "graph", o->graph }, { "baseline", o->baseline }, { "compare", o->compare },
+			{ "candidate", o->candidate }, { "attach-receipt", o->attach_receipt },
+			{ "system-baseline", o->system_baseline }, { "out", o->out }, { "gate", o->gate },
+			{ "profile", o->profile }, { "profile-next", o->profile_next }, { "as-of", o->as_of },
+			{ "index", o->index }, { "write-doc", o->write_doc }, { "check-doc", o->check_doc },
+		};
 		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-			if (vals[i] && !*vals[i])
-				return usage_error("an option value is empty");
+			if (vals[i].value && !*vals[i].value) {
+				char why[64];
+
+				snprintf(why, sizeof(why), "--%s needs a non-empty value", vals[i].name);
+				return usage_error(why);
+			}
 	}
 	return 0;
 }

@@ -14,6 +14,8 @@
 
 #define GRAPH_SCHEMA "fak-native-performance-graph/v2"
 #define CRITERION_SCHEMA "fak-native-performance-comparison-criterion/v1"
+/* Largest graph file --graph reads (a 1,000,000-lever graph fits). */
+#define GRAPH_MAX_BYTES ((size_t)512 << 20)
 
 struct strlist {
 	const char **v;	/* owned array of borrowed strings */

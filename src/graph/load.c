@@ -287,7 +287,7 @@ int graph_load_file(struct graph *g, const char *path, struct err *e)
 	int rc;
 
 	memset(g, 0, sizeof(*g));
-	if (file_read(path, FILE_CAP_DEFAULT, &sb, e) < 0) {
+	if (file_read(path, GRAPH_MAX_BYTES, &sb, e) < 0) {
 		sb_release(&sb);
 		return -1;
 	}

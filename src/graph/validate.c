@@ -319,6 +319,18 @@ static bool strlist_has(const struct strlist *l, const char *s)
 	return false;
 }
 
+/* Is ref (the j-th of the lever's combined references) a repeat of an
+ * earlier one? Short lists are scanned; long ones go through a map. */
+static bool repeats(const struct lever *l, size_t j, const char *ref, struct strmap *seen)
+{
+	if (seen)
+		return !strmap_put(seen, ref, j, NULL);
+	for (size_t k = 0; k < j; k++)
+		if (eq(k < l->deps.n ? l->deps.v[k] : l->conflicts.v[k - l->deps.n], ref))
+			return true;
+	return false;
+}
+
 static void validate_levers(const struct graph *g, struct findings *f, const struct reg *envs,
 			    struct reg *levers)
 {
@@ -363,7 +375,7 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
 		size_t nrefs = l->deps.n + l->conflicts.n;
-		struct strmap refs = STRMAP_INIT;
+		struct strmap refs = STRMAP_INIT;	/* only for long lists */
 
 		for (size_t j = 0; j < nrefs; j++) {
 			const char *ref = j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
@@ -375,7 +387,7 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 			}
 			if (!eq(g->levers[ti].app.envelope_id, l->app.envelope_id))
 				add(f, "cross-envelope edge %Q -> %Q", l->id, ref);
-			if (!strmap_put(&refs, ref, j, NULL))
+			if (repeats(l, j, ref, nrefs > 8 ? &refs : NULL))
 				add(f, "lever %Q repeats dependency/conflict reference %Q", l->id, ref);
 		}
 		strmap_release(&refs);

@@ -11,7 +11,9 @@
 #
 # Both see FAK (the binary), ROOT (the repository), FIX (tests/fixtures),
 # under LC_ALL=C and TZ=UTC. UPDATE=1 rewrites the expected files of the
-# named cases (read the diff before committing it).
+# named cases (read the diff before committing it). In out and err, the
+# case's folder is written as $PWD and the repository as $ROOT, so goldens
+# hold no path of the machine that made them.
 set -u
 bin=$1
 shift
@@ -39,8 +41,13 @@ for dir in "$ROOT"/tests/cli/cases/*/; do
 	want "$name" "$@" || continue
 	run="$work/$name"
 	mkdir -p "$run"
-	(cd "$run" && sh "$dir/cmd" >"$work/$name.out" 2>"$work/$name.err" </dev/null)
+	(cd "$run" && sh "$dir/cmd" >"$work/$name.raw.out" 2>"$work/$name.raw.err" </dev/null)
 	echo $? >"$work/$name.code"
+	# goldens never hold paths of this machine: the case folder reads $PWD,
+	# the repository $ROOT
+	for k in out err; do
+		sed -e "s|$run|\$PWD|g" -e "s|$ROOT|\$ROOT|g" "$work/$name.raw.$k" >"$work/$name.$k"
+	done
 	if [ "${UPDATE:-}" = 1 ]; then
 		cp "$work/$name.out" "$dir/expected.out"
 		cp "$work/$name.err" "$dir/expected.err"

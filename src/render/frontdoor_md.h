@@ -1,0 +1,24 @@
+#ifndef FAK_RENDER_FRONTDOOR_MD_H
+#define FAK_RENDER_FRONTDOOR_MD_H
+/* The front-door performance index page (seed 002) as GitHub-flavoured
+ * Markdown. All Markdown escaping of the project lives in this file: data
+ * text is always escaped, so a row can never open a link, emphasis, HTML,
+ * a code span or a new table cell. */
+#include <stdbool.h>
+
+#include "base/strbuf.h"
+#include "index/index.h"
+
+/* The whole generated block: INDEX_MARK_BEGIN line, the page, INDEX_MARK_END
+ * line, then one newline. Appends to out. */
+void frontdoor_md_render(struct strbuf *out, const struct index_page *p);
+
+/* Plain text as Markdown inline content. block_start: s begins a block
+ * (paragraph or heading), so a leading '#', '>', '-', '+', '=' or "1." is
+ * escaped too. '|' is always escaped (safe inside and outside tables). */
+void frontdoor_md_text(struct strbuf *out, const char *s, bool block_start);
+/* s as one code span, fenced with more backticks than it contains; '|' is
+ * escaped for table cells. */
+void frontdoor_md_code(struct strbuf *out, const char *s);
+
+#endif

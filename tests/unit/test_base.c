@@ -1,0 +1,342 @@
+/* base/: JSON output and canonical form, strict decoding, files, dates. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/dates.h"
+#include "base/file.h"
+#include "base/findings.h"
+#include "base/json.h"
+#include "base/strmap.h"
+#include "base/text.h"
+
+static void expect_number(double d, const char *want)
+{
+	char buf[JSON_NUMBER_MAX];
+
+	json_format_double(buf, d);
+	cr_expect_str_eq(buf, want, "%.17g printed as %s, want %s", d, buf, want);
+}
+
+Test(json_number, shortest_round_trip_forms)
+{
+	expect_number(6.966061, "6.966061");
+	expect_number(5, "5");
+	expect_number(2.3, "2.3");
+	expect_number(0.1 + 0.2, "0.30000000000000004");
+	expect_number(100.0 / 3.0, "33.333333333333336");
+	expect_number(-12.5, "-12.5");
+	expect_number(-0.0, "0");
+	expect_number(0.000001, "0.000001");
+	expect_number(1e-7, "1e-7");
+	expect_number(1.5e-7, "1.5e-7");
+	expect_number(1e21, "1e+21");
+	expect_number(1e20, "100000000000000000000");
+	expect_number(123456789012345680000.0, "123456789012345680000");
+	expect_number(5e-324, "5e-324");
+	expect_number(1.7976931348623157e308, "1.7976931348623157e+308");
+}
+
+static char *canon(const char *text)
+{
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v = json_parse_strict(text, strlen(text), "test", &e);
+
+	cr_assert_not_null(v, "%s", e.msg);
+	cr_assert_eq(json_write_canonical(&sb, v, &e), 0, "%s", e.msg);
+	json_decref(v);
+	return sb_detach(&sb, NULL);
+}
+
+Test(json_canonical, rfc8785_ordering_numbers_and_strings)
+{
+	char *s;
+
+	/* keys sort by UTF-16 code units: U+1F600 (D83D DE00) before U+E000 */
+	s = canon("{\"\\ue000\": 1, \"\\ud83d\\ude00\": 2, \"b\": [1E2, 0.5e-6, 4.50], \"a\": \"\\u000f\\u007f\\\"\"}");
+	cr_expect_str_eq(s, "{\"a\":\"\\u000f\x7f\\\"\",\"b\":[100,5e-7,4.5],\"\xF0\x9F\x98\x80\":2,\"\xEE\x80\x80\":1}");
+	free(s);
+	s = canon("[true, false, null, {}, [], \"\\/\\b\\f\\n\\r\\t\"]");
+	cr_expect_str_eq(s, "[true,false,null,{},[],\"/\\b\\f\\n\\r\\t\"]");
+	free(s);
+}
+
+Test(json_canonical, rejects_integers_without_exact_double)
+{
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v = json_integer(9007199254740993LL);
+
+	cr_expect_eq(json_write_canonical(&sb, v, &e), -1);
+	cr_expect(strstr(e.msg, "no exact canonical form") != NULL, "%s", e.msg);
+	json_decref(v);
+	sb_release(&sb);
+}
+
+Test(json_digest, omits_member_and_matches_sha256)
+{
+	struct err e;
+	char d1[JSON_DIGEST_LEN + 1], d2[JSON_DIGEST_LEN + 1], hex[65];
+	const char *ta = "{\"b\":1,\"a\":2,\"digest\":\"x\"}", *tb = "{\"a\":2,\"b\":1}";
+	json_t *a = json_parse_strict(ta, strlen(ta), NULL, &e);
+	json_t *b = json_parse_strict(tb, strlen(tb), NULL, &e);
+
+	cr_assert(a && b);
+	cr_assert_eq(json_digest(a, "digest", d1, &e), 0);
+	cr_assert_eq(json_digest(b, NULL, d2, &e), 0);
+	cr_expect_str_eq(d1, d2);
+	sha256_hex("{\"a\":2,\"b\":1}", 13, hex);
+	cr_expect_eq(strncmp(d1, "sha256:", 7), 0);
+	cr_expect_str_eq(d1 + 7, hex);
+	/* the original still has its digest member */
+	cr_expect_not_null(json_object_get(a, "digest"));
+	json_decref(a);
+	json_decref(b);
+}
+
+Test(json_digest, sha256_known_vector)
+{
+	char hex[65];
+
+	sha256_hex("abc", 3, hex);
+	cr_expect_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+Test(json_pretty, layout_and_no_html_escaping)
+{
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	const char *in = "{\"z\":[],\"a\":{},\"s\":\">=0.995 <=0.02 & \\u2028\",\"n\":[1,2.50,null]}";
+	json_t *v = json_parse_strict(in, strlen(in), NULL, &e);
+
+	cr_assert_not_null(v);
+	json_write_pretty(&sb, v);
+	cr_expect_str_eq(sb.buf, "{\n  \"z\": [],\n  \"a\": {},\n  \"s\": \">=0.995 <=0.02 & \xE2\x80\xA8\",\n"
+				 "  \"n\": [\n    1,\n    2.5,\n    null\n  ]\n}\n");
+	json_decref(v);
+	sb_release(&sb);
+}
+
+Test(json_parse, strict_rejections)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "{\"a\":1,\"a\":2}", "duplicate object key" },
+		{ "{} {}", "end of file expected" },
+		{ "{\"a\":NaN}", "invalid token" },
+		{ "{\"a\":1e999}", "real number overflow" },
+		{ "", "expected near end of file" },
+		{ "7", "'[' or '{' expected" },
+		{ "{\"a\":\"\\u0000\"}", "\\u0000 is not allowed" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct err e;
+		json_t *v = json_parse_strict(cases[i].text, strlen(cases[i].text), "doc", &e);
+
+		cr_expect_null(v, "accepted %s", cases[i].text);
+		cr_expect(strstr(e.msg, cases[i].want) && !strncmp(e.msg, "doc: line ", 10),
+			  "%s -> %s", cases[i].text, e.msg);
+		json_decref(v);
+	}
+}
+
+Test(json_decode, typed_getters_report_json_paths)
+{
+	static const char *const known[] = { "id", "n", "list", NULL };
+	const char *text = "{\"levers\":[{\"id\":\"a\"},{\"id\":\"b\",\"n\":1.5,\"list\":[\"x\",5]}]}";
+	struct err e;
+	json_t *doc = json_parse_strict(text, strlen(text), NULL, &e);
+	const json_t *lever = json_array_get(json_object_get(doc, "levers"), 1), *list;
+	struct jpath lp = JP_KEY(NULL, "levers"), ip = JP_IDX(&lp, 1), kp = JP_KEY(&ip, "list");
+	long long n;
+	double d;
+	const char *s;
+
+	cr_assert_not_null(doc);
+	cr_expect_eq(jd_object(lever, &ip, known, &e), 0);
+	cr_expect_eq(jd_int(lever, &ip, "n", JD_REQUIRED, &n, &e), -1);
+	cr_expect_str_eq(e.msg, "levers[1].n: expected an integer, found a fractional number");
+	cr_expect_eq(jd_num(lever, &ip, "n", JD_REQUIRED, &d, &e), 0);
+	cr_expect_eq(d, 1.5);
+	cr_expect_eq(jd_str(lever, &ip, "name", JD_OPTIONAL, &s, &e), 1);
+	cr_expect_eq(jd_str(lever, &ip, "name", JD_REQUIRED, &s, &e), -1);
+	cr_expect_str_eq(e.msg, "levers[1].name: missing required field");
+	cr_assert_eq(jd_arr(lever, &ip, "list", JD_REQUIRED, false, &list, &e), 0);
+	cr_expect_eq(jd_str_at(list, &kp, 1, &s, &e), -1);
+	cr_expect_str_eq(e.msg, "levers[1].list[1]: expected a string, found an integer");
+	{
+		static const char *const narrow[] = { "id", NULL };
+		cr_expect_eq(jd_object(lever, &ip, narrow, &e), -1);
+		cr_expect(strstr(e.msg, "levers[1].") && strstr(e.msg, ": unknown field"), "%s", e.msg);
+	}
+	cr_expect_eq(jd_object(doc, NULL, known, &e), -1);
+	cr_expect_str_eq(e.msg, "levers: unknown field");
+	json_decref(doc);
+}
+
+Test(json_build, invalid_utf8_becomes_replacement_character)
+{
+	json_t *o = jobj();
+	struct strbuf sb = STRBUF_INIT;
+
+	jset_str(o, "comm", "a\xff" "b\xE2\x82");
+	json_write_compact(&sb, o);
+	cr_expect_str_eq(sb.buf, "{\"comm\":\"a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD\"}");
+	json_decref(o);
+	sb_release(&sb);
+}
+
+Test(file, read_respects_cap_on_files_and_endless_devices)
+{
+	char path[] = "/tmp/fak-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, "0123456789", 10), 10);
+	close(fd);
+	cr_expect_eq(file_read(path, 10, &sb, &e), 0);
+	cr_expect_eq(sb.len, 10);
+	cr_expect_str_eq(sb.buf, "0123456789");
+	cr_expect_eq(file_read(path, 9, &sb, &e), -1);
+	cr_expect(strstr(e.msg, "larger than the 9-byte limit") != NULL, "%s", e.msg);
+	cr_expect_eq(file_read("/dev/zero", 4096, &sb, &e), -1);
+	cr_expect(strstr(e.msg, "'/dev/zero': larger than the 4096-byte limit") != NULL, "%s", e.msg);
+	cr_expect_eq(file_read("/nonexistent/x", 10, &sb, &e), -1);
+	cr_expect_str_eq(e.msg, "cannot read '/nonexistent/x': No such file or directory");
+	unlink(path);
+	sb_release(&sb);
+}
+
+Test(file, atomic_write_sets_mode_and_leaves_nothing_on_failure)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", path[128];
+	struct stat st;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	cr_assert_eq(file_write_atomic(path, "old\n", 4, 0644, &e), 0);
+	cr_assert_eq(file_write_atomic(path, "{}\n", 3, 0600, &e), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600);
+	cr_expect_eq(file_read(path, 100, &sb, &e), 0);
+	cr_expect_str_eq(sb.buf, "{}\n");
+	snprintf(path, sizeof(path), "%s/missing/out.json", dir);
+	cr_expect_eq(file_write_atomic(path, "{}\n", 3, 0600, &e), -1);
+	cr_expect(strstr(e.msg, "No such file or directory") != NULL, "%s", e.msg);
+	{
+		/* only out.json remains: no temporary files */
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1 && rm -rf %s", dir, dir);
+		cr_expect_eq(system(cmd), 0);
+	}
+	sb_release(&sb);
+}
+
+Test(dates, parse_format_and_calendar_rules)
+{
+	struct err e;
+	long d, d2;
+	char out[11];
+
+	cr_assert_eq(date_parse("1970-01-01", &d, &e), 0);
+	cr_expect_eq(d, 0);
+	cr_assert_eq(date_parse("2026-09-03", &d, &e), 0);
+	cr_assert_eq(date_parse("2026-09-01", &d2, &e), 0);
+	cr_expect_eq(d - d2, 2);
+	date_format(d, out);
+	cr_expect_str_eq(out, "2026-09-03");
+	cr_expect_eq(date_parse("2024-02-29", &d, &e), 0);
+	cr_expect_eq(date_parse("2026-02-29", &d, &e), -1);
+	cr_expect_str_eq(e.msg, "date \"2026-02-29\" is not a calendar day");
+	cr_expect_eq(date_parse("2026-9-1", &d, &e), -1);
+	cr_expect_eq(date_parse("2026-13-01", &d, &e), -1);
+	cr_expect_eq(date_parse("2026-09-01x", &d, &e), -1);
+}
+
+Test(dates, durations)
+{
+	struct err e;
+	int64_t ns;
+
+	cr_expect_eq(duration_parse("250ms", &ns, &e), 0);
+	cr_expect_eq(ns, 250000000);
+	cr_expect_eq(duration_parse("2s", &ns, &e), 0);
+	cr_expect_eq(ns, 2000000000);
+	cr_expect_eq(duration_parse("1.5m", &ns, &e), 0);
+	cr_expect_eq(ns, 90000000000LL);
+	cr_expect_eq(duration_parse("2", &ns, &e), -1);
+	cr_expect_eq(duration_parse("-1s", &ns, &e), -1);
+	cr_expect_eq(duration_parse("s", &ns, &e), -1);
+	cr_expect_eq(duration_parse("2h", &ns, &e), -1);
+	cr_expect_str_eq(e.msg, "invalid duration \"2h\": expected a number with ms, s or m");
+}
+
+Test(dates, rfc3339_timestamps)
+{
+	char out[40];
+
+	timestamp_format(0, out);
+	cr_expect_str_eq(out, "1970-01-01T00:00:00Z");
+	timestamp_format(1788400447250000000LL, out);
+	cr_expect_str_eq(out, "2026-09-03T01:54:07.25Z");
+}
+
+Test(strmap, insert_lookup_duplicates_and_growth)
+{
+	struct strmap m = STRMAP_INIT;
+	char keys[2000][8];
+	size_t v;
+
+	for (int i = 0; i < 2000; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		cr_assert_eq(strmap_put(&m, keys[i], (size_t)i, NULL), 1);
+	}
+	cr_expect_eq(strmap_put(&m, "k7", 99, &v), 0);
+	cr_expect_eq(v, 7);
+	for (int i = 0; i < 2000; i++)
+		cr_expect(strmap_get(&m, keys[i], &v) && v == (size_t)i);
+	cr_expect_eq(strmap_get(&m, "k2000", &v), 0);
+	strmap_release(&m);
+}
+
+Test(text, blank_and_quoting)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	cr_expect(str_blank(NULL));
+	cr_expect(str_blank(""));
+	cr_expect(str_blank(" \t\r\n\xC2\xA0\xE2\x80\x83\xE3\x80\x80"));
+	cr_expect(!str_blank(" x "));
+	sb_add_quoted(&sb, "a\"b\\c\n\x01");
+	cr_expect_str_eq(sb.buf, "\"a\\\"b\\\\c\\n\\x01\"");
+	sb_release(&sb);
+}
+
+Test(findings, sorted_bytewise_with_duplicates_kept)
+{
+	struct findings f = FINDINGS_INIT;
+
+	findings_addf(&f, "lever %s", "b");
+	findings_addf(&f, "Z first");
+	findings_addf(&f, "lever %s", "a");
+	findings_addf(&f, "lever %s", "b");
+	findings_sort(&f);
+	cr_assert_eq(f.nr, 4);
+	cr_expect_str_eq(f.items[0], "Z first");
+	cr_expect_str_eq(f.items[1], "lever a");
+	cr_expect_str_eq(f.items[3], "lever b");
+	cr_expect(findings_contain(&f, "ver a"));
+	findings_release(&f);
+}

@@ -1,0 +1,212 @@
+/* graph/: the committed default graph, selection, JSON round trip, deep
+ * chains. Rule-by-rule rejections are golden CLI cases (graph-reject-*). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "graph/graph.h"
+
+static void load_default(struct graph *g)
+{
+	struct err e;
+	struct findings f = FINDINGS_INIT;
+
+	cr_assert_eq(graph_load_default(g, &e), 0, "%s", e.msg);
+	graph_validate(g, &f);
+	cr_assert_eq(f.nr, 0, "default graph invalid: %s", f.nr ? f.items[0] : "");
+	findings_release(&f);
+}
+
+Test(graph_default, pins_two_separate_envelopes)
+{
+	struct graph g;
+
+	load_default(&g);
+	cr_expect_str_eq(g.schema, GRAPH_SCHEMA);
+	cr_expect_eq(g.envelope.prompt_tokens, 32);
+	cr_expect_eq(g.envelope.decode_tokens, 64);
+	cr_assert_eq(g.nr_envelopes, 2);
+	cr_expect_str_eq(g.envelopes[0].backend, "metal");
+	cr_expect_str_eq(g.envelopes[1].backend, "cuda");
+	cr_assert_eq(g.nr_rungs, 3);
+	cr_expect(g.rungs[0].has_witnessed);
+	cr_expect_eq(g.rungs[0].witnessed.tokens_per_second, 3.3);
+	cr_expect(!g.rungs[1].has_witnessed);
+	cr_expect_eq(g.comparison.tokens_per_second, 6.966061);
+	cr_assert_eq(g.nr_levers, 12);
+	for (size_t i = 0; i < g.nr_levers; i++)
+		if (!strcmp(g.levers[i].app.backend, "cuda"))
+			cr_expect(!g.levers[i].has_witnessed, "%s has a witness", g.levers[i].id);
+	cr_expect(graph_lever(&g, "cuda.dp4a-q4k-mmvq") == &g.levers[10]);
+	cr_expect_null(graph_lever(&g, "cuda.dp4a"));
+	cr_expect_eq(graph_criterion(&g, g.envelopes[0].id)->minimum_throughput_tokens_per_second, 2.3);
+	cr_expect_eq(graph_criterion(&g, g.envelopes[1].id)->minimum_throughput_tokens_per_second, 11);
+	graph_release(&g);
+}
+
+Test(graph_default, next_is_first_dependency_ready_lever)
+{
+	struct graph g;
+	static const char *const ready[] = { "metal.command-buffer-amortization", "metal.paged-kv",
+					     "metal.chunked-prefill", "cuda.q8_1-activation-quant" };
+	size_t k = 0;
+
+	load_default(&g);
+	cr_assert_str_eq(graph_next(&g, NULL)->id, "metal.command-buffer-amortization");
+	cr_expect_eq(graph_next(&g, NULL)->owner.number, 8324);
+	cr_expect(strstr(graph_next(&g, NULL)->next_witness, "OFF/ON") != NULL);
+	/* conflicts do not block: Q8_1 is selectable while its baseline is on */
+	cr_expect_str_eq(graph_next(&g, g.envelopes[1].id)->id, "cuda.q8_1-activation-quant");
+	for (size_t i = 0; i < g.nr_levers; i++)
+		if (graph_lever_ready(&g, &g.levers[i])) {
+			cr_assert_lt(k, 4);
+			cr_expect_str_eq(g.levers[i].id, ready[k]);
+			k++;
+		}
+	cr_expect_eq(k, 4);
+	/* enabling the selected lever advances selection */
+	g.levers[1].enabled = true;
+	cr_expect_str_eq(graph_next(&g, NULL)->id, "metal.fused-hybrid-graph-coverage");
+	graph_release(&g);
+}
+
+Test(graph_default, criterion_digest_matches_independent_jcs)
+{
+	struct graph g;
+	struct err e;
+	char d[JSON_DIGEST_LEN + 1];
+
+	load_default(&g);
+	cr_assert_eq(graph_criterion_digest(graph_criterion(&g, g.envelopes[0].id), d, &e), 0);
+	/* sha256 of the RFC 8785 form produced by the npm package "canonicalize";
+	 * tests/cli/scripts/jcs-crosscheck.sh re-derives it on every run */
+	cr_expect_str_eq(d, "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6");
+	graph_release(&g);
+}
+
+Test(graph_json, round_trip_is_byte_identical)
+{
+	struct graph g, h;
+	struct err e;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	json_t *doc;
+
+	load_default(&g);
+	doc = graph_to_json(&g);
+	json_write_pretty(&a, doc);
+	json_decref(doc);
+	cr_assert_eq(graph_load_buf(&h, a.buf, a.len, "round trip", &e), 0, "%s", e.msg);
+	doc = graph_to_json(&h);
+	json_write_pretty(&b, doc);
+	json_decref(doc);
+	cr_expect_str_eq(a.buf, b.buf);
+	/* explicit [] and null lists survive */
+	cr_expect(strstr(a.buf, "\"dependency_ids\": []") != NULL);
+	cr_expect(strstr(a.buf, "\"conflict_ids\": null") != NULL);
+	graph_release(&g);
+	graph_release(&h);
+	sb_release(&a);
+	sb_release(&b);
+}
+
+/* One envelope, n levers; lever i depends on lever i-1; with `cycle` the
+ * first lever depends on the last. */
+static void chain(struct strbuf *sb, size_t n, int cycle)
+{
+	struct graph g;
+	struct err e;
+	json_t *doc;
+
+	cr_assert_eq(graph_load_default(&g, &e), 0);
+	doc = graph_to_json(&g);
+	graph_release(&g);
+	json_object_del(doc, "levers");
+	json_object_del(doc, "criteria");
+	json_write_compact(sb, doc);
+	json_decref(doc);
+	sb->len--;	/* reopen the object: levers and criteria come last */
+	sb_adds(sb, ",\"levers\":");
+	sb_addch(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		sb_addf(sb, "%s{\"id\":\"l%zu\",\"name\":\"\",\"applicability\":{\"envelope_id\":"
+			    "\"qwen38-27b-q4km-m3pro-p32-t64\",\"platform\":\"darwin/arm64\",\"backend\":\"metal\"},"
+			    "\"enabled\":%s,\"status\":\"%s\",\"dependency_ids\":",
+			i ? "," : "", i, i ? "false" : "true", i ? "absent" : "present");
+		if (i)
+			sb_addf(sb, "[\"l%zu\"]", i - 1);
+		else if (cycle)
+			sb_addf(sb, "[\"l%zu\"]", n - 1);
+		else
+			sb_adds(sb, "null");
+		sb_adds(sb, ",\"conflict_ids\":null,\"expected\":{\"summary\":\"s\",\"classification\":"
+			    "\"hypothesis\",\"provenance\":\"p\"},\"witnessed\":null,\"owning_issue\":"
+			    "{\"number\":1,\"url\":\"u\"},\"next_witness\":\"w\"}");
+	}
+	sb_adds(sb, "],\"criteria\":{\"qwen38-27b-q4km-m3pro-p32-t64\":{\"schema\":"
+		    "\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\",\"version\":1,"
+		    "\"output_class\":\"exact_match\",\"minimum_repetitions\":3,\"maximum_noise_percent\":2,"
+		    "\"investigate_drop_percent\":2,\"regression_drop_percent\":5,"
+		    "\"minimum_throughput_tokens_per_second\":2.3,\"quality_metric\":\"exact_match\","
+		    "\"minimum_quality_score\":1,\"quality_higher_is_better\":true},"
+		    "\"qwen38-27b-q4k-a100-p1-decode\":{\"schema\":"
+		    "\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\",\"version\":1,"
+		    "\"output_class\":\"exact_match\",\"minimum_repetitions\":3,\"maximum_noise_percent\":2,"
+		    "\"investigate_drop_percent\":2,\"regression_drop_percent\":5,"
+		    "\"minimum_throughput_tokens_per_second\":11,\"quality_metric\":\"exact_match\","
+		    "\"minimum_quality_score\":1,\"quality_higher_is_better\":true}}}");
+}
+
+Test(graph_deep, million_lever_chain_validates_without_recursion, .timeout = 120)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct graph g;
+	struct err e;
+	struct findings f = FINDINGS_INIT;
+
+	chain(&sb, 1000000, 0);
+	cr_assert_eq(graph_load_buf(&g, sb.buf, sb.len, "chain", &e), 0, "%s", e.msg);
+	graph_validate(&g, &f);
+	cr_expect_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	cr_expect_str_eq(graph_next(&g, NULL)->id, "l1");
+	findings_release(&f);
+	graph_release(&g);
+	sb_release(&sb);
+}
+
+Test(graph_deep, long_cycle_reports_the_whole_path, .timeout = 60)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct graph g;
+	struct err e;
+	struct findings f = FINDINGS_INIT;
+
+	chain(&sb, 5, 1);
+	cr_assert_eq(graph_load_buf(&g, sb.buf, sb.len, "cycle", &e), 0, "%s", e.msg);
+	graph_validate(&g, &f);
+	cr_assert_eq(f.nr, 1);
+	cr_expect_str_eq(f.items[0], "lever dependency cycle: l0 -> l4 -> l3 -> l2 -> l1 -> l0");
+	findings_release(&f);
+	graph_release(&g);
+	sb_release(&sb);
+
+	chain(&sb, 200000, 1);
+	cr_assert_eq(graph_load_buf(&g, sb.buf, sb.len, "cycle", &e), 0, "%s", e.msg);
+	graph_validate(&g, &f);
+	cr_assert_eq(f.nr, 1);
+	cr_expect(!strncmp(f.items[0], "lever dependency cycle: l0 -> l199999 -> l199998", 48));
+	findings_release(&f);
+	graph_release(&g);
+	sb_release(&sb);
+}
+
+Test(graph_load, errors_name_the_json_path)
+{
+	struct graph g;
+	struct err e;
+	const char *bad = "{\"schema\":1}";
+
+	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': schema: expected a string, found an integer");
+	cr_expect_eq(graph_load_buf(&g, "{", 1, "x.json", &e), -1);
+	cr_expect(!strncmp(e.msg, "cannot load graph 'x.json': line 1, column 1:", 45), "%s", e.msg);
+}
