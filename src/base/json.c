@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "base/xalloc.h"
 
 /* ---- parsing -------------------------------------------------------- */
@@ -606,38 +607,6 @@ static void must(int rc)
 {
 	if (rc)
 		BUG("JSON construction failed");
-}
-
-/* Length of the valid UTF-8 sequence at p, 0 if invalid (RFC 3629). */
-static size_t utf8_seq(const unsigned char *p)
-{
-	unsigned char lo = 0x80, hi = 0xBF;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xC2 && p[0] <= 0xDF)
-		n = 2;
-	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-		n = 3;
-	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-		n = 4;
-	else
-		return 0;
-	if (p[0] == 0xE0)
-		lo = 0xA0;
-	else if (p[0] == 0xED)
-		hi = 0x9F;
-	else if (p[0] == 0xF0)
-		lo = 0x90;
-	else if (p[0] == 0xF4)
-		hi = 0x8F;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-	return n;
 }
 
 /* Invalid UTF-8 (only possible from outside text such as /proc) becomes

@@ -10,6 +10,10 @@
  * U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). */
 bool str_blank(const char *s);
 
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlongs, no
+ * surrogates) starting at p, 0 if invalid. Reads no further than a NUL. */
+size_t utf8_seq(const unsigned char *p);
+
 /* Appends s in double quotes with `"`, `\` and control characters escaped
  * (\n, \t, \xNN), as used for ids in findings. */
 void sb_add_quoted(struct strbuf *sb, const char *s);

@@ -2,8 +2,9 @@
 #define FAK_GRAPH_GRAPH_H
 /* The evidence graph (schema fak-native-performance-graph/v2): envelopes,
  * legacy comparison/rungs/features, levers and one comparison criterion per
- * envelope. Every string is borrowed from the parsed JSON document that the
- * graph keeps (g->doc), so loading copies nothing. */
+ * envelope. Every string is borrowed from the graph's own copy of the input
+ * (g->buf), where the pull reader decoded it in place: loading builds no
+ * JSON tree. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,11 +94,10 @@ struct criterion {
 	const char *quality_metric;
 	double minimum_quality_score;
 	bool quality_higher_is_better;
-	const json_t *json;	/* borrowed: the criterion object as committed */
 };
 
 struct graph {
-	json_t *doc;	/* owned: every string below points into it */
+	char *buf;	/* owned: every string below points into it */
 	const char *schema;
 	struct envelope envelope;	/* legacy primary-envelope view */
 	struct throughput comparison;

@@ -1,278 +1,367 @@
-/* Strict decoding of a graph document into struct graph. */
+/* Strict decoding of a graph document into struct graph with the pull
+ * reader: no JSON tree is built, strings are decoded in place in the
+ * graph's own copy of the input and borrowed from there. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/file.h"
-#include "base/json.h"
+#include "base/jsonpull.h"
 #include "base/xalloc.h"
 #include "graph/graph.h"
 
 extern const char embedded_native_performance_graph_json[];
 extern const size_t embedded_native_performance_graph_json_len;
 
-static const char *const envelope_keys[] = {
-	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
-	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
-	"temperature", "throughput_metric", "comparability_rule", NULL
-};
-static const char *const throughput_keys[] = {
-	"tokens_per_second", "classification", "engine", "comparability", "observed_on",
-	"provenance", "note", NULL
-};
-
 #define TRY(x)                  \
 	do {                    \
 		if ((x) < 0)    \
 			return -1; \
 	} while (0)
-#define REQ JD_REQUIRED
 
-static int decode_envelope(const json_t *v, const struct jpath *at, struct envelope *env, struct err *e)
+/* Object decoding: `keys` lists every member (all required); `fn` decodes
+ * member i of dst. */
+typedef int (*member_fn)(struct jpull *p, const struct jpath *at, size_t i, void *dst);
+
+static int object(struct jpull *p, const struct jpath *at, const char *const *keys, member_fn fn,
+		  void *dst)
 {
-	TRY(jd_object(v, at, envelope_keys, e));
-	TRY(jd_str(v, at, "id", REQ, &env->id, e));
-	TRY(jd_str(v, at, "model", REQ, &env->model, e));
-	TRY(jd_str(v, at, "model_revision", REQ, &env->model_revision, e));
-	TRY(jd_str(v, at, "artifact_sha256", REQ, &env->artifact_sha256, e));
-	TRY(jd_str(v, at, "quantization", REQ, &env->quantization, e));
-	TRY(jd_str(v, at, "hardware", REQ, &env->hardware, e));
-	TRY(jd_int(v, at, "memory_gib", REQ, &env->memory_gib, e));
-	TRY(jd_str(v, at, "engine", REQ, &env->engine, e));
-	TRY(jd_str(v, at, "backend", REQ, &env->backend, e));
-	TRY(jd_str(v, at, "forward_path", REQ, &env->forward_path, e));
-	TRY(jd_int(v, at, "prompt_tokens", REQ, &env->prompt_tokens, e));
-	TRY(jd_int(v, at, "decode_tokens", REQ, &env->decode_tokens, e));
-	TRY(jd_int(v, at, "repetitions", REQ, &env->repetitions, e));
-	TRY(jd_int(v, at, "temperature", REQ, &env->temperature, e));
-	TRY(jd_str(v, at, "throughput_metric", REQ, &env->throughput_metric, e));
-	TRY(jd_str(v, at, "comparability_rule", REQ, &env->comparability_rule, e));
-	return 0;
-}
-
-static int decode_throughput(const json_t *v, const struct jpath *at, struct throughput *t, struct err *e)
-{
-	TRY(jd_object(v, at, throughput_keys, e));
-	TRY(jd_num(v, at, "tokens_per_second", REQ, &t->tokens_per_second, e));
-	TRY(jd_str(v, at, "classification", REQ, &t->classification, e));
-	TRY(jd_str(v, at, "engine", REQ, &t->engine, e));
-	TRY(jd_str(v, at, "comparability", REQ, &t->comparability, e));
-	TRY(jd_str(v, at, "observed_on", REQ, &t->observed_on, e));
-	TRY(jd_str(v, at, "provenance", REQ, &t->provenance, e));
-	TRY(jd_str(v, at, "note", REQ, &t->note, e));
-	return 0;
-}
-
-static int decode_strlist(const json_t *obj, const struct jpath *at, const char *key, struct strlist *l,
-			  struct err *e)
-{
-	const json_t *arr;
-	struct jpath kp = JP_KEY(at, key);
-
-	TRY(jd_arr(obj, at, key, REQ, true, &arr, e));
-	l->is_null = !arr;
-	l->n = arr ? json_array_size(arr) : 0;
-	l->v = l->n ? xmalloc(xmul(l->n, sizeof(*l->v))) : NULL;
-	for (size_t i = 0; i < l->n; i++)
-		TRY(jd_str_at(arr, &kp, i, &l->v[i], e));
-	return 0;
-}
-
-static int decode_issue(const json_t *obj, const struct jpath *at, const char *key, struct issue_ref *r,
-			struct err *e)
-{
-	static const char *const keys[] = { "number", "url", NULL };
-	const json_t *v;
-	struct jpath kp = JP_KEY(at, key);
-
-	TRY(jd_obj(obj, at, key, REQ, &v, e));
-	TRY(jd_object(v, &kp, keys, e));
-	TRY(jd_int(v, &kp, "number", REQ, &r->number, e));
-	TRY(jd_str(v, &kp, "url", REQ, &r->url, e));
-	return 0;
-}
-
-static int decode_rung(const json_t *v, const struct jpath *at, struct rung *r, struct err *e)
-{
-	static const char *const keys[] = { "id", "name", "dependency_ids", "enabled", "status",
-					    "expected", "witnessed", "gap", "next_issue", NULL };
-	static const char *const exp_keys[] = { "floor_tokens_per_second", "roof_tokens_per_second",
-						"classification", "provenance", NULL };
-	const json_t *x, *w;
-	struct jpath xp = JP_KEY(at, "expected"), wp = JP_KEY(at, "witnessed");
-
-	TRY(jd_object(v, at, keys, e));
-	TRY(jd_str(v, at, "id", REQ, &r->id, e));
-	TRY(jd_str(v, at, "name", REQ, &r->name, e));
-	TRY(decode_strlist(v, at, "dependency_ids", &r->deps, e));
-	TRY(jd_bool(v, at, "enabled", REQ, &r->enabled, e));
-	TRY(jd_str(v, at, "status", REQ, &r->status, e));
-	TRY(jd_obj(v, at, "expected", REQ, &x, e));
-	TRY(jd_object(x, &xp, exp_keys, e));
-	TRY(jd_num(x, &xp, "floor_tokens_per_second", REQ, &r->expected.floor, e));
-	TRY(jd_num(x, &xp, "roof_tokens_per_second", REQ, &r->expected.roof, e));
-	TRY(jd_str(x, &xp, "classification", REQ, &r->expected.classification, e));
-	TRY(jd_str(x, &xp, "provenance", REQ, &r->expected.provenance, e));
-	TRY(jd_obj_or_null(v, at, "witnessed", REQ, &w, e));
-	r->has_witnessed = w != NULL;
-	if (w)
-		TRY(decode_throughput(w, &wp, &r->witnessed, e));
-	TRY(jd_str(v, at, "gap", REQ, &r->gap, e));
-	TRY(decode_issue(v, at, "next_issue", &r->next_issue, e));
-	return 0;
-}
-
-static int decode_feature(const json_t *v, const struct jpath *at, struct feature *f, struct err *e)
-{
-	static const char *const keys[] = { "id", "name", "rung_id", "enabled", "status", "observable", NULL };
-
-	TRY(jd_object(v, at, keys, e));
-	TRY(jd_str(v, at, "id", REQ, &f->id, e));
-	TRY(jd_str(v, at, "name", REQ, &f->name, e));
-	TRY(jd_str(v, at, "rung_id", REQ, &f->rung_id, e));
-	TRY(jd_bool(v, at, "enabled", REQ, &f->enabled, e));
-	TRY(jd_str(v, at, "status", REQ, &f->status, e));
-	TRY(jd_str(v, at, "observable", REQ, &f->observable, e));
-	return 0;
-}
-
-static int decode_lever(const json_t *v, const struct jpath *at, struct lever *l, struct err *e)
-{
-	static const char *const keys[] = { "id", "name", "applicability", "enabled", "status",
-					    "dependency_ids", "conflict_ids", "expected", "witnessed",
-					    "owning_issue", "next_witness", NULL };
-	static const char *const app_keys[] = { "envelope_id", "platform", "backend", NULL };
-	static const char *const exp_keys[] = { "summary", "classification", "provenance", NULL };
-	static const char *const wit_keys[] = { "summary", "classification", "provenance", "receipt", NULL };
-	const json_t *a, *x, *w;
-	struct jpath ap = JP_KEY(at, "applicability"), xp = JP_KEY(at, "expected"),
-		     wp = JP_KEY(at, "witnessed");
-
-	TRY(jd_object(v, at, keys, e));
-	TRY(jd_str(v, at, "id", REQ, &l->id, e));
-	TRY(jd_str(v, at, "name", REQ, &l->name, e));
-	TRY(jd_obj(v, at, "applicability", REQ, &a, e));
-	TRY(jd_object(a, &ap, app_keys, e));
-	TRY(jd_str(a, &ap, "envelope_id", REQ, &l->app.envelope_id, e));
-	TRY(jd_str(a, &ap, "platform", REQ, &l->app.platform, e));
-	TRY(jd_str(a, &ap, "backend", REQ, &l->app.backend, e));
-	TRY(jd_bool(v, at, "enabled", REQ, &l->enabled, e));
-	TRY(jd_str(v, at, "status", REQ, &l->status, e));
-	TRY(decode_strlist(v, at, "dependency_ids", &l->deps, e));
-	TRY(decode_strlist(v, at, "conflict_ids", &l->conflicts, e));
-	TRY(jd_obj(v, at, "expected", REQ, &x, e));
-	TRY(jd_object(x, &xp, exp_keys, e));
-	TRY(jd_str(x, &xp, "summary", REQ, &l->expected.summary, e));
-	TRY(jd_str(x, &xp, "classification", REQ, &l->expected.classification, e));
-	TRY(jd_str(x, &xp, "provenance", REQ, &l->expected.provenance, e));
-	TRY(jd_obj_or_null(v, at, "witnessed", REQ, &w, e));
-	l->has_witnessed = w != NULL;
-	if (w) {
-		TRY(jd_object(w, &wp, wit_keys, e));
-		TRY(jd_str(w, &wp, "summary", REQ, &l->witnessed.summary, e));
-		TRY(jd_str(w, &wp, "classification", REQ, &l->witnessed.classification, e));
-		TRY(jd_str(w, &wp, "provenance", REQ, &l->witnessed.provenance, e));
-		TRY(jd_str(w, &wp, "receipt", REQ, &l->witnessed.receipt, e));
-	}
-	TRY(decode_issue(v, at, "owning_issue", &l->owner, e));
-	TRY(jd_str(v, at, "next_witness", REQ, &l->next_witness, e));
-	return 0;
-}
-
-static int decode_criterion(const json_t *v, const struct jpath *at, struct criterion *c, struct err *e)
-{
-	static const char *const keys[] = {
-		"schema", "id", "version", "output_class", "minimum_repetitions",
-		"maximum_noise_percent", "investigate_drop_percent", "regression_drop_percent",
-		"minimum_throughput_tokens_per_second", "quality_metric", "minimum_quality_score",
-		"quality_higher_is_better", NULL
-	};
-
-	c->json = v;
-	TRY(jd_object(v, at, keys, e));
-	TRY(jd_str(v, at, "schema", REQ, &c->schema, e));
-	TRY(jd_str(v, at, "id", REQ, &c->id, e));
-	TRY(jd_int(v, at, "version", REQ, &c->version, e));
-	TRY(jd_str(v, at, "output_class", REQ, &c->output_class, e));
-	TRY(jd_int(v, at, "minimum_repetitions", REQ, &c->minimum_repetitions, e));
-	TRY(jd_num(v, at, "maximum_noise_percent", REQ, &c->maximum_noise_percent, e));
-	TRY(jd_num(v, at, "investigate_drop_percent", REQ, &c->investigate_drop_percent, e));
-	TRY(jd_num(v, at, "regression_drop_percent", REQ, &c->regression_drop_percent, e));
-	TRY(jd_num(v, at, "minimum_throughput_tokens_per_second", REQ,
-		   &c->minimum_throughput_tokens_per_second, e));
-	TRY(jd_str(v, at, "quality_metric", REQ, &c->quality_metric, e));
-	TRY(jd_num(v, at, "minimum_quality_score", REQ, &c->minimum_quality_score, e));
-	TRY(jd_bool(v, at, "quality_higher_is_better", REQ, &c->quality_higher_is_better, e));
-	return 0;
-}
-
-/* Decode array member `key` of n elements of size sz with fn. */
-#define DECODE_ARRAY(root, key, arr_out, nr_out, fn)                                      \
-	do {                                                                             \
-		const json_t *a_;                                                        \
-		struct jpath ap_ = JP_KEY(NULL, key);                                    \
-		TRY(jd_arr(root, NULL, key, REQ, false, &a_, e));                        \
-		(nr_out) = json_array_size(a_);                                          \
-		(arr_out) = xcalloc((nr_out) ? (nr_out) : 1, sizeof(*(arr_out)));        \
-		for (size_t i_ = 0; i_ < (nr_out); i_++) {                               \
-			struct jpath ip_ = JP_IDX(&ap_, i_);                             \
-			TRY(fn(json_array_get(a_, i_), &ip_, &(arr_out)[i_], e));        \
-		}                                                                        \
-	} while (0)
-
-static int decode_graph(struct graph *g, struct err *e)
-{
-	static const char *const keys[] = { "schema", "envelope", "comparison", "rungs", "features",
-					    "envelopes", "levers", "criteria", NULL };
-	const json_t *root = g->doc, *env, *cmp, *crit;
-	struct jpath ep = JP_KEY(NULL, "envelope"), cp = JP_KEY(NULL, "comparison"),
-		     kp = JP_KEY(NULL, "criteria");
+	uint64_t seen = 0, all = 0;
+	size_t idx, n = 0;
 	const char *key;
-	json_t *val;
-	size_t i = 0;
+	int rc;
 
-	TRY(jd_object(root, NULL, keys, e));
-	TRY(jd_str(root, NULL, "schema", REQ, &g->schema, e));
-	TRY(jd_obj(root, NULL, "envelope", REQ, &env, e));
-	TRY(decode_envelope(env, &ep, &g->envelope, e));
-	TRY(jd_obj(root, NULL, "comparison", REQ, &cmp, e));
-	TRY(decode_throughput(cmp, &cp, &g->comparison, e));
-	DECODE_ARRAY(root, "rungs", g->rungs, g->nr_rungs, decode_rung);
-	DECODE_ARRAY(root, "features", g->features, g->nr_features, decode_feature);
-	DECODE_ARRAY(root, "envelopes", g->envelopes, g->nr_envelopes, decode_envelope);
-	DECODE_ARRAY(root, "levers", g->levers, g->nr_levers, decode_lever);
-	TRY(jd_obj(root, NULL, "criteria", REQ, &crit, e));
-	g->nr_criteria = json_object_size(crit);
-	g->criteria = xcalloc(g->nr_criteria ? g->nr_criteria : 1, sizeof(*g->criteria));
-	json_object_foreach((json_t *)(uintptr_t)crit, key, val) {
-		struct jpath ip = JP_KEY(&kp, key);
+	while (keys[n])
+		all |= (uint64_t)1 << n++;
+	TRY(jp_object(p, at));
+	while ((rc = jp_member(p, at, keys, &seen, &idx, &key)) > 0) {
+		struct jpath kp = JP_KEY(at, keys[idx]);
 
-		g->criteria[i].envelope_id = key;
-		TRY(decode_criterion(val, &ip, &g->criteria[i], e));
-		i++;
+		TRY(fn(p, &kp, idx, dst));
 	}
+	TRY(rc);
+	return jp_require(p, at, keys, seen, all);
+}
 
+/* Array of n elements of size sz, each decoded by fn(p, path, elem). */
+typedef int (*elem_fn)(struct jpull *p, const struct jpath *at, void *elem);
+
+static int array(struct jpull *p, const struct jpath *at, size_t sz, void **out, size_t *nr, elem_fn fn)
+{
+	size_t alloc = 0, i;
+	char *v = NULL;
+	int rc;
+
+	*out = NULL;
+	*nr = 0;
+	TRY(jp_array(p, at));
+	for (i = 0; (rc = jp_next(p, i)) > 0; i++) {
+		struct jpath ip = JP_IDX(at, i);
+
+		if (i == alloc) {
+			alloc = alloc ? alloc * 2 : 4;
+			v = xrealloc(v, xmul(alloc, sz));
+		}
+		memset(v + i * sz, 0, sz);
+		*out = v;
+		*nr = i + 1;
+		TRY(fn(p, &ip, v + i * sz));
+	}
+	TRY(rc);
+	return 0;
+}
+
+static int str_elem(struct jpull *p, const struct jpath *at, void *elem)
+{
+	return jp_string(p, at, (const char **)elem);
+}
+
+static int strlist(struct jpull *p, const struct jpath *at, struct strlist *l)
+{
+	void *v;
+
+	l->is_null = jp_null(p);
+	if (l->is_null)
+		return 0;
+	v = NULL;
+	{
+		int rc = array(p, at, sizeof(*l->v), &v, &l->n, str_elem);
+		l->v = v;
+		return rc;
+	}
+}
+
+/* ---- members -------------------------------------------------------- */
+
+static const char *const envelope_keys[] = {
+	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
+	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
+	"temperature", "throughput_metric", "comparability_rule", NULL
+};
+
+static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct envelope *v = dst;
+	const char **s[] = { &v->id, &v->model, &v->model_revision, &v->artifact_sha256,
+			     &v->quantization, &v->hardware, NULL, &v->engine, &v->backend,
+			     &v->forward_path, NULL, NULL, NULL, NULL, &v->throughput_metric,
+			     &v->comparability_rule };
+	long long *n[] = { [6] = &v->memory_gib, [10] = &v->prompt_tokens, [11] = &v->decode_tokens,
+			   [12] = &v->repetitions, [13] = &v->temperature, [15] = NULL };
+
+	return s[i] ? jp_string(p, at, s[i]) : jp_int(p, at, n[i]);
+}
+
+static int envelope(struct jpull *p, const struct jpath *at, void *dst)
+{
+	return object(p, at, envelope_keys, envelope_member, dst);
+}
+
+static const char *const throughput_keys[] = {
+	"tokens_per_second", "classification", "engine", "comparability", "observed_on",
+	"provenance", "note", NULL
+};
+
+static int throughput_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct throughput *t = dst;
+	const char **s[] = { NULL, &t->classification, &t->engine, &t->comparability,
+			     &t->observed_on, &t->provenance, &t->note };
+
+	return i ? jp_string(p, at, s[i]) : jp_num(p, at, &t->tokens_per_second);
+}
+
+static int throughput(struct jpull *p, const struct jpath *at, void *dst)
+{
+	return object(p, at, throughput_keys, throughput_member, dst);
+}
+
+static const char *const issue_keys[] = { "number", "url", NULL };
+
+static int issue_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct issue_ref *r = dst;
+
+	return i ? jp_string(p, at, &r->url) : jp_int(p, at, &r->number);
+}
+
+static const char *const range_keys[] = { "floor_tokens_per_second", "roof_tokens_per_second",
+					  "classification", "provenance", NULL };
+
+static int range_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct rung *r = dst;
+
+	switch (i) {
+	case 0: return jp_num(p, at, &r->expected.floor);
+	case 1: return jp_num(p, at, &r->expected.roof);
+	case 2: return jp_string(p, at, &r->expected.classification);
+	default: return jp_string(p, at, &r->expected.provenance);
+	}
+}
+
+static const char *const rung_keys[] = { "id", "name", "dependency_ids", "enabled", "status",
+					 "expected", "witnessed", "gap", "next_issue", NULL };
+
+static int rung_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct rung *r = dst;
+
+	switch (i) {
+	case 0: return jp_string(p, at, &r->id);
+	case 1: return jp_string(p, at, &r->name);
+	case 2: return strlist(p, at, &r->deps);
+	case 3: return jp_bool(p, at, &r->enabled);
+	case 4: return jp_string(p, at, &r->status);
+	case 5: return object(p, at, range_keys, range_member, r);
+	case 6:
+		r->has_witnessed = !jp_null(p);
+		return r->has_witnessed ? throughput(p, at, &r->witnessed) : 0;
+	case 7: return jp_string(p, at, &r->gap);
+	default: return object(p, at, issue_keys, issue_member, &r->next_issue);
+	}
+}
+
+static int rung(struct jpull *p, const struct jpath *at, void *dst)
+{
+	return object(p, at, rung_keys, rung_member, dst);
+}
+
+static const char *const feature_keys[] = { "id", "name", "rung_id", "enabled", "status",
+					    "observable", NULL };
+
+static int feature_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct feature *f = dst;
+	const char **s[] = { &f->id, &f->name, &f->rung_id, NULL, &f->status, &f->observable };
+
+	return s[i] ? jp_string(p, at, s[i]) : jp_bool(p, at, &f->enabled);
+}
+
+static int feature(struct jpull *p, const struct jpath *at, void *dst)
+{
+	return object(p, at, feature_keys, feature_member, dst);
+}
+
+static const char *const app_keys[] = { "envelope_id", "platform", "backend", NULL };
+static const char *const effect_keys[] = { "summary", "classification", "provenance", "receipt", NULL };
+
+static int app_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct lever *l = dst;
+	const char **s[] = { &l->app.envelope_id, &l->app.platform, &l->app.backend };
+
+	return jp_string(p, at, s[i]);
+}
+
+static int expected_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct lever *l = dst;
+	const char **s[] = { &l->expected.summary, &l->expected.classification, &l->expected.provenance };
+
+	return jp_string(p, at, s[i]);
+}
+
+static int witnessed_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct lever *l = dst;
+	const char **s[] = { &l->witnessed.summary, &l->witnessed.classification,
+			     &l->witnessed.provenance, &l->witnessed.receipt };
+
+	return jp_string(p, at, s[i]);
+}
+
+static const char *const lever_keys[] = { "id", "name", "applicability", "enabled", "status",
+					  "dependency_ids", "conflict_ids", "expected", "witnessed",
+					  "owning_issue", "next_witness", NULL };
+
+static int lever_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct lever *l = dst;
+
+	switch (i) {
+	case 0: return jp_string(p, at, &l->id);
+	case 1: return jp_string(p, at, &l->name);
+	case 2: return object(p, at, app_keys, app_member, l);
+	case 3: return jp_bool(p, at, &l->enabled);
+	case 4: return jp_string(p, at, &l->status);
+	case 5: return strlist(p, at, &l->deps);
+	case 6: return strlist(p, at, &l->conflicts);
+	case 7: {
+		/* the expected effect has no receipt member */
+		static const char *const keys[] = { "summary", "classification", "provenance", NULL };
+		return object(p, at, keys, expected_member, l);
+	}
+	case 8:
+		l->has_witnessed = !jp_null(p);
+		return l->has_witnessed ? object(p, at, effect_keys, witnessed_member, l) : 0;
+	case 9: return object(p, at, issue_keys, issue_member, &l->owner);
+	default: return jp_string(p, at, &l->next_witness);
+	}
+}
+
+static int lever(struct jpull *p, const struct jpath *at, void *dst)
+{
+	return object(p, at, lever_keys, lever_member, dst);
+}
+
+static const char *const criterion_keys[] = {
+	"schema", "id", "version", "output_class", "minimum_repetitions", "maximum_noise_percent",
+	"investigate_drop_percent", "regression_drop_percent", "minimum_throughput_tokens_per_second",
+	"quality_metric", "minimum_quality_score", "quality_higher_is_better", NULL
+};
+
+static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct criterion *c = dst;
+
+	switch (i) {
+	case 0: return jp_string(p, at, &c->schema);
+	case 1: return jp_string(p, at, &c->id);
+	case 2: return jp_int(p, at, &c->version);
+	case 3: return jp_string(p, at, &c->output_class);
+	case 4: return jp_int(p, at, &c->minimum_repetitions);
+	case 5: return jp_num(p, at, &c->maximum_noise_percent);
+	case 6: return jp_num(p, at, &c->investigate_drop_percent);
+	case 7: return jp_num(p, at, &c->regression_drop_percent);
+	case 8: return jp_num(p, at, &c->minimum_throughput_tokens_per_second);
+	case 9: return jp_string(p, at, &c->quality_metric);
+	case 10: return jp_num(p, at, &c->minimum_quality_score);
+	default: return jp_bool(p, at, &c->quality_higher_is_better);
+	}
+}
+
+static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
+{
+	size_t alloc = 0;
+	const char *key;
+	int rc;
+
+	TRY(jp_object(p, at));
+	while ((rc = jp_any_member(p, g->nr_criteria, &key)) > 0) {
+		struct jpath kp = JP_KEY(at, key);
+
+		for (size_t i = 0; i < g->nr_criteria; i++)
+			if (!strcmp(g->criteria[i].envelope_id, key))
+				return jpath_err(p->e, &kp, "duplicate field");
+		ALLOC_GROW(g->criteria, g->nr_criteria + 1, alloc);
+		memset(&g->criteria[g->nr_criteria], 0, sizeof(*g->criteria));
+		g->criteria[g->nr_criteria].envelope_id = key;
+		g->nr_criteria++;
+		TRY(object(p, &kp, criterion_keys, criterion_member, &g->criteria[g->nr_criteria - 1]));
+	}
+	return rc;
+}
+
+static const char *const graph_keys[] = { "schema", "envelope", "comparison", "rungs", "features",
+					  "envelopes", "levers", "criteria", NULL };
+
+static int graph_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct graph *g = dst;
+	void *v = NULL;
+	int rc;
+
+	/* arrays are stored even when decoding fails half way, so that
+	 * graph_release frees what was built */
+	switch (i) {
+	case 0: return jp_string(p, at, &g->schema);
+	case 1: return envelope(p, at, &g->envelope);
+	case 2: return throughput(p, at, &g->comparison);
+	case 3: rc = array(p, at, sizeof(*g->rungs), &v, &g->nr_rungs, rung); g->rungs = v; return rc;
+	case 4: rc = array(p, at, sizeof(*g->features), &v, &g->nr_features, feature); g->features = v; return rc;
+	case 5: rc = array(p, at, sizeof(*g->envelopes), &v, &g->nr_envelopes, envelope); g->envelopes = v; return rc;
+	case 6: rc = array(p, at, sizeof(*g->levers), &v, &g->nr_levers, lever); g->levers = v; return rc;
+	default: return criteria(p, at, g);
+	}
+}
+
+/* Takes ownership of buf (malloc'd, NUL at buf[len]). */
+static int load_owned(struct graph *g, char *buf, size_t len, const char *name, struct err *e)
+{
+	struct jpull p;
+
+	memset(g, 0, sizeof(*g));
+	g->buf = buf;
+	jp_init(&p, buf, len, e);
+	if (object(&p, NULL, graph_keys, graph_member, g) < 0 || jp_finish(&p) < 0) {
+		/* arrays may be partly filled: release what was built */
+		graph_release(g);
+		return err_prefix(e, "cannot load graph '%s'", name);
+	}
 	/* first occurrence wins; duplicates are reported by graph_validate */
-	for (i = 0; i < g->nr_levers; i++)
+	for (size_t i = 0; i < g->nr_levers; i++)
 		strmap_put(&g->lever_ids, g->levers[i].id, i, NULL);
-	for (i = 0; i < g->nr_envelopes; i++)
+	for (size_t i = 0; i < g->nr_envelopes; i++)
 		strmap_put(&g->envelope_ids, g->envelopes[i].id, i, NULL);
-	for (i = 0; i < g->nr_rungs; i++)
+	for (size_t i = 0; i < g->nr_rungs; i++)
 		strmap_put(&g->rung_ids, g->rungs[i].id, i, NULL);
 	return 0;
 }
 
 int graph_load_buf(struct graph *g, const char *buf, size_t len, const char *name, struct err *e)
 {
-	memset(g, 0, sizeof(*g));
-	g->doc = json_parse_strict(buf, len, NULL, e);
-	if (!g->doc)
-		return err_prefix(e, "cannot load graph '%s'", name);
-	if (decode_graph(g, e) < 0) {
-		graph_release(g);
-		return err_prefix(e, "cannot load graph '%s'", name);
-	}
-	return 0;
+	return load_owned(g, xstrndup(buf, len), len, name, e);
 }
 
 int graph_load_default(struct graph *g, struct err *e)
@@ -284,30 +373,25 @@ int graph_load_default(struct graph *g, struct err *e)
 int graph_load_file(struct graph *g, const char *path, struct err *e)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int rc;
+	size_t len;
+	char *buf;
 
 	memset(g, 0, sizeof(*g));
 	if (file_read(path, GRAPH_MAX_BYTES, &sb, e) < 0) {
 		sb_release(&sb);
 		return -1;
 	}
-	rc = graph_load_buf(g, sb.buf, sb.len, path, e);
-	sb_release(&sb);
-	return rc;
-}
-
-static void strlist_release(struct strlist *l)
-{
-	free(l->v);
+	buf = sb_detach(&sb, &len);
+	return load_owned(g, buf, len, path, e);
 }
 
 void graph_release(struct graph *g)
 {
-	for (size_t i = 0; g->rungs && i < g->nr_rungs; i++)
-		strlist_release(&g->rungs[i].deps);
-	for (size_t i = 0; g->levers && i < g->nr_levers; i++) {
-		strlist_release(&g->levers[i].deps);
-		strlist_release(&g->levers[i].conflicts);
+	for (size_t i = 0; i < g->nr_rungs; i++)
+		free(g->rungs[i].deps.v);
+	for (size_t i = 0; i < g->nr_levers; i++) {
+		free(g->levers[i].deps.v);
+		free(g->levers[i].conflicts.v);
 	}
 	free(g->rungs);
 	free(g->features);
@@ -317,6 +401,6 @@ void graph_release(struct graph *g)
 	strmap_release(&g->lever_ids);
 	strmap_release(&g->envelope_ids);
 	strmap_release(&g->rung_ids);
-	json_decref(g->doc);
+	free(g->buf);
 	memset(g, 0, sizeof(*g));
 }

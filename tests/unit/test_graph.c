@@ -206,7 +206,7 @@ Test(graph_load, errors_name_the_json_path)
 	const char *bad = "{\"schema\":1}";
 
 	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': schema: expected a string, found an integer");
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': schema: expected a string, found a number");
 	cr_expect_eq(graph_load_buf(&g, "{", 1, "x.json", &e), -1);
-	cr_expect(!strncmp(e.msg, "cannot load graph 'x.json': line 1, column 1:", 45), "%s", e.msg);
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': line 1, column 2: member name or '}' expected");
 }

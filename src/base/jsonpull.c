@@ -1,0 +1,394 @@
+#include "base/jsonpull.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/text.h"
+
+void jp_init(struct jpull *p, char *buf, size_t len, struct err *e)
+{
+	p->buf = buf;
+	p->len = len;
+	p->pos = 0;
+	p->e = e;
+}
+
+static void ws(struct jpull *p)
+{
+	while (p->pos < p->len) {
+		char c = p->buf[p->pos];
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return;
+		p->pos++;
+	}
+}
+
+/* Syntax error at the current position: "line L, column C: what". */
+static int syntax(struct jpull *p, const char *what)
+{
+	size_t line = 1, col = 1;
+
+	for (size_t i = 0; i < p->pos && i < p->len; i++) {
+		if (p->buf[i] == '\n') {
+			line++;
+			col = 1;
+		} else if (((unsigned char)p->buf[i] & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+	return err_set(p->e, "line %zu, column %zu: %s", line, col, what);
+}
+
+static int peek(struct jpull *p)
+{
+	ws(p);
+	return p->pos < p->len ? (unsigned char)p->buf[p->pos] : -1;
+}
+
+static const char *found(struct jpull *p)
+{
+	switch (peek(p)) {
+	case '{': return "an object";
+	case '[': return "an array";
+	case '"': return "a string";
+	case 't':
+	case 'f': return "a boolean";
+	case 'n': return "null";
+	case -1: return "the end of the input";
+	default: return "a number";
+	}
+}
+
+static int expect(struct jpull *p, const struct jpath *at, char c, const char *what)
+{
+	if (peek(p) != c) {
+		if (peek(p) == -1 || strchr("{[\"tfn-0123456789", p->buf[p->pos]))
+			return jpath_err(p->e, at, "expected %s, found %s", what, found(p));
+		return syntax(p, "invalid token");
+	}
+	p->pos++;
+	return 0;
+}
+
+int jp_finish(struct jpull *p)
+{
+	if (peek(p) != -1)
+		return syntax(p, "end of input expected after the document");
+	return 0;
+}
+
+int jp_object(struct jpull *p, const struct jpath *at)
+{
+	return expect(p, at, '{', "an object");
+}
+
+int jp_array(struct jpull *p, const struct jpath *at)
+{
+	return expect(p, at, '[', "an array");
+}
+
+int jp_next(struct jpull *p, size_t i)
+{
+	int c = peek(p);
+
+	if (c == ']') {
+		p->pos++;
+		return 0;
+	}
+	if (i == 0)
+		return c == -1 ? syntax(p, "value or ']' expected") : 1;
+	if (c != ',')
+		return syntax(p, "',' or ']' expected");
+	p->pos++;
+	if (peek(p) == ']')
+		return syntax(p, "value expected after ','");
+	return 1;
+}
+
+/* Decode the string at p->pos (which is '"') in place; *out points into buf. */
+static int string_raw(struct jpull *p, const char **out)
+{
+	char *w, *start;
+
+	p->pos++;
+	start = w = p->buf + p->pos;
+	for (;;) {
+		unsigned char c;
+
+		if (p->pos >= p->len)
+			return syntax(p, "unterminated string");
+		c = (unsigned char)p->buf[p->pos];
+		if (c == '"') {
+			p->pos++;
+			*w = '\0';	/* overwrites at most the closing quote */
+			*out = start;
+			return 0;
+		}
+		if (c < 0x20)
+			return syntax(p, "control character in string");
+		if (c == '\\') {
+			unsigned cp = 0;
+			char e = p->pos + 1 < p->len ? p->buf[p->pos + 1] : '\0';
+
+			p->pos += 2;
+			switch (e) {
+			case '"': *w++ = '"'; continue;
+			case '\\': *w++ = '\\'; continue;
+			case '/': *w++ = '/'; continue;
+			case 'b': *w++ = '\b'; continue;
+			case 'f': *w++ = '\f'; continue;
+			case 'n': *w++ = '\n'; continue;
+			case 'r': *w++ = '\r'; continue;
+			case 't': *w++ = '\t'; continue;
+			case 'u': break;
+			default:
+				p->pos -= 2;
+				return syntax(p, "invalid escape in string");
+			}
+			for (int k = 0; k < 2; k++) {
+				unsigned u = 0;
+
+				for (int i = 0; i < 4; i++) {
+					char h = p->pos < p->len ? p->buf[p->pos++] : '\0';
+
+					u <<= 4;
+					if (h >= '0' && h <= '9')
+						u |= (unsigned)(h - '0');
+					else if (h >= 'a' && h <= 'f')
+						u |= (unsigned)(h - 'a' + 10);
+					else if (h >= 'A' && h <= 'F')
+						u |= (unsigned)(h - 'A' + 10);
+					else
+						return syntax(p, "invalid \\u escape in string");
+				}
+				if (k == 0) {
+					cp = u;
+					if (u < 0xD800 || u > 0xDFFF)
+						break;
+					if (u > 0xDBFF || p->pos + 1 >= p->len || p->buf[p->pos] != '\\' ||
+					    p->buf[p->pos + 1] != 'u')
+						return syntax(p, "invalid surrogate pair in string");
+					p->pos += 2;
+				} else {
+					if (u < 0xDC00 || u > 0xDFFF)
+						return syntax(p, "invalid surrogate pair in string");
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (u - 0xDC00);
+				}
+			}
+			if (cp == 0)
+				return syntax(p, "\\u0000 is not allowed in strings");
+			/* UTF-8 output is never longer than the escape it replaces */
+			if (cp < 0x80) {
+				*w++ = (char)cp;
+			} else if (cp < 0x800) {
+				*w++ = (char)(0xC0 | (cp >> 6));
+				*w++ = (char)(0x80 | (cp & 0x3F));
+			} else if (cp < 0x10000) {
+				*w++ = (char)(0xE0 | (cp >> 12));
+				*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+				*w++ = (char)(0x80 | (cp & 0x3F));
+			} else {
+				*w++ = (char)(0xF0 | (cp >> 18));
+				*w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+				*w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+				*w++ = (char)(0x80 | (cp & 0x3F));
+			}
+			continue;
+		}
+		if (c < 0x80) {
+			*w++ = (char)c;
+			p->pos++;
+		} else {
+			size_t n = utf8_seq((const unsigned char *)p->buf + p->pos);
+
+			if (!n || p->pos + n > p->len)
+				return syntax(p, "invalid UTF-8 in string");
+			memmove(w, p->buf + p->pos, n);
+			w += n;
+			p->pos += n;
+		}
+	}
+}
+
+int jp_string(struct jpull *p, const struct jpath *at, const char **out)
+{
+	if (peek(p) != '"')
+		return expect(p, at, '"', "a string");
+	return string_raw(p, out);
+}
+
+static int key_of(struct jpull *p, size_t i, const char **key)
+{
+	int c = peek(p);
+
+	if (c == '}') {
+		p->pos++;
+		return 0;
+	}
+	if (i > 0) {
+		if (c != ',')
+			return syntax(p, "',' or '}' expected");
+		p->pos++;
+		c = peek(p);
+	}
+	if (c != '"')
+		return syntax(p, i > 0 ? "member name expected after ','" : "member name or '}' expected");
+	if (string_raw(p, key) < 0)
+		return -1;
+	if (peek(p) != ':')
+		return syntax(p, "':' expected");
+	p->pos++;
+	return 1;
+}
+
+int jp_any_member(struct jpull *p, size_t i, const char **key)
+{
+	return key_of(p, i, key);
+}
+
+int jp_member(struct jpull *p, const struct jpath *at, const char *const *keys, uint64_t *seen,
+	      size_t *idx, const char **key)
+{
+	int rc = key_of(p, *seen != 0, key);
+	size_t i;
+
+	if (rc <= 0)
+		return rc;
+	for (i = 0; keys[i]; i++)
+		if (!strcmp(keys[i], *key))
+			break;
+	if (!keys[i]) {
+		struct jpath kp = JP_KEY(at, *key);
+		return jpath_err(p->e, &kp, "unknown field");
+	}
+	if (*seen & ((uint64_t)1 << i)) {
+		struct jpath kp = JP_KEY(at, *key);
+		return jpath_err(p->e, &kp, "duplicate field");
+	}
+	*seen |= (uint64_t)1 << i;
+	*idx = i;
+	return 1;
+}
+
+int jp_require(struct jpull *p, const struct jpath *at, const char *const *keys, uint64_t seen,
+	       uint64_t required)
+{
+	for (size_t i = 0; keys[i]; i++)
+		if ((required & ((uint64_t)1 << i)) && !(seen & ((uint64_t)1 << i))) {
+			struct jpath kp = JP_KEY(at, keys[i]);
+			return jpath_err(p->e, &kp, "missing required field");
+		}
+	return 0;
+}
+
+/* Strict JSON number grammar; *is_int when no fraction or exponent. */
+static int number_span(struct jpull *p, size_t *end, bool *is_int)
+{
+	size_t i = p->pos;
+	const char *b = p->buf;
+
+	*is_int = true;
+	if (i < p->len && b[i] == '-')
+		i++;
+	if (i < p->len && b[i] == '0') {
+		i++;
+	} else if (i < p->len && b[i] >= '1' && b[i] <= '9') {
+		while (i < p->len && b[i] >= '0' && b[i] <= '9')
+			i++;
+	} else {
+		return -1;
+	}
+	if (i < p->len && b[i] == '.') {
+		*is_int = false;
+		if (!(++i < p->len && b[i] >= '0' && b[i] <= '9'))
+			return -1;
+		while (i < p->len && b[i] >= '0' && b[i] <= '9')
+			i++;
+	}
+	if (i < p->len && (b[i] == 'e' || b[i] == 'E')) {
+		*is_int = false;
+		i++;
+		if (i < p->len && (b[i] == '+' || b[i] == '-'))
+			i++;
+		if (!(i < p->len && b[i] >= '0' && b[i] <= '9'))
+			return -1;
+		while (i < p->len && b[i] >= '0' && b[i] <= '9')
+			i++;
+	}
+	*end = i;
+	return 0;
+}
+
+static int number(struct jpull *p, const struct jpath *at, bool want_int, long long *iv, double *dv)
+{
+	size_t end;
+	bool is_int;
+	int c = peek(p);
+	char save;
+
+	if (c != '-' && !(c >= '0' && c <= '9'))
+		return expect(p, at, '0', want_int ? "an integer" : "a number");
+	if (number_span(p, &end, &is_int) < 0)
+		return syntax(p, "invalid number");
+	if (want_int && !is_int)
+		return jpath_err(p->e, at, "expected an integer, found a fractional number");
+	save = p->buf[end];
+	p->buf[end] = '\0';
+	errno = 0;
+	if (want_int)
+		*iv = strtoll(p->buf + p->pos, NULL, 10);
+	else
+		*dv = strtod(p->buf + p->pos, NULL);
+	p->buf[end] = save;
+	/* subnormals and underflow to zero are representable; overflow is not */
+	if (want_int ? errno == ERANGE : !isfinite(*dv))
+		return syntax(p, want_int ? "integer out of range" : "number out of range");
+	p->pos = end;
+	return 0;
+}
+
+int jp_int(struct jpull *p, const struct jpath *at, long long *out)
+{
+	return number(p, at, true, out, NULL);
+}
+
+int jp_num(struct jpull *p, const struct jpath *at, double *out)
+{
+	return number(p, at, false, NULL, out);
+}
+
+static int word(struct jpull *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (p->len - p->pos >= n && !memcmp(p->buf + p->pos, w, n)) {
+		p->pos += n;
+		return 1;
+	}
+	return 0;
+}
+
+int jp_bool(struct jpull *p, const struct jpath *at, bool *out)
+{
+	int c = peek(p);
+
+	if (c == 't' && word(p, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (c == 'f' && word(p, "false")) {
+		*out = false;
+		return 0;
+	}
+	if (c == 't' || c == 'f')
+		return syntax(p, "invalid token");
+	return expect(p, at, 't', "a boolean");
+}
+
+int jp_null(struct jpull *p)
+{
+	return peek(p) == 'n' && word(p, "null");
+}
