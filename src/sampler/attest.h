@@ -40,4 +40,22 @@ int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e);
  * "canonical digest mismatch". Fills *facts on success. */
 int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e);
 
+/* ---- additions by sampler/ (the lines above are the original contract) -- */
+
+struct report;
+struct strbuf;
+
+/* attest_check that also hands back the decoded report (caller-owned
+ * storage). Same checks, same messages. */
+int attest_check_report(const json_t *doc, struct report *r, struct err *e);
+
+/* The sealed report as `fak bench system-baseline` prints it: two-space
+ * indented JSON and one newline, appended to out. */
+void attest_render(const struct report *r, struct strbuf *out);
+
+/* What `--verify FILE` does with the file's bytes: attest_parse, then
+ * attest_check, then the bytes must equal attest_render of the decoded
+ * document exactly, so any edited byte (even whitespace) fails. */
+int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e);
+
 #endif

@@ -1,0 +1,131 @@
+/* attest.h: decode and verify sealed attestations. */
+#include "sampler/attest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "sampler/report.h"
+
+int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e)
+{
+	*doc = NULL;
+	if (len > ATTEST_MAX_BYTES)
+		return err_set(e, "attestation exceeds %zu bytes", ATTEST_MAX_BYTES);
+	*doc = json_parse_strict(buf, len, "attestation", e);
+	if (!*doc)
+		return -1;
+	if (!json_is_object(*doc)) {
+		json_decref(*doc);
+		*doc = NULL;
+		return err_set(e, "attestation: expected a JSON object");
+	}
+	return 0;
+}
+
+static int same_findings(const struct report *recorded, const struct report *derived, struct err *e)
+{
+	size_t n = recorded->nr_findings > derived->nr_findings ? recorded->nr_findings : derived->nr_findings;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *rc = i < recorded->nr_findings ? recorded->findings[i].code : "(none)";
+		const char *dc = i < derived->nr_findings ? derived->findings[i].code : "(none)";
+		const char *rd = i < recorded->nr_findings ? recorded->findings[i].detail : "";
+		const char *dd = i < derived->nr_findings ? derived->findings[i].detail : "";
+
+		if (strcmp(rc, dc) || strcmp(rd, dd))
+			return err_set(e, "findings[%zu]: recorded %s \"%s\" but the policy-derived finding is %s \"%s\"",
+				       i, rc, rd, dc, dd);
+	}
+	return 0;
+}
+
+int attest_check_report(const json_t *doc, struct report *r, struct err *e)
+{
+	struct report *derived;
+	char digest[JSON_DIGEST_LEN + 1];
+	int rc;
+
+	if (report_decode(doc, r, e) < 0)
+		return -1;
+	if (json_digest(doc, "digest", digest, e) < 0)
+		return -1;
+	if (strcmp(digest, r->digest))
+		return err_set(e, "canonical digest mismatch: recorded \"%s\", computed \"%s\"; "
+			       "the attestation was changed after it was sealed", r->digest, digest);
+	if (report_validate(r, e) < 0)
+		return -1;
+	derived = xmalloc(sizeof(*derived));
+	*derived = *r;
+	report_classify(derived);
+	if (strcmp(derived->verdict, r->verdict))
+		rc = err_set(e, "verdict \"%s\" differs from the policy-derived verdict \"%s\"", r->verdict,
+			     derived->verdict);
+	else
+		rc = same_findings(r, derived, e);
+	free(derived);
+	return rc;
+}
+
+int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
+{
+	struct report *r = xmalloc(sizeof(*r));
+
+	if (attest_check_report(doc, r, e) < 0) {
+		free(r);
+		return -1;
+	}
+	memset(facts, 0, sizeof(*facts));
+	memcpy(facts->digest, r->digest, sizeof(facts->digest));
+	facts->verdict = json_string_value(json_object_get(doc, "verdict"));
+	facts->coverage = json_string_value(
+		json_object_get(json_object_get(doc, "coverage"), "descendant_attribution"));
+	facts->has_top_consumers = r->nr_consumers > 0;
+	facts->baseline_samples = r->baseline_window.samples;
+	facts->baseline_duration_ns = r->baseline_window.duration_ns;
+	facts->baseline_host_cpu_available = r->baseline_host_totals.cpu_percent.available;
+	facts->host_cpu_available = r->host_totals.cpu_percent.available;
+	facts->sut_cpu_available = r->attribution.sut_cpu_percent_of_host.available;
+	facts->non_sut_cpu_available = r->attribution.non_sut_cpu_percent_of_host.available;
+	free(r);
+	return 0;
+}
+
+void attest_render(const struct report *r, struct strbuf *out)
+{
+	json_t *doc = report_to_json(r, true);
+
+	json_write_pretty(out, doc);
+	json_decref(doc);
+}
+
+int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e)
+{
+	struct strbuf again = STRBUF_INIT;
+	json_t *doc;
+	size_t at = 0;
+	int rc = -1;
+
+	if (attest_parse(buf, len, &doc, e) < 0)
+		return -1;
+	if (attest_check(doc, facts, e) < 0)
+		goto out;
+	json_write_pretty(&again, doc);
+	while (at < len && at < again.len && buf[at] == again.buf[at])
+		at++;
+	if (at != len || at != again.len) {
+		size_t line = 1;
+
+		for (size_t i = 0; i < at && i < len; i++)
+			line += buf[i] == '\n';
+		err_set(e, "bytes differ from the sealed rendering at line %zu (byte %zu); "
+			"the file was edited after it was written", line, at + 1);
+		goto out;
+	}
+	rc = 0;
+out:
+	sb_release(&again);
+	json_decref(doc);
+	return rc;
+}

@@ -1,0 +1,96 @@
+#ifndef FAK_SAMPLER_CENSUS_H
+#define FAK_SAMPLER_CENSUS_H
+/* One census = one sample: host counters plus the system-under-test (SUT)
+ * process tree. Everything is allocated by census_new; census_take never
+ * allocates, keeps /proc descriptors open and re-reads them with pread,
+ * and does a bounded amount of work (cfg.process_limit process reads). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+#include "sampler/proc_parse.h"
+#include "sampler/report.h"
+
+struct census_cfg {
+	const char *proc_root;		/* "/proc" or a fixture tree */
+	pid_t self_pid;			/* fak: its children are SUT (root and orphans) */
+	int64_t clk_tck, page_size;	/* from sysconf */
+	size_t process_limit;		/* process reads per census */
+	size_t table_cap;		/* processes tracked at once */
+	const char *enumeration;	/* ENUM_CHILDREN (falls back to ENUM_SCAN) | ENUM_SCAN | ENUM_CGROUP */
+	int cgroup_procs_fd;		/* ENUM_CGROUP: open cgroup.procs (borrowed) */
+	bool track_cpu;			/* fold per-process CPU deltas (sampled coverage) */
+	bool non_sut_rss;		/* read every other process's RSS each census */
+	bool top_consumers;		/* keep per-process CPU at the endpoint scans */
+};
+
+enum {
+	CENSUS_ENDPOINT = 1,	/* first/last census of a window: /proc/stat, PSI, process count */
+	CENSUS_TREE = 2,	/* the SUT tree (command window) */
+	CENSUS_CONSUMERS_FIRST = 4,
+	CENSUS_CONSUMERS_LAST = 8,
+};
+
+enum { PSI_CPU, PSI_MEMORY, PSI_IO, PSI_AXES };
+
+struct sample {
+	int64_t mono_ns;		/* census start, CLOCK_MONOTONIC */
+	int64_t wall_ns;		/* census duration */
+	int64_t stage_host_ns, stage_tree_ns;
+
+	bool cpu_ok;
+	uint64_t cpu_total_ns, cpu_busy_ns;	/* all logical CPUs, since boot */
+	char cpu_reason[REPORT_TEXT_MAX];
+	bool mem_ok;
+	uint64_t mem_total, mem_available;
+	char mem_reason[REPORT_TEXT_MAX];
+	bool count_ok;
+	int64_t process_count;
+	bool psi_ok[PSI_AXES];
+	struct pp_psi psi[PSI_AXES];
+	char psi_reason[PSI_AXES][REPORT_TEXT_MAX];
+
+	bool tree_ok;			/* the enumeration itself worked */
+	int64_t members, reads, unreadable, vanished, hits, misses;
+	bool limited;			/* process_limit or table_cap reached */
+	bool sut_rss_ok, non_sut_rss_ok;
+	uint64_t sut_rss_bytes, non_sut_rss_bytes;
+};
+
+struct census;
+
+/* NULL with e set when the proc root cannot be opened. Caller frees with
+ * census_free. */
+struct census *census_new(const struct census_cfg *cfg, struct err *e);
+void census_free(struct census *c);
+
+/* The SUT root after fork. */
+void census_set_root(struct census *c, pid_t root);
+
+/* Takes one census (flags: CENSUS_*) into *s. */
+void census_take(struct census *c, unsigned flags, struct sample *s);
+
+/* Switches the tree enumeration (e.g. when the child could not join its
+ * cgroup). cgroup_procs_fd is used with ENUM_CGROUP only. */
+void census_use_enumeration(struct census *c, const char *enumeration, int cgroup_procs_fd);
+
+/* The enumeration actually used (ENUM_*), and why it differs from the
+ * requested one ("" when it does not). Borrowed. */
+const char *census_enumeration(const struct census *c);
+const char *census_note(const struct census *c);
+
+/* Sampled-tree CPU fold (cfg.track_cpu): folds every tracked SUT process,
+ * then reports the SUT CPU in ns, or false with a reason. */
+bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_TEXT_MAX]);
+
+/* PIDs of tracked SUT processes still present (for cleanup). Returns the
+ * number stored (at most cap). */
+size_t census_sut_alive(const struct census *c, pid_t *out, size_t cap);
+
+/* Non-SUT consumers from the two endpoint scans, sorted by CPU, RSS, PID;
+ * at most cap (<= REPORT_MAX_CONSUMERS) stored. */
+size_t census_consumers(struct census *c, struct consumer *out, size_t cap);
+
+#endif

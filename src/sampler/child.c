@@ -1,0 +1,260 @@
+#include "sampler/child.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/proc_parse.h"
+#include "sampler/proc_read.h"
+
+int64_t child_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int executable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EACCES;
+	if (access(path, X_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+int child_resolve(const char *name, char *out, size_t cap, struct err *e)
+{
+	const char *path, *p;
+	int denied = 0;
+
+	if (!*name)
+		return err_set(e, "cannot run '': command not found");
+	if (strchr(name, '/')) {
+		int rc = executable(name);
+
+		if (rc < 0)
+			return err_errno(e, -rc, "cannot run '%s'", name);
+		if (strlen(name) >= cap)
+			return err_set(e, "cannot run '%s': path too long", name);
+		memcpy(out, name, strlen(name) + 1);
+		return 0;
+	}
+	path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p++) {
+		const char *colon = strchr(p, ':');
+		size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
+		int n = snprintf(out, cap, "%.*s%s%s", (int)dlen, p, dlen ? "/" : "", name);
+
+		if (n > 0 && (size_t)n < cap) {
+			int rc = executable(out);
+
+			if (rc == 0)
+				return 0;
+			if (rc == -EACCES)
+				denied = 1;
+		}
+		if (!colon)
+			break;
+		p = colon;
+	}
+	if (denied)
+		return err_errno(e, EACCES, "cannot run '%s'", name);
+	return err_set(e, "cannot run '%s': command not found", name);
+}
+
+int child_become_subreaper(struct err *e)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return err_errno(e, errno, "cannot become a child subreaper");
+	return 0;
+}
+
+/* Status messages from the child before exec. */
+struct child_msg {
+	int stage;	/* 1: cgroup placement failed (not fatal), 2: exec failed */
+	int err;
+};
+
+static void send_msg(int fd, int stage, int err)
+{
+	struct child_msg m = { stage, err };
+	ssize_t n = write(fd, &m, sizeof(m));
+
+	(void)n;
+}
+
+int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
+		int cgroup_procs_fd, char *placement_err, size_t placement_cap, struct err *e)
+{
+	int pfd[2];
+	pid_t pid;
+	struct child_msg m;
+	ssize_t n;
+	int exec_err = 0;
+
+	memset(ch, 0, sizeof(*ch));
+	if (placement_cap)
+		placement_err[0] = '\0';
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return err_errno(e, errno, "cannot create a pipe");
+	pid = fork();
+	if (pid < 0) {
+		int saved = errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return err_errno(e, saved, "cannot fork");
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		sigprocmask(SIG_SETMASK, child_mask, NULL);
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			send_msg(pfd[1], 2, errno);
+		if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
+			send_msg(pfd[1], 1, errno);
+		execv(path, argv);
+		send_msg(pfd[1], 2, errno);
+		_exit(127);
+	}
+	close(pfd[1]);
+	ch->pid = pid;
+	while ((n = read(pfd[0], &m, sizeof(m))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(m))
+			break;
+		if (m.stage == 1 && placement_cap)
+			snprintf(placement_err, placement_cap, "%s", strerror(m.err));
+		if (m.stage == 2)
+			exec_err = m.err;
+	}
+	close(pfd[0]);
+	if (exec_err) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		ch->pid = 0;
+		return err_errno(e, exec_err, "cannot run '%s'", argv[0]);
+	}
+	return 0;
+}
+
+static void forget_killed(struct child *ch, pid_t pid)
+{
+	for (size_t i = 0; i < ch->nr_killed; i++)
+		if (ch->killed_pids[i] == pid) {
+			ch->killed_pids[i] = ch->killed_pids[--ch->nr_killed];
+			return;
+		}
+}
+
+bool child_reap(struct child *ch)
+{
+	for (;;) {
+		struct rusage ru;
+		int status;
+		pid_t pid = wait4(-1, &status, WNOHANG, &ru);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			return false;	/* ECHILD: nothing left */
+		if (pid == 0)
+			return true;
+		ch->reaped++;
+		ch->reaped_cpu_us += (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
+				     (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+		forget_killed(ch, pid);
+		if (pid == ch->pid) {
+			ch->exited = true;
+			ch->status = status;
+		}
+	}
+}
+
+/* Live (non-zombie) children of fak, from the real /proc. */
+static size_t live_children(pid_t *out, size_t cap)
+{
+	static char buf[4096];
+	char rel[64];
+	pid_t self = getpid();
+	size_t n = 0;
+	DIR *d;
+	struct dirent *de;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < cap) {
+		struct pp_pid st;
+		ssize_t len;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/%.20s/stat", de->d_name);
+		len = proc_read_at(AT_FDCWD, rel, buf, sizeof(buf));
+		if (len <= 0 || pp_pid_stat(buf, (size_t)len, &st) < 0)
+			continue;
+		if (st.ppid == self && st.state != 'Z')
+			out[n++] = st.pid;
+	}
+	closedir(d);
+	return n;
+}
+
+static void wait_sigchld(int sigfd, int timeout_ms)
+{
+	struct pollfd p = { .fd = sigfd, .events = POLLIN };
+
+	if (poll(&p, 1, timeout_ms) > 0) {
+		struct signalfd_siginfo si[8];
+		ssize_t n = read(sigfd, si, sizeof(si));
+
+		(void)n;	/* SIGCHLD only: the reap loop does the work */
+	}
+}
+
+void child_cleanup(struct child *ch, int sigfd, int64_t deadline_ns)
+{
+	static pid_t live[CHILD_KILLED_MAX];
+
+	while (child_reap(ch)) {
+		size_t n = live_children(live, CHILD_KILLED_MAX);
+
+		if (child_mono_ns() > deadline_ns) {
+			ch->unreaped = (int64_t)(n ? n : 1);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			bool known = false;
+
+			for (size_t k = 0; k < ch->nr_killed; k++)
+				known |= ch->killed_pids[k] == live[i];
+			if (kill(live[i], SIGKILL) == 0 && !known) {
+				ch->killed++;
+				if (ch->nr_killed < CHILD_KILLED_MAX)
+					ch->killed_pids[ch->nr_killed++] = live[i];
+			}
+		}
+		wait_sigchld(sigfd, 10);
+	}
+}

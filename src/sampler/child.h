@@ -1,0 +1,55 @@
+#ifndef FAK_SAMPLER_CHILD_H
+#define FAK_SAMPLER_CHILD_H
+/* Child supervision: resolve the command before anything starts, spawn it
+ * with a CLOEXEC status pipe, reap every descendant as a child subreaper
+ * (summing the kernel's rusage of each), and after the root exits kill
+ * and reap whatever is left. */
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+#define CHILD_KILLED_MAX 4096
+
+struct child {
+	pid_t pid;			/* the SUT root */
+	bool exited;
+	int status;			/* wait status of the root */
+	uint64_t reaped_cpu_us;		/* user + system time of every reaped process */
+	int64_t reaped;			/* processes reaped (the root included) */
+	int64_t killed;			/* descendants killed after the root exited */
+	int64_t unreaped;		/* children still present when cleanup gave up */
+	pid_t killed_pids[CHILD_KILLED_MAX];	/* killed, not yet reaped */
+	size_t nr_killed;
+};
+
+/* Finds the executable like execvp (PATH search unless name has a '/').
+ * Errors: "cannot run 'name': command not found" or the errno text. */
+int child_resolve(const char *name, char *out, size_t cap, struct err *e);
+
+/* Makes fak a child subreaper: orphans of the tree re-parent to it. */
+int child_become_subreaper(struct err *e);
+
+/* Forks and execs path with argv. The child restores *child_mask, sends
+ * its stdout to fak's stderr, and first joins a cgroup when cgroup_procs_fd
+ * >= 0 (a failure there is reported in placement_err, not fatal). An exec
+ * failure is returned as an error after the child has been reaped. */
+int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
+		int cgroup_procs_fd, char *placement_err, size_t placement_cap, struct err *e);
+
+/* Reaps every exited child without blocking. Returns true while children
+ * (exited or not) remain. */
+bool child_reap(struct child *ch);
+
+/* Kills every remaining descendant generation by generation (SIGKILL to
+ * each direct child; grandchildren re-parent to fak and follow) and reaps
+ * them, waiting on sigfd (SIGCHLD) until none remain or deadline_ns
+ * (CLOCK_MONOTONIC) passes. */
+void child_cleanup(struct child *ch, int sigfd, int64_t deadline_ns);
+
+int64_t child_mono_ns(void);
+
+#endif

@@ -1,0 +1,995 @@
+/* The attestation model: policy, classification, validation, JSON in and
+ * out, seal. Classification is one function used both when building and
+ * when verifying, so a sealed report always re-derives its own verdict. */
+#include "sampler/report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/dates.h"
+#include "base/strbuf.h"
+#include "sampler/attest.h"
+
+#define MS ((int64_t)1000000)
+
+/* ---- small helpers ---------------------------------------------------- */
+
+void report_copy(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+void metric_set(struct metric *m, double value, const char *source)
+{
+	if (!isfinite(value) || value < 0)
+		BUG("metric value %g from '%s' is not finite and non-negative", value, source);
+	memset(m, 0, sizeof(*m));
+	m->available = true;
+	m->value = value;
+	report_copy(m->source, sizeof(m->source), source);
+}
+
+void metric_unavailable(struct metric *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(m, 0, sizeof(*m));
+	va_start(ap, fmt);
+	vsnprintf(m->reason, sizeof(m->reason), fmt, ap);
+	va_end(ap);
+	if (!m->reason[0])
+		BUG("unavailable metric without a reason");
+}
+
+void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX])
+{
+	size_t end = strlen(image), start;
+
+	while (end > 0 && (image[end - 1] == '/' || image[end - 1] == '\\'))
+		end--;
+	start = end;
+	while (start > 0 && image[start - 1] != '/' && image[start - 1] != '\\')
+		start--;
+	if (end == start || (end - start == 1 && image[start] == '.')) {
+		report_copy(out, REPORT_IMAGE_MAX, "unknown");
+		return;
+	}
+	if (end - start >= REPORT_IMAGE_MAX)
+		end = start + REPORT_IMAGE_MAX - 1;
+	memcpy(out, image + start, end - start);
+	out[end - start] = '\0';
+}
+
+/* ---- policy ----------------------------------------------------------- */
+
+void policy_default(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->minimum_baseline_samples = 2;
+	p->minimum_samples = 2;
+	p->maximum_non_sut_cpu_percent = 20;
+	p->maximum_sampler_duty_percent = 10;
+	p->maximum_psi_stall_percent = 5;
+	p->minimum_census_interval_ns = 10 * MS;
+	p->maximum_census_interval_ns = 1000 * MS;
+	p->require_host_cpu = true;
+	p->require_sut_cpu = true;
+}
+
+static bool in_open_closed(double x, double lo, double hi)
+{
+	return isfinite(x) && x > lo && x <= hi;
+}
+
+int policy_check(const struct policy *p, struct err *e)
+{
+	if (p->minimum_baseline_samples < 2 || p->minimum_samples < 2)
+		return err_set(e, "policy: minimum sample counts must be at least 2");
+	if (!in_open_closed(p->maximum_non_sut_cpu_percent, 0, 100))
+		return err_set(e, "policy: maximum_non_sut_cpu_percent must be in (0,100]");
+	if (!in_open_closed(p->maximum_sampler_duty_percent, 0, 100))
+		return err_set(e, "policy: maximum_sampler_duty_percent must be in (0,100]");
+	if (!isfinite(p->maximum_psi_stall_percent) || p->maximum_psi_stall_percent < 0 ||
+	    p->maximum_psi_stall_percent > 100)
+		return err_set(e, "policy: maximum_psi_stall_percent must be in [0,100]");
+	if (p->minimum_census_interval_ns <= 0 ||
+	    p->maximum_census_interval_ns < p->minimum_census_interval_ns)
+		return err_set(e, "policy: census interval bounds must satisfy 0 < minimum <= maximum");
+	return 0;
+}
+
+/* ---- classification --------------------------------------------------- */
+
+enum severity { SEV_INVESTIGATE, SEV_INVALID };
+
+struct classify {
+	struct report *r;
+	bool invalid;
+};
+
+static void finding(struct classify *c, enum severity sev, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void finding(struct classify *c, enum severity sev, const char *code, const char *fmt, ...)
+{
+	struct finding *f;
+	va_list ap;
+
+	if (c->r->nr_findings >= REPORT_MAX_FINDINGS)
+		BUG("more than %d findings", REPORT_MAX_FINDINGS);
+	f = &c->r->findings[c->r->nr_findings++];
+	memset(f, 0, sizeof(*f));
+	report_copy(f->code, sizeof(f->code), code);
+	va_start(ap, fmt);
+	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
+	va_end(ap);
+	if (sev == SEV_INVALID)
+		c->invalid = true;
+}
+
+static bool window_ok(const struct window *w, int64_t min_samples)
+{
+	return w->samples >= min_samples && w->duration_ns > 0 && w->sample_interval_ns > 0;
+}
+
+static const char *unknown_reason(const struct metric *a, const struct metric *b)
+{
+	return !a->available ? a->reason : b->reason;
+}
+
+/* Stall percent of the larger of some/full; -1 when neither is available. */
+static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
+{
+	double worst = -1;
+	const struct metric *m[2] = { &p->some_total_us, &p->full_total_us };
+
+	if (duration_ns <= 0)
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (m[i]->available) {
+			double pct = m[i]->value * 1000.0 / (double)duration_ns * 100.0;
+			if (pct > worst)
+				worst = pct;
+		}
+	return worst;
+}
+
+void report_classify(struct report *r)
+{
+	struct classify c = { .r = r };
+	const struct policy *p = &r->policy;
+	const struct attribution *a = &r->attribution;
+	const struct overhead *bs = &r->baseline_sampler, *cs = &r->command_sampler;
+
+	r->nr_findings = 0;
+	if (r->command_window.samples == 0) {
+		finding(&c, SEV_INVALID, "NO_SAMPLES", "no system samples were captured");
+		goto done;
+	}
+	if (!window_ok(&r->baseline_window, p->minimum_baseline_samples))
+		finding(&c, SEV_INVALID, "INVALID_BASELINE_WINDOW",
+			"quiet baseline sample count, duration or interval is invalid");
+	if (!window_ok(&r->command_window, p->minimum_samples) || r->coverage.sut_root_pid <= 0)
+		finding(&c, SEV_INVALID, "INVALID_WINDOW",
+			"command window sample count, duration, interval or SUT root is invalid");
+	if (p->require_host_cpu && !r->baseline_host_totals.cpu_percent.available)
+		finding(&c, SEV_INVESTIGATE, "BASELINE_HOST_CPU_UNKNOWN", "%s",
+			r->baseline_host_totals.cpu_percent.reason);
+	if (p->require_host_cpu && !r->host_totals.cpu_percent.available)
+		finding(&c, SEV_INVESTIGATE, "HOST_CPU_UNKNOWN", "%s", r->host_totals.cpu_percent.reason);
+	if (p->require_sut_cpu &&
+	    (!a->sut_cpu_percent_of_host.available || !a->non_sut_cpu_percent_of_host.available))
+		finding(&c, SEV_INVESTIGATE, "SUT_CPU_UNKNOWN", "%s",
+			unknown_reason(&a->sut_cpu_percent_of_host, &a->non_sut_cpu_percent_of_host));
+	if (p->require_process_memory && (!a->sut_rss_bytes.available || !a->non_sut_rss_bytes.available))
+		finding(&c, SEV_INVESTIGATE, "PROCESS_MEMORY_UNKNOWN", "%s",
+			unknown_reason(&a->sut_rss_bytes, &a->non_sut_rss_bytes));
+	if (r->coverage.process_unreadable > 0)
+		finding(&c, SEV_INVESTIGATE, "PROCESS_CENSUS_ERRORS",
+			"%lld process read(s) failed for reasons other than the process exiting",
+			(long long)r->coverage.process_unreadable);
+	if (!bs->duty_percent.available || !cs->duty_percent.available)
+		finding(&c, SEV_INVESTIGATE, "SAMPLER_DUTY_UNKNOWN",
+			"baseline or command sampler duty is unavailable");
+	if (bs->duty_percent.available && bs->duty_percent.value > p->maximum_sampler_duty_percent)
+		finding(&c, SEV_INVESTIGATE, "BASELINE_SAMPLER_DUTY_HIGH",
+			"baseline sampler duty %.2f%% exceeds %.2f%%", bs->duty_percent.value,
+			p->maximum_sampler_duty_percent);
+	if (cs->duty_percent.available && cs->duty_percent.value > p->maximum_sampler_duty_percent)
+		finding(&c, SEV_INVESTIGATE, "COMMAND_SAMPLER_DUTY_HIGH",
+			"command sampler duty %.2f%% exceeds %.2f%%", cs->duty_percent.value,
+			p->maximum_sampler_duty_percent);
+	if (bs->coverage_limited || cs->coverage_limited)
+		finding(&c, SEV_INVALID, "SAMPLER_COVERAGE_LIMITED",
+			"required census cadence exceeded the declared maximum; churn coverage is insufficient");
+	if (r->baseline_host_totals.cpu_percent.available &&
+	    r->baseline_host_totals.cpu_percent.value > p->maximum_non_sut_cpu_percent)
+		finding(&c, SEV_INVESTIGATE, "BASELINE_HOST_CPU_HIGH",
+			"quiet baseline host CPU %.2f%% exceeds %.2f%%",
+			r->baseline_host_totals.cpu_percent.value, p->maximum_non_sut_cpu_percent);
+	if (a->non_sut_cpu_percent_of_host.available &&
+	    a->non_sut_cpu_percent_of_host.value > p->maximum_non_sut_cpu_percent)
+		finding(&c, SEV_INVESTIGATE, "NON_SUT_CPU_HIGH", "non-SUT CPU %.2f%% exceeds %.2f%%",
+			a->non_sut_cpu_percent_of_host.value, p->maximum_non_sut_cpu_percent);
+	if (r->command_exit_code != 0) {
+		if (r->command_signal > 0 && !r->timed_out)
+			finding(&c, SEV_INVALID, "COMMAND_FAILED", "child command was terminated by signal %lld",
+				(long long)r->command_signal);
+		else
+			finding(&c, SEV_INVALID, "COMMAND_FAILED", "child command exited %lld",
+				(long long)r->command_exit_code);
+	}
+	if (r->timed_out)
+		finding(&c, SEV_INVALID, "COMMAND_TIMEOUT", "child command exceeded the configured timeout");
+	if (r->coverage.descendants_unreaped > 0)
+		finding(&c, SEV_INVESTIGATE, "DESCENDANT_CLEANUP_FAILED",
+			"%lld descendant process(es) were still present after cleanup",
+			(long long)r->coverage.descendants_unreaped);
+	if (r->cgroup_v2.cleanup.attempted && !(r->cgroup_v2.cleanup.empty && r->cgroup_v2.cleanup.removed))
+		finding(&c, SEV_INVESTIGATE, "CGROUP_CLEANUP_FAILED", "%s", r->cgroup_v2.cleanup.reason);
+	if (!strcmp(r->cgroup_v2.state, CGROUP_MEASURED)) {
+		static const char *const axis[3] = { "cpu", "memory", "io" };
+		static const char *const code[3] = { "CPU_PSI_STALL_HIGH", "MEMORY_PSI_STALL_HIGH",
+						      "IO_PSI_STALL_HIGH" };
+		const struct psi_pair *pp[3] = { &r->cgroup_v2.pressure.cpu, &r->cgroup_v2.pressure.memory,
+						 &r->cgroup_v2.pressure.io };
+
+		for (int i = 0; i < 3; i++) {
+			double pct = psi_stall_percent(pp[i], r->command_window.duration_ns);
+
+			if (pct > p->maximum_psi_stall_percent)
+				finding(&c, SEV_INVESTIGATE, code[i], "%s cgroup PSI stall %.2f%% exceeds %.2f%%",
+					axis[i], pct, p->maximum_psi_stall_percent);
+		}
+	}
+done:
+	report_copy(r->verdict, sizeof(r->verdict),
+		    c.invalid ? "invalid" : r->nr_findings ? "investigate" : "clean");
+}
+
+/* ---- validation ------------------------------------------------------- */
+
+/* RFC 3339 UTC as written by timestamp_format, read back exactly. */
+static int timestamp_parse(const char *s, int64_t *ns)
+{
+	char day[11], again[40];
+	struct err e;
+	long days;
+	int hh, mm, ss, n = 0;
+	int64_t frac = 0;
+	const char *p;
+
+	if (strlen(s) < 20 || s[10] != 'T')
+		return -1;
+	memcpy(day, s, 10);
+	day[10] = '\0';
+	if (date_parse(day, &days, &e) < 0)
+		return -1;
+	if (sscanf(s + 11, "%2d:%2d:%2d%n", &hh, &mm, &ss, &n) != 3 || n != 8 || hh > 23 || mm > 59 ||
+	    ss > 59 || hh < 0 || mm < 0 || ss < 0)
+		return -1;
+	p = s + 19;
+	if (*p == '.') {
+		int digits = 0;
+
+		for (p++; *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+			frac = frac * 10 + (*p - '0');
+		if (!digits)
+			return -1;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (strcmp(p, "Z"))
+		return -1;
+	*ns = ((int64_t)days * 86400 + hh * 3600 + mm * 60 + ss) * 1000000000 + frac;
+	timestamp_format(*ns, again);
+	return strcmp(again, s) ? -1 : 0;
+}
+
+static int check_window(const char *name, const struct window *w, const struct overhead *o,
+			int64_t *start, int64_t *end, struct err *e)
+{
+	int64_t a = 0, b = 0;
+
+	*start = *end = 0;
+	if (w->samples == 0) {
+		if (w->started_at_utc[0] || w->ended_at_utc[0] || w->duration_ns)
+			return err_set(e, "%s: a window without samples has no times or duration", name);
+	} else {
+		if (timestamp_parse(w->started_at_utc, &a) < 0 || timestamp_parse(w->ended_at_utc, &b) < 0)
+			return err_set(e, "%s: window times must be RFC 3339 UTC timestamps", name);
+		if (b - a != w->duration_ns)
+			return err_set(e, "%s: duration_ns %lld does not match the window times (%lld)", name,
+				       (long long)w->duration_ns, (long long)(b - a));
+		if (w->samples == 1 && w->duration_ns)
+			return err_set(e, "%s: a single sample has no duration", name);
+	}
+	*start = a;
+	*end = b;
+	if (w->samples >= 2 && w->duration_ns > 0) {
+		if (o->counted_samples != w->samples - 1)
+			return err_set(e, "%s sampler: counted_samples must be samples - 1", name);
+		if (o->duty_percent.available) {
+			double want = (double)o->wall_ns / (double)w->duration_ns * 100.0;
+
+			if (fabs(o->duty_percent.value - want) > 1e-9 * (want > 1 ? want : 1))
+				return err_set(e, "%s sampler: duty_percent %g does not equal wall_ns / duration_ns * 100",
+					       name, o->duty_percent.value);
+		} else if (o->wall_ns) {
+			return err_set(e, "%s sampler: an unavailable duty must have wall_ns 0", name);
+		}
+	} else if (o->counted_samples || o->wall_ns || o->duty_percent.available) {
+		return err_set(e, "%s sampler: a window with fewer than 2 samples has no counted samples or duty",
+			       name);
+	}
+	return 0;
+}
+
+static int check_cgroup(const struct report *r, struct err *e)
+{
+	const struct cgroup_report *g = &r->cgroup_v2;
+	const struct cgroup_cleanup *cl = &g->cleanup;
+	bool measured = !strcmp(g->state, CGROUP_MEASURED);
+
+	if (measured && (g->reason[0] || !g->atomic_placement || !g->cpu_usage_us.available))
+		return err_set(e, "cgroup_v2: a measured cgroup has atomic placement, CPU usage and no reason");
+	if (!measured && !g->reason[0])
+		return err_set(e, "cgroup_v2: an unavailable cgroup states its reason");
+	if (!cl->attempted && (cl->killed_remaining || cl->empty || cl->removed || cl->reason[0]))
+		return err_set(e, "cgroup_v2.cleanup: nothing can be recorded when cleanup was not attempted");
+	if (cl->attempted && cl->empty && cl->removed && cl->reason[0])
+		return err_set(e, "cgroup_v2.cleanup: a successful cleanup carries no reason");
+	if (cl->attempted && !(cl->empty && cl->removed) && !cl->reason[0])
+		return err_set(e, "cgroup_v2.cleanup: a failed cleanup states its reason");
+	if (measured != !strcmp(r->coverage.descendant_attribution, COVERAGE_CGROUP))
+		return err_set(e, "coverage: exact_cgroup_v2 is used exactly when the cgroup was measured");
+	return 0;
+}
+
+static int consumer_cmp(const struct consumer *x, const struct consumer *y)
+{
+	if (x->cpu_seconds != y->cpu_seconds)
+		return x->cpu_seconds > y->cpu_seconds ? -1 : 1;
+	if (x->rss_bytes != y->rss_bytes)
+		return x->rss_bytes > y->rss_bytes ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static int check_consumers(const struct report *r, struct err *e)
+{
+	if (r->nr_consumers && !r->policy.include_top_consumers)
+		return err_set(e, "top_non_sut_consumers: records require policy include_top_consumers");
+	for (size_t i = 0; i < r->nr_consumers; i++) {
+		const struct consumer *c = &r->consumers[i];
+		char scrubbed[REPORT_IMAGE_MAX];
+
+		report_scrub_image(c->image, scrubbed);
+		if (strcmp(scrubbed, c->image) || strchr(c->image, '/') || strchr(c->image, '\\'))
+			return err_set(e, "top_non_sut_consumers[%zu].image: must be a scrubbed basename", i);
+		if (c->pid <= 0)
+			return err_set(e, "top_non_sut_consumers[%zu].pid: must be positive", i);
+		if ((!c->cpu_available && c->cpu_seconds) || (!c->rss_available && c->rss_bytes))
+			return err_set(e, "top_non_sut_consumers[%zu]: an unavailable figure must be 0", i);
+		if (i && consumer_cmp(&r->consumers[i - 1], c) > 0)
+			return err_set(e, "top_non_sut_consumers: records must be ordered by CPU, RSS, then PID");
+	}
+	return 0;
+}
+
+static bool coverage_known(const char *s, bool enumeration)
+{
+	if (!*s)
+		return true;
+	if (enumeration)
+		return !strcmp(s, ENUM_CHILDREN) || !strcmp(s, ENUM_CGROUP) || !strcmp(s, ENUM_SCAN);
+	return !strcmp(s, COVERAGE_SUBREAPER) || !strcmp(s, COVERAGE_CGROUP) || !strcmp(s, COVERAGE_SAMPLED);
+}
+
+int report_validate(const struct report *r, struct err *e)
+{
+	const struct attribution *a = &r->attribution;
+	const struct coverage *cv = &r->coverage;
+	int64_t bstart, bend, cstart, cend;
+
+	if (policy_check(&r->policy, e) < 0)
+		return -1;
+	if (check_window("baseline_window", &r->baseline_window, &r->baseline_sampler, &bstart, &bend, e) < 0 ||
+	    check_window("command_window", &r->command_window, &r->command_sampler, &cstart, &cend, e) < 0)
+		return -1;
+	if (r->baseline_window.samples && r->command_window.samples && bend > cstart)
+		return err_set(e, "baseline_window must end before command_window starts");
+	if (!coverage_known(cv->descendant_attribution, false) || !coverage_known(cv->process_enumeration, true))
+		return err_set(e, "coverage: unknown descendant_attribution or process_enumeration");
+	if (!cv->descendant_attribution[0] != !r->command_window.samples)
+		return err_set(e, "coverage: descendant_attribution is empty exactly when there are no command samples");
+	if (!strcmp(cv->descendant_attribution, COVERAGE_SUBREAPER) && cv->descendants_reaped < 1)
+		return err_set(e, "coverage: exact_subreaper_rusage requires the reaped SUT root");
+	if (a->sut_cpu_percent_of_host.available && a->non_sut_cpu_percent_of_host.available) {
+		double sum = a->sut_cpu_percent_of_host.value + a->non_sut_cpu_percent_of_host.value;
+
+		if (!r->host_totals.cpu_percent.available ||
+		    fabs(sum - r->host_totals.cpu_percent.value) > 1e-6)
+			return err_set(e, "attribution: SUT and non-SUT CPU must add up to host CPU");
+	}
+	if (check_cgroup(r, e) < 0 || check_consumers(r, e) < 0)
+		return -1;
+	if (r->timed_out ? r->command_exit_code != 124
+			 : r->command_signal > 0 && r->command_exit_code != 128 + r->command_signal)
+		return err_set(e, "command_exit_code must be 124 after a timeout and 128+N after signal N");
+	if (r->command_signal > 64 || r->command_exit_code > 255)
+		return err_set(e, "command_exit_code must be 0..255 and command_signal 0..64");
+	return 0;
+}
+
+int report_seal(struct report *r, struct err *e)
+{
+	json_t *doc = report_to_json(r, false);
+	int rc = json_digest(doc, NULL, r->digest, e);
+
+	json_decref(doc);
+	return rc;
+}
+
+/* ---- encoding --------------------------------------------------------- */
+
+static json_t *metric_json(const struct metric *m, const char *unit)
+{
+	json_t *o = jobj();
+
+	jset_bool(o, "available", m->available);
+	if (m->available)
+		jset_num(o, "value", m->value);
+	jset_str(o, "unit", unit);
+	if (m->available)
+		jset_str(o, "source", m->source);
+	else
+		jset_str(o, "reason", m->reason);
+	return o;
+}
+
+static json_t *window_json(const struct window *w)
+{
+	json_t *o = jobj();
+
+	jset_str(o, "started_at_utc", w->started_at_utc);
+	jset_str(o, "ended_at_utc", w->ended_at_utc);
+	jset_int(o, "duration_ns", w->duration_ns);
+	jset_int(o, "sample_interval_ns", w->sample_interval_ns);
+	jset_int(o, "samples", w->samples);
+	return o;
+}
+
+static json_t *psi_json(const struct psi *p)
+{
+	json_t *o = jobj();
+	const struct psi_pair *pp[3] = { &p->cpu, &p->memory, &p->io };
+	static const char *const names[3] = { "cpu", "memory", "io" };
+
+	for (int i = 0; i < 3; i++) {
+		json_t *x = jobj();
+
+		jset_new(x, "some_total_us", metric_json(&pp[i]->some_total_us, "microseconds"));
+		jset_new(x, "full_total_us", metric_json(&pp[i]->full_total_us, "microseconds"));
+		jset_new(o, names[i], x);
+	}
+	return o;
+}
+
+static json_t *host_json(const struct host_totals *h)
+{
+	json_t *o = jobj();
+
+	jset_new(o, "cpu_percent", metric_json(&h->cpu_percent, "percent"));
+	jset_new(o, "memory_total_bytes", metric_json(&h->memory_total_bytes, "bytes"));
+	jset_new(o, "memory_available_bytes", metric_json(&h->memory_available_bytes, "bytes"));
+	jset_new(o, "process_count", metric_json(&h->process_count, "processes"));
+	jset_new(o, "pressure", psi_json(&h->pressure));
+	return o;
+}
+
+static json_t *overhead_json(const struct overhead *s)
+{
+	json_t *o = jobj(), *st = jobj();
+
+	jset_int(o, "counted_samples", s->counted_samples);
+	jset_int(o, "wall_ns", s->wall_ns);
+	jset_new(o, "duty_percent", metric_json(&s->duty_percent, "percent"));
+	jset_int(o, "effective_cadence_ns", s->effective_cadence_ns);
+	jset_int(st, "host_counters", s->stage_host_counters_ns);
+	jset_int(st, "process_census", s->stage_process_census_ns);
+	jset_new(o, "stage_wall_ns", st);
+	jset_int(o, "stable_identity_cache_hits", s->stable_identity_cache_hits);
+	jset_int(o, "stable_identity_cache_misses", s->stable_identity_cache_misses);
+	jset_bool(o, "coverage_limited", s->coverage_limited);
+	jset_int(o, "process_cpu_ns", s->process_cpu_ns);
+	return o;
+}
+
+static json_t *coverage_json(const struct coverage *c)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "process_snapshots", c->process_snapshots);
+	jset_int(o, "processes_observed", c->processes_observed);
+	jset_int(o, "process_reads", c->process_reads);
+	jset_int(o, "process_unreadable", c->process_unreadable);
+	jset_int(o, "process_vanished", c->process_vanished);
+	jset_int(o, "host_cpu_samples", c->host_cpu_samples);
+	jset_int(o, "host_memory_samples", c->host_memory_samples);
+	jset_int(o, "sut_root_pid", c->sut_root_pid);
+	jset_str(o, "descendant_attribution", c->descendant_attribution);
+	jset_str(o, "process_enumeration", c->process_enumeration);
+	jset_int(o, "census_process_limit", c->census_process_limit);
+	jset_bool(o, "census_limited", c->census_limited);
+	jset_int(o, "descendants_reaped", c->descendants_reaped);
+	jset_int(o, "descendants_killed_after_root_exit", c->descendants_killed_after_root_exit);
+	jset_int(o, "descendants_unreaped", c->descendants_unreaped);
+	jset_int(o, "clock_ticks_per_second", c->clock_ticks_per_second);
+	jset_int(o, "page_size_bytes", c->page_size_bytes);
+	if (c->process_enumeration_note[0])
+		jset_str(o, "process_enumeration_note", c->process_enumeration_note);
+	return o;
+}
+
+static json_t *attribution_json(const struct attribution *a)
+{
+	json_t *o = jobj();
+
+	jset_new(o, "sut_cpu_percent_of_host", metric_json(&a->sut_cpu_percent_of_host, "percent"));
+	jset_new(o, "non_sut_cpu_percent_of_host", metric_json(&a->non_sut_cpu_percent_of_host, "percent"));
+	jset_new(o, "sut_rss_bytes", metric_json(&a->sut_rss_bytes, "bytes"));
+	jset_new(o, "non_sut_rss_bytes", metric_json(&a->non_sut_rss_bytes, "bytes"));
+	jset_new(o, "sut_cpu_seconds", metric_json(&a->sut_cpu_seconds, "seconds"));
+	return o;
+}
+
+static json_t *cgroup_json(const struct cgroup_report *g)
+{
+	json_t *o = jobj(), *cl = jobj();
+
+	jset_str(o, "state", g->state);
+	if (g->reason[0])
+		jset_str(o, "reason", g->reason);
+	jset_bool(o, "atomic_placement", g->atomic_placement);
+	jset_new(o, "members_at_root_exit", metric_json(&g->members_at_root_exit, "processes"));
+	jset_new(o, "cpu_usage_us", metric_json(&g->cpu_usage_us, "microseconds"));
+	jset_new(o, "memory_peak_bytes", metric_json(&g->memory_peak_bytes, "bytes"));
+	jset_new(o, "pressure", psi_json(&g->pressure));
+	jset_bool(cl, "attempted", g->cleanup.attempted);
+	jset_bool(cl, "killed_remaining", g->cleanup.killed_remaining);
+	jset_bool(cl, "empty", g->cleanup.empty);
+	jset_bool(cl, "removed", g->cleanup.removed);
+	if (g->cleanup.reason[0])
+		jset_str(cl, "reason", g->cleanup.reason);
+	jset_new(o, "cleanup", cl);
+	return o;
+}
+
+static json_t *policy_json(const struct policy *p)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "minimum_baseline_samples", p->minimum_baseline_samples);
+	jset_int(o, "minimum_samples", p->minimum_samples);
+	jset_num(o, "maximum_non_sut_cpu_percent", p->maximum_non_sut_cpu_percent);
+	jset_num(o, "maximum_sampler_duty_percent", p->maximum_sampler_duty_percent);
+	jset_num(o, "maximum_psi_stall_percent", p->maximum_psi_stall_percent);
+	jset_int(o, "minimum_census_interval_ns", p->minimum_census_interval_ns);
+	jset_int(o, "maximum_census_interval_ns", p->maximum_census_interval_ns);
+	jset_bool(o, "require_host_cpu", p->require_host_cpu);
+	jset_bool(o, "require_sut_cpu", p->require_sut_cpu);
+	jset_bool(o, "require_process_memory", p->require_process_memory);
+	jset_bool(o, "include_top_consumers", p->include_top_consumers);
+	return o;
+}
+
+json_t *report_to_json(const struct report *r, bool with_digest)
+{
+	json_t *o = jobj(), *cons = jarr(), *finds = jarr();
+
+	jset_str(o, "schema", ATTEST_SCHEMA);
+	jset_str(o, "verdict", r->verdict);
+	jset_new(o, "baseline_window", window_json(&r->baseline_window));
+	jset_new(o, "baseline_host_totals", host_json(&r->baseline_host_totals));
+	jset_new(o, "baseline_sampler", overhead_json(&r->baseline_sampler));
+	jset_new(o, "command_window", window_json(&r->command_window));
+	jset_new(o, "command_sampler", overhead_json(&r->command_sampler));
+	jset_new(o, "coverage", coverage_json(&r->coverage));
+	jset_new(o, "host_totals", host_json(&r->host_totals));
+	jset_new(o, "attribution", attribution_json(&r->attribution));
+	jset_new(o, "cgroup_v2", cgroup_json(&r->cgroup_v2));
+	for (size_t i = 0; i < r->nr_consumers; i++) {
+		const struct consumer *c = &r->consumers[i];
+		json_t *x = jobj();
+
+		jset_str(x, "image", c->image);
+		jset_int(x, "pid", c->pid);
+		jset_num(x, "cpu_seconds", c->cpu_seconds);
+		jset_num(x, "rss_bytes", c->rss_bytes);
+		jset_bool(x, "cpu_available", c->cpu_available);
+		jset_bool(x, "rss_available", c->rss_available);
+		jpush_new(cons, x);
+	}
+	jset_new(o, "top_non_sut_consumers", cons);
+	jset_new(o, "policy", policy_json(&r->policy));
+	for (size_t i = 0; i < r->nr_findings; i++) {
+		json_t *x = jobj();
+
+		jset_str(x, "code", r->findings[i].code);
+		jset_str(x, "detail", r->findings[i].detail);
+		jpush_new(finds, x);
+	}
+	jset_new(o, "findings", finds);
+	jset_int(o, "command_exit_code", r->command_exit_code);
+	jset_int(o, "command_signal", r->command_signal);
+	jset_bool(o, "timed_out", r->timed_out);
+	if (with_digest)
+		jset_str(o, "digest", r->digest);
+	return o;
+}
+
+/* ---- strict decoding -------------------------------------------------- */
+
+#define TRY(x)                           \
+	do {                             \
+		if ((x) < 0)             \
+			return -1;       \
+	} while (0)
+
+static int get_count(const json_t *o, const struct jpath *at, const char *key, int64_t *out, struct err *e)
+{
+	long long v;
+
+	TRY(jd_int(o, at, key, JD_REQUIRED, &v, e));
+	if (v < 0) {
+		struct jpath kp = JP_KEY(at, key);
+		return jpath_err(e, &kp, "must be non-negative");
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_text(const json_t *o, const struct jpath *at, const char *key, enum jd_need need, char *dst,
+		    size_t cap, struct err *e)
+{
+	const char *s;
+	int rc = jd_str(o, at, key, need, &s, e);
+
+	if (rc)
+		return rc;
+	if (strlen(s) >= cap) {
+		struct jpath kp = JP_KEY(at, key);
+		return jpath_err(e, &kp, "longer than %zu bytes", cap - 1);
+	}
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+static int get_member(const json_t *o, const struct jpath *at, const char *key, const char *const *known,
+		      const json_t **m, struct err *e)
+{
+	struct jpath kp = JP_KEY(at, key);
+
+	TRY(jd_obj(o, at, key, JD_REQUIRED, m, e));
+	return jd_object(*m, &kp, known, e);
+}
+
+static int get_metric(const json_t *o, const struct jpath *at, const char *key, const char *unit,
+		      struct metric *m, struct err *e)
+{
+	static const char *const known[] = { "available", "value", "unit", "source", "reason", NULL };
+	struct jpath kp = JP_KEY(at, key);
+	const json_t *x;
+	const char *u;
+
+	memset(m, 0, sizeof(*m));
+	TRY(get_member(o, at, key, known, &x, e));
+	TRY(jd_bool(x, &kp, "available", JD_REQUIRED, &m->available, e));
+	TRY(jd_str(x, &kp, "unit", JD_REQUIRED, &u, e));
+	if (strcmp(u, unit)) {
+		struct jpath up = JP_KEY(&kp, "unit");
+		return jpath_err(e, &up, "must be \"%s\"", unit);
+	}
+	if (m->available) {
+		TRY(jd_num(x, &kp, "value", JD_REQUIRED, &m->value, e));
+		if (m->value < 0) {
+			struct jpath vp = JP_KEY(&kp, "value");
+			return jpath_err(e, &vp, "must be non-negative");
+		}
+		TRY(get_text(x, &kp, "source", JD_REQUIRED, m->source, sizeof(m->source), e));
+		if (!m->source[0] || json_object_get(x, "reason"))
+			return jpath_err(e, &kp, "an available metric has a source and no reason");
+	} else {
+		TRY(get_text(x, &kp, "reason", JD_REQUIRED, m->reason, sizeof(m->reason), e));
+		if (!m->reason[0] || json_object_get(x, "value") || json_object_get(x, "source"))
+			return jpath_err(e, &kp, "an unavailable metric has a reason and no value or source");
+	}
+	return 0;
+}
+
+static int get_window(const json_t *o, const struct jpath *at, const char *key, struct window *w, struct err *e)
+{
+	static const char *const known[] = { "started_at_utc", "ended_at_utc", "duration_ns",
+					     "sample_interval_ns", "samples", NULL };
+	struct jpath kp = JP_KEY(at, key);
+	const json_t *x;
+
+	TRY(get_member(o, at, key, known, &x, e));
+	TRY(get_text(x, &kp, "started_at_utc", JD_REQUIRED, w->started_at_utc, sizeof(w->started_at_utc), e));
+	TRY(get_text(x, &kp, "ended_at_utc", JD_REQUIRED, w->ended_at_utc, sizeof(w->ended_at_utc), e));
+	TRY(get_count(x, &kp, "duration_ns", &w->duration_ns, e));
+	TRY(get_count(x, &kp, "sample_interval_ns", &w->sample_interval_ns, e));
+	return get_count(x, &kp, "samples", &w->samples, e);
+}
+
+static int get_psi(const json_t *o, const struct jpath *at, const char *key, struct psi *p, struct err *e)
+{
+	static const char *const known[] = { "cpu", "memory", "io", NULL };
+	static const char *const pair_known[] = { "some_total_us", "full_total_us", NULL };
+	struct psi_pair *pp[3] = { &p->cpu, &p->memory, &p->io };
+	struct jpath kp = JP_KEY(at, key);
+	const json_t *x;
+
+	TRY(get_member(o, at, key, known, &x, e));
+	for (int i = 0; i < 3; i++) {
+		struct jpath ip = JP_KEY(&kp, known[i]);
+		const json_t *y;
+
+		TRY(get_member(x, &kp, known[i], pair_known, &y, e));
+		TRY(get_metric(y, &ip, "some_total_us", "microseconds", &pp[i]->some_total_us, e));
+		TRY(get_metric(y, &ip, "full_total_us", "microseconds", &pp[i]->full_total_us, e));
+	}
+	return 0;
+}
+
+static int get_host(const json_t *o, const struct jpath *at, const char *key, struct host_totals *h,
+		    struct err *e)
+{
+	static const char *const known[] = { "cpu_percent", "memory_total_bytes", "memory_available_bytes",
+					     "process_count", "pressure", NULL };
+	struct jpath kp = JP_KEY(at, key);
+	const json_t *x;
+
+	TRY(get_member(o, at, key, known, &x, e));
+	TRY(get_metric(x, &kp, "cpu_percent", "percent", &h->cpu_percent, e));
+	TRY(get_metric(x, &kp, "memory_total_bytes", "bytes", &h->memory_total_bytes, e));
+	TRY(get_metric(x, &kp, "memory_available_bytes", "bytes", &h->memory_available_bytes, e));
+	TRY(get_metric(x, &kp, "process_count", "processes", &h->process_count, e));
+	return get_psi(x, &kp, "pressure", &h->pressure, e);
+}
+
+static int get_overhead(const json_t *o, const struct jpath *at, const char *key, struct overhead *s,
+			struct err *e)
+{
+	static const char *const known[] = { "counted_samples", "wall_ns", "duty_percent",
+					     "effective_cadence_ns", "stage_wall_ns",
+					     "stable_identity_cache_hits", "stable_identity_cache_misses",
+					     "coverage_limited", "process_cpu_ns", NULL };
+	static const char *const stages[] = { "host_counters", "process_census", NULL };
+	struct jpath kp = JP_KEY(at, key), sp = JP_KEY(&kp, "stage_wall_ns");
+	const json_t *x, *st;
+
+	TRY(get_member(o, at, key, known, &x, e));
+	TRY(get_count(x, &kp, "counted_samples", &s->counted_samples, e));
+	TRY(get_count(x, &kp, "wall_ns", &s->wall_ns, e));
+	TRY(get_metric(x, &kp, "duty_percent", "percent", &s->duty_percent, e));
+	TRY(get_count(x, &kp, "effective_cadence_ns", &s->effective_cadence_ns, e));
+	TRY(get_member(x, &kp, "stage_wall_ns", stages, &st, e));
+	TRY(get_count(st, &sp, "host_counters", &s->stage_host_counters_ns, e));
+	TRY(get_count(st, &sp, "process_census", &s->stage_process_census_ns, e));
+	TRY(get_count(x, &kp, "stable_identity_cache_hits", &s->stable_identity_cache_hits, e));
+	TRY(get_count(x, &kp, "stable_identity_cache_misses", &s->stable_identity_cache_misses, e));
+	TRY(jd_bool(x, &kp, "coverage_limited", JD_REQUIRED, &s->coverage_limited, e));
+	return get_count(x, &kp, "process_cpu_ns", &s->process_cpu_ns, e);
+}
+
+static int get_coverage(const json_t *o, const struct jpath *at, struct coverage *c, struct err *e)
+{
+	static const char *const known[] = {
+		"process_snapshots", "processes_observed", "process_reads", "process_unreadable",
+		"process_vanished", "host_cpu_samples", "host_memory_samples", "sut_root_pid",
+		"descendant_attribution", "process_enumeration", "census_process_limit", "census_limited",
+		"descendants_reaped", "descendants_killed_after_root_exit", "descendants_unreaped",
+		"clock_ticks_per_second", "page_size_bytes", "process_enumeration_note", NULL
+	};
+	int64_t *const counts[] = { &c->process_snapshots, &c->processes_observed, &c->process_reads,
+				    &c->process_unreadable, &c->process_vanished, &c->host_cpu_samples,
+				    &c->host_memory_samples, &c->sut_root_pid };
+	struct jpath kp = JP_KEY(at, "coverage");
+	const json_t *x;
+
+	TRY(get_member(o, at, "coverage", known, &x, e));
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		TRY(get_count(x, &kp, known[i], counts[i], e));
+	TRY(get_text(x, &kp, "descendant_attribution", JD_REQUIRED, c->descendant_attribution,
+		     sizeof(c->descendant_attribution), e));
+	TRY(get_text(x, &kp, "process_enumeration", JD_REQUIRED, c->process_enumeration,
+		     sizeof(c->process_enumeration), e));
+	TRY(get_count(x, &kp, "census_process_limit", &c->census_process_limit, e));
+	TRY(jd_bool(x, &kp, "census_limited", JD_REQUIRED, &c->census_limited, e));
+	TRY(get_count(x, &kp, "descendants_reaped", &c->descendants_reaped, e));
+	TRY(get_count(x, &kp, "descendants_killed_after_root_exit", &c->descendants_killed_after_root_exit, e));
+	TRY(get_count(x, &kp, "descendants_unreaped", &c->descendants_unreaped, e));
+	TRY(get_count(x, &kp, "clock_ticks_per_second", &c->clock_ticks_per_second, e));
+	TRY(get_count(x, &kp, "page_size_bytes", &c->page_size_bytes, e));
+	if (get_text(x, &kp, "process_enumeration_note", JD_OPTIONAL, c->process_enumeration_note,
+		     sizeof(c->process_enumeration_note), e) < 0)
+		return -1;
+	if (json_object_get(x, "process_enumeration_note") && !c->process_enumeration_note[0]) {
+		struct jpath np = JP_KEY(&kp, "process_enumeration_note");
+		return jpath_err(e, &np, "is omitted rather than empty");
+	}
+	return 0;
+}
+
+static int get_attribution(const json_t *o, const struct jpath *at, struct attribution *a, struct err *e)
+{
+	static const char *const known[] = { "sut_cpu_percent_of_host", "non_sut_cpu_percent_of_host",
+					     "sut_rss_bytes", "non_sut_rss_bytes", "sut_cpu_seconds", NULL };
+	struct jpath kp = JP_KEY(at, "attribution");
+	const json_t *x;
+
+	TRY(get_member(o, at, "attribution", known, &x, e));
+	TRY(get_metric(x, &kp, "sut_cpu_percent_of_host", "percent", &a->sut_cpu_percent_of_host, e));
+	TRY(get_metric(x, &kp, "non_sut_cpu_percent_of_host", "percent", &a->non_sut_cpu_percent_of_host, e));
+	TRY(get_metric(x, &kp, "sut_rss_bytes", "bytes", &a->sut_rss_bytes, e));
+	TRY(get_metric(x, &kp, "non_sut_rss_bytes", "bytes", &a->non_sut_rss_bytes, e));
+	return get_metric(x, &kp, "sut_cpu_seconds", "seconds", &a->sut_cpu_seconds, e);
+}
+
+static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_report *g, struct err *e)
+{
+	static const char *const known[] = { "state", "reason", "atomic_placement", "members_at_root_exit",
+					     "cpu_usage_us", "memory_peak_bytes", "pressure", "cleanup", NULL };
+	static const char *const cl_known[] = { "attempted", "killed_remaining", "empty", "removed",
+						"reason", NULL };
+	struct jpath kp = JP_KEY(at, "cgroup_v2"), cp = JP_KEY(&kp, "cleanup");
+	const json_t *x, *cl;
+
+	TRY(get_member(o, at, "cgroup_v2", known, &x, e));
+	TRY(get_text(x, &kp, "state", JD_REQUIRED, g->state, sizeof(g->state), e));
+	if (strcmp(g->state, CGROUP_MEASURED) && strcmp(g->state, CGROUP_UNAVAILABLE)) {
+		struct jpath sp = JP_KEY(&kp, "state");
+		return jpath_err(e, &sp, "must be \"measured\" or \"unavailable\"");
+	}
+	TRY(get_text(x, &kp, "reason", JD_OPTIONAL, g->reason, sizeof(g->reason), e));
+	TRY(jd_bool(x, &kp, "atomic_placement", JD_REQUIRED, &g->atomic_placement, e));
+	TRY(get_metric(x, &kp, "members_at_root_exit", "processes", &g->members_at_root_exit, e));
+	TRY(get_metric(x, &kp, "cpu_usage_us", "microseconds", &g->cpu_usage_us, e));
+	TRY(get_metric(x, &kp, "memory_peak_bytes", "bytes", &g->memory_peak_bytes, e));
+	TRY(get_psi(x, &kp, "pressure", &g->pressure, e));
+	TRY(get_member(x, &kp, "cleanup", cl_known, &cl, e));
+	TRY(jd_bool(cl, &cp, "attempted", JD_REQUIRED, &g->cleanup.attempted, e));
+	TRY(jd_bool(cl, &cp, "killed_remaining", JD_REQUIRED, &g->cleanup.killed_remaining, e));
+	TRY(jd_bool(cl, &cp, "empty", JD_REQUIRED, &g->cleanup.empty, e));
+	TRY(jd_bool(cl, &cp, "removed", JD_REQUIRED, &g->cleanup.removed, e));
+	TRY(get_text(cl, &cp, "reason", JD_OPTIONAL, g->cleanup.reason, sizeof(g->cleanup.reason), e));
+	if ((json_object_get(x, "reason") && !g->reason[0]) ||
+	    (json_object_get(cl, "reason") && !g->cleanup.reason[0]))
+		return jpath_err(e, &kp, "an empty reason is omitted");
+	return 0;
+}
+
+static int get_consumers(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
+{
+	static const char *const known[] = { "image", "pid", "cpu_seconds", "rss_bytes", "cpu_available",
+					     "rss_available", NULL };
+	struct jpath kp = JP_KEY(at, "top_non_sut_consumers");
+	const json_t *arr;
+
+	TRY(jd_arr(o, at, "top_non_sut_consumers", JD_REQUIRED, false, &arr, e));
+	if (json_array_size(arr) > REPORT_MAX_CONSUMERS)
+		return jpath_err(e, &kp, "at most %d records", REPORT_MAX_CONSUMERS);
+	r->nr_consumers = json_array_size(arr);
+	for (size_t i = 0; i < r->nr_consumers; i++) {
+		struct jpath ip = JP_IDX(&kp, i);
+		const json_t *x = json_array_get(arr, i);
+		struct consumer *c = &r->consumers[i];
+
+		TRY(jd_object(x, &ip, known, e));
+		TRY(get_text(x, &ip, "image", JD_REQUIRED, c->image, sizeof(c->image), e));
+		TRY(get_count(x, &ip, "pid", &c->pid, e));
+		TRY(jd_num(x, &ip, "cpu_seconds", JD_REQUIRED, &c->cpu_seconds, e));
+		TRY(jd_num(x, &ip, "rss_bytes", JD_REQUIRED, &c->rss_bytes, e));
+		if (c->cpu_seconds < 0 || c->rss_bytes < 0)
+			return jpath_err(e, &ip, "cpu_seconds and rss_bytes must be finite non-negative numbers");
+		TRY(jd_bool(x, &ip, "cpu_available", JD_REQUIRED, &c->cpu_available, e));
+		TRY(jd_bool(x, &ip, "rss_available", JD_REQUIRED, &c->rss_available, e));
+	}
+	return 0;
+}
+
+static int get_policy(const json_t *o, const struct jpath *at, struct policy *p, struct err *e)
+{
+	static const char *const known[] = {
+		"minimum_baseline_samples", "minimum_samples", "maximum_non_sut_cpu_percent",
+		"maximum_sampler_duty_percent", "maximum_psi_stall_percent", "minimum_census_interval_ns",
+		"maximum_census_interval_ns", "require_host_cpu", "require_sut_cpu",
+		"require_process_memory", "include_top_consumers", NULL
+	};
+	struct jpath kp = JP_KEY(at, "policy");
+	const json_t *x;
+
+	TRY(get_member(o, at, "policy", known, &x, e));
+	TRY(get_count(x, &kp, "minimum_baseline_samples", &p->minimum_baseline_samples, e));
+	TRY(get_count(x, &kp, "minimum_samples", &p->minimum_samples, e));
+	TRY(jd_num(x, &kp, "maximum_non_sut_cpu_percent", JD_REQUIRED, &p->maximum_non_sut_cpu_percent, e));
+	TRY(jd_num(x, &kp, "maximum_sampler_duty_percent", JD_REQUIRED, &p->maximum_sampler_duty_percent, e));
+	TRY(jd_num(x, &kp, "maximum_psi_stall_percent", JD_REQUIRED, &p->maximum_psi_stall_percent, e));
+	TRY(get_count(x, &kp, "minimum_census_interval_ns", &p->minimum_census_interval_ns, e));
+	TRY(get_count(x, &kp, "maximum_census_interval_ns", &p->maximum_census_interval_ns, e));
+	TRY(jd_bool(x, &kp, "require_host_cpu", JD_REQUIRED, &p->require_host_cpu, e));
+	TRY(jd_bool(x, &kp, "require_sut_cpu", JD_REQUIRED, &p->require_sut_cpu, e));
+	TRY(jd_bool(x, &kp, "require_process_memory", JD_REQUIRED, &p->require_process_memory, e));
+	return jd_bool(x, &kp, "include_top_consumers", JD_REQUIRED, &p->include_top_consumers, e);
+}
+
+static int get_findings(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
+{
+	static const char *const known[] = { "code", "detail", NULL };
+	struct jpath kp = JP_KEY(at, "findings");
+	const json_t *arr;
+
+	TRY(jd_arr(o, at, "findings", JD_REQUIRED, false, &arr, e));
+	if (json_array_size(arr) > REPORT_MAX_FINDINGS)
+		return jpath_err(e, &kp, "at most %d findings", REPORT_MAX_FINDINGS);
+	r->nr_findings = json_array_size(arr);
+	for (size_t i = 0; i < r->nr_findings; i++) {
+		struct jpath ip = JP_IDX(&kp, i);
+		const json_t *x = json_array_get(arr, i);
+
+		TRY(jd_object(x, &ip, known, e));
+		TRY(get_text(x, &ip, "code", JD_REQUIRED, r->findings[i].code, sizeof(r->findings[i].code), e));
+		TRY(get_text(x, &ip, "detail", JD_REQUIRED, r->findings[i].detail,
+			     sizeof(r->findings[i].detail), e));
+	}
+	return 0;
+}
+
+int report_decode(const json_t *doc, struct report *r, struct err *e)
+{
+	static const char *const known[] = {
+		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
+		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
+		"top_non_sut_consumers", "policy", "findings", "command_exit_code", "command_signal",
+		"timed_out", "digest", NULL
+	};
+	const struct jpath *root = NULL;
+	const char *schema;
+
+	memset(r, 0, sizeof(*r));
+	TRY(jd_object(doc, root, known, e));
+	TRY(jd_str(doc, root, "schema", JD_REQUIRED, &schema, e));
+	if (strcmp(schema, ATTEST_SCHEMA)) {
+		struct jpath kp = JP_KEY(root, "schema");
+		return jpath_err(e, &kp, "unsupported schema \"%s\" (expected \"%s\")", schema, ATTEST_SCHEMA);
+	}
+	TRY(get_text(doc, root, "verdict", JD_REQUIRED, r->verdict, sizeof(r->verdict), e));
+	if (strcmp(r->verdict, "clean") && strcmp(r->verdict, "investigate") && strcmp(r->verdict, "invalid")) {
+		struct jpath kp = JP_KEY(root, "verdict");
+		return jpath_err(e, &kp, "must be \"clean\", \"investigate\" or \"invalid\"");
+	}
+	TRY(get_window(doc, root, "baseline_window", &r->baseline_window, e));
+	TRY(get_host(doc, root, "baseline_host_totals", &r->baseline_host_totals, e));
+	TRY(get_overhead(doc, root, "baseline_sampler", &r->baseline_sampler, e));
+	TRY(get_window(doc, root, "command_window", &r->command_window, e));
+	TRY(get_overhead(doc, root, "command_sampler", &r->command_sampler, e));
+	TRY(get_coverage(doc, root, &r->coverage, e));
+	TRY(get_host(doc, root, "host_totals", &r->host_totals, e));
+	TRY(get_attribution(doc, root, &r->attribution, e));
+	TRY(get_cgroup(doc, root, &r->cgroup_v2, e));
+	TRY(get_consumers(doc, root, r, e));
+	TRY(get_policy(doc, root, &r->policy, e));
+	TRY(get_findings(doc, root, r, e));
+	TRY(get_count(doc, root, "command_exit_code", &r->command_exit_code, e));
+	TRY(get_count(doc, root, "command_signal", &r->command_signal, e));
+	TRY(jd_bool(doc, root, "timed_out", JD_REQUIRED, &r->timed_out, e));
+	TRY(get_text(doc, root, "digest", JD_REQUIRED, r->digest, sizeof(r->digest), e));
+	return 0;
+}

@@ -1,0 +1,204 @@
+#ifndef FAK_SAMPLER_REPORT_H
+#define FAK_SAMPLER_REPORT_H
+/* The system-baseline attestation as plain C values. The sampler fills one,
+ * report_classify() derives the findings and the verdict from its figures,
+ * report_seal() computes the digest, report_to_json() renders it in the
+ * documented key order; report_decode() is the strict inverse used by
+ * attest_check(). docs/sampler.md describes every field. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "base/json.h"
+
+#define REPORT_SOURCE_MAX 96	/* bytes, NUL included */
+#define REPORT_TEXT_MAX 192
+#define REPORT_MAX_CONSUMERS 5
+#define REPORT_MAX_FINDINGS 24
+#define REPORT_IMAGE_MAX 64
+#define REPORT_TIME_MAX 40
+
+/* One measured value, or the reason it could not be measured (never a 0
+ * standing in for "unknown"). The unit is fixed per field. */
+struct metric {
+	bool available;
+	double value;			/* finite, >= 0 when available */
+	char source[REPORT_SOURCE_MAX];	/* set iff available */
+	char reason[REPORT_TEXT_MAX];	/* set iff unavailable */
+};
+
+struct window {
+	char started_at_utc[REPORT_TIME_MAX];	/* RFC 3339, "" when no samples */
+	char ended_at_utc[REPORT_TIME_MAX];
+	int64_t duration_ns;	/* last sample - first sample */
+	int64_t sample_interval_ns;
+	int64_t samples;
+};
+
+struct psi_pair {
+	struct metric some_total_us, full_total_us;	/* deltas over the window */
+};
+
+struct psi {
+	struct psi_pair cpu, memory, io;
+};
+
+struct host_totals {
+	struct metric cpu_percent;	/* of all logical CPUs */
+	struct metric memory_total_bytes;
+	struct metric memory_available_bytes;	/* minimum sampled */
+	struct metric process_count;	/* maximum at the window endpoints */
+	struct psi pressure;		/* /proc/pressure files */
+};
+
+struct overhead {
+	int64_t counted_samples;	/* samples - 1: the final endpoint is not counted */
+	int64_t wall_ns;		/* census wall time of the counted samples */
+	struct metric duty_percent;	/* wall_ns / window duration * 100 */
+	int64_t effective_cadence_ns;
+	int64_t stage_host_counters_ns, stage_process_census_ns;
+	int64_t stable_identity_cache_hits, stable_identity_cache_misses;
+	bool coverage_limited;		/* the cadence controller hit its maximum */
+	int64_t process_cpu_ns;		/* fak's own CPU time over the window */
+};
+
+#define COVERAGE_SUBREAPER "exact_subreaper_rusage"
+#define COVERAGE_CGROUP "exact_cgroup_v2"
+#define COVERAGE_SAMPLED "sampled_pid_ppid_tree"
+
+#define ENUM_CHILDREN "task_children"
+#define ENUM_CGROUP "cgroup_procs"
+#define ENUM_SCAN "proc_scan"
+
+struct coverage {
+	int64_t process_snapshots;	/* censuses whose tree enumeration succeeded */
+	int64_t processes_observed;	/* sum over censuses of SUT members seen */
+	int64_t process_reads;		/* successful member reads */
+	int64_t process_unreadable;	/* failed reads other than "process exited" */
+	int64_t process_vanished;	/* members that exited between listing and read */
+	int64_t host_cpu_samples, host_memory_samples;
+	int64_t sut_root_pid;
+	char descendant_attribution[32];	/* COVERAGE_*, "" without command samples */
+	char process_enumeration[16];		/* ENUM_*, "" without command samples */
+	int64_t census_process_limit;	/* member reads allowed per census */
+	bool census_limited;		/* some census hit that limit */
+	int64_t descendants_reaped;	/* processes fak reaped (root included) */
+	int64_t descendants_killed_after_root_exit;
+	int64_t descendants_unreaped;	/* still present after cleanup */
+	int64_t clock_ticks_per_second;	/* sysconf(_SC_CLK_TCK) */
+	int64_t page_size_bytes;	/* sysconf(_SC_PAGESIZE) */
+	char process_enumeration_note[REPORT_TEXT_MAX];	/* "" = omitted */
+};
+
+struct attribution {
+	struct metric sut_cpu_percent_of_host;
+	struct metric non_sut_cpu_percent_of_host;
+	struct metric sut_rss_bytes;
+	struct metric non_sut_rss_bytes;
+	struct metric sut_cpu_seconds;
+};
+
+struct cgroup_cleanup {
+	bool attempted, killed_remaining, empty, removed;
+	char reason[REPORT_TEXT_MAX];	/* "" = omitted */
+};
+
+#define CGROUP_MEASURED "measured"
+#define CGROUP_UNAVAILABLE "unavailable"
+
+struct cgroup_report {
+	char state[16];			/* CGROUP_MEASURED | CGROUP_UNAVAILABLE */
+	char reason[REPORT_TEXT_MAX];	/* set iff unavailable */
+	bool atomic_placement;
+	struct metric members_at_root_exit;	/* processes */
+	struct metric cpu_usage_us;		/* cpu.stat usage_usec delta */
+	struct metric memory_peak_bytes;	/* memory.peak */
+	struct psi pressure;			/* cgroup *.pressure deltas */
+	struct cgroup_cleanup cleanup;
+};
+
+struct consumer {
+	char image[REPORT_IMAGE_MAX];
+	int64_t pid;
+	double cpu_seconds;
+	double rss_bytes;
+	bool cpu_available, rss_available;
+};
+
+struct policy {
+	int64_t minimum_baseline_samples;
+	int64_t minimum_samples;
+	double maximum_non_sut_cpu_percent;
+	double maximum_sampler_duty_percent;
+	double maximum_psi_stall_percent;
+	int64_t minimum_census_interval_ns;
+	int64_t maximum_census_interval_ns;
+	bool require_host_cpu, require_sut_cpu, require_process_memory;
+	bool include_top_consumers;
+};
+
+struct finding {
+	char code[40];
+	char detail[REPORT_TEXT_MAX];
+};
+
+struct report {
+	char verdict[16];
+	struct window baseline_window;
+	struct host_totals baseline_host_totals;
+	struct overhead baseline_sampler;
+	struct window command_window;
+	struct overhead command_sampler;
+	struct coverage coverage;
+	struct host_totals host_totals;
+	struct attribution attribution;
+	struct cgroup_report cgroup_v2;
+	struct consumer consumers[REPORT_MAX_CONSUMERS];
+	size_t nr_consumers;
+	struct policy policy;
+	struct finding findings[REPORT_MAX_FINDINGS];
+	size_t nr_findings;
+	int64_t command_exit_code;	/* 124 after a timeout, 128+N after signal N */
+	int64_t command_signal;		/* N, or 0 */
+	bool timed_out;
+	char digest[JSON_DIGEST_LEN + 1];
+};
+
+/* ---- building ------------------------------------------------------- */
+
+/* Default policy: 2 samples, 20 % non-SUT, 10 % duty, 5 % PSI,
+ * 10 ms .. 1 s census, host and SUT CPU required. */
+void policy_default(struct policy *p);
+/* 0 when every threshold is in its range (see docs/sampler.md). */
+int policy_check(const struct policy *p, struct err *e);
+
+void metric_set(struct metric *m, double value, const char *source);
+void metric_unavailable(struct metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Copies at most cap-1 bytes and NUL-terminates. */
+void report_copy(char *dst, size_t cap, const char *src);
+
+/* Executable image reduced to its last path element; "unknown" for "",
+ * "." or "/". Backslashes count as separators. */
+void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX]);
+
+/* Recomputes r->findings and r->verdict from the recorded figures and the
+ * policy. The same function serves building and verification. */
+void report_classify(struct report *r);
+/* Rules every sealed report must satisfy besides its findings: counts,
+ * window arithmetic, duty recomputation, coverage consistency, consumers. */
+int report_validate(const struct report *r, struct err *e);
+/* Fills r->digest. */
+int report_seal(struct report *r, struct err *e);
+
+/* New reference; keys in the documented order. with_digest false leaves the
+ * digest member out (the form that is hashed). */
+json_t *report_to_json(const struct report *r, bool with_digest);
+/* Strict decode of a document (borrowed) into r: every key known, every
+ * type right, metric shape consistent. Errors carry the JSON path. */
+int report_decode(const json_t *doc, struct report *r, struct err *e);
+
+#endif

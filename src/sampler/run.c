@@ -1,0 +1,388 @@
+#include "sampler/run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+#include "sampler/census.h"
+#include "sampler/cgroup.h"
+#include "sampler/child.h"
+#include "sampler/fold.h"
+
+struct runner {
+	const struct run_opts *o;
+	struct census *c;
+	struct cadence cad;
+	int sigfd;
+	sigset_t old_mask;
+	struct child ch;
+	bool child_running, sigchld, timed_out;
+	int interrupted, interrupts;
+	int64_t next_interval;
+};
+
+static int64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static void handle_signals(struct runner *rn)
+{
+	struct signalfd_siginfo si[16];
+	ssize_t n;
+
+	while ((n = read(rn->sigfd, si, sizeof(si))) > 0) {
+		for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+			int sig = (int)si[i].ssi_signo;
+
+			if (sig == SIGCHLD) {
+				rn->sigchld = true;
+				continue;
+			}
+			if (!rn->interrupted)
+				rn->interrupted = sig;
+			rn->interrupts++;
+			if (!rn->child_running)
+				continue;
+			/* A terminal's ^C already reached the command (same process
+			 * group); forward only what was sent to fak alone. A second
+			 * interrupt is not negotiable. */
+			if (rn->interrupts > 1)
+				kill(rn->ch.pid, SIGKILL);
+			else if (si[i].ssi_code != SI_KERNEL)
+				kill(rn->ch.pid, sig);
+		}
+	}
+}
+
+/* Sleeps until deadline (CLOCK_MONOTONIC) or a signal. */
+static void wait_until(struct runner *rn, int64_t deadline)
+{
+	struct pollfd p = { .fd = rn->sigfd, .events = POLLIN };
+	int64_t left = deadline - child_mono_ns();
+	struct timespec ts;
+
+	if (left < 0)
+		left = 0;
+	ts.tv_sec = (time_t)(left / 1000000000);
+	ts.tv_nsec = (long)(left % 1000000000);
+	if (ppoll(&p, 1, &ts, NULL) > 0)
+		handle_signals(rn);
+}
+
+static void take(struct runner *rn, struct fold *f, unsigned flags)
+{
+	struct sample s;
+	bool over;
+
+	census_take(rn->c, flags, &s);
+	rn->next_interval = cadence_next(&rn->cad, s.wall_ns, &over);
+	fold_add(f, &s, rn->next_interval, over, flags & CENSUS_TREE);
+}
+
+static int64_t advance(int64_t next, int64_t interval, int64_t now)
+{
+	next += interval;
+	return next <= now ? now + interval : next;
+}
+
+static void baseline_window(struct runner *rn, struct fold *f)
+{
+	const struct run_opts *o = rn->o;
+	int64_t cpu0 = self_cpu_ns(), start, end, next;
+
+	take(rn, f, CENSUS_ENDPOINT);
+	start = f->first.mono_ns;
+	end = start + o->baseline_ns;
+	next = start + rn->next_interval;
+	while (!rn->interrupted) {
+		int64_t now;
+
+		wait_until(rn, next < end ? next : end);
+		if (rn->interrupted)
+			break;
+		now = child_mono_ns();
+		if (now >= end) {
+			take(rn, f, CENSUS_ENDPOINT);
+			break;
+		}
+		if (now >= next) {
+			take(rn, f, 0);
+			next = advance(next, rn->next_interval, now);
+		}
+		if (o->progress)
+			o->progress(o->progress_ctx, now - start, o->baseline_ns);
+	}
+	if (o->progress && !rn->interrupted)
+		o->progress(o->progress_ctx, o->baseline_ns, o->baseline_ns);
+	f->process_cpu_ns = self_cpu_ns() - cpu0;
+}
+
+static void command_loop(struct runner *rn, struct fold *f)
+{
+	int64_t deadline = child_mono_ns() + rn->o->timeout_ns, next;
+
+	take(rn, f, CENSUS_TREE);
+	next = f->last.mono_ns + rn->next_interval;
+	for (;;) {
+		int64_t now, wake;
+
+		if (rn->sigchld) {
+			rn->sigchld = false;
+			child_reap(&rn->ch);
+		}
+		if (rn->ch.exited)
+			break;
+		now = child_mono_ns();
+		if (rn->o->timeout_ns && now >= deadline && !rn->timed_out) {
+			kill(rn->ch.pid, SIGKILL);
+			rn->timed_out = true;
+		}
+		if (now >= next) {
+			take(rn, f, CENSUS_TREE);
+			next = advance(next, rn->next_interval, child_mono_ns());
+		}
+		wake = next;
+		if (rn->o->timeout_ns && !rn->timed_out && deadline < wake)
+			wake = deadline;
+		wait_until(rn, wake);
+	}
+	rn->child_running = false;
+}
+
+static void exit_status(const struct runner *rn, struct fold_input *in, struct run_result *res)
+{
+	int st = rn->ch.status;
+
+	in->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	if (rn->timed_out)
+		in->exit_code = 124;
+	else if (WIFEXITED(st))
+		in->exit_code = WEXITSTATUS(st);
+	else
+		in->exit_code = 128 + in->signal;
+	in->timed_out = rn->timed_out;
+	res->exit_code = (int)in->exit_code;
+}
+
+static void sut_cpu(struct runner *rn, struct fold_input *in, bool sampled, char *reason)
+{
+	uint64_t ns = 0;
+
+	in->sut_cpu_ok = false;
+	in->sut_cpu_reason = reason;
+	if (rn->ch.unreaped > 0) {
+		snprintf(reason, REPORT_TEXT_MAX,
+			 "%lld descendant process(es) were still running after cleanup; their CPU is not final",
+			 (long long)rn->ch.unreaped);
+		return;
+	}
+	if (!strcmp(in->coverage, COVERAGE_CGROUP)) {
+		ns = (uint64_t)in->cgroup.cpu_usage_us.value * 1000;
+		in->sut_cpu_source = "cgroup v2 cpu.stat usage_usec";
+	} else if (sampled) {
+		if (!census_sampled_sut_cpu(rn->c, &ns, reason))
+			return;
+		in->sut_cpu_source = "sampled root + descendant CPU deltas";
+	} else {
+		ns = rn->ch.reaped_cpu_us * 1000;
+		in->sut_cpu_source = "wait4 rusage of every reaped SUT process";
+	}
+	in->sut_cpu_ok = true;
+	in->sut_cpu_ns = ns;
+}
+
+static int setup_signals(struct runner *rn, struct err *e)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, &rn->old_mask) < 0)
+		return err_errno(e, errno, "cannot block signals");
+	rn->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (rn->sigfd < 0) {
+		int saved = errno;
+
+		sigprocmask(SIG_SETMASK, &rn->old_mask, NULL);
+		return err_errno(e, saved, "cannot create a signalfd");
+	}
+	return 0;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+struct run_state {
+	struct fold baseline, command;
+	struct fold_input in;
+	struct cgroup cg;
+	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
+	char exe[PATH_MAX];
+};
+
+int sampler_run(const struct run_opts *o, struct report *r, struct run_result *res, struct err *e)
+{
+	struct runner rn = { .o = o, .sigfd = -1 };
+	struct run_state *st = xcalloc(1, sizeof(*st));
+	struct fold_input *in = &st->in;
+	struct census_cfg cfg = { 0 };
+	bool sampled = !strcmp(o->attribution, ATTRIBUTION_SAMPLED);
+	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) || !strcmp(o->attribution, ATTRIBUTION_CGROUP);
+	struct timespec rt, mt;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (child_resolve(o->argv[0], st->exe, sizeof(st->exe), e) < 0)
+		goto out;
+	in->policy = o->policy;
+	in->policy.minimum_census_interval_ns = o->interval_ns;
+	in->policy.maximum_census_interval_ns = o->interval_ns * 10;
+	rn.cad.min_ns = o->interval_ns;
+	rn.cad.max_ns = o->interval_ns * 10;
+	rn.cad.max_duty_percent = o->policy.maximum_sampler_duty_percent;
+	in->coverage = sampled ? COVERAGE_SAMPLED : COVERAGE_SUBREAPER;
+	if (child_become_subreaper(e) < 0) {
+		report_copy(st->note, sizeof(st->note), "cannot become a child subreaper; attribution uses the sampled tree");
+		in->coverage = COVERAGE_SAMPLED;
+		sampled = true;
+	}
+	raise_nofile();
+	if (want_cgroup && cgroup_create(&st->cg, o->proc_root, &in->cgroup) < 0 &&
+	    !strcmp(o->attribution, ATTRIBUTION_CGROUP)) {
+		err_set(e, "cgroup attribution was requested but is unavailable: %s", in->cgroup.reason);
+		goto out;
+	}
+	if (!want_cgroup)
+		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the subreaper or the sampled tree was requested");
+	if (setup_signals(&rn, e) < 0)
+		goto out_cgroup;
+
+	cfg.proc_root = o->proc_root;
+	cfg.self_pid = getpid();
+	cfg.clk_tck = sysconf(_SC_CLK_TCK);
+	cfg.page_size = sysconf(_SC_PAGESIZE);
+	cfg.process_limit = o->process_limit ? o->process_limit : RUN_PROCESS_LIMIT;
+	cfg.table_cap = o->table_cap ? o->table_cap : RUN_TABLE_CAP;
+	cfg.enumeration = st->cg.active ? ENUM_CGROUP : ENUM_CHILDREN;
+	cfg.cgroup_procs_fd = st->cg.active ? st->cg.procs_rfd : -1;
+	cfg.track_cpu = sampled;
+	cfg.non_sut_rss = o->policy.require_process_memory;
+	cfg.top_consumers = o->policy.include_top_consumers;
+	if (cfg.clk_tck <= 0 || cfg.page_size <= 0) {
+		err_set(e, "sysconf does not report the clock tick or the page size");
+		goto out_signals;
+	}
+	rn.c = census_new(&cfg, e);
+	if (!rn.c)
+		goto out_signals;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	in->real0_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	in->mono0_ns = (int64_t)mt.tv_sec * 1000000000 + mt.tv_nsec;
+	fold_init(&st->baseline);
+	fold_init(&st->command);
+	baseline_window(&rn, &st->baseline);
+	if (rn.interrupted) {
+		res->interrupted = rn.interrupted;
+		res->exit_code = 128 + rn.interrupted;
+		rc = 0;
+		goto out_census;
+	}
+
+	{
+		int64_t cpu0 = self_cpu_ns();
+
+		take(&rn, &st->command, CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
+		if (child_spawn(&rn.ch, st->exe, o->argv, &rn.old_mask, st->cg.active ? st->cg.procs_wfd : -1,
+				st->placement, sizeof(st->placement), e) < 0)
+			goto out_census;
+		rn.child_running = true;
+		if (st->placement[0]) {
+			cgroup_placement_failed(&st->cg, &in->cgroup, st->placement);
+			census_use_enumeration(rn.c, ENUM_CHILDREN, -1);
+		}
+		census_set_root(rn.c, rn.ch.pid);
+		command_loop(&rn, &st->command);
+		if (st->cg.active)
+			cgroup_root_exited(&st->cg, &in->cgroup);
+		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
+		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE | (cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
+		st->command.process_cpu_ns = self_cpu_ns() - cpu0;
+		if (st->cg.active)
+			cgroup_finish(&st->cg, &in->cgroup);
+	}
+	if (rn.interrupted) {
+		res->interrupted = rn.interrupted;
+		res->exit_code = 128 + rn.interrupted;
+		rc = 0;
+		goto out_census;
+	}
+
+	if (!strcmp(in->cgroup.state, CGROUP_MEASURED))
+		in->coverage = COVERAGE_CGROUP;
+	exit_status(&rn, in, res);
+	sut_cpu(&rn, in, sampled, st->reason);
+	in->baseline = &st->baseline;
+	in->command = &st->command;
+	in->interval_ns = o->interval_ns;
+	in->enumeration = census_enumeration(rn.c);
+	if (!st->note[0])
+		report_copy(st->note, sizeof(st->note), census_note(rn.c));
+	in->note = st->note;
+	in->census_limit = (int64_t)cfg.process_limit;
+	in->clk_tck = cfg.clk_tck;
+	in->page_size = cfg.page_size;
+	in->non_sut_rss_censused = cfg.non_sut_rss;
+	in->root_pid = rn.ch.pid;
+	in->reaped = rn.ch.reaped;
+	/* cgroup.kill got them all at once; the reaping loop then only finishes the job */
+	in->killed = in->cgroup.members_at_root_exit.available ? (int64_t)in->cgroup.members_at_root_exit.value
+							       : rn.ch.killed;
+	in->unreaped = rn.ch.unreaped;
+	if (cfg.top_consumers)
+		in->nr_consumers = census_consumers(rn.c, in->consumers, REPORT_MAX_CONSUMERS);
+	rc = fold_report(r, in, e);
+out_census:
+	if (rn.child_running) {
+		/* spawn failed after fork, or an error path: leave nothing behind */
+		kill(rn.ch.pid, SIGKILL);
+		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
+	}
+	census_free(rn.c);
+out_signals:
+	close(rn.sigfd);
+	sigprocmask(SIG_SETMASK, &rn.old_mask, NULL);
+out_cgroup:
+	if (st->cg.active)
+		cgroup_finish(&st->cg, &in->cgroup);
+out:
+	free(st);
+	return rc;
+}
