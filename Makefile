@@ -78,10 +78,12 @@ sanitize:
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined" test
 
+# ctuuninitvar: cppcheck reads every `struct err *e` out-parameter as a use
+# of uninitialised memory; the functions only write it.
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --std=c11 -D_GNU_SOURCE -Isrc \
-	  --suppress=missingIncludeSystem src tools tests/fuzz
+	  --suppress=missingIncludeSystem --suppress=ctuuninitvar src tools tests/fuzz
 	clang-tidy --quiet $(LIB_SRC) src/main.c -- $(CPPFLAGS) -std=c17
 
 FUZZ_BUILD := build-fuzz

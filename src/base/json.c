@@ -64,7 +64,7 @@ void json_format_double(char *buf, double d)
 			*q++ = '0';
 		*q = '\0';
 	} else if (0 < n && n <= 21) {
-		q += sprintf(q, "%.*s.%s", n, digits, digits + n);
+		sprintf(q, "%.*s.%s", n, digits, digits + n);
 	} else if (-6 < n && n <= 0) {
 		q += sprintf(q, "0.");
 		for (int i = 0; i < -n; i++)
@@ -365,7 +365,7 @@ int json_digest(const json_t *v, const char *omit, char out[JSON_DIGEST_LEN + 1]
 	}
 	rc = json_write_canonical(&sb, v, e);
 	if (rc == 0) {
-		memcpy(out, "sha256:", 7);
+		strcpy(out, "sha256:");
 		sha256_hex(sb.buf, sb.len, out + 7);
 	}
 	json_decref(copy);

@@ -30,8 +30,12 @@ static size_t width(const char *s)
 
 void table_render(const struct table *t, struct strbuf *out)
 {
-	size_t *w = xcalloc(t->cols, sizeof(*w));
-	size_t rows = t->cols ? t->nr / t->cols : 0;
+	size_t *w, rows;
+
+	if (!t->cols)
+		return;
+	w = xcalloc(t->cols, sizeof(*w));
+	rows = t->nr / t->cols;
 
 	for (size_t i = 0; i < t->nr; i++) {
 		size_t cw = width(t->cells[i]);

@@ -1,8 +1,10 @@
 /* Human readout of the evidence graph and of the --next selection. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
+#include "base/xalloc.h"
 #include "render/render.h"
 #include "render/table.h"
 
@@ -42,11 +44,9 @@ static void envelope_table(struct strbuf *out, const struct graph *g)
 	};
 	size_t nf = sizeof(fields) / sizeof(fields[0]), cols = g->nr_envelopes + 1;
 	struct table t;
-	const char **cells = calloc(cols, sizeof(*cells));
-	struct strbuf *sb = calloc(cols, sizeof(*sb));
+	const char **cells = xcalloc(cols, sizeof(*cells));
+	struct strbuf *sb = xcalloc(cols, sizeof(*sb));
 
-	if (!cells || !sb)
-		BUG("out of memory");
 	table_init(&t, cols);
 	sb_adds(out, "Pinned envelopes (separate curves: never combined, ranked, or drawn as one):\n");
 	for (size_t f = 0; f < nf; f++) {

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/json.h"
 #include "graph/graph.h"
 #include "render/render.h"
 
