@@ -68,6 +68,18 @@ int attest_check_report(const json_t *doc, struct report *r, struct err *e)
 	return rc;
 }
 
+/* The validated verdict and coverage as static strings: they outlive doc. */
+static const char *static_name(const char *s)
+{
+	static const char *const names[] = { "clean", "investigate", "invalid", COVERAGE_SUBREAPER,
+					     COVERAGE_CGROUP, COVERAGE_SAMPLED, NULL };
+
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(*n, s))
+			return *n;
+	return "";
+}
+
 int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 {
 	struct report *r = xmalloc(sizeof(*r));
@@ -78,9 +90,8 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 	}
 	memset(facts, 0, sizeof(*facts));
 	memcpy(facts->digest, r->digest, sizeof(facts->digest));
-	facts->verdict = json_string_value(json_object_get(doc, "verdict"));
-	facts->coverage = json_string_value(
-		json_object_get(json_object_get(doc, "coverage"), "descendant_attribution"));
+	facts->verdict = static_name(r->verdict);
+	facts->coverage = static_name(r->coverage.descendant_attribution);
 	facts->has_top_consumers = r->nr_consumers > 0;
 	facts->baseline_samples = r->baseline_window.samples;
 	facts->baseline_duration_ns = r->baseline_window.duration_ns;

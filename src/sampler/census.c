@@ -859,7 +859,7 @@ bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_T
 	for (size_t i = 0; i < c->high; i++)
 		if (c->ents[i].used && c->ents[i].sut)
 			fold_cpu(c, &c->ents[i]);
-	if (!c->root_seen && !c->sut_cpu_incomplete) {
+	if (!c->root_seen) {
 		c->sut_cpu_incomplete = true;
 		snprintf(c->sut_cpu_reason, sizeof(c->sut_cpu_reason),
 			 "the SUT root was never observed; complete process-tree CPU attribution unavailable");

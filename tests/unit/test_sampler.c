@@ -1,0 +1,852 @@
+/* sampler/: the attestation model. Building from synthetic samples,
+ * classification rules, validation rules, strict decoding, digests, and
+ * the committed attestation fixtures. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/json.h"
+#include "sampler/attest.h"
+#include "sampler/cgroup.h"
+#include "sampler/fold.h"
+#include "sampler/report.h"
+
+#define MSEC ((int64_t)1000000)
+#define FIX "tests/fixtures/attestations/"
+
+/* ---- synthetic runs ------------------------------------------------------ */
+
+static struct sample smp(int64_t t_ms, int64_t total_ms, int64_t busy_ms, int64_t wall_ms)
+{
+	struct sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.mono_ns = t_ms * MSEC;
+	s.wall_ns = wall_ms * MSEC;
+	s.cpu_ok = true;
+	s.cpu_total_ns = (uint64_t)(total_ms * MSEC);
+	s.cpu_busy_ns = (uint64_t)(busy_ms * MSEC);
+	s.mem_ok = true;
+	s.mem_total = 16ULL << 30;
+	s.mem_available = 8ULL << 30;
+	s.count_ok = true;
+	s.process_count = 100;
+	for (int i = 0; i < PSI_AXES; i++) {
+		s.psi_ok[i] = true;
+		s.psi[i].some_ok = s.psi[i].full_ok = true;
+		s.psi[i].some_total_us = (uint64_t)t_ms;
+		s.psi[i].full_total_us = (uint64_t)t_ms / 2;
+	}
+	s.tree_ok = true;
+	s.members = 1;
+	s.reads = 1;
+	s.sut_rss_ok = true;
+	s.sut_rss_bytes = 1 << 20;
+	return s;
+}
+
+struct synth {
+	struct sample b[2], c[2];
+	bool c_overloaded[2];
+	size_t nb, nc;
+	struct fold fb, fc;
+	struct fold_input in;
+	struct report r;
+};
+
+/* A clean run on a 4-CPU host: quiet baseline at 5 %, then a command
+ * window of 1 s where the host is 27.5 % busy and the SUT used 1 s (25 %). */
+static void synth_init(struct synth *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->b[0] = smp(0, 10000, 1000, 10);
+	x->b[1] = smp(1000, 14000, 1200, 10);
+	x->c[0] = smp(2000, 20000, 2000, 10);
+	x->c[1] = smp(3000, 24000, 3100, 10);
+	x->nb = x->nc = 2;
+	x->in.real0_ns = 1787961600LL * 1000000000;	/* 2026-08-29T00:00:00Z */
+	x->in.mono0_ns = 0;
+	x->in.interval_ns = 1000 * MSEC;
+	policy_default(&x->in.policy);
+	x->in.coverage = COVERAGE_SUBREAPER;
+	x->in.enumeration = ENUM_CHILDREN;
+	x->in.note = "";
+	x->in.census_limit = 4096;
+	x->in.clk_tck = 100;
+	x->in.page_size = 4096;
+	x->in.sut_cpu_ok = true;
+	x->in.sut_cpu_ns = 1000 * MSEC;
+	x->in.sut_cpu_source = "wait4 rusage of every reaped SUT process";
+	x->in.root_pid = 7;
+	x->in.reaped = 1;
+	cgroup_not_requested(&x->in.cgroup, "cgroup v2 not used in this test");
+}
+
+static int synth_try(struct synth *x, struct err *e)
+{
+	fold_init(&x->fb);
+	fold_init(&x->fc);
+	for (size_t i = 0; i < x->nb; i++)
+		fold_add(&x->fb, &x->b[i], x->in.interval_ns, false, false);
+	for (size_t i = 0; i < x->nc; i++)
+		fold_add(&x->fc, &x->c[i], x->in.interval_ns, x->c_overloaded[i], true);
+	x->in.baseline = &x->fb;
+	x->in.command = &x->fc;
+	return fold_report(&x->r, &x->in, e);
+}
+
+static void synth_build(struct synth *x)
+{
+	struct err e;
+
+	cr_assert_eq(synth_try(x, &e), 0, "%s", e.msg);
+}
+
+static bool has_finding(const struct report *r, const char *code, const char *detail)
+{
+	for (size_t i = 0; i < r->nr_findings; i++)
+		if (!strcmp(r->findings[i].code, code) && (!detail || !strcmp(r->findings[i].detail, detail)))
+			return true;
+	return false;
+}
+
+static void findings_are(const struct report *r, const char *const *codes)
+{
+	size_t n = 0;
+
+	while (codes[n])
+		n++;
+	cr_assert_eq(r->nr_findings, n, "%zu findings, want %zu (first: %s)", r->nr_findings, n,
+		     r->nr_findings ? r->findings[0].code : "none");
+	for (size_t i = 0; i < n; i++)
+		cr_expect_str_eq(r->findings[i].code, codes[i]);
+}
+
+/* The rendered report must pass attest_check; returns the rendering. */
+static char *checked(const struct report *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct attest_facts facts;
+	struct err e;
+	json_t *doc;
+
+	attest_render(r, &sb);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(facts.digest, r->digest);
+	cr_expect_str_eq(facts.verdict, r->verdict);
+	json_decref(doc);
+	return sb_detach(&sb, NULL);
+}
+
+/* ---- building and classification ----------------------------------------- */
+
+Test(report_build, clean_vector)
+{
+	struct synth x;
+	struct attest_facts facts;
+	struct err e;
+	json_t *doc;
+	char *text;
+
+	synth_init(&x);
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean");
+	cr_expect_eq(x.r.nr_findings, 0);
+	cr_expect_eq(x.r.baseline_host_totals.cpu_percent.value, 5);
+	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 27.5, 1e-9);
+	cr_expect_eq(x.r.attribution.sut_cpu_percent_of_host.value, 25);
+	cr_expect_eq(x.r.attribution.non_sut_cpu_percent_of_host.value, 2.5);
+	cr_expect_eq(x.r.attribution.sut_cpu_seconds.value, 1);
+	cr_expect_eq(x.r.baseline_sampler.counted_samples, 1);
+	cr_expect_eq(x.r.baseline_sampler.wall_ns, 10 * MSEC, "the final endpoint census is not counted");
+	cr_expect_eq(x.r.baseline_sampler.duty_percent.value, 1);
+	cr_expect_str_eq(x.r.baseline_window.started_at_utc, "2026-08-29T00:00:00Z");
+	cr_expect_str_eq(x.r.command_window.ended_at_utc, "2026-08-29T00:00:03Z");
+	cr_expect_eq(x.r.host_totals.pressure.cpu.some_total_us.value, 1000);
+	cr_expect_eq(x.r.host_totals.pressure.cpu.full_total_us.value, 500);
+	cr_expect_eq(x.r.attribution.sut_rss_bytes.value, 1 << 20);
+	cr_expect_not(x.r.attribution.non_sut_rss_bytes.available);
+	text = checked(&x.r);
+	cr_assert_eq(attest_parse(text, strlen(text), &doc, &e), 0);
+	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(facts.coverage, COVERAGE_SUBREAPER);
+	cr_expect_not(facts.has_top_consumers);
+	cr_expect_eq(facts.baseline_samples, 2);
+	cr_expect_eq(facts.baseline_duration_ns, 1000 * MSEC);
+	cr_expect(facts.baseline_host_cpu_available && facts.host_cpu_available && facts.sut_cpu_available &&
+		  facts.non_sut_cpu_available);
+	json_decref(doc);
+	free(text);
+}
+
+Test(report_build, deterministic)
+{
+	struct synth x, y;
+	char *a, *b;
+
+	synth_init(&x);
+	synth_init(&y);
+	synth_build(&x);
+	synth_build(&y);
+	a = checked(&x.r);
+	b = checked(&y.r);
+	cr_expect_str_eq(a, b);
+	free(a);
+	free(b);
+}
+
+Test(report_build, three_repetitions_three_digests)
+{
+	struct synth x;
+	char seen[3][JSON_DIGEST_LEN + 1];
+
+	for (int i = 0; i < 3; i++) {
+		synth_init(&x);
+		x.in.real0_ns += (int64_t)(i + 1) * 60 * 1000 * MSEC;
+		synth_build(&x);
+		memcpy(seen[i], x.r.digest, sizeof(seen[i]));
+	}
+	cr_expect_str_neq(seen[0], seen[1]);
+	cr_expect_str_neq(seen[1], seen[2]);
+	cr_expect_str_neq(seen[0], seen[2]);
+}
+
+Test(report_classify, non_sut_cpu_high)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.c[1].cpu_busy_ns = 4500 * MSEC;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	cr_expect(has_finding(&x.r, "NON_SUT_CPU_HIGH", "non-SUT CPU 37.50% exceeds 20.00%"));
+	free(checked(&x.r));
+}
+
+Test(report_classify, quiet_baseline_too_busy)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.b[1].cpu_busy_ns = 5000 * MSEC;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	cr_expect(has_finding(&x.r, "BASELINE_HOST_CPU_HIGH", "quiet baseline host CPU 100.00% exceeds 20.00%"));
+}
+
+Test(report_classify, sampler_duty_vectors)
+{
+	struct synth x;
+	static const char *const high[] = { "COMMAND_SAMPLER_DUTY_HIGH", NULL };
+
+	synth_init(&x);
+	x.in.policy.maximum_sampler_duty_percent = 15;
+	x.b[0].wall_ns = 50 * MSEC;
+	x.b[1].wall_ns = 900 * MSEC;
+	x.c[0].wall_ns = 100 * MSEC;
+	x.c[1].wall_ns = 900 * MSEC;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean");
+	cr_expect_eq(x.r.baseline_sampler.wall_ns, 50 * MSEC);
+	cr_expect_eq(x.r.baseline_sampler.duty_percent.value, 5);
+	cr_expect_eq(x.r.command_sampler.duty_percent.value, 10);
+	x.c[0].wall_ns = 200 * MSEC;
+	synth_build(&x);
+	findings_are(&x.r, high);
+	cr_expect_str_eq(x.r.findings[0].detail, "command sampler duty 20.00% exceeds 15.00%");
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	free(checked(&x.r));
+}
+
+Test(report_classify, one_command_sample_is_invalid_but_well_formed)
+{
+	struct synth x;
+	static const char *const want[] = { "INVALID_WINDOW", "HOST_CPU_UNKNOWN", "SUT_CPU_UNKNOWN",
+					    "SAMPLER_DUTY_UNKNOWN", NULL };
+
+	synth_init(&x);
+	x.nc = 1;
+	synth_build(&x);
+	findings_are(&x.r, want);
+	cr_expect_str_eq(x.r.verdict, "invalid");
+	cr_expect_str_eq(x.r.command_sampler.duty_percent.reason, "sampler window unavailable");
+	free(checked(&x.r));
+}
+
+Test(report_classify, no_command_samples)
+{
+	struct synth x;
+	static const char *const want[] = { "NO_SAMPLES", NULL };
+
+	synth_init(&x);
+	x.nc = 0;
+	x.in.coverage = COVERAGE_SUBREAPER;
+	synth_build(&x);
+	findings_are(&x.r, want);
+	cr_expect_str_eq(x.r.verdict, "invalid");
+	cr_expect_str_eq(x.r.coverage.descendant_attribution, "");
+	free(checked(&x.r));
+}
+
+Test(report_classify, empty_baseline)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.nb = 0;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "INVALID_BASELINE_WINDOW", NULL));
+	cr_expect(has_finding(&x.r, "BASELINE_HOST_CPU_UNKNOWN", NULL));
+	cr_expect_str_eq(x.r.verdict, "invalid");
+	free(checked(&x.r));
+}
+
+Test(report_classify, sut_cpu_above_host_busy_is_not_clamped)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.in.sut_cpu_ns = 2000 * MSEC;
+	synth_build(&x);
+	cr_expect_not(x.r.attribution.sut_cpu_percent_of_host.available);
+	cr_expect(strstr(x.r.attribution.sut_cpu_percent_of_host.reason, "exceeds the host busy CPU delta") != NULL);
+	cr_expect_str_eq(x.r.attribution.non_sut_cpu_percent_of_host.reason,
+			 "non-SUT residual is inconsistent with host CPU");
+	cr_expect(x.r.attribution.sut_cpu_seconds.available, "the SUT's own CPU is still known");
+	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", NULL));
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	free(checked(&x.r));
+}
+
+Test(report_classify, host_cpu_unavailable_at_an_endpoint)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.c[0].cpu_ok = false;
+	strcpy(x.c[0].cpu_reason, "cannot read /proc/stat: Input/output error");
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "HOST_CPU_UNKNOWN", "cannot read /proc/stat: Input/output error"));
+	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", NULL));
+	cr_expect_not(x.r.attribution.non_sut_cpu_percent_of_host.available);
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	free(checked(&x.r));
+}
+
+Test(report_classify, busy_delta_above_total)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.c[1].cpu_busy_ns = 7000 * MSEC;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "HOST_CPU_UNKNOWN", "host busy CPU exceeds total CPU delta"));
+}
+
+Test(report_classify, unknown_sut_cpu)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.in.sut_cpu_ok = false;
+	x.in.sut_cpu_reason = "a SUT process was seen in fewer than 2 censuses";
+	x.in.coverage = COVERAGE_SAMPLED;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", "a SUT process was seen in fewer than 2 censuses"));
+	cr_expect_not(x.r.attribution.sut_cpu_seconds.available);
+	free(checked(&x.r));
+}
+
+Test(report_classify, command_failures)
+{
+	struct synth x;
+	static const char *const timeout[] = { "COMMAND_FAILED", "COMMAND_TIMEOUT", NULL };
+
+	synth_init(&x);
+	x.in.exit_code = 7;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "COMMAND_FAILED", "child command exited 7"));
+	cr_expect_str_eq(x.r.verdict, "invalid");
+	free(checked(&x.r));
+
+	synth_init(&x);
+	x.in.exit_code = 137;
+	x.in.signal = 9;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "COMMAND_FAILED", "child command was terminated by signal 9"));
+	free(checked(&x.r));
+
+	synth_init(&x);
+	x.in.exit_code = 124;
+	x.in.signal = 9;
+	x.in.timed_out = true;
+	synth_build(&x);
+	findings_are(&x.r, timeout);
+	cr_expect_str_eq(x.r.findings[0].detail, "child command exited 124");
+	cr_expect_str_eq(x.r.verdict, "invalid");
+	free(checked(&x.r));
+}
+
+Test(report_classify, cadence_overload)
+{
+	struct synth x;
+	static const char *const want[] = { "SAMPLER_COVERAGE_LIMITED", NULL };
+
+	synth_init(&x);
+	x.c_overloaded[1] = true;
+	synth_build(&x);
+	cr_expect_eq(x.r.nr_findings, 0, "the final endpoint's cadence is never used");
+	x.c_overloaded[0] = true;
+	synth_build(&x);
+	findings_are(&x.r, want);
+	cr_expect_str_eq(x.r.verdict, "invalid");
+	cr_expect(x.r.command_sampler.coverage_limited);
+	free(checked(&x.r));
+}
+
+static void measured_cgroup(struct synth *x)
+{
+	struct cgroup_report *g = &x->in.cgroup;
+	struct psi_pair *pp[3] = { &g->pressure.cpu, &g->pressure.memory, &g->pressure.io };
+
+	memset(g, 0, sizeof(*g));
+	strcpy(g->state, CGROUP_MEASURED);
+	g->atomic_placement = true;
+	metric_set(&g->members_at_root_exit, 0, "cgroup.procs after the root exited");
+	metric_set(&g->cpu_usage_us, 1000000, "cgroup v2 cpu.stat usage_usec");
+	metric_set(&g->memory_peak_bytes, 64 << 20, "cgroup v2 memory.peak");
+	for (int i = 0; i < 3; i++) {
+		metric_set(&pp[i]->some_total_us, 0, "test");
+		metric_set(&pp[i]->full_total_us, 0, "test");
+	}
+	g->cleanup.attempted = g->cleanup.empty = g->cleanup.removed = true;
+	x->in.coverage = COVERAGE_CGROUP;
+	x->in.enumeration = ENUM_CGROUP;
+	x->in.sut_cpu_source = "cgroup v2 cpu.stat usage_usec";
+}
+
+Test(report_classify, cgroup_measured)
+{
+	struct synth x;
+
+	synth_init(&x);
+	measured_cgroup(&x);
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean");
+	cr_expect_str_eq(x.r.coverage.descendant_attribution, COVERAGE_CGROUP);
+	cr_expect_eq(x.r.attribution.sut_rss_bytes.value, 64 << 20);
+	cr_expect_str_eq(x.r.attribution.sut_rss_bytes.source, "cgroup v2 memory.peak");
+	free(checked(&x.r));
+}
+
+Test(report_classify, cgroup_psi_stall)
+{
+	struct synth x;
+	static const char *const want[] = { "CPU_PSI_STALL_HIGH", NULL };
+
+	synth_init(&x);
+	measured_cgroup(&x);
+	metric_set(&x.in.cgroup.pressure.cpu.some_total_us, 100000, "test");
+	synth_build(&x);
+	findings_are(&x.r, want);
+	cr_expect_str_eq(x.r.findings[0].detail, "cpu cgroup PSI stall 10.00% exceeds 5.00%");
+	cr_expect_eq(x.r.attribution.sut_cpu_percent_of_host.value, 25, "PSI never corrects CPU figures");
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	free(checked(&x.r));
+}
+
+Test(report_classify, cgroup_cleanup_failed)
+{
+	struct synth x;
+
+	synth_init(&x);
+	measured_cgroup(&x);
+	x.in.cgroup.cleanup.removed = false;
+	strcpy(x.in.cgroup.cleanup.reason, "cannot remove the cgroup: Device or resource busy");
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "CGROUP_CLEANUP_FAILED", "cannot remove the cgroup: Device or resource busy"));
+	cr_expect_str_eq(x.r.verdict, "investigate");
+	free(checked(&x.r));
+}
+
+Test(report_classify, memory_required)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.in.policy.require_process_memory = true;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "PROCESS_MEMORY_UNKNOWN",
+			      "non-SUT processes are censused only with --require-process-memory"));
+	x.in.non_sut_rss_censused = true;
+	x.c[0].non_sut_rss_ok = x.c[1].non_sut_rss_ok = true;
+	x.c[1].non_sut_rss_bytes = 5 << 20;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean");
+	cr_expect_eq(x.r.attribution.non_sut_rss_bytes.value, 5 << 20);
+	x.c[1].sut_rss_ok = false;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "PROCESS_MEMORY_UNKNOWN",
+			      "a census of the SUT tree was incomplete (limited or unreadable)"));
+	cr_expect(x.r.attribution.sut_cpu_percent_of_host.available, "missing RSS never hides CPU");
+	free(checked(&x.r));
+}
+
+Test(report_classify, census_errors_and_survivors)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.c[0].unreadable = 2;
+	x.in.unreaped = 1;
+	synth_build(&x);
+	cr_expect(has_finding(&x.r, "PROCESS_CENSUS_ERRORS",
+			      "2 process read(s) failed for reasons other than the process exiting"));
+	cr_expect(has_finding(&x.r, "DESCENDANT_CLEANUP_FAILED",
+			      "1 descendant process(es) were still present after cleanup"));
+	free(checked(&x.r));
+}
+
+Test(report_classify, top_consumers_only_when_asked)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.in.nr_consumers = 2;
+	strcpy(x.in.consumers[0].image, "other.exe");
+	x.in.consumers[0].pid = 20;
+	x.in.consumers[0].cpu_available = x.in.consumers[0].rss_available = true;
+	x.in.consumers[0].cpu_seconds = 0.5;
+	strcpy(x.in.consumers[1].image, "idle");
+	x.in.consumers[1].pid = 30;
+	synth_build(&x);
+	cr_expect_eq(x.r.nr_consumers, 0);
+	x.in.policy.include_top_consumers = true;
+	synth_build(&x);
+	cr_expect_eq(x.r.nr_consumers, 2);
+	free(checked(&x.r));
+}
+
+Test(report_scrub, images)
+{
+	char out[REPORT_IMAGE_MAX];
+
+	report_scrub_image("C:\\host\\other.exe", out);
+	cr_expect_str_eq(out, "other.exe");
+	report_scrub_image("/tmp/sut", out);
+	cr_expect_str_eq(out, "sut");
+	report_scrub_image("/usr/bin/", out);
+	cr_expect_str_eq(out, "bin");
+	report_scrub_image("", out);
+	cr_expect_str_eq(out, "unknown");
+	report_scrub_image(".", out);
+	cr_expect_str_eq(out, "unknown");
+	report_scrub_image("/", out);
+	cr_expect_str_eq(out, "unknown");
+}
+
+Test(report_policy, ranges)
+{
+	struct policy p;
+	struct err e;
+
+	policy_default(&p);
+	cr_expect_eq(policy_check(&p, &e), 0);
+	p.maximum_non_sut_cpu_percent = 0;
+	cr_expect_eq(policy_check(&p, &e), -1);
+	cr_expect_str_eq(e.msg, "policy: maximum_non_sut_cpu_percent must be in (0,100]");
+	policy_default(&p);
+	p.maximum_sampler_duty_percent = 100.5;
+	cr_expect_eq(policy_check(&p, &e), -1);
+	policy_default(&p);
+	p.maximum_psi_stall_percent = -1;
+	cr_expect_eq(policy_check(&p, &e), -1);
+	policy_default(&p);
+	p.minimum_samples = 1;
+	cr_expect_eq(policy_check(&p, &e), -1);
+	policy_default(&p);
+	p.maximum_census_interval_ns = 1;
+	cr_expect_eq(policy_check(&p, &e), -1);
+}
+
+/* ---- validation: hostile reports resealed after an edit -------------------- */
+
+/* Edits a sealed clean report, reseals it, and expects attest_check to
+ * refuse it with a message containing want. */
+static void refuse_resealed(void (*edit)(struct report *), const char *want)
+{
+	struct synth x;
+	struct strbuf sb = STRBUF_INIT;
+	struct attest_facts facts;
+	struct err e;
+	json_t *doc;
+
+	synth_init(&x);
+	synth_build(&x);
+	edit(&x.r);
+	cr_assert_eq(report_seal(&x.r, &e), 0, "%s", e.msg);
+	attest_render(&x.r, &sb);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attest_check(doc, &facts, &e), -1, "accepted an edit that should fail with: %s", want);
+	cr_expect(strstr(e.msg, want) != NULL, "got \"%s\", want \"%s\"", e.msg, want);
+	json_decref(doc);
+	sb_release(&sb);
+}
+
+static void ed_counted(struct report *r) { r->command_sampler.counted_samples = 5; }
+static void ed_duty(struct report *r) { r->command_sampler.duty_percent.value = 0.5; }
+static void ed_wall(struct report *r)
+{
+	metric_unavailable(&r->command_sampler.duty_percent, "hidden");
+}
+static void ed_times(struct report *r) { strcpy(r->command_window.ended_at_utc, "2026-08-29T00:00:04Z"); }
+static void ed_bad_time(struct report *r) { strcpy(r->command_window.ended_at_utc, "2026-08-29 00:00:03"); }
+static void ed_order(struct report *r)
+{
+	struct window w = r->baseline_window;
+
+	r->baseline_window = r->command_window;
+	r->command_window = w;
+}
+static void ed_coverage(struct report *r) { strcpy(r->coverage.descendant_attribution, "job_object"); }
+static void ed_reaped(struct report *r) { r->coverage.descendants_reaped = 0; }
+static void ed_sum(struct report *r) { r->attribution.non_sut_cpu_percent_of_host.value = 0; }
+static void ed_cgroup(struct report *r) { strcpy(r->cgroup_v2.state, CGROUP_MEASURED), r->cgroup_v2.reason[0] = 0; }
+static void ed_cgroup_reason(struct report *r) { r->cgroup_v2.reason[0] = 0; }
+static void ed_cleanup(struct report *r) { r->cgroup_v2.cleanup.removed = true; }
+static void ed_consumers(struct report *r)
+{
+	r->nr_consumers = 1;
+	strcpy(r->consumers[0].image, "other");
+	r->consumers[0].pid = 3;
+}
+static void ed_basename(struct report *r)
+{
+	ed_consumers(r);
+	r->policy.include_top_consumers = true;
+	strcpy(r->consumers[0].image, "secret/path");
+}
+static void ed_consumer_order(struct report *r)
+{
+	ed_consumers(r);
+	r->policy.include_top_consumers = true;
+	r->nr_consumers = 2;
+	r->consumers[1] = r->consumers[0];
+	r->consumers[1].rss_available = true;
+	r->consumers[1].rss_bytes = 10;
+}
+static void ed_exit(struct report *r) { r->timed_out = true; }
+static void ed_policy(struct report *r) { r->policy.maximum_sampler_duty_percent = 0; }
+static void ed_verdict(struct report *r) { strcpy(r->verdict, "investigate"); }
+static void ed_detail(struct report *r)
+{
+	r->nr_findings = 1;
+	strcpy(r->findings[0].code, "NON_SUT_CPU_HIGH");
+	strcpy(r->findings[0].detail, "made up");
+}
+
+Test(report_validate, counted_samples) { refuse_resealed(ed_counted, "counted_samples must be samples - 1"); }
+Test(report_validate, duty) { refuse_resealed(ed_duty, "does not equal wall_ns / duration_ns * 100"); }
+Test(report_validate, wall_without_duty) { refuse_resealed(ed_wall, "an unavailable duty must have wall_ns 0"); }
+Test(report_validate, window_times) { refuse_resealed(ed_times, "does not match the window times"); }
+Test(report_validate, time_format) { refuse_resealed(ed_bad_time, "must be RFC 3339 UTC timestamps"); }
+Test(report_validate, window_order) { refuse_resealed(ed_order, "baseline_window must end before"); }
+Test(report_validate, coverage_kind) { refuse_resealed(ed_coverage, "unknown descendant_attribution"); }
+Test(report_validate, subreaper_root) { refuse_resealed(ed_reaped, "requires the reaped SUT root"); }
+Test(report_validate, cpu_sum) { refuse_resealed(ed_sum, "SUT and non-SUT CPU must add up to host CPU"); }
+Test(report_validate, cgroup_coverage)
+{
+	refuse_resealed(ed_cgroup, "a measured cgroup has atomic placement");
+}
+Test(report_validate, cgroup_reason) { refuse_resealed(ed_cgroup_reason, "an unavailable cgroup states its reason"); }
+Test(report_validate, cleanup) { refuse_resealed(ed_cleanup, "nothing can be recorded when cleanup was not attempted"); }
+Test(report_validate, consumers_opt_in) { refuse_resealed(ed_consumers, "require policy include_top_consumers"); }
+Test(report_validate, consumer_basename) { refuse_resealed(ed_basename, "must be a scrubbed basename"); }
+Test(report_validate, consumer_order) { refuse_resealed(ed_consumer_order, "ordered by CPU, RSS, then PID"); }
+Test(report_validate, exit_code) { refuse_resealed(ed_exit, "must be 124 after a timeout"); }
+Test(report_validate, policy) { refuse_resealed(ed_policy, "maximum_sampler_duty_percent must be in (0,100]"); }
+Test(report_validate, verdict) { refuse_resealed(ed_verdict, "differs from the policy-derived verdict \"clean\""); }
+Test(report_validate, findings)
+{
+	refuse_resealed(ed_detail, "findings[0]: recorded NON_SUT_CPU_HIGH \"made up\"");
+}
+
+/* ---- strict decoding ------------------------------------------------------ */
+
+static char *fixture(const char *name, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	char path[256];
+
+	snprintf(path, sizeof(path), FIX "%s", name);
+	cr_assert_eq(file_read(path, ATTEST_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
+	return sb_detach(&sb, len);
+}
+
+/* attest_parse + attest_check of text; the error when it fails. */
+static int check_text(const char *text, size_t len, struct err *e)
+{
+	struct attest_facts facts;
+	json_t *doc;
+	int rc;
+
+	if (attest_parse(text, len, &doc, e) < 0)
+		return -1;
+	rc = attest_check(doc, &facts, e);
+	json_decref(doc);
+	return rc;
+}
+
+/* The fixture with the first occurrence of from replaced by to. */
+static void refuse_edit(const char *name, const char *from, const char *to, const char *want)
+{
+	size_t len;
+	char *text = fixture(name, &len), *at = strstr(text, from);
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+
+	cr_assert_not_null(at, "'%s' not in %s", from, name);
+	sb_add(&sb, text, (size_t)(at - text));
+	sb_adds(&sb, to);
+	sb_adds(&sb, at + strlen(from));
+	cr_expect_eq(check_text(sb.buf, sb.len, &e), -1, "accepted: %s", want);
+	cr_expect(strstr(e.msg, want) != NULL, "got \"%s\", want \"%s\"", e.msg, want);
+	sb_release(&sb);
+	free(text);
+}
+
+Test(attest_decode, refusals)
+{
+	struct err e;
+	char *big;
+
+	cr_expect_eq(check_text("", 0, &e), -1);
+	cr_expect_eq(check_text("{\"schema\":", 10, &e), -1);
+	cr_expect_eq(check_text("{} {}", 5, &e), -1);
+	cr_expect_eq(check_text("{} !", 4, &e), -1);
+	cr_expect_eq(check_text("[]", 2, &e), -1);
+	cr_expect_str_eq(e.msg, "attestation: expected a JSON object");
+	cr_expect_eq(check_text("{}", 2, &e), -1);
+	cr_expect_str_eq(e.msg, "schema: missing required field");
+	big = malloc(ATTEST_MAX_BYTES + 1);
+	memset(big, ' ', ATTEST_MAX_BYTES + 1);
+	cr_expect_eq(check_text(big, ATTEST_MAX_BYTES + 1, &e), -1);
+	cr_expect_str_eq(e.msg, "attestation exceeds 1048576 bytes");
+	free(big);
+}
+
+Test(attest_decode, strict_fields)
+{
+	refuse_edit("clean-1.json", "{\n  \"schema\"", "{\n  \"extra\": 1,\n  \"schema\"", "extra: unknown field");
+	refuse_edit("clean-1.json", "\"process_snapshots\"", "\"bogus\": 1, \"process_snapshots\"",
+		    "coverage.bogus: unknown field");
+	refuse_edit("clean-1.json", "\"command_exit_code\": 0", "\"command_exit_code\": \"0\"",
+		    "command_exit_code: expected an integer, found a string");
+	refuse_edit("clean-1.json", "\"command_exit_code\": 0", "\"command_exit_code\": 0.5",
+		    "command_exit_code: expected an integer, found a fractional number");
+	refuse_edit("clean-1.json", "\"command_exit_code\": 0", "\"command_exit_code\": -1",
+		    "command_exit_code: must be non-negative");
+	refuse_edit("clean-1.json", "\"timed_out\": false", "\"timed_out\": false, \"timed_out\": true",
+		    "duplicate");
+	refuse_edit("clean-1.json", "\"timed_out\": false", "\"timed_out\": null",
+		    "timed_out: expected a boolean, found null");
+	refuse_edit("clean-1.json", "\"unit\": \"percent\"", "\"unit\": \"ratio\"",
+		    "baseline_host_totals.cpu_percent.unit: must be \"percent\"");
+	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"", "\"schema\": \"fak.system-baseline/v2\"",
+		    "unsupported schema");
+	refuse_edit("clean-1.json", "\"verdict\": \"clean\"", "\"verdict\": \"fine\"",
+		    "verdict: must be \"clean\", \"investigate\" or \"invalid\"");
+	refuse_edit("clean-1.json", "\"source\": \"/proc/stat busy/total delta\"", "\"source\": \"\"",
+		    "an available metric has a source and no reason");
+	refuse_edit("clean-1.json", "\"top_non_sut_consumers\": []", "\"top_non_sut_consumers\": null",
+		    "top_non_sut_consumers: expected an array, found null");
+}
+
+Test(attest_decode, surrounding_whitespace_keeps_the_digest)
+{
+	size_t len;
+	char *text = fixture("clean-1.json", &len);
+	struct strbuf sb = STRBUF_INIT;
+	struct attest_facts facts, plain;
+	struct err e;
+	json_t *doc;
+
+	cr_assert_eq(attest_verify_bytes(text, len, &plain, &e), 0, "%s", e.msg);
+	sb_adds(&sb, "\n\t ");
+	sb_add(&sb, text, len);
+	sb_adds(&sb, " \r\n");
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(facts.digest, plain.digest);
+	json_decref(doc);
+	cr_expect_eq(attest_verify_bytes(sb.buf, sb.len, &facts, &e), -1, "--verify wants the exact bytes");
+	cr_expect(strstr(e.msg, "bytes differ from the sealed rendering at line 1 (byte 1)") != NULL, "%s", e.msg);
+	sb_release(&sb);
+	free(text);
+}
+
+/* ---- the committed fixtures ------------------------------------------------ */
+
+static void expect_valid(const char *name, const char *verdict, const char *coverage)
+{
+	size_t len;
+	char *text = fixture(name, &len);
+	struct attest_facts facts;
+	struct err e;
+
+	cr_assert_eq(attest_verify_bytes(text, len, &facts, &e), 0, "%s: %s", name, e.msg);
+	cr_expect_str_eq(facts.verdict, verdict, "%s", name);
+	cr_expect_str_eq(facts.coverage, coverage, "%s", name);
+	cr_expect_not(facts.has_top_consumers);
+	cr_expect_geq(facts.baseline_samples, 2);
+	free(text);
+}
+
+static void expect_tampered(const char *name, const char *want)
+{
+	size_t len;
+	char *text = fixture(name, &len);
+	struct attest_facts facts;
+	struct err e;
+
+	cr_expect_eq(attest_verify_bytes(text, len, &facts, &e), -1, "%s verified", name);
+	cr_expect(strstr(e.msg, want) != NULL, "%s: got \"%s\"", name, e.msg);
+	free(text);
+}
+
+Test(attest_fixtures, valid)
+{
+	static const char *const clean[] = { "clean-1.json", "clean-2.json", "clean-3.json",
+					     "clean-4.json", "clean-5.json", "clean-6.json" };
+	char digests[6][JSON_DIGEST_LEN + 1];
+
+	for (size_t i = 0; i < 6; i++) {
+		size_t len;
+		char *text = fixture(clean[i], &len);
+		struct attest_facts facts;
+		struct err e;
+
+		expect_valid(clean[i], "clean", COVERAGE_SUBREAPER);
+		cr_assert_eq(attest_verify_bytes(text, len, &facts, &e), 0);
+		memcpy(digests[i], facts.digest, sizeof(digests[i]));
+		for (size_t k = 0; k < i; k++)
+			cr_expect_str_neq(digests[i], digests[k], "fixtures must be distinct evidence");
+		free(text);
+	}
+	expect_valid("clean-cgroup-1.json", "clean", COVERAGE_CGROUP);
+	expect_valid("clean-sampled-1.json", "clean", COVERAGE_SAMPLED);
+	expect_valid("investigate-1.json", "investigate", COVERAGE_SUBREAPER);
+	expect_valid("invalid-exit-7.json", "invalid", COVERAGE_SUBREAPER);
+}
+
+Test(attest_fixtures, tampered)
+{
+	expect_tampered("tampered-exit-code.json", "canonical digest mismatch");
+	expect_tampered("tampered-verdict.json", "canonical digest mismatch");
+	expect_tampered("tampered-sut-cpu.json", "canonical digest mismatch");
+	expect_tampered("tampered-whitespace.json", "bytes differ from the sealed rendering at line 327");
+}
