@@ -44,7 +44,7 @@ int profile_next(const struct profile *p, const struct graph *g, struct findings
 	if (!first)
 		BUG("no ready lever in envelope '%s' although '%s' is ready", p->envelope_id,
 		    out->lever->id);
-	if (strcmp(first->id, out->lever->id) && !p->has_override)
+	else if (strcmp(first->id, out->lever->id) && !p->has_override)
 		return err_set(e,
 			       "profile contradicts graph-order lever \"%s\" with measured "
 			       "recommendation \"%s\"; record a positive issue number and "

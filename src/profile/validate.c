@@ -218,27 +218,25 @@ static void check_cuda(struct vctx *c, const struct profile_cuda *k)
 static void check_counters(struct vctx *c, const struct envelope *env)
 {
 	const struct profile *p = c->p;
+	bool metal = eq(env->backend, "metal");
+	bool own = metal ? p->has_metal : p->has_cuda, other = metal ? p->has_cuda : p->has_metal;
+	const char *label = metal ? "Metal" : "CUDA";
 
-	if (eq(env->backend, "metal")) {
-		if (!p->has_metal || p->has_cuda)
-			findings_addf(c->f,
-				      "Metal envelope %s requires only Metal counters: a metal block "
-				      "and no cuda block",
-				      q(c, env->id));
-		else
-			check_metal(c, &p->metal);
-	} else if (eq(env->backend, "cuda")) {
-		if (!p->has_cuda || p->has_metal)
-			findings_addf(c->f,
-				      "CUDA envelope %s requires only CUDA counters: a cuda block "
-				      "and no metal block",
-				      q(c, env->id));
-		else
-			check_cuda(c, &p->cuda);
-	} else {
+	if (!metal && !eq(env->backend, "cuda")) {
 		findings_addf(c->f, "profile backend %s of envelope %s is unsupported",
 			      q(c, env->backend), q(c, env->id));
+		return;
 	}
+	if (!own || other) {
+		findings_addf(c->f, "%s envelope %s requires only %s counters: a %s block and no %s block",
+			      label, q(c, env->id), label, metal ? "metal" : "cuda",
+			      metal ? "cuda" : "metal");
+		return;
+	}
+	if (metal)
+		check_metal(c, &p->metal);
+	else
+		check_cuda(c, &p->cuda);
 }
 
 /* Identity of a record for duplicate detection; unambiguous because the

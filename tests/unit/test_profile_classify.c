@@ -137,19 +137,33 @@ struct point {
 	const char *cls;
 };
 
-static void expect_points(struct profile *p, double *field, const struct point *pts, size_t n,
-			  const char *what)
+/* Setters of the counters under test (counts are set from small doubles). */
+#define SETTER(fn, field, type)                                 \
+	static void fn(struct profile *p, double v)             \
+	{                                                       \
+		p->field = (type)v;                             \
+	}
+SETTER(set_wait, metal.wait_ms, double)
+SETTER(set_command_buffers, metal.command_buffers, long long)
+SETTER(set_dispatch, metal.dispatch_ms, double)
+SETTER(set_sync, cuda.synchronization_ms, double)
+SETTER(set_launches, cuda.launches, long long)
+SETTER(set_bandwidth, cuda.achieved_bandwidth_gbs, double)
+SETTER(set_compute, cuda.achieved_compute_tflops, double)
+
+static void expect_points(struct profile *p, void (*set)(struct profile *, double),
+			  const struct point *pts, size_t n, const char *what)
 {
 	for (size_t i = 0; i < n; i++) {
-		*field = pts[i].v;
+		set(p, pts[i].v);
 		cr_expect_str_eq(tp_class(p, &g), pts[i].cls, "%s = %.17g", what, pts[i].v);
 	}
 }
 
-#define EXPECT_POINTS(p, field, ...)                                                   \
-	do {                                                                           \
-		const struct point pts_[] = { __VA_ARGS__ };                            \
-		expect_points((p), &(field), pts_, sizeof(pts_) / sizeof(pts_[0]), #field); \
+#define EXPECT_POINTS(p, set, ...)                                                   \
+	do {                                                                         \
+		const struct point pts_[] = { __VA_ARGS__ };                          \
+		expect_points((p), (set), pts_, sizeof(pts_) / sizeof(pts_[0]), #set); \
 	} while (0)
 
 Test(profile_classify, metal_wait_share_threshold)
@@ -158,14 +172,14 @@ Test(profile_classify, metal_wait_share_threshold)
 
 	quiet_metal(&p);
 	cr_expect_str_eq(tp_class(&p, &g), "cpu-orchestration-bound");
-	EXPECT_POINTS(&p, p.metal.wait_ms,
+	EXPECT_POINTS(&p, set_wait,
 		      { 11.99, "cpu-orchestration-bound" },
 		      { nextafter(12, 0), "cpu-orchestration-bound" },
 		      { 12, "synchronization-bound" },
 		      { 12.01, "synchronization-bound" });
 	/* sync wins over launch: the table is tested top-down */
 	p.metal.command_buffers = 40;
-	EXPECT_POINTS(&p, p.metal.wait_ms, { 11.99, "launch-bound" }, { 12, "synchronization-bound" });
+	EXPECT_POINTS(&p, set_wait, { 11.99, "launch-bound" }, { 12, "synchronization-bound" });
 	profile_release(&p);
 }
 
@@ -174,14 +188,11 @@ Test(profile_classify, metal_command_buffer_threshold)
 	struct profile p;
 
 	quiet_metal(&p);
-	p.metal.command_buffers = 31;
-	cr_expect_str_eq(tp_class(&p, &g), "cpu-orchestration-bound");
-	p.metal.command_buffers = 32;
-	cr_expect_str_eq(tp_class(&p, &g), "launch-bound");
-	p.metal.command_buffers = 33;
-	cr_expect_str_eq(tp_class(&p, &g), "launch-bound");
-	p.metal.command_buffers = INT64_MAX;
-	cr_expect_str_eq(tp_class(&p, &g), "launch-bound");
+	EXPECT_POINTS(&p, set_command_buffers,
+		      { 31, "cpu-orchestration-bound" },
+		      { 32, "launch-bound" },
+		      { 33, "launch-bound" },
+		      { 1e15, "launch-bound" });
 	profile_release(&p);
 }
 
@@ -212,13 +223,13 @@ Test(profile_classify, metal_dispatch_share_threshold)
 	struct profile p;
 
 	quiet_metal(&p);
-	EXPECT_POINTS(&p, p.metal.dispatch_ms,
+	EXPECT_POINTS(&p, set_dispatch,
 		      { 27.99, "cpu-orchestration-bound" },
 		      { 28, "compute-bound" },
 		      { 28.01, "compute-bound" });
 	/* bandwidth wins over compute */
 	p.metal.working_set_bytes = p.metal.resident_bytes + 1;
-	EXPECT_POINTS(&p, p.metal.dispatch_ms, { 28, "bandwidth-bound" });
+	EXPECT_POINTS(&p, set_dispatch, { 28, "bandwidth-bound" });
 	profile_release(&p);
 }
 
@@ -251,7 +262,7 @@ Test(profile_classify, cuda_sync_share_threshold)
 
 	quiet_cuda(&p);
 	cr_expect_str_eq(tp_class(&p, &g), "cpu-orchestration-bound");
-	EXPECT_POINTS(&p, p.cuda.synchronization_ms,
+	EXPECT_POINTS(&p, set_sync,
 		      { 11.99, "cpu-orchestration-bound" },
 		      { nextafter(12, 0), "cpu-orchestration-bound" },
 		      { 12, "synchronization-bound" },
@@ -264,12 +275,10 @@ Test(profile_classify, cuda_launch_threshold)
 	struct profile p;
 
 	quiet_cuda(&p);
-	p.cuda.launches = 63;
-	cr_expect_str_eq(tp_class(&p, &g), "cpu-orchestration-bound");
-	p.cuda.launches = 64;
-	cr_expect_str_eq(tp_class(&p, &g), "launch-bound");
-	p.cuda.launches = 65;
-	cr_expect_str_eq(tp_class(&p, &g), "launch-bound");
+	EXPECT_POINTS(&p, set_launches,
+		      { 63, "cpu-orchestration-bound" },
+		      { 64, "launch-bound" },
+		      { 65, "launch-bound" });
 	/* launch wins over bandwidth */
 	p.cuda.achieved_bandwidth_gbs = 800;
 	cr_expect_str_eq(tp_class(&p, &g), "launch-bound");
@@ -281,7 +290,7 @@ Test(profile_classify, cuda_bandwidth_share_threshold)
 	struct profile p;
 
 	quiet_cuda(&p);
-	EXPECT_POINTS(&p, p.cuda.achieved_bandwidth_gbs,
+	EXPECT_POINTS(&p, set_bandwidth,
 		      { 699.99, "cpu-orchestration-bound" },
 		      { nextafter(700, 0), "cpu-orchestration-bound" },
 		      { 700, "bandwidth-bound" },
@@ -298,7 +307,7 @@ Test(profile_classify, cuda_compute_below_share_threshold)
 	p.cuda.achieved_bandwidth_gbs = 800;
 	/* bandwidth-bound needs compute strictly below 0.60; between 0.60 and
 	 * 0.70 nothing dominates */
-	EXPECT_POINTS(&p, p.cuda.achieved_compute_tflops,
+	EXPECT_POINTS(&p, set_compute,
 		      { 59.99, "bandwidth-bound" },
 		      { 60, "cpu-orchestration-bound" },
 		      { 60.01, "cpu-orchestration-bound" },
@@ -315,13 +324,13 @@ Test(profile_classify, cuda_compute_share_threshold)
 	struct profile p;
 
 	quiet_cuda(&p);
-	EXPECT_POINTS(&p, p.cuda.achieved_compute_tflops,
+	EXPECT_POINTS(&p, set_compute,
 		      { 69.99, "cpu-orchestration-bound" },
 		      { 70, "compute-bound" },
 		      { 70.01, "compute-bound" });
 	/* with high bandwidth too, compute at 0.70 is not below 0.60 */
 	p.cuda.achieved_bandwidth_gbs = 900;
-	EXPECT_POINTS(&p, p.cuda.achieved_compute_tflops, { 70, "compute-bound" },
+	EXPECT_POINTS(&p, set_compute, { 70, "compute-bound" },
 		      { 59.99, "bandwidth-bound" });
 	profile_release(&p);
 }
