@@ -1,13 +1,132 @@
-/* PLACEHOLDER until the receipts work lands: every receipt mode refuses. */
+/* Receipt modes of `fak native-performance`: --baseline, --compare,
+ * --attach-receipt and --gate. Each reads, calls one receipt/ function and
+ * prints its value or its findings. */
+#include <stdbool.h>
+
+#include "base/file.h"
+#include "base/json.h"
 #include "cli/cli.h"
 #include "cli/np.h"
+#include "receipt/gate.h"
+#include "receipt/receipt.h"
+#include "sampler/attest.h"
 
-static int todo(void)
+/* Prints findings under `what` (or the error when there are none). */
+static int refuse(const char *what, struct findings *f, const struct err *e)
 {
-	cli_errorf(NP_CMD, "receipt modes are not built yet");
-	return EXIT_FAIL;
+	int rc = f->nr ? cli_findings(NP_CMD, what, f) : cli_fail(NP_CMD, e);
+
+	findings_release(f);
+	return rc;
 }
-int np_baseline(const struct np_ctx *c) { (void)c; return todo(); }
-int np_compare(const struct np_ctx *c) { (void)c; return todo(); }
-int np_attach(const struct np_ctx *c) { (void)c; return todo(); }
-int np_gate(const struct np_ctx *c) { (void)c; return todo(); }
+
+int np_baseline(const struct np_ctx *c)
+{
+	struct err e;
+	json_t *doc = receipt_template(c->g, c->o->baseline, &e);
+
+	if (!doc) {
+		err_prefix(&e, "baseline template");
+		return cli_fail(NP_CMD, &e);
+	}
+	cli_out_json(doc);
+	return EXIT_OK;
+}
+
+int np_compare(const struct np_ctx *c)
+{
+	struct receipt base, cand;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	struct err e;
+	json_t *doc;
+
+	if (receipt_load(&base, c->o->compare, &e) < 0) {
+		err_prefix(&e, "compare: baseline");
+		return cli_fail(NP_CMD, &e);
+	}
+	if (receipt_load(&cand, c->o->candidate, &e) < 0) {
+		receipt_release(&base);
+		err_prefix(&e, "compare: candidate");
+		return cli_fail(NP_CMD, &e);
+	}
+	doc = receipt_compare(&base, &cand, c->g, &what, &f);
+	receipt_release(&base);
+	receipt_release(&cand);
+	if (!doc)
+		return refuse(what, &f, &e);
+	cli_out_json(doc);
+	return EXIT_OK;
+}
+
+static int load_attestation(const char *path, json_t **doc, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = file_read(path, ATTEST_MAX_BYTES, &sb, e);
+
+	if (rc == 0)
+		rc = attest_parse(sb_str(&sb), sb.len, doc, e);
+	sb_release(&sb);
+	if (rc < 0)
+		err_prefix(e, "attach system baseline: read system baseline '%s'", path);
+	return rc;
+}
+
+int np_attach(const struct np_ctx *c)
+{
+	struct receipt r;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *att, *doc;
+	struct err e;
+	int rc = EXIT_OK;
+
+	if (receipt_load(&r, c->o->attach_receipt, &e) < 0) {
+		err_prefix(&e, "attach system baseline: read receipt");
+		return cli_fail(NP_CMD, &e);
+	}
+	if (load_attestation(c->o->system_baseline, &att, &e) < 0) {
+		receipt_release(&r);
+		return cli_fail(NP_CMD, &e);
+	}
+	doc = receipt_attach(&r, att, c->g, &what, &f, &e);
+	json_decref(att);
+	receipt_release(&r);
+	if (!doc) {
+		if (!f.nr)
+			err_prefix(&e, "attach system baseline");
+		return refuse(what, &f, &e);
+	}
+	json_write_pretty(&sb, doc);
+	json_decref(doc);
+	if (!c->o->out) {
+		cli_out(sb.buf, sb.len);
+	} else if (file_write_atomic(c->o->out, sb.buf, sb.len, 0600, &e) < 0) {
+		err_prefix(&e, "attach system baseline");
+		rc = cli_fail(NP_CMD, &e);
+	}
+	sb_release(&sb);
+	return rc;
+}
+
+int np_gate(const struct np_ctx *c)
+{
+	struct gate_request q;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	enum gate_class cls;
+	struct err e;
+	json_t *doc;
+
+	if (gate_load(&q, c->o->gate, &e) < 0) {
+		err_prefix(&e, "gate");
+		return cli_fail(NP_CMD, &e);
+	}
+	doc = gate_evaluate(&q, c->g, &cls, &what, &f);
+	gate_release(&q);
+	if (!doc)
+		return refuse(what, &f, &e);
+	cli_out_json(doc);
+	return cls == GATE_REGRESSION ? EXIT_REGRESSION : EXIT_OK;
+}

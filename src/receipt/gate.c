@@ -1,0 +1,775 @@
+/* `--gate REQUEST`: structural phase, statistics, checks, system-baseline
+ * state, classification, suspects and bisect packet. */
+#include "receipt/gate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/xalloc.h"
+#include "receipt/stats.h"
+
+#define GATE_MAX_BYTES ((size_t)64 << 20)
+
+/* ---- decode --------------------------------------------------------------- */
+
+static int opt_bool(const json_t *o, const struct jpath *at, const char *key, bool *out,
+		    struct err *e)
+{
+	*out = false;
+	return jd_bool(o, at, key, JD_OPTIONAL, out, e) < 0 ? -1 : 0;
+}
+
+static int dec_policy(struct gate_policy *p, const json_t *o, const struct jpath *at, struct err *e)
+{
+	static const char *const keys[] = {
+		"schema", "envelope_id", "changed_lever_id", "accepted_revision",
+		"minimum_repetitions", "minimum_clean_repetitions", "maximum_noise_percent",
+		"investigate_drop_percent", "regression_drop_percent",
+		"minimum_throughput_tokens_per_second", "maximum_peak_bytes", "quality_metric",
+		"minimum_quality_score", "quality_higher_is_better", "required_engine",
+		"required_forward_path", "require_ambient_evidence", "require_system_baseline",
+		"allow_sampled_system_baseline", NULL,
+	};
+
+	p->minimum_clean_repetitions = 0;
+	if (jd_object(o, at, keys, e) < 0 ||
+	    jd_str(o, at, "schema", JD_REQUIRED, &p->schema, e) < 0 ||
+	    jd_str(o, at, "envelope_id", JD_REQUIRED, &p->envelope_id, e) < 0 ||
+	    jd_str(o, at, "changed_lever_id", JD_REQUIRED, &p->changed_lever_id, e) < 0 ||
+	    jd_str(o, at, "accepted_revision", JD_REQUIRED, &p->accepted_revision, e) < 0 ||
+	    jd_int(o, at, "minimum_repetitions", JD_REQUIRED, &p->minimum_repetitions, e) < 0 ||
+	    jd_int(o, at, "minimum_clean_repetitions", JD_OPTIONAL, &p->minimum_clean_repetitions, e) < 0 ||
+	    jd_num(o, at, "maximum_noise_percent", JD_REQUIRED, &p->maximum_noise_percent, e) < 0 ||
+	    jd_num(o, at, "investigate_drop_percent", JD_REQUIRED, &p->investigate_drop_percent, e) < 0 ||
+	    jd_num(o, at, "regression_drop_percent", JD_REQUIRED, &p->regression_drop_percent, e) < 0 ||
+	    jd_num(o, at, "minimum_throughput_tokens_per_second", JD_REQUIRED,
+		   &p->minimum_throughput_tokens_per_second, e) < 0 ||
+	    jd_int(o, at, "maximum_peak_bytes", JD_REQUIRED, &p->maximum_peak_bytes, e) < 0 ||
+	    jd_str(o, at, "quality_metric", JD_REQUIRED, &p->quality_metric, e) < 0 ||
+	    jd_num(o, at, "minimum_quality_score", JD_REQUIRED, &p->minimum_quality_score, e) < 0 ||
+	    jd_bool(o, at, "quality_higher_is_better", JD_REQUIRED, &p->quality_higher_is_better, e) < 0 ||
+	    jd_str(o, at, "required_engine", JD_REQUIRED, &p->required_engine, e) < 0 ||
+	    jd_str(o, at, "required_forward_path", JD_REQUIRED, &p->required_forward_path, e) < 0 ||
+	    opt_bool(o, at, "require_ambient_evidence", &p->require_ambient_evidence, e) < 0 ||
+	    opt_bool(o, at, "require_system_baseline", &p->require_system_baseline, e) < 0 ||
+	    opt_bool(o, at, "allow_sampled_system_baseline", &p->allow_sampled_system_baseline, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int decode(struct gate_request *q, const json_t *v, struct err *e)
+{
+	static const char *const keys[] = { "schema", "policy", "last_accepted", "candidate", NULL };
+	const json_t *o;
+	struct jpath pp = JP_KEY(NULL, "policy"), ap = JP_KEY(NULL, "last_accepted"),
+		     cp = JP_KEY(NULL, "candidate");
+
+	if (jd_object(v, NULL, keys, e) < 0 ||
+	    jd_str(v, NULL, "schema", JD_REQUIRED, &q->schema, e) < 0 ||
+	    jd_obj(v, NULL, "policy", JD_REQUIRED, &o, e) < 0 || dec_policy(&q->policy, o, &pp, e) < 0 ||
+	    jd_obj(v, NULL, "last_accepted", JD_REQUIRED, &o, e) < 0 ||
+	    receipt_decode(&q->last_accepted, o, &ap, e) < 0)
+		return -1;
+	if (jd_obj(v, NULL, "candidate", JD_REQUIRED, &o, e) < 0 ||
+	    receipt_decode(&q->candidate, o, &cp, e) < 0) {
+		receipt_release(&q->last_accepted);
+		return -1;
+	}
+	return 0;
+}
+
+int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e)
+{
+	memset(q, 0, sizeof(*q));
+	q->doc = json_parse_strict(buf, len, name, e);
+	if (!q->doc)
+		return -1;
+	if (decode(q, q->doc, e) < 0) {
+		json_decref(q->doc);
+		memset(q, 0, sizeof(*q));
+		if (name)
+			err_prefix(e, "%s", name);
+		return -1;
+	}
+	return 0;
+}
+
+int gate_load(struct gate_request *q, const char *path, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	memset(q, 0, sizeof(*q));
+	if (file_read(path, GATE_MAX_BYTES, &sb, e) < 0) {
+		sb_release(&sb);
+		return -1;
+	}
+	rc = gate_parse(q, sb_str(&sb), sb.len, path, e);
+	sb_release(&sb);
+	return rc;
+}
+
+void gate_release(struct gate_request *q)
+{
+	if (!q->doc)
+		return;
+	receipt_release(&q->last_accepted);
+	receipt_release(&q->candidate);
+	json_decref(q->doc);
+	memset(q, 0, sizeof(*q));
+}
+
+/* ---- policy --------------------------------------------------------------- */
+
+static void num(char buf[JSON_NUMBER_MAX], double d)
+{
+	json_format_double(buf, d);
+}
+
+/* Policy bounds must equal the criterion resolved from the run identity. */
+static void check_bounds(const struct gate_policy *p, const struct criterion *c, struct findings *out)
+{
+	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
+
+#define BOUND_NUM(field)                                                                      \
+	do {                                                                                  \
+		if (p->field != c->field) {                                                   \
+			num(a, p->field);                                                     \
+			num(b, c->field);                                                     \
+			findings_addf(out, "policy." #field ": %s, criterion \"%s\" of envelope " \
+					   "\"%s\" says %s", a, c->id, c->envelope_id, b);     \
+		}                                                                             \
+	} while (0)
+	if (p->minimum_repetitions != c->minimum_repetitions)
+		findings_addf(out, "policy.minimum_repetitions: %lld, criterion \"%s\" of envelope "
+				   "\"%s\" says %lld", p->minimum_repetitions, c->id, c->envelope_id,
+			      c->minimum_repetitions);
+	BOUND_NUM(maximum_noise_percent);
+	BOUND_NUM(investigate_drop_percent);
+	BOUND_NUM(regression_drop_percent);
+	BOUND_NUM(minimum_throughput_tokens_per_second);
+	BOUND_NUM(minimum_quality_score);
+#undef BOUND_NUM
+	if (strcmp(p->quality_metric, c->quality_metric))
+		findings_addf(out, "policy.quality_metric: \"%s\", criterion \"%s\" of envelope \"%s\" "
+				   "says \"%s\"", p->quality_metric, c->id, c->envelope_id,
+			      c->quality_metric);
+	if (p->quality_higher_is_better != c->quality_higher_is_better)
+		findings_addf(out, "policy.quality_higher_is_better: %s, criterion \"%s\" of envelope "
+				   "\"%s\" says %s", p->quality_higher_is_better ? "true" : "false",
+			      c->id, c->envelope_id, c->quality_higher_is_better ? "true" : "false");
+}
+
+static void check_policy(const struct gate_policy *p, const struct graph *g, struct findings *out)
+{
+	const struct lever *l = graph_lever(g, p->changed_lever_id);
+	bool v1 = !strcmp(p->schema, GATE_POLICY_V1);
+
+	if (!v1 && strcmp(p->schema, GATE_POLICY_V2))
+		findings_addf(out, "policy.schema: must be \"%s\" or \"%s\", got \"%s\"", GATE_POLICY_V1,
+			      GATE_POLICY_V2, p->schema);
+	if (!*p->envelope_id)
+		findings_addf(out, "policy.envelope_id: is required");
+	if (!*p->changed_lever_id)
+		findings_addf(out, "policy.changed_lever_id: is required");
+	else if (!l || strcmp(l->app.envelope_id, p->envelope_id))
+		findings_addf(out, "policy.changed_lever_id: lever \"%s\" must belong to the exact "
+				   "envelope \"%s\"", p->changed_lever_id, p->envelope_id);
+	if (!*p->accepted_revision)
+		findings_addf(out, "policy.accepted_revision: is required");
+	if (p->minimum_repetitions < 2)
+		findings_addf(out, "policy.minimum_repetitions: must be at least 2");
+	if (p->maximum_noise_percent < 0)
+		findings_addf(out, "policy.maximum_noise_percent: must be non-negative");
+	if (p->investigate_drop_percent < 0)
+		findings_addf(out, "policy.investigate_drop_percent: must be non-negative");
+	if (!(p->regression_drop_percent > p->investigate_drop_percent))
+		findings_addf(out, "policy.regression_drop_percent: must exceed investigate_drop_percent");
+	if (!(p->minimum_throughput_tokens_per_second > 0))
+		findings_addf(out, "policy.minimum_throughput_tokens_per_second: must be positive");
+	if (p->maximum_peak_bytes <= 0)
+		findings_addf(out, "policy.maximum_peak_bytes: must be positive");
+	if (!*p->quality_metric)
+		findings_addf(out, "policy.quality_metric: is required");
+	if (strcmp(p->required_engine, RECEIPT_ENGINE))
+		findings_addf(out, "policy.required_engine: must be \"%s\"", RECEIPT_ENGINE);
+	if (!*p->required_forward_path)
+		findings_addf(out, "policy.required_forward_path: is required");
+	if (v1 && (p->require_system_baseline || p->allow_sampled_system_baseline))
+		findings_addf(out, "policy.schema: a v1 gate policy cannot require system baseline "
+				   "evidence");
+	if (p->minimum_clean_repetitions < 0 || p->minimum_clean_repetitions > p->minimum_repetitions)
+		findings_addf(out, "policy.minimum_clean_repetitions: must be between zero and "
+				   "minimum_repetitions");
+	else if (p->minimum_clean_repetitions > 0 && !p->require_ambient_evidence)
+		findings_addf(out, "policy.minimum_clean_repetitions: requires require_ambient_evidence");
+	if (p->require_ambient_evidence && p->require_system_baseline)
+		findings_addf(out, "policy: cannot require both legacy ambient evidence and system "
+				   "baseline evidence");
+	if (p->allow_sampled_system_baseline && !p->require_system_baseline)
+		findings_addf(out, "policy.allow_sampled_system_baseline: the sampled opt-in requires "
+				   "require_system_baseline");
+}
+
+/* ---- system-baseline state ------------------------------------------------ */
+
+struct seen {
+	const char *digest, *side;
+	size_t rep;
+};
+
+static bool coverage_is_exact(const char *c)
+{
+	return !strcmp(c, "exact_subreaper_rusage") || !strcmp(c, "exact_cgroup_v2");
+}
+
+bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struct strbuf *detail)
+{
+	struct seen *seen = xcalloc(sides[0].nr_system_baselines + sides[1].nr_system_baselines + 1,
+				    sizeof(*seen));
+	size_t nr_seen = 0;
+	bool ok = false;
+
+	for (int s = 0; s < 2; s++) {
+		const struct gate_sb_side *sd = &sides[s];
+
+		if (sd->has_ambient) {
+			sb_addf(detail, "%s mixes legacy ambient evidence with system baseline "
+					"attestations", sd->name);
+			goto out;
+		}
+		if (!sd->is_v2) {
+			sb_addf(detail, "%s uses a legacy receipt schema that cannot carry system "
+					"baseline attestations", sd->name);
+			goto out;
+		}
+		if (sd->nr_system_baselines != sd->nr_reps) {
+			sb_addf(detail, "%s has %zu system baselines for %zu repetitions", sd->name,
+				sd->nr_system_baselines, sd->nr_reps);
+			goto out;
+		}
+		for (size_t i = 0; i < sd->nr_system_baselines; i++) {
+			const struct gate_sb_rep *r = &sd->reps[i];
+			const struct attest_facts *f = &r->facts;
+
+			if (!r->verified || !strcmp(f->verdict, "invalid")) {
+				sb_addf(detail, "%s repetition %zu has an invalid system baseline",
+					sd->name, i);
+				goto out;
+			}
+			if (f->has_top_consumers) {
+				sb_addf(detail, "%s repetition %zu contains high-cardinality process "
+						"identities", sd->name, i);
+				goto out;
+			}
+			if (!r->binding || strcmp(r->binding, f->digest)) {
+				sb_addf(detail, "%s repetition %zu has an invalid or reused system "
+						"baseline binding", sd->name, i);
+				goto out;
+			}
+			for (size_t j = 0; j < nr_seen; j++)
+				if (!strcmp(seen[j].digest, f->digest)) {
+					sb_addf(detail, "%s repetition %zu reuses system baseline "
+							"evidence from %s repetition %zu",
+						sd->name, i, seen[j].side, seen[j].rep);
+					goto out;
+				}
+			seen[nr_seen++] = (struct seen){ f->digest, sd->name, i };
+			if (!strcmp(f->coverage, "sampled_pid_ppid_tree")) {
+				if (!allow_sampled) {
+					sb_addf(detail, "%s repetition %zu uses sampled descendant "
+							"attribution without policy opt-in",
+						sd->name, i);
+					goto out;
+				}
+			} else if (!coverage_is_exact(f->coverage)) {
+				sb_addf(detail, "%s repetition %zu has unknown descendant attribution",
+					sd->name, i);
+				goto out;
+			}
+			if (f->baseline_samples < 2 || f->baseline_duration_ns <= 0 ||
+			    !f->baseline_host_cpu_available || strcmp(f->verdict, "clean") ||
+			    !f->host_cpu_available || !f->sut_cpu_available || !f->non_sut_cpu_available) {
+				sb_addf(detail, "%s repetition %zu has a contaminated or required-unknown "
+						"system baseline (verdict %s)",
+					sd->name, i, f->verdict);
+				goto out;
+			}
+		}
+	}
+	sb_adds(detail, "every repetition has a clean system baseline with host/SUT/non-SUT CPU "
+			"attribution");
+	ok = true;
+out:
+	free(seen);
+	return ok;
+}
+
+/* Verify every attestation of r once; reps has r->nr_system_baselines slots. */
+static void sb_facts(const struct receipt *r, struct gate_sb_rep *reps)
+{
+	for (size_t i = 0; i < r->nr_system_baselines; i++) {
+		struct err e;
+
+		reps[i].verified = attest_check(r->system_baselines[i], &reps[i].facts, &e) == 0;
+		reps[i].binding = i < r->nr_reps ? r->reps[i].system_baseline_digest : NULL;
+	}
+}
+
+/* ---- repetition summaries ------------------------------------------------- */
+
+struct rep_evidence {
+	const char *status;	/* "clean", "investigate", "invalid", "missing" */
+	const char *digest;	/* "" when missing */
+};
+
+/* Per repetition: the aligned legacy ambient evidence, else the bound
+ * system-baseline attestation, else missing. */
+static void evidence(const struct receipt *r, const struct gate_sb_rep *sb, struct rep_evidence *ev)
+{
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		struct err e;
+
+		ev[i] = (struct rep_evidence){ "missing", "" };
+		if (r->has_ambient) {
+			if (i < r->nr_ambient) {
+				const struct ambient *a = &r->ambient[i];
+
+				ev[i].digest = a->digest;
+				ev[i].status = ambient_validate(a, &e) < 0 ? "invalid" : a->verdict;
+			}
+		} else if (i < r->nr_system_baselines) {
+			const json_t *d = json_object_get(r->system_baselines[i], "digest");
+
+			ev[i].digest = json_is_string(d) ? json_string_value(d) : "";
+			if (!sb[i].verified || !sb[i].binding || strcmp(sb[i].binding, sb[i].facts.digest))
+				ev[i].status = "invalid";
+			else
+				ev[i].status = sb[i].facts.verdict;
+		}
+	}
+}
+
+static json_t *summary_json(const struct stats *s, size_t total)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "included", (long long)s->n);
+	jset_int(o, "total", (long long)total);
+	jset_num(o, "mean_tokens_per_second", s->mean);
+	jset_num(o, "median_tokens_per_second", s->median);
+	jset_num(o, "stddev_tokens_per_second", s->stddev);
+	return o;
+}
+
+struct side {
+	const struct receipt *r;
+	struct gate_sb_rep *sb;
+	struct rep_evidence *ev;
+	size_t nr_clean;
+	struct stats all, clean, used;
+};
+
+static void side_init(struct side *s, const struct receipt *r, bool clean_only)
+{
+	double *all = xcalloc(r->nr_reps + 1, sizeof(*all)), *clean = xcalloc(r->nr_reps + 1, sizeof(*clean));
+
+	s->r = r;
+	s->sb = xcalloc(r->nr_system_baselines + 1, sizeof(*s->sb));
+	s->ev = xcalloc(r->nr_reps + 1, sizeof(*s->ev));
+	sb_facts(r, s->sb);
+	evidence(r, s->sb, s->ev);
+	s->nr_clean = 0;
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		all[i] = r->reps[i].tokens_per_second;
+		if (!strcmp(s->ev[i].status, "clean"))
+			clean[s->nr_clean++] = all[i];
+	}
+	stats_compute(all, r->nr_reps, &s->all);
+	stats_compute(clean, s->nr_clean, &s->clean);
+	s->used = clean_only ? s->clean : s->all;
+	free(all);
+	free(clean);
+}
+
+static void side_release(struct side *s)
+{
+	free(s->sb);
+	free(s->ev);
+}
+
+static json_t *samples_json(const struct side *s)
+{
+	json_t *o = jobj(), *ex = jarr();
+
+	jset_new(o, "all_sample", summary_json(&s->all, s->r->nr_reps));
+	jset_new(o, "clean_only", summary_json(&s->clean, s->r->nr_reps));
+	jset_str(o, "inclusion_policy",
+		 "clean_only includes a repetition only when its aligned evidence (legacy ambient "
+		 "evidence or the bound system-baseline attestation) validates with verdict=clean; "
+		 "every other repetition is listed under exclusions");
+	for (size_t i = 0; i < s->r->nr_reps; i++) {
+		json_t *x;
+
+		if (!strcmp(s->ev[i].status, "clean"))
+			continue;
+		x = jobj();
+		jset_int(x, "repetition", (long long)i);
+		jset_str(x, "attestation_digest", s->ev[i].digest);
+		jset_str(x, "reason", s->ev[i].status);
+		jpush_new(ex, x);
+	}
+	if (json_array_size(ex))
+		jset_new(o, "exclusions", ex);
+	else
+		json_decref(ex);
+	return o;
+}
+
+/* ---- checks and verdict --------------------------------------------------- */
+
+static void add_check(json_t *checks, const char *name, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_check(json_t *checks, const char *name, const char *status, const char *fmt, ...)
+{
+	json_t *c = jobj();
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	jset_str(c, "name", name);
+	jset_str(c, "status", status);
+	jset_str(c, "detail", buf);
+	jpush_new(checks, c);
+}
+
+static const char *pf(bool ok)
+{
+	return ok ? "pass" : "fail";
+}
+
+/* Modules present in both receipts whose revision differs, by module name. */
+static json_t *suspects_json(const struct receipt *a, const struct receipt *c, struct strbuf *paths)
+{
+	const struct receipt_module **v = xcalloc(c->nr_modules + 1, sizeof(*v));
+	const char **old = xcalloc(c->nr_modules + 1, sizeof(*old));
+	size_t n = 0;
+	json_t *arr = jarr();
+
+	for (size_t i = 0; i < c->nr_modules; i++)
+		for (size_t j = 0; j < a->nr_modules; j++)
+			if (!strcmp(c->modules[i].module, a->modules[j].module) &&
+			    strcmp(c->modules[i].revision, a->modules[j].revision)) {
+				v[n] = &c->modules[i];
+				old[n++] = a->modules[j].revision;
+				break;
+			}
+	/* insertion sort by module name: a handful of entries */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(v[j - 1]->module, v[j]->module) > 0; j--) {
+			const struct receipt_module *t = v[j];
+			const char *o = old[j];
+
+			v[j] = v[j - 1];
+			old[j] = old[j - 1];
+			v[j - 1] = t;
+			old[j - 1] = o;
+		}
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = jobj();
+
+		jset_str(s, "module", v[i]->module);
+		jset_str(s, "accepted_revision", old[i]);
+		jset_str(s, "candidate_revision", v[i]->revision);
+		jpush_new(arr, s);
+		sb_addf(paths, " %s", v[i]->module);
+	}
+	free(v);
+	free(old);
+	return arr;
+}
+
+static json_t *bisect_json(const struct gate_request *q, json_t *suspects, const char *paths)
+{
+	json_t *b = jobj(), *cmds = jarr();
+	char *cmd;
+
+	jset_str(b, "schema", GATE_BISECT_SCHEMA);
+	jset_str(b, "envelope_id", q->policy.envelope_id);
+	jset_str(b, "good_revision", q->last_accepted.revision);
+	jset_str(b, "bad_revision", q->candidate.revision);
+	jset_new(b, "suspect_modules", json_deep_copy(suspects));
+	cmd = xasprintf("git bisect start %s %s%s%s", q->candidate.revision, q->last_accepted.revision,
+			*paths ? " --" : "", paths);
+	jpush_new(cmds, json_string(cmd));
+	free(cmd);
+	jpush_new(cmds, json_string("fak native-performance --gate gate-request.json"));
+	jset_new(b, "guarded_commands", cmds);
+	jset_str(b, "stop_condition", "first revision classified regression under the exact "
+				       "envelope, quality, identity, memory, and throughput policy");
+	return b;
+}
+
+static const char *const class_names[] = { "pass", "investigate", "regression" };
+
+/* ---- structural phase ----------------------------------------------------- */
+
+static const char *structural(const struct gate_request *q, const struct graph *g,
+			      struct findings *out)
+{
+	const struct gate_policy *p = &q->policy;
+	const struct receipt *a = &q->last_accepted, *c = &q->candidate;
+	const struct criterion *crit;
+	struct receipt norm;
+	unsigned flags = p->require_system_baseline ? RECEIPT_SKIP_SYSTEM_BASELINES : 0;
+	bool req_v1 = !strcmp(q->schema, GATE_REQUEST_V1);
+
+	if (!req_v1 && strcmp(q->schema, GATE_REQUEST_V2)) {
+		findings_addf(out, "schema: must be \"%s\" or \"%s\", got \"%s\"", GATE_REQUEST_V1,
+			      GATE_REQUEST_V2, q->schema);
+		return "gate: invalid gate request";
+	}
+	crit = receipt_criterion(a, g, out);
+	if (!crit)
+		return "gate: last accepted comparison criterion is not resolved";
+	check_bounds(p, crit, out);
+	if (out->nr)
+		return "gate: gate policy bounds are absent, stale, or do not match the criterion "
+		       "resolved from run identity";
+	check_policy(p, g, out);
+	if (req_v1 && strcmp(p->schema, GATE_POLICY_V1))
+		findings_addf(out, "policy.schema: a v1 gate request requires a v1 gate policy");
+	if (out->nr)
+		return "gate: invalid envelope-scoped gate policy";
+
+	receipt_validate(a, g, flags, out);
+	if (out->nr)
+		return "gate: last accepted: invalid native-performance receipt";
+	/* The execution identity and the comparison identity of the candidate are
+	 * judged by checks below, not refused here. */
+	norm = *c;
+	norm.execution.engine = RECEIPT_ENGINE;
+	norm.execution.forward_path = a->execution.forward_path;
+	norm.execution.fallback_count = 0;
+	norm.comparison = a->comparison;
+	receipt_validate(&norm, g, flags, out);
+	if (out->nr)
+		return "gate: candidate: invalid native-performance receipt";
+
+	if (strcmp(a->revision, p->accepted_revision)) {
+		findings_addf(out, "policy.accepted_revision: \"%s\", last_accepted.revision \"%s\"",
+			      p->accepted_revision, a->revision);
+		return "gate: policy is bound to another accepted revision";
+	}
+	if (strcmp(a->role, "baseline") || strcmp(c->role, "candidate")) {
+		findings_addf(out, "role: last_accepted has role \"%s\", candidate has role \"%s\"",
+			      a->role, c->role);
+		return "gate: gate requires a baseline last_accepted and a candidate";
+	}
+	if (strcmp(a->envelope_id, p->envelope_id))
+		findings_addf(out, "last_accepted.envelope_id: \"%s\", policy \"%s\"", a->envelope_id,
+			      p->envelope_id);
+	if (strcmp(c->envelope_id, p->envelope_id))
+		findings_addf(out, "candidate.envelope_id: \"%s\", policy \"%s\"", c->envelope_id,
+			      p->envelope_id);
+	if (strcmp(a->changed_lever_id, p->changed_lever_id))
+		findings_addf(out, "last_accepted.changed_lever_id: \"%s\", policy \"%s\"",
+			      a->changed_lever_id, p->changed_lever_id);
+	if (strcmp(c->changed_lever_id, p->changed_lever_id))
+		findings_addf(out, "candidate.changed_lever_id: \"%s\", policy \"%s\"",
+			      c->changed_lever_id, p->changed_lever_id);
+	if (out->nr) {
+		findings_sort(out);
+		return "gate: policy and receipts must use the exact envelope and lever";
+	}
+	receipt_drift(a, c, 0, out);
+	if (out->nr) {
+		findings_sort(out);
+		return "gate: receipts are incomparable: an envelope control axis drifted";
+	}
+	if ((long long)a->nr_reps < p->minimum_repetitions)
+		findings_addf(out, "last_accepted.repetitions: %zu, policy requires at least %lld",
+			      a->nr_reps, p->minimum_repetitions);
+	if ((long long)c->nr_reps < p->minimum_repetitions)
+		findings_addf(out, "candidate.repetitions: %zu, policy requires at least %lld",
+			      c->nr_reps, p->minimum_repetitions);
+	if (out->nr)
+		return "gate: too few repetitions for the policy";
+	if (p->require_ambient_evidence) {
+		const struct receipt *rs[2] = { a, c };
+		const char *names[2] = { "last_accepted", "candidate" };
+
+		for (int s = 0; s < 2; s++) {
+			if (rs[s]->nr_ambient != rs[s]->nr_reps)
+				findings_addf(out, "%s.ambient_evidence: %zu entries must align 1:1 with "
+						   "%zu repetitions",
+					      names[s], rs[s]->nr_ambient, rs[s]->nr_reps);
+		}
+		if (out->nr)
+			return "gate: ambient evidence does not align with repetitions";
+	}
+	return NULL;
+}
+
+/* ---- evaluate ------------------------------------------------------------- */
+
+/* Checks in order; returns the classification. *sb_investigate tells
+ * whether system-baseline evidence caused an investigate. */
+static enum gate_class judge(const struct gate_request *q, const struct side *sa,
+			     const struct side *sc, json_t *checks, bool *sb_investigate)
+{
+	const struct gate_policy *p = &q->policy;
+	const struct receipt *a = sa->r, *c = sc->r;
+	const struct receipt_quality *ql = &c->quality;
+	double am = sa->used.mean, cm = sc->used.mean;
+	double drop = am != 0 ? (am - cm) / am * 100 : 0;
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+	bool hard = false, floor_fail, ok;
+
+	/* Legacy ambient mode without a clean floor: any non-clean verdict
+	 * investigates at once, naming the first one. */
+	if (p->require_ambient_evidence && !p->minimum_clean_repetitions) {
+		const struct side *ss[2] = { sa, sc };
+		const char *names[2] = { "last accepted", "candidate" };
+
+		for (int s = 0; s < 2; s++)
+			for (size_t i = 0; i < ss[s]->r->nr_reps; i++)
+				if (strcmp(ss[s]->ev[i].status, "clean")) {
+					add_check(checks, "ambient_evidence", "fail",
+						  "%s repetition %zu verdict=%s", names[s], i,
+						  ss[s]->ev[i].status);
+					return GATE_INVESTIGATE;
+				}
+	}
+
+	ok = !strcmp(c->execution.engine, p->required_engine);
+	hard |= !ok;
+	add_check(checks, "engine", pf(ok), "got %s; require %s", c->execution.engine,
+		  p->required_engine);
+	ok = !strcmp(c->execution.forward_path, p->required_forward_path);
+	hard |= !ok;
+	add_check(checks, "forward_path", pf(ok), "got %s; require %s", c->execution.forward_path,
+		  p->required_forward_path);
+	ok = c->execution.fallback_count == 0;
+	hard |= !ok;
+	add_check(checks, "fallback", pf(ok), "count=%lld", c->execution.fallback_count);
+	ok = c->memory.peak_bytes <= p->maximum_peak_bytes;
+	hard |= !ok;
+	add_check(checks, "memory", pf(ok), "peak=%lld ceiling=%lld", c->memory.peak_bytes,
+		  p->maximum_peak_bytes);
+	ok = !strcmp(ql->name, p->quality_metric) && ql->higher_is_better == p->quality_higher_is_better &&
+	     isfinite(ql->score) &&
+	     (p->quality_higher_is_better ? ql->score >= p->minimum_quality_score :
+					    ql->score <= p->minimum_quality_score);
+	hard |= !ok;
+	num(x, ql->score);
+	num(y, p->minimum_quality_score);
+	add_check(checks, "quality", pf(ok), "%s=%s %s=%s", ql->name, x,
+		  p->quality_higher_is_better ? "floor" : "ceiling", y);
+	floor_fail = !(cm >= p->minimum_throughput_tokens_per_second);
+	num(x, cm);
+	num(y, p->minimum_throughput_tokens_per_second);
+	add_check(checks, "throughput_floor", pf(!floor_fail), "mean=%s floor=%s", x, y);
+	*sb_investigate = false;
+	if (p->require_system_baseline) {
+		struct gate_sb_side sides[2] = {
+			{ "last_accepted", a->has_ambient, !strcmp(a->schema, RECEIPT_SCHEMA_V2),
+			  a->nr_reps, a->nr_system_baselines, sa->sb },
+			{ "candidate", c->has_ambient, !strcmp(c->schema, RECEIPT_SCHEMA_V2), c->nr_reps,
+			  c->nr_system_baselines, sc->sb },
+		};
+		struct strbuf detail = STRBUF_INIT;
+
+		*sb_investigate = !gate_sb_judge(sides, p->allow_sampled_system_baseline, &detail);
+		add_check(checks, "system_baseline", *sb_investigate ? "investigate" : "pass", "%s",
+			  detail.buf);
+		sb_release(&detail);
+	}
+
+	if (hard)
+		return GATE_REGRESSION;
+	if (*sb_investigate)
+		return GATE_INVESTIGATE;
+	if (floor_fail || drop >= p->regression_drop_percent)
+		return GATE_REGRESSION;
+	if (sa->used.noise_percent > p->maximum_noise_percent ||
+	    sc->used.noise_percent > p->maximum_noise_percent || drop >= p->investigate_drop_percent)
+		return GATE_INVESTIGATE;
+	return GATE_PASS;
+}
+
+json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum gate_class *cls,
+		      const char **what, struct findings *out)
+{
+	const struct gate_policy *p = &q->policy;
+	const struct receipt *a = &q->last_accepted, *c = &q->candidate;
+	struct side sa, sc;
+	json_t *doc, *checks;
+	double am, cm;
+	bool sb_investigate = false;
+
+	*what = structural(q, g, out);
+	if (*what) {
+		findings_sort(out);
+		return NULL;
+	}
+	side_init(&sa, a, p->minimum_clean_repetitions > 0);
+	side_init(&sc, c, p->minimum_clean_repetitions > 0);
+	if (p->minimum_clean_repetitions > 0) {
+		if ((long long)sa.nr_clean < p->minimum_clean_repetitions)
+			findings_addf(out, "last_accepted has %zu clean repetitions; policy requires "
+					   "%lld; rerun with clean ambient attestations",
+				      sa.nr_clean, p->minimum_clean_repetitions);
+		if ((long long)sc.nr_clean < p->minimum_clean_repetitions)
+			findings_addf(out, "candidate has %zu clean repetitions; policy requires %lld; "
+					   "rerun with clean ambient attestations",
+				      sc.nr_clean, p->minimum_clean_repetitions);
+		if (out->nr) {
+			*what = "gate: too few clean repetitions for the policy";
+			findings_sort(out);
+			side_release(&sa);
+			side_release(&sc);
+			return NULL;
+		}
+	}
+
+	checks = jarr();
+	*cls = judge(q, &sa, &sc, checks, &sb_investigate);
+	am = sa.used.mean;
+	cm = sc.used.mean;
+	doc = jobj();
+	jset_str(doc, "schema", GATE_VERDICT_SCHEMA);
+	jset_str(doc, "envelope_id", p->envelope_id);
+	jset_str(doc, "criterion_digest", a->comparison.criterion_digest);
+	jset_str(doc, "classification", class_names[*cls]);
+	jset_str(doc, "accepted_revision", a->revision);
+	jset_str(doc, "candidate_revision", c->revision);
+	jset_num(doc, "accepted_mean_tokens_per_second", am);
+	jset_num(doc, "candidate_mean_tokens_per_second", cm);
+	jset_num(doc, "throughput_delta_percent", am != 0 ? (cm - am) / am * 100 : 0);
+	jset_num(doc, "accepted_noise_percent", sa.used.noise_percent);
+	jset_num(doc, "candidate_noise_percent", sc.used.noise_percent);
+	jset_new(doc, "accepted_samples", samples_json(&sa));
+	jset_new(doc, "candidate_samples", samples_json(&sc));
+	jset_new(doc, "checks", checks);
+	if (*cls != GATE_PASS && (!sb_investigate || *cls == GATE_REGRESSION)) {
+		struct strbuf paths = STRBUF_INIT;
+		json_t *suspects = suspects_json(a, c, &paths);
+
+		if (json_array_size(suspects))
+			jset_new(doc, "suspect_modules", json_deep_copy(suspects));
+		jset_new(doc, "bisect", bisect_json(q, suspects, paths.len ? paths.buf : ""));
+		json_decref(suspects);
+		sb_release(&paths);
+	}
+	side_release(&sa);
+	side_release(&sc);
+	return doc;
+}

@@ -1,0 +1,83 @@
+#ifndef FAK_RECEIPT_GATE_H
+#define FAK_RECEIPT_GATE_H
+/* `--gate REQUEST`: classify a candidate receipt against the last accepted
+ * one under an envelope-scoped policy (fak-native-performance-gate-policy/v2)
+ * as pass, investigate or regression. Structural problems are findings (no
+ * verdict); everything else ends in a verdict document. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/findings.h"
+#include "base/strbuf.h"
+#include "graph/graph.h"
+#include "receipt/receipt.h"
+#include "sampler/attest.h"
+
+#define GATE_REQUEST_V1 "fak-native-performance-gate-request/v1"
+#define GATE_REQUEST_V2 "fak-native-performance-gate-request/v2"
+#define GATE_POLICY_V1 "fak-native-performance-gate-policy/v1"
+#define GATE_POLICY_V2 "fak-native-performance-gate-policy/v2"
+#define GATE_VERDICT_SCHEMA "fak-native-performance-gate-verdict/v1"
+#define GATE_BISECT_SCHEMA "fak-native-performance-bisect-packet/v1"
+
+struct gate_policy {
+	const char *schema, *envelope_id, *changed_lever_id, *accepted_revision;
+	long long minimum_repetitions;
+	long long minimum_clean_repetitions;	/* 0 when absent */
+	double maximum_noise_percent, investigate_drop_percent, regression_drop_percent;
+	double minimum_throughput_tokens_per_second;
+	long long maximum_peak_bytes;
+	const char *quality_metric;
+	double minimum_quality_score;
+	bool quality_higher_is_better;
+	const char *required_engine, *required_forward_path;
+	bool require_ambient_evidence, require_system_baseline, allow_sampled_system_baseline;
+};
+
+struct gate_request {
+	json_t *doc;	/* owned; strings borrow into it */
+	const char *schema;
+	struct gate_policy policy;
+	struct receipt last_accepted, candidate;
+};
+
+/* Strict decode (unknown keys, wrong types, missing members are errors with
+ * the JSON path). name appears in errors. */
+int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e);
+int gate_load(struct gate_request *q, const char *path, struct err *e);
+void gate_release(struct gate_request *q);
+
+enum gate_class { GATE_PASS, GATE_INVESTIGATE, GATE_REGRESSION };
+
+/* The structural phase, then statistics, checks, system-baseline state,
+ * classification, suspects and bisect packet. Returns the verdict document
+ * (new reference) and its classification in *cls; or NULL with *what set
+ * to a static description of the failed structural step and the reasons
+ * in out (sorted). */
+json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum gate_class *cls,
+		      const char **what, struct findings *out);
+
+/* ---- system-baseline state (exposed for tests) ---------------------------- */
+
+/* What the gate knows about one repetition's attestation. */
+struct gate_sb_rep {
+	bool verified;			/* attest_check passed; facts valid */
+	struct attest_facts facts;
+	const char *binding;		/* repetitions[i].system_baseline_digest or NULL */
+};
+
+struct gate_sb_side {
+	const char *name;		/* "last_accepted" | "candidate" */
+	bool has_ambient, is_v2;
+	size_t nr_reps, nr_system_baselines;
+	const struct gate_sb_rep *reps;	/* nr_system_baselines entries */
+};
+
+/* State of the evidence under a policy that requires system baselines:
+ * sides in order last_accepted, candidate; one digest-seen set across both.
+ * Returns true (pass) or false (investigate); the detail says why. */
+bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struct strbuf *detail);
+
+#endif

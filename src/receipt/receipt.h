@@ -1,0 +1,228 @@
+#ifndef FAK_RECEIPT_RECEIPT_H
+#define FAK_RECEIPT_RECEIPT_H
+/* Experiment receipts (fak-native-performance-receipt/v2; v1 is read): the
+ * scrubbed evidence of one repetition set of a one-lever experiment on one
+ * envelope. Decoding is strict and structural; receipt_validate applies every
+ * rule (graph-independent and graph-bound) and collects findings.
+ *
+ * Strings in a decoded receipt are borrowed from r->doc, which the receipt
+ * holds a reference to; nothing outlives receipt_release. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/findings.h"
+#include "base/json.h"
+#include "graph/graph.h"
+
+#define RECEIPT_SCHEMA_V1 "fak-native-performance-receipt/v1"
+#define RECEIPT_SCHEMA_V2 "fak-native-performance-receipt/v2"
+#define AMBIENT_SCHEMA "fak-native-ambient-evidence/v1"
+#define RECEIPT_ENGINE "fak-native"
+#define RECEIPT_QUALITY_METRIC "exact_match"
+#define RECEIPT_FILL_PREFIX "FILL_"
+
+/* The canonical unchanged-control list, in canonical order. */
+#define RECEIPT_NR_CONTROLS 12
+extern const char *const receipt_canonical_controls[RECEIPT_NR_CONTROLS];
+
+struct receipt_strs {
+	const char **v;	/* owned array of borrowed strings */
+	size_t n;
+	bool is_null;	/* JSON null instead of an array */
+};
+
+struct receipt_rep {
+	double end_to_end_ms, tokens_per_second;
+	bool has_ttft, has_prefill, has_decode;
+	double ttft_ms, prefill_ms, decode_ms;
+	const char *system_baseline_digest;	/* NULL when absent or "" */
+};
+
+/* Legacy per-repetition ambient evidence (fak-native-ambient-evidence/v1). */
+struct ambient_metric {
+	const char *availability;	/* measured | unavailable | unknown */
+	bool has_value;
+	double value;
+};
+
+struct ambient {
+	const json_t *json;	/* borrowed from the receipt document */
+	const char *schema, *started_at, *ended_at;
+	long long elapsed_ms, interval_ms;
+	const char *source, *platform;
+	double sampler_overhead_ms;
+	struct ambient_metric host_cpu_percent, available_memory_bytes, process_churn,
+		non_sut_cpu_percent;
+	long long command_exit_code;
+	const char *verdict, *digest;
+};
+
+struct receipt_module {
+	const char *module, *revision;
+};
+
+struct receipt_artifact {
+	const char *path, *sha256;
+};
+
+struct receipt_controls {
+	long long prompt_tokens, decode_tokens, batch, context_tokens;
+	double temperature;
+	const char *sampling, *cache_state;
+	long long warmups, repetitions;
+};
+
+struct receipt_execution {
+	const char *engine, *forward_path;
+	long long fallback_count;
+};
+
+struct receipt_quality {
+	const char *name;
+	double score;
+	bool higher_is_better;
+};
+
+/* All-zero ("", "", 0, "") when absent from a v1 receipt. */
+struct receipt_comparison {
+	const char *output_class, *criterion_id;
+	long long criterion_version;
+	const char *criterion_digest;
+};
+
+struct receipt {
+	json_t *doc;	/* owned reference; every string points into it */
+	const char *schema, *role, *envelope_id, *changed_lever_id, *revision, *artifact_sha256;
+	struct {
+		const char *scrubbed_id, *platform, *backend;
+	} machine;
+	struct receipt_controls controls;
+	struct receipt_strs unchanged_controls, changed_axes;
+	struct receipt_rep *reps;
+	size_t nr_reps;
+	bool has_ambient;	/* the ambient_evidence key is present */
+	struct ambient *ambient;
+	size_t nr_ambient;
+	struct {
+		long long peak_bytes, resident_bytes;	/* >= 0 */
+	} memory;
+	struct receipt_execution execution;
+	struct receipt_quality quality;
+	struct receipt_comparison comparison;
+	struct receipt_module *modules;
+	size_t nr_modules;
+	struct receipt_strs commands;
+	struct receipt_artifact *artifacts;
+	size_t nr_artifacts;
+	const json_t **system_baselines;	/* owned array of borrowed objects */
+	size_t nr_system_baselines;
+};
+
+/* Strict decode of v (borrowed; the receipt takes its own reference): every
+ * key known, every type right, required members present. `at` is the JSON
+ * path of v inside its document (NULL at the root). On error *r is empty. */
+int receipt_decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e);
+/* Parse and decode one receipt document; name appears in errors. */
+int receipt_parse(struct receipt *r, const char *buf, size_t len, const char *name, struct err *e);
+/* Read a receipt file (bounded) and decode it. */
+int receipt_load(struct receipt *r, const char *path, struct err *e);
+void receipt_release(struct receipt *r);
+
+/* The receipt in documented key order (new reference). Embedded attestations
+ * and ambient evidence are copied as they are. */
+json_t *receipt_to_json(const struct receipt *r);
+
+/* ---- validation ---------------------------------------------------------- */
+
+enum {
+	/* Skip every system-baseline rule (attestations and bindings); the gate
+	 * judges that evidence itself. */
+	RECEIPT_SKIP_SYSTEM_BASELINES = 1 << 0,
+};
+
+/* Every rule of the receipt contract, graph-independent first, then the
+ * graph-bound ones (lever, envelope, platform, artifact, comparison
+ * identity). Findings are appended to out (then sorted); none = valid.
+ * Each finding starts with the JSON path it is about. */
+void receipt_validate(const struct receipt *r, const struct graph *g, unsigned flags,
+		      struct findings *out);
+
+/* Private: a backslash, a leading '/', "/users/" or "/home/" (any case), '@',
+ * or "ssh " (any case). */
+bool receipt_is_private(const char *s);
+/* Scrubbed machine id: not blank, not private, no ':'. */
+bool receipt_is_scrubbed_id(const char *s);
+/* Blank after trimming ASCII whitespace, or starts with FILL_. */
+bool receipt_is_placeholder(const char *s);
+
+/* ---- comparison criterion ------------------------------------------------ */
+
+/* Resolve the comparison criterion from the run identity of r: the lever's
+ * envelope must be r's envelope and every immutable control, the execution
+ * identity and the quality metric must equal the envelope's. On failure
+ * returns NULL and appends one finding per reason to why (if non-NULL). */
+const struct criterion *receipt_criterion(const struct receipt *r, const struct graph *g,
+					  struct findings *why);
+
+/* The comparison identity a receipt must carry for criterion c. Strings
+ * point into c or into digest (caller's buffer of JSON_DIGEST_LEN + 1). */
+int receipt_identity(const struct criterion *c, char digest[JSON_DIGEST_LEN + 1],
+		     struct receipt_comparison *out, struct err *e);
+
+/* True when every member of the identity is zero (legacy v1 receipts). */
+bool receipt_comparison_is_zero(const struct receipt_comparison *c);
+bool receipt_comparison_equal(const struct receipt_comparison *a, const struct receipt_comparison *b);
+
+/* ---- comparison ---------------------------------------------------------- */
+
+#define COMPARISON_SCHEMA "fak-native-performance-comparison/v1"
+/* Significance level the repetition-count statement refers to. */
+#define COMPARISON_ALPHA 0.05
+
+enum { RECEIPT_DRIFT_EXECUTION = 1 << 0 };
+
+/* One finding per control axis that differs between a and b: artifact,
+ * machine, controls, comparison identity, unchanged_controls (as multisets)
+ * and, with RECEIPT_DRIFT_EXECUTION, the execution identity. */
+void receipt_drift(const struct receipt *a, const struct receipt *b, unsigned flags,
+		   struct findings *out);
+
+/* Fail-closed comparison of a baseline and a candidate receipt, in order:
+ * baseline valid, candidate valid, roles, same envelope and lever, no control
+ * drift. Returns the comparison document (new reference), or NULL with
+ * *what set to a static description of the failed step and the reasons in
+ * out (sorted). */
+json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
+			const struct graph *g, const char **what, struct findings *out);
+
+/* ---- attachment ---------------------------------------------------------- */
+
+/* Append one verified attestation (borrowed) to receipt r for the next
+ * unbound repetition: refuse legacy ambient evidence, upgrade v1 to v2,
+ * validate the receipt as v2, verify the attestation, refuse top-consumer
+ * records and overfill, bind repetitions[k].system_baseline_digest, then
+ * validate the result (digest reuse, binding mismatch, holes). r is not
+ * modified. Returns the new receipt document (new reference), or NULL with
+ * either findings in out (*what describes them) or, when out stays empty,
+ * the error in e. */
+json_t *receipt_attach(const struct receipt *r, const json_t *attestation, const struct graph *g,
+		       const char **what, struct findings *out, struct err *e);
+
+/* ---- template ------------------------------------------------------------ */
+
+/* The baseline receipt template for lever_id (new reference): everything
+ * the graph determines filled in, the comparison identity included; every
+ * capture-only value a FILL_* placeholder or zero, so it cannot validate.
+ * NULL with e set for an unknown lever, a lever without an envelope or
+ * criterion, or a lever whose dependencies are not all enabled. */
+json_t *receipt_template(const struct graph *g, const char *lever_id, struct err *e);
+
+/* ---- legacy ambient evidence -------------------------------------------- */
+
+/* Semantic rules and the digest ("sha256:" + hex of the RFC 8785 form
+ * without "digest"). First problem in e. */
+int ambient_validate(const struct ambient *a, struct err *e);
+
+#endif

@@ -1,0 +1,48 @@
+#include "receipt/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void stats_compute(const double *v, size_t n, struct stats *out)
+{
+	double *s, sum = 0, sq = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return;
+	s = xmalloc(sizeof(*s) * n);
+	memcpy(s, v, sizeof(*s) * n);
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	out->n = n;
+	out->mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (s[i] - out->mean) * (s[i] - out->mean);
+	out->stddev = sqrt(sq / (double)n);
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	out->noise_percent = out->mean != 0 ? out->stddev / out->mean * 100 : INFINITY;
+	free(s);
+}
+
+double stats_min_rank_p(size_t n1, size_t n2)
+{
+	double c = 1;
+
+	/* C(n1 + n2, n1) built incrementally; exact for the small counts used. */
+	for (size_t i = 1; i <= n1; i++)
+		c = c * (double)(n2 + i) / (double)i;
+	return c > 2 ? 2 / c : 1;
+}

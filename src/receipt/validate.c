@@ -1,0 +1,485 @@
+/* Receipt validation: every rule, graph-independent then graph-bound, each
+ * finding naming the JSON path it is about. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "receipt/receipt.h"
+#include "sampler/attest.h"
+
+/* ---- string classes ------------------------------------------------------ */
+
+static bool contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *s; s++)
+		if (!strncasecmp(s, needle, n))
+			return true;
+	return false;
+}
+
+bool receipt_is_private(const char *s)
+{
+	return strchr(s, '\\') || s[0] == '/' || contains_ci(s, "/users/") ||
+	       contains_ci(s, "/home/") || strchr(s, '@') || contains_ci(s, "ssh ");
+}
+
+static bool is_blank(const char *s)
+{
+	for (; *s; s++)
+		if (!isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+bool receipt_is_scrubbed_id(const char *s)
+{
+	return !is_blank(s) && !receipt_is_private(s) && !strchr(s, ':');
+}
+
+bool receipt_is_placeholder(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return !*s || !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
+}
+
+static bool is_sha256_hex(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return i == 64;
+}
+
+/* ---- comparison identity ------------------------------------------------- */
+
+bool receipt_comparison_is_zero(const struct receipt_comparison *c)
+{
+	return !*c->output_class && !*c->criterion_id && c->criterion_version == 0 &&
+	       !*c->criterion_digest;
+}
+
+bool receipt_comparison_equal(const struct receipt_comparison *a, const struct receipt_comparison *b)
+{
+	return !strcmp(a->output_class, b->output_class) && !strcmp(a->criterion_id, b->criterion_id) &&
+	       a->criterion_version == b->criterion_version &&
+	       !strcmp(a->criterion_digest, b->criterion_digest);
+}
+
+int receipt_identity(const struct criterion *c, char digest[JSON_DIGEST_LEN + 1],
+		     struct receipt_comparison *out, struct err *e)
+{
+	if (graph_criterion_digest(c, digest, e) < 0)
+		return -1;
+	out->output_class = c->output_class;
+	out->criterion_id = c->id;
+	out->criterion_version = c->version;
+	out->criterion_digest = digest;
+	return 0;
+}
+
+const struct criterion *receipt_criterion(const struct receipt *r, const struct graph *g,
+					  struct findings *why)
+{
+	const struct lever *l = graph_lever(g, r->changed_lever_id);
+	const struct envelope *env = l ? graph_envelope(g, l->app.envelope_id) : NULL;
+	const struct criterion *c;
+	const struct receipt_controls *k = &r->controls;
+	bool drift = false;
+
+	if (!env || strcmp(env->id, r->envelope_id) || !(c = graph_criterion(g, env->id))) {
+		if (why)
+			findings_addf(why, "comparison: no comparison criterion is registered for "
+					   "these run axes (envelope \"%s\", lever \"%s\")",
+				      r->envelope_id, r->changed_lever_id);
+		return NULL;
+	}
+#define DRIFT(cond, path, ...)                                                              \
+	do {                                                                                \
+		if (cond) {                                                                 \
+			drift = true;                                                       \
+			if (why)                                                            \
+				findings_addf(why, "comparison: criterion not resolved: "   \
+						   path " must be " __VA_ARGS__);           \
+		}                                                                           \
+	} while (0)
+	DRIFT(strcmp(r->artifact_sha256, env->artifact_sha256), "artifact_sha256",
+	      "the envelope artifact \"%s\"", env->artifact_sha256);
+	DRIFT(k->prompt_tokens != env->prompt_tokens, "controls.prompt_tokens", "%lld",
+	      env->prompt_tokens);
+	DRIFT(k->decode_tokens != env->decode_tokens, "controls.decode_tokens", "%lld",
+	      env->decode_tokens);
+	DRIFT(k->batch != 1, "controls.batch", "%d", 1);
+	DRIFT(k->context_tokens != env->prompt_tokens + env->decode_tokens, "controls.context_tokens",
+	      "%lld", env->prompt_tokens + env->decode_tokens);
+	DRIFT(k->temperature != (double)env->temperature, "controls.temperature", "%lld",
+	      env->temperature);
+	DRIFT(strcmp(k->sampling, "greedy"), "controls.sampling", "\"%s\"", "greedy");
+	DRIFT(strcmp(k->cache_state, "cold"), "controls.cache_state", "\"%s\"", "cold");
+	DRIFT(k->warmups != 1, "controls.warmups", "%d", 1);
+	DRIFT(k->repetitions != env->repetitions, "controls.repetitions", "%lld", env->repetitions);
+	DRIFT(strcmp(r->execution.engine, env->engine), "execution.engine", "\"%s\"", env->engine);
+	DRIFT(strcmp(r->execution.forward_path, env->forward_path), "execution.forward_path", "\"%s\"",
+	      env->forward_path);
+	DRIFT(r->execution.fallback_count != 0, "execution.fallback_count", "%d", 0);
+	DRIFT(strcmp(r->quality.name, c->quality_metric), "quality.name", "\"%s\"", c->quality_metric);
+#undef DRIFT
+	return drift ? NULL : c;
+}
+
+/* ---- legacy ambient evidence -------------------------------------------- */
+
+static int metric_check(const struct ambient_metric *m, const char *name, struct err *e)
+{
+	if (strcmp(m->availability, "measured") && strcmp(m->availability, "unavailable") &&
+	    strcmp(m->availability, "unknown"))
+		return err_set(e, "%s.availability must be measured, unavailable or unknown", name);
+	if (strcmp(m->availability, "measured") && m->has_value && m->value != 0)
+		return err_set(e, "%s cannot carry a value when unmeasured", name);
+	return 0;
+}
+
+int ambient_validate(const struct ambient *a, struct err *e)
+{
+	char digest[JSON_DIGEST_LEN + 1];
+
+	if (strcmp(a->schema, AMBIENT_SCHEMA))
+		return err_set(e, "schema must be \"%s\"", AMBIENT_SCHEMA);
+	if (!*a->started_at || !*a->ended_at)
+		return err_set(e, "started_at and ended_at are required");
+	if (a->elapsed_ms <= 0 || a->interval_ms <= 0)
+		return err_set(e, "elapsed and sample interval must be positive");
+	if (is_blank(a->source))
+		return err_set(e, "source is required");
+	if (strcmp(a->platform, "linux") && strcmp(a->platform, "windows"))
+		return err_set(e, "platform must be linux or windows");
+	if (a->sampler_overhead_ms < 0)
+		return err_set(e, "sampler overhead must be non-negative");
+	if (metric_check(&a->host_cpu_percent, "host_cpu_percent", e) < 0 ||
+	    metric_check(&a->available_memory_bytes, "available_memory_bytes", e) < 0 ||
+	    metric_check(&a->process_churn, "process_churn", e) < 0 ||
+	    metric_check(&a->non_sut_cpu_percent, "non_sut_cpu_percent", e) < 0)
+		return -1;
+	if (strcmp(a->verdict, "clean") && strcmp(a->verdict, "investigate") &&
+	    strcmp(a->verdict, "invalid"))
+		return err_set(e, "verdict must be clean, investigate or invalid");
+	if (a->command_exit_code != 0 && strcmp(a->verdict, "invalid"))
+		return err_set(e, "a failed command (exit %lld) requires verdict invalid",
+			       a->command_exit_code);
+	if (json_digest(a->json, "digest", digest, e) < 0)
+		return -1;
+	if (strcmp(digest, a->digest))
+		return err_set(e, "ambient evidence digest mismatch: recorded \"%s\", computed \"%s\"",
+			       a->digest, digest);
+	return 0;
+}
+
+/* ---- rules ---------------------------------------------------------------- */
+
+static bool is_v1(const struct receipt *r)
+{
+	return !strcmp(r->schema, RECEIPT_SCHEMA_V1);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Same multiset as the canonical list. */
+static bool controls_complete(const struct receipt_strs *s)
+{
+	const char *sorted[RECEIPT_NR_CONTROLS], **have;
+	bool ok = true;
+
+	if (s->is_null || s->n != RECEIPT_NR_CONTROLS)
+		return false;
+	memcpy(sorted, receipt_canonical_controls, sizeof(sorted));
+	qsort(sorted, RECEIPT_NR_CONTROLS, sizeof(*sorted), cmp_str);
+	have = xmalloc(sizeof(*have) * s->n);
+	memcpy(have, s->v, sizeof(*have) * s->n);
+	qsort(have, s->n, sizeof(*have), cmp_str);
+	for (size_t i = 0; i < RECEIPT_NR_CONTROLS && ok; i++)
+		ok = !strcmp(sorted[i], have[i]);
+	free(have);
+	return ok;
+}
+
+static void check_identity(const struct receipt *r, const struct graph *g, struct findings *out)
+{
+	const struct criterion *c;
+	struct receipt_comparison want;
+	char digest[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	if (is_v1(r) && receipt_comparison_is_zero(&r->comparison))
+		return;
+	c = receipt_criterion(r, g, out);
+	if (!c)
+		return;
+	if (receipt_identity(c, digest, &want, &e) < 0) {
+		findings_addf(out, "comparison: invalid comparison criterion: %s", e.msg);
+		return;
+	}
+	if (!receipt_comparison_equal(&r->comparison, &want))
+		findings_addf(out, "comparison: does not match the criterion resolved from run "
+				   "identity (want output_class \"%s\", criterion_id \"%s\", "
+				   "criterion_version %lld, criterion_digest \"%s\")",
+			      want.output_class, want.criterion_id, want.criterion_version,
+			      want.criterion_digest);
+}
+
+static void check_controls(const struct receipt_controls *k, struct findings *out)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		long long min;
+	} dims[] = {
+		{ "prompt_tokens", offsetof(struct receipt_controls, prompt_tokens), 1 },
+		{ "decode_tokens", offsetof(struct receipt_controls, decode_tokens), 1 },
+		{ "batch", offsetof(struct receipt_controls, batch), 1 },
+		{ "context_tokens", offsetof(struct receipt_controls, context_tokens), 1 },
+		{ "warmups", offsetof(struct receipt_controls, warmups), 0 },
+		{ "repetitions", offsetof(struct receipt_controls, repetitions), 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
+		long long v;
+
+		memcpy(&v, (const char *)k + dims[i].off, sizeof(v));
+		if (v < dims[i].min)
+			findings_addf(out, "controls.%s: invalid control dimension %lld (must be %s)",
+				      dims[i].name, v, dims[i].min ? "positive" : "non-negative");
+	}
+}
+
+static void check_repetitions(const struct receipt *r, struct findings *out)
+{
+	if (r->controls.repetitions > 0 && (long long)r->nr_reps != r->controls.repetitions)
+		findings_addf(out, "repetitions: %zu repetitions do not match controls.repetitions %lld",
+			      r->nr_reps, r->controls.repetitions);
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		const struct receipt_rep *p = &r->reps[i];
+
+		if (!(p->end_to_end_ms > 0) || !(p->tokens_per_second > 0))
+			findings_addf(out, "repetitions[%zu]: lacks positive end-to-end latency and tok/s",
+				      i);
+		if ((p->has_ttft && p->ttft_ms < 0) || (p->has_prefill && p->prefill_ms < 0) ||
+		    (p->has_decode && p->decode_ms < 0))
+			findings_addf(out, "repetitions[%zu]: stage timings must be non-negative", i);
+	}
+}
+
+static void check_ambient(const struct receipt *r, struct findings *out)
+{
+	if (!r->has_ambient)
+		return;
+	if (r->nr_system_baselines)
+		findings_addf(out, "ambient_evidence: a receipt cannot carry both legacy ambient "
+				   "evidence and system-baseline attestations");
+	if (r->nr_ambient != r->nr_reps)
+		findings_addf(out, "ambient_evidence: %zu entries must align 1:1 with %zu repetitions",
+			      r->nr_ambient, r->nr_reps);
+	for (size_t i = 0; i < r->nr_ambient; i++) {
+		struct err e;
+
+		if (ambient_validate(&r->ambient[i], &e) < 0)
+			findings_addf(out, "ambient_evidence[%zu]: %s", i, e.msg);
+	}
+}
+
+static void check_system_baselines(const struct receipt *r, struct findings *out)
+{
+	size_t n = r->nr_system_baselines;
+	char(*digests)[JSON_DIGEST_LEN + 1] = xcalloc(n ? n : 1, sizeof(*digests));
+
+	if (is_v1(r)) {
+		if (n)
+			findings_addf(out, "system_baselines: a v1 receipt cannot carry system-baseline "
+					   "attestations");
+		for (size_t i = 0; i < r->nr_reps; i++)
+			if (r->reps[i].system_baseline_digest)
+				findings_addf(out, "repetitions[%zu].system_baseline_digest: a v1 "
+						   "repetition cannot bind system-baseline evidence", i);
+		free(digests);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct attest_facts f;
+		struct err e;
+
+		if (attest_check(r->system_baselines[i], &f, &e) < 0) {
+			findings_addf(out, "system_baselines[%zu]: invalid attestation: %s", i, e.msg);
+			continue;
+		}
+		memcpy(digests[i], f.digest, sizeof(digests[i]));
+		if (f.has_top_consumers)
+			findings_addf(out, "system_baselines[%zu]: contains high-cardinality process "
+					   "identities (top_non_sut_consumers)", i);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(digests[j], digests[i])) {
+				findings_addf(out, "system_baselines[%zu]: reuses the attestation digest "
+						   "of system_baselines[%zu]", i, j);
+				break;
+			}
+	}
+	if (n > r->nr_reps)
+		findings_addf(out, "system_baselines: %zu attestations exceed %zu repetitions", n,
+			      r->nr_reps);
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		const char *d = r->reps[i].system_baseline_digest;
+
+		if (i < n) {
+			/* An attestation that failed its check has no trusted digest:
+			 * compare against the recorded one so the finding stays exact. */
+			const char *want = digests[i][0] ? digests[i] : NULL;
+
+			if (!want) {
+				const json_t *dv = json_object_get(r->system_baselines[i], "digest");
+				want = json_is_string(dv) ? json_string_value(dv) : "";
+			}
+			if (!d || strcmp(d, want))
+				findings_addf(out, "repetitions[%zu].system_baseline_digest: binding does "
+						   "not match system_baselines[%zu].digest", i, i);
+		} else if (d) {
+			findings_addf(out, "repetitions[%zu].system_baseline_digest: binding hole: no "
+					   "attestation at system_baselines[%zu]", i, i);
+		}
+	}
+	free(digests);
+}
+
+static void check_axes(const struct receipt *r, struct findings *out)
+{
+	const struct receipt_strs *a = &r->changed_axes;
+
+	if (!strcmp(r->role, "baseline")) {
+		if (a->n)
+			findings_addf(out, "changed_axes: a baseline declares no changed axis");
+	} else if (!strcmp(r->role, "candidate")) {
+		char *want = xasprintf("lever:%s", r->changed_lever_id);
+
+		if (a->n != 1 || strcmp(a->v[0], want))
+			findings_addf(out, "changed_axes: a candidate declares exactly one changed axis "
+					   "\"%s\" and no other", want);
+		free(want);
+	}
+}
+
+static void check_modules(const struct receipt *r, struct findings *out)
+{
+	if (!r->nr_modules)
+		findings_addf(out, "module_versions: at least one module revision is required");
+	for (size_t i = 0; i < r->nr_modules; i++) {
+		const struct receipt_module *m = &r->modules[i];
+		bool dup = false;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = !strcmp(r->modules[j].module, m->module);
+		if (receipt_is_placeholder(m->module) || receipt_is_placeholder(m->revision))
+			findings_addf(out, "module_versions[%zu]: module and revision must be captured, "
+					   "not blank or FILL_ placeholders", i);
+		else if (dup)
+			findings_addf(out, "module_versions[%zu]: module \"%s\" is listed twice", i,
+				      m->module);
+	}
+}
+
+static void check_commands_artifacts(const struct receipt *r, struct findings *out)
+{
+	if (!r->commands.n)
+		findings_addf(out, "commands: at least one scrubbed command is required");
+	for (size_t i = 0; i < r->commands.n; i++)
+		if (receipt_is_private(r->commands.v[i]) || receipt_is_placeholder(r->commands.v[i]))
+			findings_addf(out, "commands[%zu]: contains private or placeholder details", i);
+	if (!r->nr_artifacts)
+		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
+	for (size_t i = 0; i < r->nr_artifacts; i++) {
+		const struct receipt_artifact *a = &r->artifacts[i];
+
+		if (receipt_is_private(a->path) || receipt_is_placeholder(a->path))
+			findings_addf(out, "profiler_artifacts[%zu].path: must be a relative scrubbed "
+					   "path", i);
+		if (!is_sha256_hex(a->sha256))
+			findings_addf(out, "profiler_artifacts[%zu].sha256: must be 64 lowercase hex "
+					   "digits", i);
+	}
+}
+
+static void check_graph(const struct receipt *r, const struct graph *g, struct findings *out)
+{
+	const struct lever *l = graph_lever(g, r->changed_lever_id);
+	const struct envelope *env;
+
+	if (!l) {
+		findings_addf(out, "changed_lever_id: unknown lever \"%s\"", r->changed_lever_id);
+		return;
+	}
+	env = graph_envelope(g, l->app.envelope_id);
+	if (!env) {
+		findings_addf(out, "changed_lever_id: lever \"%s\" has no envelope", l->id);
+		return;
+	}
+	if (strcmp(r->envelope_id, env->id))
+		findings_addf(out, "envelope_id: lever \"%s\" belongs to envelope \"%s\", not \"%s\"",
+			      l->id, env->id, r->envelope_id);
+	if (strcmp(r->machine.platform, l->app.platform) || strcmp(r->machine.backend, env->backend))
+		findings_addf(out, "machine: platform/backend \"%s\"/\"%s\" does not match envelope "
+				   "\"%s\" (\"%s\"/\"%s\")",
+			      r->machine.platform, r->machine.backend, env->id, l->app.platform,
+			      env->backend);
+	if (strcmp(r->artifact_sha256, env->artifact_sha256))
+		findings_addf(out, "artifact_sha256: does not match the artifact of envelope \"%s\"",
+			      env->id);
+}
+
+void receipt_validate(const struct receipt *r, const struct graph *g, unsigned flags,
+		      struct findings *out)
+{
+	bool v1 = is_v1(r);
+
+	if (!v1 && strcmp(r->schema, RECEIPT_SCHEMA_V2))
+		findings_addf(out, "schema: must be \"%s\" or \"%s\", got \"%s\"", RECEIPT_SCHEMA_V1,
+			      RECEIPT_SCHEMA_V2, r->schema);
+	if (strcmp(r->role, "baseline") && strcmp(r->role, "candidate"))
+		findings_addf(out, "role: must be baseline or candidate, got \"%s\"", r->role);
+	if (receipt_is_placeholder(r->revision))
+		findings_addf(out, "revision: is missing or a FILL_ placeholder");
+	if (!receipt_is_scrubbed_id(r->machine.scrubbed_id))
+		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
+	if (is_blank(r->execution.engine) || is_blank(r->execution.forward_path))
+		findings_addf(out, "execution: must name an engine and a forward path");
+	else if (strcmp(r->execution.engine, RECEIPT_ENGINE))
+		findings_addf(out, "execution.engine: must be \"%s\", got \"%s\"", RECEIPT_ENGINE,
+			      r->execution.engine);
+	if (r->execution.fallback_count != 0)
+		findings_addf(out, "execution.fallback_count: fallback count must be zero, got %lld",
+			      r->execution.fallback_count);
+	if (receipt_is_placeholder(r->quality.name) || !isfinite(r->quality.score))
+		findings_addf(out, "quality: metric must be captured and finite");
+	check_modules(r, out);
+	check_controls(&r->controls, out);
+	check_repetitions(r, out);
+	check_ambient(r, out);
+	if (!(flags & RECEIPT_SKIP_SYSTEM_BASELINES))
+		check_system_baselines(r, out);
+	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)
+		findings_addf(out, "memory: peak and resident memory are required");
+	if (!controls_complete(&r->unchanged_controls))
+		findings_addf(out, "unchanged_controls: must contain the complete canonical control "
+				   "list exactly once each");
+	check_axes(r, out);
+	check_commands_artifacts(r, out);
+	check_graph(r, g, out);
+	check_identity(r, g, out);
+	findings_sort(out);
+}

@@ -1,0 +1,637 @@
+/* receipt/gate: the noise/drop vectors, hard checks, policy binding and
+ * rules, the system-baseline state table (on attestation facts), legacy
+ * ambient evidence and clean-only statistics. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "receipt/gate.h"
+#include "test_receipt_util.h"
+
+#define GFIX "tests/fixtures/gate/"
+
+/* Evaluate a request document (borrowed). Returns the verdict or NULL with
+ * the refusal in *what and *joined (caller frees). */
+static json_t *eval_doc(json_t *doc, enum gate_class *cls, const char **what, char **joined)
+{
+	struct graph g;
+	struct gate_request q;
+	struct findings f = FINDINGS_INIT;
+	struct err e;
+	json_t *v;
+
+	tu_graph(&g);
+	{
+		char *text = json_dumps(doc, 0);
+
+		cr_assert_eq(gate_parse(&q, text, strlen(text), "req", &e), 0, "%s", e.msg);
+		free(text);
+	}
+	*what = NULL;
+	v = gate_evaluate(&q, &g, cls, what, &f);
+	*joined = tu_join(&f);
+	findings_release(&f);
+	gate_release(&q);
+	graph_release(&g);
+	return v;
+}
+
+static json_t *eval_file(const char *path, enum gate_class *cls)
+{
+	json_t *doc = tu_json(path), *v;
+	const char *what;
+	char *j;
+
+	v = eval_doc(doc, cls, &what, &j);
+	cr_assert_not_null(v, "%s refused: %s: %s", path, what, j);
+	free(j);
+	json_decref(doc);
+	return v;
+}
+
+static const char *cls_of(json_t *v)
+{
+	return json_string_value(json_object_get(v, "classification"));
+}
+
+/* ---- noise and drop vectors (policy 3/2/2/5) ------------------------------ */
+
+Test(gate_vectors, equal_receipts_pass_without_bisect)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "pass.json", &c);
+
+	cr_expect_eq(c, GATE_PASS);
+	cr_expect_str_eq(cls_of(v), "pass");
+	cr_expect_null(json_object_get(v, "bisect"));
+	cr_expect_null(json_object_get(v, "suspect_modules"));
+	cr_expect_eq(json_real_value(json_object_get(v, "throughput_delta_percent")), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(v, "criterion_digest")),
+			 "sha256:35409e49041db9ee1c9b61688d706ed6ba9f1cf0e17ffedf50955b0569054d9e");
+	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 6);
+	json_decref(v);
+}
+
+Test(gate_vectors, three_percent_drop_investigates_with_bisect)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "investigate-drop.json", &c);
+
+	cr_expect_eq(c, GATE_INVESTIGATE);
+	cr_expect_not_null(json_object_get(v, "bisect"));
+	json_decref(v);
+}
+
+Test(gate_vectors, ten_percent_drop_is_a_regression_with_one_suspect)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "regression-drop.json", &c);
+	json_t *s = json_object_get(v, "suspect_modules");
+
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_assert_eq(json_array_size(s), 1);
+	cr_expect_str_eq(json_string_value(tu_get(s, "0.module")), "internal/model");
+	cr_expect_str_eq(json_string_value(tu_get(s, "0.accepted_revision")), "r10+gaaaaaaa");
+	cr_expect_str_eq(json_string_value(tu_get(s, "0.candidate_revision")), "r11+gbbbbbbb");
+	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.schema")), GATE_BISECT_SCHEMA);
+	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.good_revision")), "rev-100");
+	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.bad_revision")), "rev-101");
+	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.guarded_commands.0")),
+			 "git bisect start rev-101 rev-100 -- internal/model");
+	json_decref(v);
+}
+
+Test(gate_vectors, suspects_are_sorted_by_module)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "regression-two-suspects.json", &c);
+
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_assert_eq(json_array_size(json_object_get(v, "suspect_modules")), 2);
+	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.0.module")), "cmd/fak");
+	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.1.module")), "internal/model");
+	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.guarded_commands.0")),
+			 "git bisect start rev-101 rev-100 -- cmd/fak internal/model");
+	json_decref(v);
+}
+
+Test(gate_vectors, noise_on_the_accepted_side_investigates)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "investigate-noise.json", &c);
+
+	cr_expect_eq(c, GATE_INVESTIGATE);
+	cr_expect_gt(json_real_value(json_object_get(v, "accepted_noise_percent")), 2);
+	json_decref(v);
+}
+
+Test(gate_vectors, hard_failures_and_the_floor_are_regressions)
+{
+	static const struct {
+		const char *file, *check, *detail;
+	} hard[] = {
+		{ GFIX "regression-fallback.json", "fallback", "count=1" },
+		{ GFIX "regression-memory.json", "memory", "peak=2000 ceiling=1200" },
+		{ GFIX "regression-quality.json", "quality", "exact_match=0.5 floor=1" },
+		{ GFIX "regression-floor.json", "throughput_floor", "mean=10 floor=11" },
+	};
+
+	for (size_t i = 0; i < sizeof(hard) / sizeof(hard[0]); i++) {
+		enum gate_class c;
+		json_t *v = eval_file(hard[i].file, &c), *checks = json_object_get(v, "checks");
+		size_t failed = 0;
+
+		cr_expect_eq(c, GATE_REGRESSION, "%s", hard[i].file);
+		for (size_t k = 0; k < json_array_size(checks); k++) {
+			json_t *ck = json_array_get(checks, k);
+
+			if (strcmp(json_string_value(json_object_get(ck, "status")), "fail"))
+				continue;
+			failed++;
+			cr_expect_str_eq(json_string_value(json_object_get(ck, "name")), hard[i].check);
+			cr_expect_str_eq(json_string_value(json_object_get(ck, "detail")), hard[i].detail);
+		}
+		cr_expect_eq(failed, 1, "%s", hard[i].file);
+		cr_expect_not_null(json_object_get(v, "bisect"));
+		json_decref(v);
+	}
+}
+
+Test(gate_vectors, a_foreign_engine_is_a_check_not_an_error)
+{
+	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	enum gate_class c;
+	const char *what;
+	char *j;
+
+	tu_set(doc, "candidate.execution.engine", json_string("llama.cpp"));
+	v = eval_doc(doc, &c, &what, &j);
+	cr_assert_not_null(v, "%s: %s", what, j);
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.0.detail")),
+			 "got llama.cpp; require fak-native");
+	free(j);
+	json_decref(v);
+	json_decref(doc);
+}
+
+Test(gate_vectors, fully_v1_requests_pass)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "v1-pass.json", &c);
+
+	cr_expect_eq(c, GATE_PASS);
+	json_decref(v);
+}
+
+Test(gate_vectors, a_request_re_decoded_from_its_own_json_gives_the_same_verdict)
+{
+	json_t *doc = tu_json(GFIX "regression-drop.json"), *a, *b;
+	enum gate_class c1, c2;
+	const char *what;
+	char *j1, *j2, *s1, *s2;
+
+	a = eval_doc(doc, &c1, &what, &j1);
+	b = eval_doc(doc, &c2, &what, &j2);
+	cr_assert_not_null(a);
+	cr_assert_not_null(b);
+	s1 = json_dumps(a, 0);
+	s2 = json_dumps(b, 0);
+	cr_expect_str_eq(s1, s2);
+	cr_expect_eq(c1, c2);
+	free(s1);
+	free(s2);
+	free(j1);
+	free(j2);
+	json_decref(a);
+	json_decref(b);
+	json_decref(doc);
+}
+
+/* ---- structural refusals --------------------------------------------------- */
+
+static void refused(const char *path, const char *key, json_t *value, const char *what_want,
+		    const char *want)
+{
+	json_t *doc = tu_json(path), *v;
+	enum gate_class c;
+	const char *what;
+	char *j;
+
+	if (key)
+		tu_set(doc, key, value);
+	v = eval_doc(doc, &c, &what, &j);
+	cr_expect_null(v, "%s %s accepted", path, key ? key : "");
+	cr_expect_str_eq(what, what_want, "%s %s", path, key ? key : "");
+	cr_expect_str_eq(j, want, "%s %s", path, key ? key : "");
+	free(j);
+	json_decref(v);
+	json_decref(doc);
+}
+
+#define BOUNDS "gate: gate policy bounds are absent, stale, or do not match the criterion resolved from run identity"
+#define POLICY "gate: invalid envelope-scoped gate policy"
+#define CRIT "criterion \"exact-match-native-throughput\" of envelope \"qwen38-27b-q4k-a100-p1-decode\""
+
+Test(gate_refusals, policy_bounds_must_equal_the_envelope_criterion)
+{
+	refused(GFIX "reject-stale-policy.json", NULL, NULL, BOUNDS,
+		"policy.minimum_quality_score: 0.99, " CRIT " says 1");
+	refused(GFIX "reject-missing-floor.json", NULL, NULL, BOUNDS,
+		"policy.minimum_throughput_tokens_per_second: 0, " CRIT " says 11");
+	refused(GFIX "pass.json", "policy.minimum_repetitions", json_integer(2), BOUNDS,
+		"policy.minimum_repetitions: 2, " CRIT " says 3");
+	refused(GFIX "pass.json", "policy.quality_higher_is_better", json_false(), BOUNDS,
+		"policy.quality_higher_is_better: false, " CRIT " says true");
+	refused(GFIX "pass.json", "last_accepted.controls.batch", json_integer(2),
+		"gate: last accepted comparison criterion is not resolved",
+		"comparison: criterion not resolved: controls.batch must be 1");
+}
+
+Test(gate_refusals, policy_rules)
+{
+	refused(GFIX "reject-policy-envelope.json", NULL, NULL, POLICY,
+		"policy.changed_lever_id: lever \"cuda.q8_1-activation-quant\" must belong to the "
+		"exact envelope \"other\"");
+	refused(GFIX "reject-both-evidence.json", NULL, NULL, POLICY,
+		"policy: cannot require both legacy ambient evidence and system baseline evidence");
+	refused(GFIX "pass.json", "policy.allow_sampled_system_baseline", json_true(), POLICY,
+		"policy.allow_sampled_system_baseline: the sampled opt-in requires "
+		"require_system_baseline");
+	refused(GFIX "pass.json", "policy.minimum_clean_repetitions", json_integer(2), POLICY,
+		"policy.minimum_clean_repetitions: requires require_ambient_evidence");
+	refused(GFIX "pass.json", "policy.minimum_clean_repetitions", json_integer(4), POLICY,
+		"policy.minimum_clean_repetitions: must be between zero and minimum_repetitions");
+	refused(GFIX "pass.json", "policy.maximum_peak_bytes", json_integer(0), POLICY,
+		"policy.maximum_peak_bytes: must be positive");
+	refused(GFIX "pass.json", "policy.required_engine", json_string("llama.cpp"), POLICY,
+		"policy.required_engine: must be \"fak-native\"");
+	refused(GFIX "pass.json", "schema", json_string(GATE_REQUEST_V1), POLICY,
+		"policy.schema: a v1 gate request requires a v1 gate policy");
+	refused(GFIX "pass.json", "schema", json_string("gate/v9"), "gate: invalid gate request",
+		"schema: must be \"" GATE_REQUEST_V1 "\" or \"" GATE_REQUEST_V2 "\", got \"gate/v9\"");
+}
+
+Test(gate_refusals, v1_policy_cannot_require_system_baselines)
+{
+	json_t *doc = tu_json(GFIX "v1-pass.json"), *v;
+	enum gate_class c;
+	const char *what;
+	char *j;
+
+	tu_set(doc, "policy.require_system_baseline", json_true());
+	v = eval_doc(doc, &c, &what, &j);
+	cr_expect_null(v);
+	cr_expect_str_eq(j, "policy.schema: a v1 gate policy cannot require system baseline evidence");
+	free(j);
+	json_decref(doc);
+}
+
+Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
+{
+	refused(GFIX "reject-accepted-revision.json", NULL, NULL,
+		"gate: policy is bound to another accepted revision",
+		"policy.accepted_revision: \"rev-099\", last_accepted.revision \"rev-100\"");
+	refused(GFIX "pass.json", "candidate.machine.scrubbed_id", json_string("lab-node-class-b"),
+		"gate: receipts are incomparable: an envelope control axis drifted",
+		"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"");
+	refused(GFIX "pass.json", "candidate.repetitions.1.end_to_end_milliseconds", json_integer(0),
+		"gate: candidate: invalid native-performance receipt",
+		"repetitions[1]: lacks positive end-to-end latency and tok/s");
+	refused(GFIX "pass.json", "last_accepted.revision", json_string("FILL_COMMITTED_REVISION"),
+		"gate: last accepted: invalid native-performance receipt",
+		"revision: is missing or a FILL_ placeholder");
+	refused(GFIX "pass.json", "candidate.role", json_string("baseline"),
+		"gate: candidate: invalid native-performance receipt",
+		"changed_axes: a baseline declares no changed axis");
+}
+
+/* ---- system-baseline state table ------------------------------------------ */
+
+static struct gate_sb_rep clean_rep(const char *digest, const char *coverage)
+{
+	struct gate_sb_rep r = { .verified = true, .binding = NULL };
+
+	snprintf(r.facts.digest, sizeof(r.facts.digest), "%s", digest);
+	r.binding = r.facts.digest;
+	r.facts.verdict = "clean";
+	r.facts.coverage = coverage;
+	r.facts.baseline_samples = 5;
+	r.facts.baseline_duration_ns = 200000000;
+	r.facts.baseline_host_cpu_available = true;
+	r.facts.host_cpu_available = r.facts.sut_cpu_available = r.facts.non_sut_cpu_available = true;
+	return r;
+}
+
+struct sb_case {
+	struct gate_sb_rep a[3], c[3];
+	struct gate_sb_side sides[2];
+};
+
+static void sb_setup(struct sb_case *k, const char *coverage)
+{
+	static const char *const d[6] = { "sha256:a0", "sha256:a1", "sha256:a2",
+					  "sha256:c0", "sha256:c1", "sha256:c2" };
+
+	for (int i = 0; i < 3; i++) {
+		k->a[i] = clean_rep(d[i], coverage);
+		k->c[i] = clean_rep(d[3 + i], coverage);
+	}
+	k->sides[0] = (struct gate_sb_side){ "last_accepted", false, true, 3, 3, k->a };
+	k->sides[1] = (struct gate_sb_side){ "candidate", false, true, 3, 3, k->c };
+	/* bindings point at the (copied) digests */
+	for (int i = 0; i < 3; i++) {
+		k->a[i].binding = k->a[i].facts.digest;
+		k->c[i].binding = k->c[i].facts.digest;
+	}
+}
+
+static void sb_expect(struct sb_case *k, bool allow, bool pass, const char *detail)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	cr_expect_eq(gate_sb_judge(k->sides, allow, &sb), pass, "%s", sb_str(&sb));
+	cr_expect_str_eq(sb_str(&sb), detail);
+	sb_release(&sb);
+}
+
+#define SB_PASS "every repetition has a clean system baseline with host/SUT/non-SUT CPU attribution"
+
+Test(gate_sb, exact_coverage_passes_without_the_sampled_opt_in)
+{
+	struct sb_case k;
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	sb_expect(&k, false, true, SB_PASS);
+	sb_setup(&k, "exact_cgroup_v2");
+	sb_expect(&k, false, true, SB_PASS);
+}
+
+Test(gate_sb, sampled_coverage_needs_the_opt_in)
+{
+	struct sb_case k;
+
+	sb_setup(&k, "sampled_pid_ppid_tree");
+	sb_expect(&k, false, false,
+		  "last_accepted repetition 0 uses sampled descendant attribution without policy opt-in");
+	sb_expect(&k, true, true, SB_PASS);
+}
+
+Test(gate_sb, every_row_of_the_state_table)
+{
+	struct sb_case k;
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.sides[1].has_ambient = true;
+	sb_expect(&k, false, false,
+		  "candidate mixes legacy ambient evidence with system baseline attestations");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.sides[0].is_v2 = false;
+	sb_expect(&k, false, false, "last_accepted uses a legacy receipt schema that cannot carry "
+				    "system baseline attestations");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.sides[1].nr_system_baselines = 2;
+	sb_expect(&k, false, false, "candidate has 2 system baselines for 3 repetitions");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.c[1].verified = false;
+	sb_expect(&k, false, false, "candidate repetition 1 has an invalid system baseline");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.c[2].facts.verdict = "invalid";
+	sb_expect(&k, false, false, "candidate repetition 2 has an invalid system baseline");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.a[0].facts.has_top_consumers = true;
+	sb_expect(&k, false, false,
+		  "last_accepted repetition 0 contains high-cardinality process identities");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.c[0].binding = k.c[1].facts.digest;
+	sb_expect(&k, false, false,
+		  "candidate repetition 0 has an invalid or reused system baseline binding");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.a[1].binding = NULL;
+	sb_expect(&k, false, false,
+		  "last_accepted repetition 1 has an invalid or reused system baseline binding");
+
+	/* the candidate rebinds the accepted side's attestation */
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.c[2] = k.a[1];
+	k.c[2].binding = k.c[2].facts.digest;
+	sb_expect(&k, false, false,
+		  "candidate repetition 2 reuses system baseline evidence from last_accepted "
+		  "repetition 1");
+
+	sb_setup(&k, "");
+	sb_expect(&k, true, false, "last_accepted repetition 0 has unknown descendant attribution");
+	sb_setup(&k, "job_object");
+	sb_expect(&k, true, false, "last_accepted repetition 0 has unknown descendant attribution");
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.c[1].facts.verdict = "investigate";
+	sb_expect(&k, false, false, "candidate repetition 1 has a contaminated or required-unknown "
+				    "system baseline (verdict investigate)");
+}
+
+Test(gate_sb, every_required_unknown_axis_investigates)
+{
+	for (int axis = 0; axis < 6; axis++) {
+		struct sb_case k;
+		struct attest_facts *f;
+
+		sb_setup(&k, "exact_subreaper_rusage");
+		f = &k.c[0].facts;
+		switch (axis) {
+		case 0: f->baseline_samples = 1; break;
+		case 1: f->baseline_duration_ns = 0; break;
+		case 2: f->baseline_host_cpu_available = false; break;
+		case 3: f->host_cpu_available = false; break;
+		case 4: f->sut_cpu_available = false; break;
+		default: f->non_sut_cpu_available = false; break;
+		}
+		sb_expect(&k, false, false, "candidate repetition 0 has a contaminated or "
+					    "required-unknown system baseline (verdict clean)");
+	}
+}
+
+Test(gate_sb, missing_attestations_investigate_without_bisect_but_hard_checks_win)
+{
+	json_t *doc = tu_json(GFIX "investigate-no-attestations.json"), *v;
+	enum gate_class c;
+	const char *what;
+	char *j;
+
+	v = eval_doc(doc, &c, &what, &j);
+	cr_assert_not_null(v, "%s: %s", what, j);
+	free(j);
+	cr_expect_eq(c, GATE_INVESTIGATE);
+	cr_expect_null(json_object_get(v, "bisect"));
+	cr_expect_null(json_object_get(v, "suspect_modules"));
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.name")), "system_baseline");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.status")), "investigate");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
+			 "last_accepted has 0 system baselines for 3 repetitions");
+	/* every repetition is listed as excluded, none silently dropped */
+	cr_expect_eq(json_array_size(tu_get(v, "candidate_samples.exclusions")), 3);
+	cr_expect_str_eq(json_string_value(tu_get(v, "candidate_samples.exclusions.0.reason")),
+			 "missing");
+	cr_expect_eq(json_integer_value(tu_get(v, "candidate_samples.all_sample.included")), 3);
+	json_decref(v);
+
+	/* a tok/s drop that is otherwise a regression: evidence investigates */
+	tu_set(doc, "candidate.repetitions.0.tokens_per_second", json_integer(50));
+	tu_set(doc, "candidate.repetitions.1.tokens_per_second", json_integer(50));
+	tu_set(doc, "candidate.repetitions.2.tokens_per_second", json_integer(50));
+	v = eval_doc(doc, &c, &what, &j);
+	free(j);
+	cr_expect_eq(c, GATE_INVESTIGATE);
+	cr_expect_null(json_object_get(v, "bisect"));
+	json_decref(v);
+
+	/* a hard check failure is still a regression */
+	tu_set(doc, "candidate.memory.peak_bytes", json_integer(2000));
+	v = eval_doc(doc, &c, &what, &j);
+	free(j);
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_expect_not_null(json_object_get(v, "bisect"));
+	json_decref(v);
+	json_decref(doc);
+}
+
+/* ---- legacy ambient evidence ------------------------------------------------ */
+
+/* A sealed ambient evidence object (new reference). */
+static json_t *ambient(const char *verdict)
+{
+	json_t *a = json_pack(
+		"{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:f, s:{s:s, s:f}, s:{s:s}, s:{s:s, s:i}, "
+		"s:{s:s, s:f}, s:i, s:s}",
+		"schema", AMBIENT_SCHEMA, "started_at", "2026-08-26T00:00:00Z", "ended_at",
+		"2026-08-26T00:00:01Z", "elapsed_milliseconds", 1000, "sample_interval_milliseconds", 250,
+		"source", "procfs", "platform", "linux", "sampler_overhead_milliseconds", 1.5,
+		"host_cpu_percent", "availability", "measured", "value", 12.5, "available_memory_bytes",
+		"availability", "unavailable", "process_churn", "availability", "measured", "value", 3,
+		"non_sut_cpu_percent", "availability", "measured", "value", 2.0, "command_exit_code", 0,
+		"verdict", verdict);
+	char d[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	cr_assert_not_null(a);
+	cr_assert_eq(json_digest(a, "digest", d, &e), 0);
+	json_object_set_new(a, "digest", json_string(d));
+	return a;
+}
+
+static void with_ambient(json_t *doc, const char *side, const double tps[3], const char *verdicts[3])
+{
+	json_t *arr = json_array();
+	char key[96];
+
+	for (int i = 0; i < 3; i++) {
+		json_array_append_new(arr, ambient(verdicts[i]));
+		snprintf(key, sizeof(key), "%s.repetitions.%d.tokens_per_second", side, i);
+		tu_set(doc, key, json_real(tps[i]));
+	}
+	snprintf(key, sizeof(key), "%s.ambient_evidence", side);
+	tu_set(doc, key, arr);
+}
+
+Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
+{
+	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	const double a[3] = { 100, 1, 100 }, c[3] = { 101, 1000, 101 };
+	const char *va[3] = { "clean", "investigate", "clean" };
+	enum gate_class cls;
+	const char *what;
+	char *j;
+
+	with_ambient(doc, "last_accepted", a, va);
+	with_ambient(doc, "candidate", c, va);
+	tu_set(doc, "policy.require_ambient_evidence", json_true());
+	tu_set(doc, "policy.minimum_clean_repetitions", json_integer(2));
+	v = eval_doc(doc, &cls, &what, &j);
+	cr_assert_not_null(v, "%s: %s", what, j);
+	free(j);
+	cr_expect_eq(cls, GATE_PASS);
+	cr_expect_eq(json_real_value(json_object_get(v, "accepted_mean_tokens_per_second")), 100);
+	cr_expect_eq(json_real_value(json_object_get(v, "candidate_mean_tokens_per_second")), 101);
+	cr_expect_eq(json_integer_value(tu_get(v, "accepted_samples.all_sample.included")), 3);
+	cr_expect_eq(json_integer_value(tu_get(v, "accepted_samples.clean_only.included")), 2);
+	cr_expect_eq(json_array_size(tu_get(v, "candidate_samples.exclusions")), 1);
+	cr_expect_eq(json_integer_value(tu_get(v, "candidate_samples.exclusions.0.repetition")), 1);
+	cr_expect_str_eq(json_string_value(tu_get(v, "candidate_samples.exclusions.0.reason")),
+			 "investigate");
+	json_decref(v);
+
+	tu_set(doc, "policy.minimum_clean_repetitions", json_integer(3));
+	v = eval_doc(doc, &cls, &what, &j);
+	cr_expect_null(v);
+	cr_expect_str_eq(what, "gate: too few clean repetitions for the policy");
+	cr_expect_str_eq(j, "candidate has 2 clean repetitions; policy requires 3; rerun with clean "
+			    "ambient attestations\n"
+			    "last_accepted has 2 clean repetitions; policy requires 3; rerun with "
+			    "clean ambient attestations");
+	free(j);
+	json_decref(doc);
+}
+
+Test(gate_ambient, any_unclean_verdict_investigates_without_a_clean_floor)
+{
+	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	const double t[3] = { 100, 101, 100 };
+	const char *clean[3] = { "clean", "clean", "clean" }, *one[3] = { "clean", "clean", "investigate" };
+	enum gate_class cls;
+	const char *what;
+	char *j;
+
+	with_ambient(doc, "last_accepted", t, clean);
+	with_ambient(doc, "candidate", t, clean);
+	tu_set(doc, "policy.require_ambient_evidence", json_true());
+	v = eval_doc(doc, &cls, &what, &j);
+	free(j);
+	cr_expect_eq(cls, GATE_PASS);
+	json_decref(v);
+
+	with_ambient(doc, "candidate", t, one);
+	v = eval_doc(doc, &cls, &what, &j);
+	free(j);
+	cr_expect_eq(cls, GATE_INVESTIGATE);
+	cr_assert_eq(json_array_size(json_object_get(v, "checks")), 1);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.0.name")), "ambient_evidence");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.0.detail")),
+			 "candidate repetition 2 verdict=investigate");
+	json_decref(v);
+
+	/* one entry fewer: the receipt itself is refused */
+	cr_assert_eq(json_array_remove(tu_get(doc, "candidate.ambient_evidence"), 2), 0);
+	v = eval_doc(doc, &cls, &what, &j);
+	cr_expect_null(v);
+	cr_expect_str_eq(j, "ambient_evidence: 2 entries must align 1:1 with 3 repetitions");
+	free(j);
+	json_decref(doc);
+}
+
+Test(gate_ambient, evidence_rules_and_digest)
+{
+	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	const double t[3] = { 100, 101, 100 };
+	const char *clean[3] = { "clean", "clean", "clean" };
+	enum gate_class cls;
+	const char *what;
+	char *j;
+
+	with_ambient(doc, "candidate", t, clean);
+	tu_set(doc, "candidate.ambient_evidence.1.source", json_string("edited"));
+	tu_set(doc, "candidate.ambient_evidence.2.available_memory_bytes",
+	       json_pack("{s:s, s:i}", "availability", "unknown", "value", 5));
+	v = eval_doc(doc, &cls, &what, &j);
+	cr_expect_null(v);
+	cr_expect(strstr(j, "ambient_evidence[1]: ambient evidence digest mismatch") == j, "%s", j);
+	cr_expect(strstr(j, "\nambient_evidence[2]: available_memory_bytes cannot carry a value "
+			    "when unmeasured") != NULL, "%s", j);
+	free(j);
+	json_decref(doc);
+}

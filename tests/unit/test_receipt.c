@@ -1,0 +1,511 @@
+/* receipt/: strict decode, validation (every reject fixture with its exact
+ * findings), private/scrubbed detection, criterion digests, template,
+ * comparison, statistics. Attachment tests live in test_receipt_attach.c. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "receipt/receipt.h"
+#include "receipt/stats.h"
+#include "test_receipt_util.h"
+
+#define FIX "tests/fixtures/receipts/"
+
+/* RFC 8785 digests of the committed criteria, computed independently with the
+ * npm package `canonicalize` (2.x) and Node's SHA-256 over the objects in
+ * data/native-performance-graph.json. */
+#define METAL_DIGEST "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6"
+#define CUDA_DIGEST "sha256:35409e49041db9ee1c9b61688d706ed6ba9f1cf0e17ffedf50955b0569054d9e"
+#define METAL_ENV "qwen38-27b-q4km-m3pro-p32-t64"
+#define CUDA_ENV "qwen38-27b-q4k-a100-p1-decode"
+
+static void load(struct receipt *r, const char *path)
+{
+	struct err e;
+
+	cr_assert_eq(receipt_load(r, path, &e), 0, "%s", e.msg);
+}
+
+static char *validate_joined(const char *path)
+{
+	struct graph g;
+	struct receipt r;
+	struct findings f = FINDINGS_INIT;
+	char *s;
+
+	tu_graph(&g);
+	load(&r, path);
+	receipt_validate(&r, &g, 0, &f);
+	s = tu_join(&f);
+	findings_release(&f);
+	receipt_release(&r);
+	graph_release(&g);
+	return s;
+}
+
+/* ---- criterion ---------------------------------------------------------- */
+
+Test(criterion, digests_match_an_independent_jcs_implementation)
+{
+	struct graph g;
+	char d[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	tu_graph(&g);
+	cr_assert_eq(graph_criterion_digest(graph_criterion(&g, METAL_ENV), d, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(d, METAL_DIGEST);
+	cr_assert_eq(graph_criterion_digest(graph_criterion(&g, CUDA_ENV), d, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(d, CUDA_DIGEST);
+	graph_release(&g);
+}
+
+Test(criterion, any_changed_bound_changes_the_digest)
+{
+	struct graph g;
+	char a[JSON_DIGEST_LEN + 1], b[JSON_DIGEST_LEN + 1];
+	struct err e;
+	json_t *c;
+
+	tu_graph(&g);
+	c = graph_criterion_json(graph_criterion(&g, METAL_ENV));
+	cr_assert_eq(json_digest(c, NULL, a, &e), 0);
+	cr_expect_str_eq(a, METAL_DIGEST);
+	tu_set(c, "minimum_quality_score", json_real(0.99));
+	cr_assert_eq(json_digest(c, NULL, b, &e), 0);
+	cr_expect_str_neq(a, b);
+	json_decref(c);
+	graph_release(&g);
+}
+
+Test(criterion, resolution_names_every_drifted_axis)
+{
+	struct graph g;
+	struct receipt r;
+	struct findings f = FINDINGS_INIT;
+	char *s;
+
+	tu_graph(&g);
+	load(&r, FIX "metal-baseline.json");
+	cr_expect_not_null(receipt_criterion(&r, &g, NULL));
+	r.controls.batch = 2;
+	r.controls.temperature = 0.5;
+	r.quality.name = "bleu";
+	cr_expect_null(receipt_criterion(&r, &g, &f));
+	s = tu_join(&f);
+	cr_expect_str_eq(s, "comparison: criterion not resolved: controls.batch must be 1\n"
+			    "comparison: criterion not resolved: controls.temperature must be 0\n"
+			    "comparison: criterion not resolved: quality.name must be \"exact_match\"");
+	free(s);
+	findings_release(&f);
+	receipt_release(&r);
+	graph_release(&g);
+}
+
+/* ---- valid receipts ------------------------------------------------------ */
+
+Test(receipt, valid_fixtures_validate_and_round_trip_byte_for_byte)
+{
+	static const char *const files[] = {
+		FIX "metal-baseline.json", FIX "metal-candidate.json", FIX "cuda-baseline.json",
+		FIX "cuda-candidate.json", FIX "v1-metal-baseline.json", FIX "v1-metal-candidate.json",
+		FIX "v1-metal-baseline-identity.json",
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct strbuf raw = STRBUF_INIT, out = STRBUF_INIT;
+		struct receipt r;
+		struct err e;
+		char *s = validate_joined(files[i]);
+		json_t *v;
+
+		cr_expect(!*s, "%s: %s", files[i], s);
+		free(s);
+		cr_assert_eq(file_read(files[i], 1 << 20, &raw, &e), 0);
+		load(&r, files[i]);
+		v = receipt_to_json(&r);
+		json_write_pretty(&out, v);
+		json_decref(v);
+		/* v1 receipts without an identity gain the all-zero object */
+		if (strstr(files[i], "v1-metal-baseline.json") || strstr(files[i], "v1-metal-candidate"))
+			cr_expect(strstr(out.buf, "\"criterion_version\": 0") != NULL);
+		else
+			cr_expect_str_eq(out.buf, raw.buf, "%s does not round-trip", files[i]);
+		receipt_release(&r);
+		sb_release(&raw);
+		sb_release(&out);
+	}
+}
+
+Test(receipt, envelope_and_lever_survive_decoding)
+{
+	struct receipt r;
+
+	load(&r, FIX "cuda-candidate.json");
+	cr_expect_str_eq(r.envelope_id, CUDA_ENV);
+	cr_expect_str_eq(r.changed_lever_id, "cuda.q8_1-activation-quant");
+	cr_expect_eq(r.nr_reps, 3);
+	cr_expect_eq(r.reps[1].tokens_per_second, 101);
+	cr_expect_str_eq(r.comparison.criterion_digest, CUDA_DIGEST);
+	receipt_release(&r);
+}
+
+/* ---- every rejection with its exact findings ------------------------------ */
+
+static const struct {
+	const char *file, *findings;
+} rejects[] = {
+	{ "reject-missing-repetition.json",
+	  "repetitions: 2 repetitions do not match controls.repetitions 3" },
+	{ "reject-fallback.json",
+	  "comparison: criterion not resolved: execution.fallback_count must be 0\n"
+	  "execution.fallback_count: fallback count must be zero, got 1" },
+	{ "reject-foreign-engine.json",
+	  "comparison: criterion not resolved: execution.engine must be \"fak-native\"\n"
+	  "execution.engine: must be \"fak-native\", got \"llama.cpp\"" },
+	{ "reject-private-command.json", "commands[0]: contains private or placeholder details" },
+	{ "reject-private-machine.json",
+	  "machine.scrubbed_id: is empty or contains private path/host syntax" },
+	{ "reject-private-artifact.json", "profiler_artifacts[0].path: must be a relative scrubbed path" },
+	{ "reject-two-changed-axes.json",
+	  "changed_axes: a candidate declares exactly one changed axis "
+	  "\"lever:metal.command-buffer-amortization\" and no other" },
+	{ "reject-v2-drift-batch.json", "comparison: criterion not resolved: controls.batch must be 1" },
+	{ "reject-wrong-identity.json",
+	  "comparison: does not match the criterion resolved from run identity (want output_class "
+	  "\"exact_match\", criterion_id \"exact-match-native-throughput\", criterion_version 1, "
+	  "criterion_digest \"" METAL_DIGEST "\")" },
+	{ "reject-unknown-lever.json",
+	  "changed_axes: a candidate declares exactly one changed axis \"lever:metal.warp-drive\" and "
+	  "no other\n"
+	  "changed_lever_id: unknown lever \"metal.warp-drive\"\n"
+	  "comparison: no comparison criterion is registered for these run axes (envelope \"" METAL_ENV
+	  "\", lever \"metal.warp-drive\")" },
+	{ "reject-other-envelope.json",
+	  "comparison: no comparison criterion is registered for these run axes (envelope \"" CUDA_ENV
+	  "\", lever \"metal.command-buffer-amortization\")\n"
+	  "envelope_id: lever \"metal.command-buffer-amortization\" belongs to envelope \"" METAL_ENV
+	  "\", not \"" CUDA_ENV "\"" },
+	{ "reject-v1-binding.json",
+	  "repetitions[1].system_baseline_digest: a v1 repetition cannot bind system-baseline evidence" },
+	{ "reject-binding-hole.json",
+	  "repetitions[1].system_baseline_digest: binding hole: no attestation at system_baselines[1]" },
+};
+
+Test(receipt, every_reject_fixture_has_its_exact_findings)
+{
+	for (size_t i = 0; i < sizeof(rejects) / sizeof(rejects[0]); i++) {
+		char path[256];
+		char *s;
+
+		snprintf(path, sizeof(path), FIX "%s", rejects[i].file);
+		s = validate_joined(path);
+		cr_expect_str_eq(s, rejects[i].findings, "%s", rejects[i].file);
+		free(s);
+	}
+}
+
+Test(receipt, the_template_fails_exactly_on_capture_only_values)
+{
+	struct graph g;
+	struct receipt r;
+	struct findings f = FINDINGS_INIT;
+	struct err e;
+	json_t *t;
+	char *s;
+
+	tu_graph(&g);
+	t = receipt_template(&g, "metal.command-buffer-amortization", &e);
+	cr_assert_not_null(t, "%s", e.msg);
+	cr_assert_eq(receipt_decode(&r, t, NULL, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(r.comparison.criterion_digest, METAL_DIGEST);
+	receipt_validate(&r, &g, 0, &f);
+	s = tu_join(&f);
+	cr_expect_str_eq(s, "commands[0]: contains private or placeholder details\n"
+			    "comparison: criterion not resolved: quality.name must be \"exact_match\"\n"
+			    "memory: peak and resident memory are required\n"
+			    "module_versions[0]: module and revision must be captured, not blank or FILL_ "
+			    "placeholders\n"
+			    "profiler_artifacts[0].path: must be a relative scrubbed path\n"
+			    "quality: metric must be captured and finite\n"
+			    "repetitions[0]: lacks positive end-to-end latency and tok/s\n"
+			    "repetitions[1]: lacks positive end-to-end latency and tok/s\n"
+			    "repetitions[2]: lacks positive end-to-end latency and tok/s\n"
+			    "revision: is missing or a FILL_ placeholder");
+	free(s);
+	findings_release(&f);
+	receipt_release(&r);
+	json_decref(t);
+	graph_release(&g);
+}
+
+Test(receipt, the_template_refuses_unknown_and_unready_levers)
+{
+	struct graph g;
+	struct err e;
+	json_t *t;
+
+	tu_graph(&g);
+	cr_expect_null(receipt_template(&g, "metal.warp-drive", &e));
+	cr_expect_str_eq(e.msg, "unknown lever \"metal.warp-drive\"");
+	cr_expect_null(receipt_template(&g, "metal.fused-hybrid-graph-coverage", &e));
+	cr_expect_str_eq(e.msg, "lever \"metal.fused-hybrid-graph-coverage\" is not ready: dependency "
+				"\"metal.command-buffer-amortization\" is not enabled; a one-lever "
+				"experiment needs every dependency enabled first");
+	/* an enabled lever (re-witnessing) and a CUDA lever without dependencies */
+	t = receipt_template(&g, "cuda.q8_1-activation-quant", &e);
+	cr_assert_not_null(t, "%s", e.msg);
+	cr_expect_str_eq(json_string_value(tu_get(t, "machine.platform")), "linux/amd64+nvidia-a100");
+	cr_expect_eq(json_integer_value(tu_get(t, "controls.context_tokens")), 65);
+	cr_expect_str_eq(json_string_value(tu_get(t, "comparison.criterion_digest")), CUDA_DIGEST);
+	cr_expect_eq(json_array_size(tu_get(t, "repetitions")), 3);
+	json_decref(t);
+	graph_release(&g);
+}
+
+/* ---- strict decoding ---------------------------------------------------- */
+
+static void decode_fails(const char *mutated_path, json_t *value, const char *want)
+{
+	json_t *doc = tu_json(FIX "metal-candidate.json");
+	struct receipt r;
+	struct err e;
+
+	if (value)
+		tu_set(doc, mutated_path, value);
+	else
+		cr_assert_eq(json_object_del(tu_get(doc, "memory"), "peak_bytes"), 0);
+	cr_expect_eq(receipt_decode(&r, doc, NULL, &e), -1, "%s accepted", mutated_path);
+	cr_expect_str_eq(e.msg, want);
+	json_decref(doc);
+}
+
+Test(receipt_decode, wrong_types_nulls_and_unknown_keys_carry_the_path)
+{
+	decode_fails("revision", json_null(), "revision: expected a string, found null");
+	decode_fails("controls.prompt_tokens", json_real(1.5),
+		     "controls.prompt_tokens: expected an integer, found a fractional number");
+	decode_fails("repetitions.1.tokens_per_second", json_string("3"),
+		     "repetitions[1].tokens_per_second: expected a number, found a string");
+	decode_fails("memory.resident_bytes", json_integer(-1),
+		     "memory.resident_bytes: expected a non-negative integer, found -1");
+	decode_fails("machine.gpu", json_string("x"), "machine.gpu: unknown field");
+	decode_fails("commands", json_null(), "commands: expected an array, found null");
+	decode_fails("memory.peak_bytes", NULL, "memory.peak_bytes: missing required field");
+	decode_fails("system_baselines", json_pack("[i]", 1),
+		     "system_baselines[0]: expected an object, found an integer");
+}
+
+Test(receipt_decode, exactly_one_json_value)
+{
+	struct receipt r;
+	struct err e;
+	const char *two = "{} {}";
+
+	cr_expect_eq(receipt_parse(&r, two, strlen(two), "r.json", &e), -1);
+	cr_expect(strstr(e.msg, "r.json") == e.msg, "%s", e.msg);
+	cr_expect_eq(receipt_parse(&r, "[]", 2, "r.json", &e), -1);
+	cr_expect_str_eq(e.msg, "r.json: $: expected an object, found an array");
+	cr_expect_eq(receipt_parse(&r, "{\"schema\":1,\"schema\":2}", 23, "r.json", &e), -1);
+}
+
+Test(receipt_decode, v1_may_omit_the_comparison_but_v2_may_not)
+{
+	json_t *doc = tu_json(FIX "v1-metal-baseline.json");
+	struct receipt r;
+	struct err e;
+
+	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
+	cr_expect(receipt_comparison_is_zero(&r.comparison));
+	receipt_release(&r);
+	tu_set(doc, "schema", json_string(RECEIPT_SCHEMA_V2));
+	cr_expect_eq(receipt_decode(&r, doc, NULL, &e), -1);
+	cr_expect_str_eq(e.msg, "comparison: missing required field");
+	json_decref(doc);
+}
+
+/* ---- private and scrubbed syntax ----------------------------------------- */
+
+Test(receipt_private, leading_slash_backslash_home_users_at_and_ssh)
+{
+	static const char *const priv[] = { "/abs/x", "C:\\Users\\a", "run /home/bob/x", "x/USERS/y",
+					    "a@b", "SSH host run", "ssh host" };
+	static const char *const ok[] = { "fak run --out dir/x", "cmd /abs/x", "profiles/run.json",
+					  "sshd-config", "lab-node" };
+
+	for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
+		cr_expect(receipt_is_private(priv[i]), "%s", priv[i]);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		cr_expect(!receipt_is_private(ok[i]), "%s", ok[i]);
+	cr_expect(!receipt_is_scrubbed_id("host:22"));
+	cr_expect(!receipt_is_scrubbed_id("https://x"));
+	cr_expect(!receipt_is_scrubbed_id("  "));
+	cr_expect(!receipt_is_scrubbed_id("user@host"));
+	cr_expect(receipt_is_scrubbed_id("FILL_SCRUBBED_MACHINE_ID"));
+	cr_expect(receipt_is_scrubbed_id("lab-node-class-a"));
+	cr_expect(receipt_is_placeholder(" FILL_X"));
+	cr_expect(receipt_is_placeholder("\t"));
+	cr_expect(!receipt_is_placeholder("FIL_X"));
+}
+
+/* ---- statistics ----------------------------------------------------------- */
+
+Test(stats, median_mean_population_stddev_and_noise)
+{
+	const double v[] = { 10, 100, 20, 999 }, w[] = { 10, 20 };
+	struct stats s;
+
+	stats_compute(v, 4, &s);
+	cr_expect_eq(s.n, 4);
+	cr_expect_eq(s.median, 60);
+	cr_expect_eq(s.mean, 282.25);
+	cr_expect_eq(s.min, 10);
+	cr_expect_eq(s.max, 999);
+	cr_expect_eq(v[1], 100, "input reordered");
+	stats_compute(w, 2, &s);
+	cr_expect_eq(s.mean, 15);
+	cr_expect_eq(s.median, 15);
+	cr_expect_eq(s.stddev, 5);
+	cr_expect_float_eq(s.noise_percent, 100.0 / 3, 1e-12);
+	stats_compute(w, 0, &s);
+	cr_expect_eq(s.mean, 0);
+	cr_expect_eq(s.n, 0);
+}
+
+Test(stats, three_repetitions_cannot_reach_five_percent)
+{
+	cr_expect_float_eq(stats_min_rank_p(3, 3), 0.1, 1e-15);
+	cr_expect_float_eq(stats_min_rank_p(4, 4), 2.0 / 70, 1e-15);
+	cr_expect_float_eq(stats_min_rank_p(5, 5), 2.0 / 252, 1e-15);
+	cr_expect_float_eq(stats_min_rank_p(2, 1), 2.0 / 3, 1e-15);
+	cr_expect_float_eq(stats_min_rank_p(1, 1), 1, 1e-15);
+}
+
+/* ---- comparison ----------------------------------------------------------- */
+
+static json_t *compare_files(const char *b, const char *c, const char **what, struct findings *f)
+{
+	struct graph g;
+	struct receipt rb, rc;
+	json_t *doc;
+
+	tu_graph(&g);
+	load(&rb, b);
+	load(&rc, c);
+	doc = receipt_compare(&rb, &rc, &g, what, f);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	graph_release(&g);
+	return doc;
+}
+
+Test(compare, document_statistics_and_significance_statement)
+{
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	json_t *a = compare_files(FIX "cuda-baseline.json", FIX "cuda-candidate.json", &what, &f);
+	json_t *b = compare_files(FIX "cuda-baseline.json", FIX "cuda-candidate.json", &what, &f);
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+
+	cr_assert_not_null(a);
+	json_write_pretty(&x, a);
+	json_write_pretty(&y, b);
+	cr_expect_str_eq(x.buf, y.buf, "not deterministic");
+	cr_expect_str_eq(json_string_value(tu_get(a, "criterion_digest")), CUDA_DIGEST);
+	cr_expect_eq(json_real_value(tu_get(a, "delta_tokens_per_second")), 0);
+	cr_expect_eq(json_real_value(tu_get(a, "baseline_samples.median")), 100);
+	cr_expect_eq(json_real_value(tu_get(a, "baseline_samples.max")), 101);
+	cr_expect_float_eq(json_real_value(tu_get(a, "baseline_samples.noise_percent")),
+			   sqrt(2.0 / 9) / (301.0 / 3) * 100, 1e-12);
+	cr_expect(json_is_false(tu_get(a, "significance.can_support_claim")));
+	cr_expect_eq(json_real_value(tu_get(a, "significance.minimum_attainable_p")), 0.1);
+	cr_expect(strstr(json_string_value(tu_get(a, "significance.statement")),
+			 "3 baseline and 3 candidate repetitions cannot support a significance claim") !=
+		  NULL);
+	json_decref(a);
+	json_decref(b);
+	sb_release(&x);
+	sb_release(&y);
+}
+
+Test(compare, delta_of_one_token_per_second)
+{
+	struct graph g;
+	struct receipt rb, rc;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	json_t *doc;
+
+	tu_graph(&g);
+	load(&rb, FIX "metal-baseline.json");
+	load(&rc, FIX "metal-candidate.json");
+	for (int i = 0; i < 3; i++)
+		rc.reps[i].tokens_per_second = rb.reps[i].tokens_per_second + 1;
+	doc = receipt_compare(&rb, &rc, &g, &what, &f);
+	cr_assert_not_null(doc);
+	cr_expect_float_eq(json_real_value(tu_get(doc, "delta_tokens_per_second")), 1, 1e-12);
+	cr_expect_float_eq(json_real_value(tu_get(doc, "delta_percent")), 100 / 2.62, 1e-9);
+	json_decref(doc);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	graph_release(&g);
+}
+
+static void compare_refused(const char *b, const char *c, const char *what_want, const char *want)
+{
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	json_t *doc = compare_files(b, c, &what, &f);
+	char *s = tu_join(&f);
+
+	cr_expect_null(doc, "%s accepted", c);
+	cr_expect_str_eq(what, what_want, "%s", c);
+	cr_expect_str_eq(s, want, "%s", c);
+	free(s);
+	findings_release(&f);
+}
+
+Test(compare, fail_closed_order_and_drift_on_every_axis)
+{
+	static const struct {
+		const char *file, *finding;
+	} drift[] = {
+		{ "reject-drift-prompt-tokens.json", "controls.prompt_tokens: baseline 32, candidate 31" },
+		{ "reject-drift-decode-tokens.json", "controls.decode_tokens: baseline 64, candidate 65" },
+		{ "reject-drift-batch.json", "controls.batch: baseline 1, candidate 2" },
+		{ "reject-drift-context-tokens.json", "controls.context_tokens: baseline 96, candidate 97" },
+		{ "reject-drift-temperature.json", "controls.temperature: baseline 0, candidate 0.7" },
+		{ "reject-drift-sampling.json", "controls.sampling: baseline \"greedy\", candidate \"top_p\"" },
+		{ "reject-drift-cache-state.json",
+		  "controls.cache_state: baseline \"cold\", candidate \"warm\"" },
+		{ "reject-drift-warmups.json", "controls.warmups: baseline 1, candidate 2" },
+		{ "reject-drift-repetitions.json", "controls.repetitions: baseline 3, candidate 4" },
+		{ "reject-drift-machine.json",
+		  "machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"" },
+		{ "reject-drift-forward-path.json",
+		  "execution.forward_path: baseline \"metal/qwen35-hybrid-session-v1\", candidate "
+		  "\"metal/other-path\"" },
+	};
+	char path[256];
+
+	for (size_t i = 0; i < sizeof(drift) / sizeof(drift[0]); i++) {
+		snprintf(path, sizeof(path), FIX "%s", drift[i].file);
+		compare_refused(FIX "v1-metal-baseline.json", path,
+				"compare: receipts are incomparable: an undeclared control axis drifted",
+				drift[i].finding);
+	}
+	compare_refused(FIX "metal-baseline.json", FIX "reject-fallback.json",
+			"compare: candidate: invalid native-performance receipt",
+			"comparison: criterion not resolved: execution.fallback_count must be 0\n"
+			"execution.fallback_count: fallback count must be zero, got 1");
+	compare_refused(FIX "reject-missing-repetition.json", FIX "reject-fallback.json",
+			"compare: baseline: invalid native-performance receipt",
+			"repetitions: 2 repetitions do not match controls.repetitions 3");
+	compare_refused(FIX "metal-candidate.json", FIX "metal-baseline.json",
+			"compare: comparison requires baseline then candidate roles",
+			"role: baseline file has role \"candidate\", candidate file has role \"baseline\"");
+	compare_refused(FIX "metal-baseline.json", FIX "cuda-candidate.json",
+			"compare: receipts target different envelope or lever",
+			"changed_lever_id: baseline \"metal.command-buffer-amortization\", candidate "
+			"\"cuda.q8_1-activation-quant\"\n"
+			"envelope_id: baseline \"" METAL_ENV "\", candidate \"" CUDA_ENV "\"");
+}
