@@ -73,10 +73,12 @@ cli: $(BUILD)/fak $(TOOL_BIN)
 check:
 	tests/check.sh
 
-sanitize:
-	$(MAKE) BUILD=build-asan CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+SAN_VARS = BUILD=build-asan CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" test
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined"
+sanitize:
+	$(MAKE) $(SAN_VARS) build-asan/fak build-asan/test_unit
+	$(MAKE) $(SAN_VARS) test
 
 # ctuuninitvar: cppcheck reads every `struct err *e` out-parameter as a use
 # of uninitialised memory; the functions only write it.

@@ -18,8 +18,7 @@ suite() {	# suite BUILD MAKE-ARGS...: adds the suite's own counts
 	shift
 	echo "== tests in $build"
 	rm -f "$build/results"
-	make -s -j"$jobs" "$@" >/dev/null || true
-	make -s "$@" || true
+	make -s -j"$jobs" "$@" || true
 	if [ -f "$build/results" ]; then
 		set -- $(cat "$build/results")
 		pass=$((pass + $1))
@@ -33,6 +32,6 @@ suite build test
 suite build-asan sanitize
 stage "clang build" sh -c "make -s -j$jobs BUILD=build-clang CC=clang build-clang/fak build-clang/test_unit >/dev/null"
 stage lint make -s lint
-stage fuzz make -s fuzz
+stage fuzz make -s -j"$jobs" fuzz
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
