@@ -78,7 +78,7 @@ int np_attach(const struct np_ctx *c)
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	json_t *att, *doc;
+	json_t *att = NULL, *doc;
 	struct err e;
 	int rc = EXIT_OK;
 

@@ -48,7 +48,7 @@ json_t *receipt_attach(const struct receipt *r, const json_t *attestation, const
 	up.system_baselines = xmalloc(sizeof(*up.system_baselines) * (k + 1));
 	if (k)
 		memcpy(up.system_baselines, r->system_baselines, sizeof(*up.system_baselines) * k);
-	up.system_baselines[k] = attestation;
+	up.system_baselines[k].json = attestation;
 	up.nr_system_baselines = k + 1;
 	doc = receipt_to_json(&up);
 	free(up.reps);

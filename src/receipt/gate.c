@@ -315,7 +315,7 @@ static void sb_facts(const struct receipt *r, struct gate_sb_rep *reps)
 	for (size_t i = 0; i < r->nr_system_baselines; i++) {
 		struct err e;
 
-		reps[i].verified = attest_check(r->system_baselines[i], &reps[i].facts, &e) == 0;
+		reps[i].verified = attest_check(r->system_baselines[i].json, &reps[i].facts, &e) == 0;
 		reps[i].binding = i < r->nr_reps ? r->reps[i].system_baseline_digest : NULL;
 	}
 }
@@ -343,7 +343,7 @@ static void evidence(const struct receipt *r, const struct gate_sb_rep *sb, stru
 				ev[i].status = ambient_validate(a, &e) < 0 ? "invalid" : a->verdict;
 			}
 		} else if (i < r->nr_system_baselines) {
-			const json_t *d = json_object_get(r->system_baselines[i], "digest");
+			const json_t *d = json_object_get(r->system_baselines[i].json, "digest");
 
 			ev[i].digest = json_is_string(d) ? json_string_value(d) : "";
 			if (!sb[i].verified || !sb[i].binding || strcmp(sb[i].binding, sb[i].facts.digest))
@@ -458,8 +458,10 @@ static const char *pf(bool ok)
 /* Modules present in both receipts whose revision differs, by module name. */
 static json_t *suspects_json(const struct receipt *a, const struct receipt *c, struct strbuf *paths)
 {
-	const struct receipt_module **v = xcalloc(c->nr_modules + 1, sizeof(*v));
-	const char **old = xcalloc(c->nr_modules + 1, sizeof(*old));
+	/* pairs of module indexes (candidate, accepted) */
+	struct pair {
+		size_t c, a;
+	} *v = xcalloc(c->nr_modules + 1, sizeof(*v));
 	size_t n = 0;
 	json_t *arr = jarr();
 
@@ -467,32 +469,28 @@ static json_t *suspects_json(const struct receipt *a, const struct receipt *c, s
 		for (size_t j = 0; j < a->nr_modules; j++)
 			if (!strcmp(c->modules[i].module, a->modules[j].module) &&
 			    strcmp(c->modules[i].revision, a->modules[j].revision)) {
-				v[n] = &c->modules[i];
-				old[n++] = a->modules[j].revision;
+				v[n++] = (struct pair){ i, j };
 				break;
 			}
 	/* insertion sort by module name: a handful of entries */
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(v[j - 1]->module, v[j]->module) > 0; j--) {
-			const struct receipt_module *t = v[j];
-			const char *o = old[j];
+		for (size_t j = i; j > 0 && strcmp(c->modules[v[j - 1].c].module,
+						   c->modules[v[j].c].module) > 0; j--) {
+			struct pair t = v[j];
 
 			v[j] = v[j - 1];
-			old[j] = old[j - 1];
 			v[j - 1] = t;
-			old[j - 1] = o;
 		}
 	for (size_t i = 0; i < n; i++) {
 		json_t *s = jobj();
 
-		jset_str(s, "module", v[i]->module);
-		jset_str(s, "accepted_revision", old[i]);
-		jset_str(s, "candidate_revision", v[i]->revision);
+		jset_str(s, "module", c->modules[v[i].c].module);
+		jset_str(s, "accepted_revision", a->modules[v[i].a].revision);
+		jset_str(s, "candidate_revision", c->modules[v[i].c].revision);
 		jpush_new(arr, s);
-		sb_addf(paths, " %s", v[i]->module);
+		sb_addf(paths, " %s", c->modules[v[i].c].module);
 	}
 	free(v);
-	free(old);
 	return arr;
 }
 

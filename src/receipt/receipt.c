@@ -281,11 +281,11 @@ static int dec_artifact_elem(void *p, const json_t *o, const struct jpath *at, s
 static int dec_baseline_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
 {
 	static const char *const none[] = { NULL };
-	const json_t **slot = p;
+	struct receipt_attestation *slot = p;
 
 	if (!json_is_object(o))
 		return jd_object(o, at, none, e);
-	*slot = o;
+	slot->json = o;
 	return 0;
 }
 
@@ -535,7 +535,7 @@ json_t *receipt_to_json(const struct receipt *r)
 	if (r->nr_system_baselines) {
 		a = jarr();
 		for (size_t i = 0; i < r->nr_system_baselines; i++)
-			jpush_new(a, json_deep_copy(r->system_baselines[i]));
+			jpush_new(a, json_deep_copy(r->system_baselines[i].json));
 		jset_new(o, "system_baselines", a);
 	}
 	return o;

@@ -59,6 +59,11 @@ struct ambient {
 	const char *verdict, *digest;
 };
 
+/* One embedded system-baseline attestation (verified by attest_check). */
+struct receipt_attestation {
+	const json_t *json;	/* borrowed from the receipt document */
+};
+
 struct receipt_module {
 	const char *module, *revision;
 };
@@ -116,7 +121,7 @@ struct receipt {
 	struct receipt_strs commands;
 	struct receipt_artifact *artifacts;
 	size_t nr_artifacts;
-	const json_t **system_baselines;	/* owned array of borrowed objects */
+	struct receipt_attestation *system_baselines;	/* owned array */
 	size_t nr_system_baselines;
 };
 

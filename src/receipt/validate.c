@@ -317,7 +317,7 @@ static void check_system_baselines(const struct receipt *r, struct findings *out
 		struct attest_facts f;
 		struct err e;
 
-		if (attest_check(r->system_baselines[i], &f, &e) < 0) {
+		if (attest_check(r->system_baselines[i].json, &f, &e) < 0) {
 			findings_addf(out, "system_baselines[%zu]: invalid attestation: %s", i, e.msg);
 			continue;
 		}
@@ -344,7 +344,7 @@ static void check_system_baselines(const struct receipt *r, struct findings *out
 			const char *want = digests[i][0] ? digests[i] : NULL;
 
 			if (!want) {
-				const json_t *dv = json_object_get(r->system_baselines[i], "digest");
+				const json_t *dv = json_object_get(r->system_baselines[i].json, "digest");
 				want = json_is_string(dv) ? json_string_value(dv) : "";
 			}
 			if (!d || strcmp(d, want))

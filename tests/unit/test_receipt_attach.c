@@ -47,24 +47,6 @@ static void attach_ok(json_t **rdoc, const char *att)
 	*rdoc = o.doc;
 }
 
-static char *validate(json_t *doc)
-{
-	struct graph g;
-	struct receipt r;
-	struct findings f = FINDINGS_INIT;
-	struct err e;
-	char *s;
-
-	tu_graph(&g);
-	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
-	receipt_validate(&r, &g, 0, &f);
-	s = tu_join(&f);
-	findings_release(&f);
-	receipt_release(&r);
-	graph_release(&g);
-	return s;
-}
-
 static const char *digest_of(const char *att)
 {
 	static char d[JSON_DIGEST_LEN + 1];
@@ -92,7 +74,7 @@ Test(attach, v1_is_upgraded_and_grows_one_repetition_at_a_time)
 		cr_expect_str_eq(json_string_value(tu_get(doc, path)), digest_of(att[i]));
 	}
 	cr_expect_null(tu_get(orig, "system_baselines"), "the input document changed");
-	s = validate(doc);
+	s = tu_validate(doc);
 	cr_expect_str_eq(s, "");
 	free(s);
 
@@ -173,7 +155,7 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 	/* the embedded attestation edited after sealing */
 	d = json_deep_copy(doc);
 	tu_set(d, "system_baselines.0.command_exit_code", json_integer(9));
-	s = validate(d);
+	s = tu_validate(d);
 	cr_expect(strstr(s, "system_baselines[0]: invalid attestation: ") == s, "%s", s);
 	cr_expect(strstr(s, "canonical digest mismatch") != NULL, "%s", s);
 	free(s);
@@ -182,7 +164,7 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 	/* binding swapped */
 	d = json_deep_copy(doc);
 	tu_set(d, "repetitions.0.system_baseline_digest", json_string(digest_of(FIX "att-2.json")));
-	s = validate(d);
+	s = tu_validate(d);
 	cr_expect_str_eq(s, "repetitions[0].system_baseline_digest: binding does not match "
 			    "system_baselines[0].digest");
 	free(s);
@@ -191,7 +173,7 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 	/* v1 with attestations */
 	d = json_deep_copy(doc);
 	tu_set(d, "schema", json_string(RECEIPT_SCHEMA_V1));
-	s = validate(d);
+	s = tu_validate(d);
 	cr_expect_str_eq(s, "repetitions[0].system_baseline_digest: a v1 repetition cannot bind "
 			    "system-baseline evidence\n"
 			    "repetitions[1].system_baseline_digest: a v1 repetition cannot bind "
@@ -203,7 +185,7 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 	/* both legacy ambient evidence and attestations */
 	d = json_deep_copy(doc);
 	tu_set(d, "ambient_evidence", json_array());
-	s = validate(d);
+	s = tu_validate(d);
 	cr_expect_str_eq(s, "ambient_evidence: 0 entries must align 1:1 with 3 repetitions\n"
 			    "ambient_evidence: a receipt cannot carry both legacy ambient evidence "
 			    "and system-baseline attestations");
@@ -214,7 +196,7 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 	d = json_deep_copy(doc);
 	json_array_append_new(json_object_get(d, "system_baselines"), tu_json(FIX "att-3.json"));
 	json_array_append_new(json_object_get(d, "system_baselines"), tu_json(FIX "att-4.json"));
-	s = validate(d);
+	s = tu_validate(d);
 	cr_expect(strstr(s, "system_baselines: 4 attestations exceed 3 repetitions") != NULL, "%s", s);
 	free(s);
 	json_decref(d);

@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "base/json.h"
 #include "graph/graph.h"
+#include "receipt/receipt.h"
 
 static inline void tu_graph(struct graph *g)
 {
@@ -78,6 +79,26 @@ static inline char *tu_join(const struct findings *f)
 		sb_addf(&sb, "%s%s", i ? "\n" : "", f->items[i]);
 	s = strdup(sb_str(&sb));
 	sb_release(&sb);
+	return s;
+}
+
+/* Decode doc (borrowed) as a receipt and validate it against the default
+ * graph; the findings joined (caller frees). */
+static inline char *tu_validate(json_t *doc)
+{
+	struct graph g;
+	struct receipt r;
+	struct findings f = FINDINGS_INIT;
+	struct err e;
+	char *s;
+
+	tu_graph(&g);
+	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
+	receipt_validate(&r, &g, 0, &f);
+	s = tu_join(&f);
+	findings_release(&f);
+	receipt_release(&r);
+	graph_release(&g);
 	return s;
 }
 
