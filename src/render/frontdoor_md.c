@@ -57,7 +57,7 @@ void frontdoor_md_text(struct strbuf *out, const char *s, bool block_start)
 	}
 }
 
-void frontdoor_md_code(struct strbuf *out, const char *s)
+void frontdoor_md_code(struct strbuf *out, const char *s, bool in_table)
 {
 	size_t longest = 0, run = 0, n = strlen(s);
 	bool pad;
@@ -73,7 +73,7 @@ void frontdoor_md_code(struct strbuf *out, const char *s)
 	if (pad)
 		sb_addch(out, ' ');
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '|')
+		if (in_table && s[i] == '|')
 			sb_addch(out, '\\');
 		sb_addch(out, s[i]);
 	}
@@ -138,7 +138,7 @@ static void readout_figure(struct strbuf *out, const struct index_readout *r)
 static void readout_item(struct strbuf *out, const struct index_readout *r)
 {
 	sb_addf(out, "- **%s** in ", class_labels[r->cls]);
-	frontdoor_md_code(out, r->envelope_id);
+	frontdoor_md_code(out, r->envelope_id, false);
 	sb_adds(out, ": ");
 	readout_figure(out, r);
 	sb_adds(out, ", quality ");
@@ -151,7 +151,7 @@ static void readout_item(struct strbuf *out, const struct index_readout *r)
 	sb_adds(out, ", review by ");
 	bold_date(out, r->review_by);
 	sb_adds(out, "; evidence: ");
-	frontdoor_md_code(out, r->provenance);
+	frontdoor_md_code(out, r->provenance, false);
 	sb_adds(out, ".\n");
 }
 
@@ -163,7 +163,7 @@ static void render_readout(struct strbuf *out, const struct index_page *p)
 	if (p->nr_readout)
 		sb_addch(out, '\n');
 	for (size_t i = 0; i < p->nr_readout; i++)
-		readout_item(out, p->readout[i]);
+		readout_item(out, &p->readout[i]);
 	if (p->nr_reaped)
 		sb_addf(out,
 			"\n_%zu reviewed row(s) are reaped from active presentation; immutable witnesses remain._\n",
@@ -182,7 +182,7 @@ static void result_row(struct strbuf *out, const struct index_page_row *pr)
 	const struct index_row *r = pr->row;
 
 	lifecycle_cell(out, pr);
-	frontdoor_md_code(out, r->envelope_key);
+	frontdoor_md_code(out, r->envelope_key, true);
 	sb_adds(out, " | ");
 	frontdoor_md_text(out, r->highlight, false);
 	sb_adds(out, " | ");

@@ -17,8 +17,9 @@ void frontdoor_md_render(struct strbuf *out, const struct index_page *p);
  * (paragraph or heading), so a leading '#', '>', '-', '+', '=' or "1." is
  * escaped too. '|' is always escaped (safe inside and outside tables). */
 void frontdoor_md_text(struct strbuf *out, const char *s, bool block_start);
-/* s as one code span, fenced with more backticks than it contains; '|' is
- * escaped for table cells. */
-void frontdoor_md_code(struct strbuf *out, const char *s);
+/* s as one code span, fenced with more backticks than it contains. In a
+ * table cell (in_table) '|' is escaped, as GFM splits cells before it
+ * parses code spans; elsewhere a backslash would show. */
+void frontdoor_md_code(struct strbuf *out, const char *s, bool in_table);
 
 #endif
