@@ -279,11 +279,13 @@ static void check_repetitions(const struct receipt *r, struct findings *out)
 	}
 }
 
-static void check_ambient(const struct receipt *r, struct findings *out)
+static void check_ambient(const struct receipt *r, unsigned flags, struct findings *out)
 {
 	if (!r->has_ambient)
 		return;
-	if (r->nr_system_baselines)
+	/* With system-baseline rules skipped the attestations are not part of
+	 * this receipt's validation, so the mix is the gate's to judge. */
+	if (r->nr_system_baselines && !(flags & RECEIPT_SKIP_SYSTEM_BASELINES))
 		findings_addf(out, "ambient_evidence: a receipt cannot carry both legacy ambient "
 				   "evidence and system-baseline attestations");
 	if (r->nr_ambient != r->nr_reps)
@@ -469,7 +471,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_modules(r, out);
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
-	check_ambient(r, out);
+	check_ambient(r, flags, out);
 	if (!(flags & RECEIPT_SKIP_SYSTEM_BASELINES))
 		check_system_baselines(r, out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)

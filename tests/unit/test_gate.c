@@ -635,3 +635,30 @@ Test(gate_ambient, evidence_rules_and_digest)
 	free(j);
 	json_decref(doc);
 }
+
+Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_without_bisect)
+{
+	json_t *doc = tu_json(GFIX "sb-pass.json"), *v;
+	const double t[3] = { 2.71, 2.7, 2.72 };
+	const char *clean[3] = { "clean", "clean", "clean" };
+	enum gate_class cls;
+	const char *what;
+	char *j;
+
+	v = eval_doc(doc, &cls, &what, &j);
+	cr_assert_not_null(v, "%s: %s", what, j);
+	free(j);
+	cr_expect_eq(cls, GATE_PASS);
+	json_decref(v);
+
+	with_ambient(doc, "candidate", t, clean);
+	v = eval_doc(doc, &cls, &what, &j);
+	cr_assert_not_null(v, "%s: %s", what, j);
+	free(j);
+	cr_expect_eq(cls, GATE_INVESTIGATE);
+	cr_expect_null(json_object_get(v, "bisect"));
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
+			 "candidate mixes legacy ambient evidence with system baseline attestations");
+	json_decref(v);
+	json_decref(doc);
+}
