@@ -6,6 +6,10 @@
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
 
+/* A graph given with --graph is outside input: bound what it can make us
+ * allocate. */
+#define TEMPLATE_MAX_REPETITIONS 10000
+
 static const char zero_sha256[] =
 	"0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -64,6 +68,11 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 		return NULL;
 	}
 
+	if (env->repetitions > TEMPLATE_MAX_REPETITIONS) {
+		err_set(e, "envelope \"%s\" pins %lld repetitions; a template holds at most %d",
+			env->id, (long long)env->repetitions, TEMPLATE_MAX_REPETITIONS);
+		return NULL;
+	}
 	memset(&r, 0, sizeof(r));
 	r.schema = RECEIPT_SCHEMA_V2;
 	r.role = "baseline";
