@@ -138,6 +138,20 @@ static int check_out(const char *path)
 	return 0;
 }
 
+/* Testing knob: $FAK_CENSUS_PROCESS_LIMIT lowers the per-census bound so
+ * a modest fork storm can show the limit at work. 0 = the default. */
+static size_t census_limit_default(void)
+{
+	const char *v = getenv("FAK_CENSUS_PROCESS_LIMIT");
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return 0;
+	n = strtoul(v, &end, 10);
+	return *end || n == 0 || n > RUN_PROCESS_LIMIT ? 0 : (size_t)n;
+}
+
 static void progress(void *ctx, int64_t done, int64_t total)
 {
 	(void)ctx;
@@ -182,6 +196,7 @@ static int measure(const struct sb_opts *so, char **argv)
 	ro.policy.require_process_memory = so->require_memory;
 	ro.policy.include_top_consumers = so->top_consumers;
 	ro.proc_root = proc_root_default();
+	ro.process_limit = census_limit_default();
 	if (isatty(STDERR_FILENO))
 		ro.progress = progress;
 
