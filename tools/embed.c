@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 		printf("extern const char embedded_%s[];\nextern const size_t embedded_%s_len;\n", sym, sym);
 		printf("const char embedded_%s[] = {", sym);
 		while ((c = getc(f)) != EOF) {
-			printf("%s%d,", len % 24 ? "" : "\n", c);
+			/* hex escapes: plain numbers above 127 would overflow a signed char */
+			printf("%s'\\x%02x',", len % 16 ? "" : "\n", c);
 			len++;
 		}
 		if (ferror(f)) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 void findings_add_owned(struct findings *f, char *s)
@@ -15,20 +16,13 @@ void findings_add_owned(struct findings *f, char *s)
 
 void findings_addf(struct findings *f, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
-	int n;
-	char *s;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		abort();
-	s = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	findings_add_owned(f, s);
+	findings_add_owned(f, sb_detach(&sb, NULL));
 }
 
 static int cmp(const void *a, const void *b)

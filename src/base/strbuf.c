@@ -37,21 +37,28 @@ void sb_addch(struct strbuf *sb, int c)
 	sb->buf[sb->len] = '\0';
 }
 
-void sb_addf(struct strbuf *sb, const char *fmt, ...)
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list cp;
 	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
 	if (n < 0)
 		abort();
 	sb_grow(sb, (size_t)n);
-	va_start(ap, fmt);
 	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	sb->len += (size_t)n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vaddf(sb, fmt, ap);
+	va_end(ap);
 }
 
 void sb_reset(struct strbuf *sb)

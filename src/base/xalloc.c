@@ -1,5 +1,7 @@
 #include "base/xalloc.h"
 
+#include "base/strbuf.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,20 +57,13 @@ char *xstrndup(const char *s, size_t n)
 
 char *xasprintf(const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
-	int n;
-	char *p;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		oom(0);
-	p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	return p;
+	return sb_detach(&sb, NULL);
 }
 
 size_t xmul(size_t a, size_t b)
