@@ -15,6 +15,14 @@ int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf
 /* err_set with ": <strerror(errnum)>" appended. */
 int err_errno(struct err *e, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Propagate a failure: evaluates x and returns -1 from the caller when x
+ * is negative (the error is already in the caller's struct err). */
+#define TRY(x)                     \
+	do {                       \
+		if ((x) < 0)       \
+			return -1; \
+	} while (0)
+
 /* Broken invariant: print and abort. Never for bad input. */
 #define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void bug_at(const char *file, int line, const char *fmt, ...)

@@ -66,6 +66,8 @@ int jpath_err(struct err *e, const struct jpath *p, const char *fmt, ...)
 int jd_object(const json_t *v, const struct jpath *at, const char *const *known, struct err *e);
 
 enum jd_need { JD_REQUIRED, JD_OPTIONAL };
+#define REQ JD_REQUIRED
+#define OPT JD_OPTIONAL
 
 /* Member getters on object `obj` at path `at`. Return 0 when set, 1 when an
  * optional member is absent (out untouched), -1 on error (missing required

@@ -11,9 +11,13 @@ void sb_grow(struct strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
 
+	int fresh = sb->buf == NULL;
+
 	if (need < sb->len)
 		abort();
 	ALLOC_GROW(sb->buf, need, sb->alloc);
+	if (fresh)
+		sb->buf[0] = '\0';	/* a buffer is a string from its first allocation */
 }
 
 void sb_add(struct strbuf *sb, const void *data, size_t n)

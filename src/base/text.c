@@ -68,6 +68,29 @@ bool str_blank(const char *s)
 	return true;
 }
 
+bool str_contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++) {
+		size_t i = 0;
+
+		while (i < n && hay[i] &&
+		       (hay[i] >= 'A' && hay[i] <= 'Z' ? hay[i] + 32 : hay[i]) ==
+			       (needle[i] >= 'A' && needle[i] <= 'Z' ? needle[i] + 32 : needle[i]))
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+bool str_private(const char *s)
+{
+	return strchr(s, '\\') || s[0] == '/' || str_contains_ci(s, "/users/") ||
+	       str_contains_ci(s, "/home/") || strchr(s, '@') || str_contains_ci(s, "ssh ");
+}
+
 void sb_add_quoted(struct strbuf *sb, const char *s)
 {
 	sb_addch(sb, '"');

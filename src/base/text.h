@@ -14,6 +14,14 @@ bool str_blank(const char *s);
  * surrogates) starting at p, 0 if invalid. Reads no further than a NUL. */
 size_t utf8_seq(const unsigned char *p);
 
+/* ASCII case-insensitive substring test, independent of the locale. */
+bool str_contains_ci(const char *hay, const char *needle);
+
+/* Looks like it carries a private path, account or host: a backslash, an
+ * absolute path, a home folder (/home/, /Users/), user@host or "ssh ".
+ * Public documents (receipts, profiles) must not contain such text. */
+bool str_private(const char *s);
+
 /* Appends s in double quotes with `"`, `\` and control characters escaped
  * (\n, \t, \xNN), as used for ids in findings. */
 void sb_add_quoted(struct strbuf *sb, const char *s);

@@ -13,12 +13,6 @@
 extern const char embedded_native_performance_graph_json[];
 extern const size_t embedded_native_performance_graph_json_len;
 
-#define TRY(x)                  \
-	do {                    \
-		if ((x) < 0)    \
-			return -1; \
-	} while (0)
-
 /* Object decoding: `keys` lists every member (all required); `fn` decodes
  * member i of dst. */
 typedef int (*member_fn)(struct jpull *p, const struct jpath *at, size_t i, void *dst);

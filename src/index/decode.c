@@ -18,14 +18,6 @@
 extern const char embedded_performance_index_json[];
 extern const size_t embedded_performance_index_json_len;
 
-#define REQ JD_REQUIRED
-#define OPT JD_OPTIONAL
-#define TRY(x)                     \
-	do {                       \
-		if ((x) < 0)       \
-			return -1; \
-	} while (0)
-
 static const char *const top_keys[] = { "schema", "page", "readout", "results", "awaiting", NULL };
 static const char *const page_keys[] = { "title", "intro", "subject", "notes", NULL };
 static const char *const readout_keys[] = {

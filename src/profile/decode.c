@@ -10,14 +10,6 @@
 #include "base/xalloc.h"
 #include "profile/profile.h"
 
-#define REQ JD_REQUIRED
-#define OPT JD_OPTIONAL
-#define TRY(x)                     \
-	do {                       \
-		if ((x) < 0)       \
-			return -1; \
-	} while (0)
-
 static const char *const top_keys[] = {
 	"schema", "envelope_id", "execution", "phases", "metal", "cuda", "attributions",
 	"attribution_unavailable", "counter_comparisons", "selection_override", NULL,

@@ -65,34 +65,9 @@ static bool eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-/* ASCII case-insensitive substring test, independent of the locale. */
-static bool contains_ci(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay; hay++) {
-		size_t i = 0;
-
-		while (i < n && hay[i] &&
-		       (hay[i] >= 'A' && hay[i] <= 'Z' ? hay[i] + 32 : hay[i]) == needle[i])
-			i++;
-		if (i == n)
-			return true;
-	}
-	return false;
-}
-
-/* A text that looks like it carries a private path, account or host:
- * backslashes, absolute paths, home folders, e-mail/ssh style hosts. */
-static bool is_private(const char *s)
-{
-	return strchr(s, '\\') || s[0] == '/' || contains_ci(s, "/users/") ||
-	       contains_ci(s, "/home/") || strchr(s, '@') || contains_ci(s, "ssh ");
-}
-
 static bool scrubbed_text(const char *s)
 {
-	return !str_blank(s) && !is_private(s);
+	return !str_blank(s) && !str_private(s);
 }
 
 static void check_identity(struct vctx *c, const struct envelope *env)

@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/findings.h"
 #include "base/json.h"
+#include "base/strbuf.h"
 #include "base/strmap.h"
 #include "base/text.h"
 
@@ -322,6 +323,33 @@ Test(text, blank_and_quoting)
 	sb_add_quoted(&sb, "a\"b\\c\n\x01");
 	cr_expect_str_eq(sb.buf, "\"a\\\"b\\\\c\\n\\x01\"");
 	sb_release(&sb);
+}
+
+Test(text, private_paths_and_hosts)
+{
+	static const char *const private[] = { "/home/alice/run.log", "C:\\Users\\x", "logs at /Users/bob/x",
+						"LOGS AT /HOME/X", "alice@gpu-node", "ssh gpu-node ./run" };
+	static const char *const public[] = { "docs/_witnesses/run.json", "fak native-performance --next",
+					       "profiles/metal.trace", "home/relative", "" };
+
+	for (size_t i = 0; i < sizeof(private) / sizeof(private[0]); i++)
+		cr_expect(str_private(private[i]), "%s not seen as private", private[i]);
+	for (size_t i = 0; i < sizeof(public) / sizeof(public[0]); i++)
+		cr_expect(!str_private(public[i]), "%s seen as private", public[i]);
+	cr_expect(str_contains_ci("abcDEF", "cdE"));
+	cr_expect(!str_contains_ci("abc", "abcd"));
+}
+
+Test(strbuf, fresh_buffer_is_a_string)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	sb_grow(&sb, 10);
+	cr_expect_str_eq(sb.buf, "");
+	s = sb_detach(&sb, NULL);
+	cr_expect_str_eq(s, "");
+	free(s);
 }
 
 Test(findings, sorted_bytewise_with_duplicates_kept)
