@@ -1,0 +1,56 @@
+/* libFuzzer target: every /proc and cgroup text parser of sampler/ on the
+ * same bytes. None may read outside the buffer, and what they return must
+ * respect their documented bounds. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampler/proc_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *buf = (const char *)data;
+	struct pp_cpu cpu;
+	struct pp_pid pid;
+	struct pp_psi psi;
+	uint64_t a, b;
+	int32_t pids[16];
+	size_t nr;
+	bool more;
+	char path[64];
+
+	if (pp_stat_cpu(buf, size, &cpu) == 0 && cpu.total_ticks < cpu.idle_ticks)
+		abort();
+	if (pp_meminfo(buf, size, &a, &b) == 0 && (!a || !b))
+		abort();
+	if (pp_pid_stat(buf, size, &pid) == 0 && (pid.pid <= 0 || pid.ppid < 0 || strlen(pid.comm) >= PP_COMM_MAX))
+		abort();
+	(void)pp_statm_resident(buf, size, &a);
+	if (pp_pid_list(buf, size, pids, 16, &nr, &more) == 0) {
+		if (nr > 16)
+			abort();
+		for (size_t i = 0; i < nr; i++)
+			if (pids[i] <= 0)
+				abort();
+	}
+	if (pp_psi(buf, size, &psi) == 0 && !psi.some_ok && !psi.full_ok)
+		abort();
+	(void)pp_keyed_u64(buf, size, "usage_usec", &a);
+	(void)pp_u64_file(buf, size, &a);
+	if (pp_cgroup_v2_path(buf, size, path, sizeof(path)) == 0 && (path[0] != '/' || strlen(path) >= sizeof(path)))
+		abort();
+	if (pp_mountinfo_cgroup2(buf, size, path, sizeof(path)) == 0 && strlen(path) >= sizeof(path))
+		abort();
+	if (size >= 16) {
+		uint64_t ticks, hz, ns;
+
+		memcpy(&ticks, data, 8);
+		memcpy(&hz, data + 8, 8);
+		if (pp_ticks_to_ns(ticks, hz, &ns) && hz && ticks / hz > ns / 1000000000u)
+			abort();
+	}
+	return 0;
+}
