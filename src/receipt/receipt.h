@@ -154,10 +154,9 @@ enum {
 void receipt_validate(const struct receipt *r, const struct graph *g, unsigned flags,
 		      struct findings *out);
 
-/* Private: a backslash, a leading '/', "/users/" or "/home/" (any case), '@',
- * or "ssh " (any case). */
-bool receipt_is_private(const char *s);
-/* Scrubbed machine id: not blank, not private, no ':'. */
+/* Scrubbed machine id: not blank, not private (str_private of base/text.h:
+ * a backslash, a leading '/', "/users/" or "/home/" in any case, '@', or
+ * "ssh " in any case), no ':'. */
 bool receipt_is_scrubbed_id(const char *s);
 /* Blank after trimming ASCII whitespace, or starts with FILL_. */
 bool receipt_is_placeholder(const char *s);

@@ -4,49 +4,27 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 
 /* ---- string classes ------------------------------------------------------ */
 
-static bool contains_ci(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return true;
-	return false;
-}
-
-bool receipt_is_private(const char *s)
-{
-	return strchr(s, '\\') || s[0] == '/' || contains_ci(s, "/users/") ||
-	       contains_ci(s, "/home/") || strchr(s, '@') || contains_ci(s, "ssh ");
-}
-
-static bool is_blank(const char *s)
-{
-	for (; *s; s++)
-		if (!isspace((unsigned char)*s))
-			return false;
-	return true;
-}
-
 bool receipt_is_scrubbed_id(const char *s)
 {
-	return !is_blank(s) && !receipt_is_private(s) && !strchr(s, ':');
+	return !str_blank(s) && !str_private(s) && !strchr(s, ':');
 }
 
 bool receipt_is_placeholder(const char *s)
 {
+	if (str_blank(s))
+		return true;
 	while (isspace((unsigned char)*s))
 		s++;
-	return !*s || !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
+	return !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
 }
 
 static bool is_sha256_hex(const char *s)
@@ -157,7 +135,7 @@ int ambient_validate(const struct ambient *a, struct err *e)
 		return err_set(e, "started_at and ended_at are required");
 	if (a->elapsed_ms <= 0 || a->interval_ms <= 0)
 		return err_set(e, "elapsed and sample interval must be positive");
-	if (is_blank(a->source))
+	if (str_blank(a->source))
 		return err_set(e, "source is required");
 	if (strcmp(a->platform, "linux") && strcmp(a->platform, "windows"))
 		return err_set(e, "platform must be linux or windows");
@@ -401,14 +379,14 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 	if (!r->commands.n)
 		findings_addf(out, "commands: at least one scrubbed command is required");
 	for (size_t i = 0; i < r->commands.n; i++)
-		if (receipt_is_private(r->commands.v[i]) || receipt_is_placeholder(r->commands.v[i]))
+		if (str_private(r->commands.v[i]) || receipt_is_placeholder(r->commands.v[i]))
 			findings_addf(out, "commands[%zu]: contains private or placeholder details", i);
 	if (!r->nr_artifacts)
 		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
 	for (size_t i = 0; i < r->nr_artifacts; i++) {
 		const struct receipt_artifact *a = &r->artifacts[i];
 
-		if (receipt_is_private(a->path) || receipt_is_placeholder(a->path))
+		if (str_private(a->path) || receipt_is_placeholder(a->path))
 			findings_addf(out, "profiler_artifacts[%zu].path: must be a relative scrubbed "
 					   "path", i);
 		if (!is_sha256_hex(a->sha256))
@@ -458,7 +436,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 		findings_addf(out, "revision: is missing or a FILL_ placeholder");
 	if (!receipt_is_scrubbed_id(r->machine.scrubbed_id))
 		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
-	if (is_blank(r->execution.engine) || is_blank(r->execution.forward_path))
+	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))
 		findings_addf(out, "execution: must name an engine and a forward path");
 	else if (strcmp(r->execution.engine, RECEIPT_ENGINE))
 		findings_addf(out, "execution.engine: must be \"%s\", got \"%s\"", RECEIPT_ENGINE,

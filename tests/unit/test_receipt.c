@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "receipt/receipt.h"
 #include "receipt/stats.h"
 #include "test_receipt_util.h"
@@ -332,9 +333,9 @@ Test(receipt_private, leading_slash_backslash_home_users_at_and_ssh)
 					  "sshd-config", "lab-node" };
 
 	for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
-		cr_expect(receipt_is_private(priv[i]), "%s", priv[i]);
+		cr_expect(str_private(priv[i]), "%s", priv[i]);
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		cr_expect(!receipt_is_private(ok[i]), "%s", ok[i]);
+		cr_expect(!str_private(ok[i]), "%s", ok[i]);
 	cr_expect(!receipt_is_scrubbed_id("host:22"));
 	cr_expect(!receipt_is_scrubbed_id("https://x"));
 	cr_expect(!receipt_is_scrubbed_id("  "));
