@@ -195,7 +195,7 @@ static void remove_dir(struct cgroup *g, struct cgroup_report *rep)
 void cgroup_placement_failed(struct cgroup *g, struct cgroup_report *rep, const char *why)
 {
 	char reason[REPORT_TEXT_MAX];
-	struct cgroup_cleanup cl = { 0 };
+	struct cgroup_cleanup cl;
 
 	snprintf(reason, sizeof(reason), "the command could not join its cgroup: %s", why);
 	remove_dir(g, rep);
