@@ -22,6 +22,7 @@ struct ent {
 	int32_t pid, ppid;
 	uint64_t start;		/* starttime ticks; 0 until read */
 	int fd;			/* PID/stat, -1 when not kept open */
+	int statm_fd;		/* PID/statm, -1 when not kept open */
 	int children_fd;	/* PID/task/PID/children, -1 when not kept open */
 	uint32_t epoch;		/* last census that listed it */
 	bool used, sut, identified;
@@ -42,11 +43,14 @@ struct census {
 	int stat_fd, meminfo_fd, psi_fd[PSI_AXES];
 	int stat_err, meminfo_err, psi_err[PSI_AXES];
 	int self_children_fd;
+	int loadavg_fd;
+	int32_t last_pid;		/* /proc/loadavg at the last full enumeration */
+	bool last_tree_complete;	/* ... and that enumeration was complete */
 
 	struct ent *ents;
 	size_t cap, high, used;		/* high: one past the largest index ever used */
 	int32_t free_head;
-	int32_t *index;			/* open addressing: entry index or -1 */
+	int32_t *index;			/* open addressing: entry index + 1, 0 = empty */
 	size_t index_mask;
 	size_t fds_open, fd_budget;
 
@@ -96,7 +100,7 @@ static size_t hash_slot(const struct census *c, int32_t pid)
 static int32_t ent_find(const struct census *c, int32_t pid)
 {
 	for (size_t i = hash_slot(c, pid);; i = (i + 1) & c->index_mask) {
-		int32_t x = c->index[i];
+		int32_t x = c->index[i] - 1;
 
 		if (x < 0)
 			return -1;
@@ -111,20 +115,22 @@ static int32_t ent_add(struct census *c, int32_t pid)
 	struct ent *en;
 	size_t i;
 
-	if (x < 0)
+	/* freed entries first, then fresh ones: memory is touched as used */
+	if (x >= 0)
+		c->free_head = c->ents[x].next_free;
+	else if (c->high < c->cap)
+		x = (int32_t)c->high++;
+	else
 		return -1;
 	en = &c->ents[x];
-	c->free_head = en->next_free;
 	memset(en, 0, sizeof(*en));
 	en->used = true;
 	en->pid = pid;
-	en->fd = en->children_fd = -1;
-	if ((size_t)x + 1 > c->high)
-		c->high = (size_t)x + 1;
+	en->fd = en->statm_fd = en->children_fd = -1;
 	c->used++;
-	for (i = hash_slot(c, pid); c->index[i] >= 0; i = (i + 1) & c->index_mask)
+	for (i = hash_slot(c, pid); c->index[i]; i = (i + 1) & c->index_mask)
 		;
-	c->index[i] = x;
+	c->index[i] = x + 1;
 	return x;
 }
 
@@ -162,17 +168,18 @@ static void ent_remove(struct census *c, int32_t x)
 
 	fold_cpu(c, en);
 	close_fd(c, &en->fd);
+	close_fd(c, &en->statm_fd);
 	close_fd(c, &en->children_fd);
-	while (c->index[i] != x)
+	while (c->index[i] != x + 1)
 		i = (i + 1) & c->index_mask;
-	c->index[i] = -1;
-	for (j = (i + 1) & c->index_mask; c->index[j] >= 0; j = (j + 1) & c->index_mask) {
-		size_t home = hash_slot(c, c->ents[c->index[j]].pid);
+	c->index[i] = 0;
+	for (j = (i + 1) & c->index_mask; c->index[j]; j = (j + 1) & c->index_mask) {
+		size_t home = hash_slot(c, c->ents[c->index[j] - 1].pid);
 
 		/* move j back to i unless its home lies cyclically in (i, j] */
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
 			c->index[i] = c->index[j];
-			c->index[j] = -1;
+			c->index[j] = 0;
 			i = j;
 		}
 	}
@@ -204,17 +211,16 @@ struct census *census_new(const struct census_cfg *cfg, struct err *e)
 	for (int i = 0; i < PSI_AXES; i++)
 		c->psi_fd[i] = open_keep(c->root_fd, psi_files[i], &c->psi_err[i]);
 	c->self_children_fd = -1;
+	c->loadavg_fd = openat(c->root_fd, "loadavg", O_RDONLY | O_CLOEXEC);
 
 	c->cap = cfg->table_cap;
 	while (icap < 2 * c->cap)
 		icap *= 2;
+	/* calloc'd: pages stay untouched (not resident) until entries use them */
 	c->ents = xcalloc(c->cap, sizeof(*c->ents));
-	c->index = xmalloc(xmul(icap, sizeof(*c->index)));
-	memset(c->index, 0xff, icap * sizeof(*c->index));
+	c->index = xcalloc(icap, sizeof(*c->index));
 	c->index_mask = icap - 1;
-	for (size_t i = 0; i < c->cap; i++)
-		c->ents[i].next_free = i + 1 < c->cap ? (int32_t)(i + 1) : -1;
-	c->free_head = c->cap ? 0 : -1;
+	c->free_head = -1;
 	c->buf = xmalloc(BUF_CAP);
 	c->dents = xmalloc(BUF_CAP);
 	c->queue = xmalloc(xmul(cfg->process_limit + 1, sizeof(*c->queue)));
@@ -238,10 +244,13 @@ void census_free(struct census *c)
 	for (size_t i = 0; i < c->high; i++)
 		if (c->ents[i].used) {
 			close_fd(c, &c->ents[i].fd);
+			close_fd(c, &c->ents[i].statm_fd);
 			close_fd(c, &c->ents[i].children_fd);
 		}
 	if (c->self_children_fd >= 0)
 		close(c->self_children_fd);
+	if (c->loadavg_fd >= 0)
+		close(c->loadavg_fd);
 	if (c->stat_fd >= 0)
 		close(c->stat_fd);
 	if (c->meminfo_fd >= 0)
@@ -377,8 +386,10 @@ static bool budget_ok(const struct census *c)
 	return c->fds_open < c->fd_budget;
 }
 
-/* Reads PID/stat of entry x. 0 read, 1 gone, -1 unreadable. */
-static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sample *s)
+/* Reads PID/stat of entry x, or only its RSS from PID/statm when rss_only
+ * and the identity is pinned by kept descriptors (statm is several times
+ * cheaper for the kernel to produce). 0 read, 1 gone, -1 unreadable. */
+static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sample *s, bool rss_only)
 {
 	struct ent *en = &c->ents[x];
 	char rel[PROC_NAME_MAX];
@@ -388,12 +399,37 @@ static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sa
 		s->limited = true;
 		return -2;
 	}
+	if (rss_only && en->statm_fd >= 0 && !c->cfg.track_cpu) {
+		n = proc_pread_all(en->statm_fd, c->buf, BUF_CAP);
+		if (n <= 0) {
+			if (n == 0)
+				errno = ESRCH;
+			goto failed;
+		}
+		if (pp_statm_resident(c->buf, (size_t)n, &st->rss_pages) < 0) {
+			s->unreadable++;
+			return -1;
+		}
+		s->hits++;
+		s->reads++;
+		return 0;
+	}
 	snprintf(rel, sizeof(rel), "%d/stat", en->pid);
 	if (en->fd < 0 && budget_ok(c)) {
 		en->fd = openat(c->root_fd, rel, O_RDONLY | O_CLOEXEC);
 		if (en->fd < 0)
 			goto failed;
 		c->fds_open++;
+	}
+	if (en->fd >= 0 && en->statm_fd < 0 && budget_ok(c)) {
+		/* opened after stat and before reading it: if the read below
+		 * succeeds, the process lived when statm was opened, so both
+		 * descriptors name it */
+		snprintf(rel, sizeof(rel), "%d/statm", en->pid);
+		en->statm_fd = openat(c->root_fd, rel, O_RDONLY | O_CLOEXEC);
+		if (en->statm_fd >= 0)
+			c->fds_open++;
+		snprintf(rel, sizeof(rel), "%d/stat", en->pid);
 	}
 	n = en->fd >= 0 ? proc_pread_all(en->fd, c->buf, BUF_CAP) : proc_read_at(c->root_fd, rel, c->buf, BUF_CAP);
 	if (n < 0)
@@ -439,8 +475,9 @@ failed:
 	return -1;
 }
 
-/* A SUT member listed by the enumeration: track it and add its RSS. */
-static void visit_member(struct census *c, int32_t pid, struct sample *s, int64_t *num_threads)
+/* A SUT member listed by the enumeration: track it and add its RSS.
+ * *num_threads is set only when need_threads (the children walk). */
+static void visit_member(struct census *c, int32_t pid, struct sample *s, bool need_threads, int64_t *num_threads)
 {
 	int32_t x = ent_find(c, pid);
 	struct pp_pid st;
@@ -462,7 +499,7 @@ static void visit_member(struct census *c, int32_t pid, struct sample *s, int64_
 		c->ents[x].sut = true;
 	}
 	c->ents[x].epoch = c->epoch;
-	rc = read_member(c, x, &st, s);
+	rc = read_member(c, x, &st, s, !need_threads);
 	if (rc == 1) {
 		ent_remove(c, x);
 		return;
@@ -573,7 +610,7 @@ static void walk_children(struct census *c, struct sample *s)
 		int32_t pid = c->queue[head++], x;
 		int64_t threads;
 
-		visit_member(c, pid, s, &threads);
+		visit_member(c, pid, s, true, &threads);
 		x = ent_find(c, pid);
 		if (x < 0 || c->ents[x].epoch != c->epoch || threads <= 0)
 			continue;
@@ -602,7 +639,7 @@ static void walk_cgroup(struct census *c, struct sample *s)
 	for (size_t i = 0; i < qlen; i++) {
 		int64_t threads;
 
-		visit_member(c, c->queue[i], s, &threads);
+		visit_member(c, c->queue[i], s, false, &threads);
 	}
 }
 
@@ -671,11 +708,12 @@ static void resolve_pending(struct census *c, size_t npending, struct sample *s)
 			continue;
 		}
 		c->ents[x].epoch = c->epoch;
-		if (read_member(c, x, &st, s) != 0) {
+		if (read_member(c, x, &st, s, false) != 0) {
 			ent_remove(c, x);
 			continue;
 		}
 		close_fd(c, &c->ents[x].fd);	/* kept only for SUT members */
+		close_fd(c, &c->ents[x].statm_fd);
 		c->pending[n] = c->pending[i];
 		c->pending_st[n++] = st;
 	}
@@ -737,7 +775,7 @@ static int scan_all(struct census *c, unsigned flags, struct sample *s, bool tre
 		int64_t threads;
 
 		if (x >= 0 && classify && c->ents[x].sut) {
-			visit_member(c, pid, s, &threads);
+			visit_member(c, pid, s, false, &threads);
 		} else if (x >= 0) {
 			c->ents[x].epoch = c->epoch;
 		} else if (!classify) {
@@ -818,11 +856,66 @@ static void probe_children(struct census *c)
 		 strerror(errno));
 }
 
+/* The last PID the kernel allocated (last field of /proc/loadavg). While
+ * it does not move, no process or thread was created anywhere, so the SUT
+ * tree can only have lost members. */
+static bool last_pid(const struct census *c, int32_t *out)
+{
+	char buf[128];
+	ssize_t n;
+	long v;
+	char *end;
+	const char *p;
+
+	if (c->loadavg_fd < 0)
+		return false;
+	n = proc_pread_all(c->loadavg_fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	p = strrchr(buf, ' ');
+	if (!p)
+		return false;
+	v = strtol(p + 1, &end, 10);
+	if (*end || v <= 0 || v > INT32_MAX)
+		return false;
+	*out = (int32_t)v;
+	return true;
+}
+
+/* Re-reads the RSS of every known SUT member without enumerating. */
+static void revisit(struct census *c, struct sample *s)
+{
+	for (size_t i = 0; i < c->high; i++) {
+		struct ent *en = &c->ents[i];
+		struct pp_pid st;
+		int rc;
+
+		if (!en->used || !en->sut)
+			continue;
+		en->epoch = c->epoch;
+		rc = read_member(c, (int32_t)i, &st, s, true);
+		if (rc == 1) {
+			ent_remove(c, (int32_t)i);
+			continue;
+		}
+		if (rc < 0)
+			continue;
+		s->members++;
+		s->sut_rss_bytes += st.rss_pages * (uint64_t)c->cfg.page_size;
+		if (en->pid == c->root)
+			c->root_seen = true;
+	}
+}
+
 void census_take(struct census *c, unsigned flags, struct sample *s)
 {
 	int64_t t0, t1, t2;
 	bool tree = flags & CENSUS_TREE;
-	bool scan_mode, scanned = false;
+	bool scan_mode, scanned = false, have_pid = false;
+	int32_t pid = 0;
 
 	memset(s, 0, sizeof(*s));
 	t0 = mono_ns();
@@ -839,15 +932,25 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 	scan_mode = !strcmp(c->enumeration, ENUM_SCAN);
 	c->epoch++;
 	s->tree_ok = true;
-	if (tree && !strcmp(c->enumeration, ENUM_CHILDREN))
+	if (tree)
+		have_pid = last_pid(c, &pid);
+	s->quick = have_pid && pid == c->last_pid && c->last_tree_complete;
+	if (tree && s->quick)
+		revisit(c, s);
+	else if (tree && !strcmp(c->enumeration, ENUM_CHILDREN))
 		walk_children(c, s);
 	else if (tree && !strcmp(c->enumeration, ENUM_CGROUP))
 		walk_cgroup(c, s);
-	if ((tree && scan_mode) || (flags & CENSUS_ENDPOINT) || c->cfg.non_sut_rss)
+	if ((tree && scan_mode && !s->quick) || (flags & CENSUS_ENDPOINT) || c->cfg.non_sut_rss)
 		scanned = scan_all(c, flags, s, tree) == 0;
 	if (s->tree_ok && (tree || (scan_mode && scanned)))
 		sweep(c, scan_mode && scanned);
 	s->sut_rss_ok = tree && s->tree_ok && !s->limited && s->unreadable == 0;
+	if (tree) {
+		if (!s->quick)
+			c->last_pid = pid;
+		c->last_tree_complete = have_pid && s->sut_rss_ok;
+	}
 	t2 = mono_ns();
 	s->stage_host_ns = t1 - t0;
 	s->stage_tree_ns = t2 - t1;

@@ -53,6 +53,8 @@ struct sample {
 	char psi_reason[PSI_AXES][REPORT_TEXT_MAX];
 
 	bool tree_ok;			/* the enumeration itself worked */
+	bool quick;			/* no PID was allocated since the last full
+					   enumeration: its members were re-read */
 	int64_t members, reads, unreadable, vanished, hits, misses;
 	bool limited;			/* process_limit or table_cap reached */
 	bool sut_rss_ok, non_sut_rss_ok;

@@ -264,10 +264,24 @@ Test(census, children_walk_finds_every_thread_and_orphan)
 	cr_expect(s.sut_rss_ok);
 	cr_expect_eq(s.sut_rss_bytes, tree_rss_pages * 4096);
 	cr_expect_eq(s.misses, 6);
+	cr_expect_not(s.quick, "the first census enumerates");
 	census_take(c, CENSUS_TREE, &s);
+	cr_expect(s.quick, "no PID allocated (loadavg unchanged): members are re-read, not re-listed");
 	cr_expect_eq(s.members, 6);
+	cr_expect_eq(s.sut_rss_bytes, tree_rss_pages * 4096, "statm gives the same RSS");
 	cr_expect_eq(s.hits, 6, "the second census reuses every identity");
 	cr_expect_eq(s.misses, 0);
+	census_free(c);
+}
+
+Test(census, a_new_pid_forces_a_full_enumeration)
+{
+	struct census *c = fixture_census("tests/fixtures/proc/vanish", ENUM_CHILDREN, false);
+	struct sample s;
+
+	census_take(c, CENSUS_TREE, &s);
+	census_take(c, CENSUS_TREE, &s);
+	cr_expect_not(s.quick, "without /proc/loadavg every census enumerates");
 	census_free(c);
 }
 
