@@ -37,3 +37,20 @@ const jcs = v => v === null || typeof v !== "object" ? JSON.stringify(v)
 const got = "sha256:" + crypto.createHash("sha256").update(jcs(d), "utf8").digest("hex");
 if (got !== want) { console.error("node digest", got, "fak digest", want); process.exit(1); }
 JS
+
+# The opt-in figures on a real run: top consumers (scrubbed, at most five,
+# ordered) and every process's RSS.
+$FAK bench system-baseline --baseline-duration 50ms --interval 20ms --top-consumers --require-process-memory \
+	--attribution subreaper -- sleep 0.2 >opt.json
+$FAK bench system-baseline --verify opt.json >/dev/null
+/usr/bin/python3 - opt.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["top_non_sut_consumers"]
+assert 1 <= len(k) <= 5 and d["policy"]["include_top_consumers"], k
+for c in k:
+    assert "/" not in c["image"] and c["pid"] > 0 and c["rss_available"], c
+assert k == sorted(k, key=lambda c: (-c["cpu_seconds"], -c["rss_bytes"], c["pid"])), k
+a = d["attribution"]
+assert a["non_sut_rss_bytes"]["available"] and a["non_sut_rss_bytes"]["value"] > 0, a
+PY
