@@ -208,7 +208,8 @@ Test(proc_read, bounded)
 
 /* ---- the census on fake trees ------------------------------------------- */
 
-static struct census *fixture_census(const char *tree, const char *enumeration, bool track_cpu)
+/* fak is PID 50 in the fake trees, the SUT root is 100. */
+static struct census_cfg fixture_cfg(const char *tree, const char *enumeration)
 {
 	struct census_cfg cfg = {
 		.proc_root = tree,
@@ -219,14 +220,27 @@ static struct census *fixture_census(const char *tree, const char *enumeration, 
 		.table_cap = 64,
 		.enumeration = enumeration,
 		.cgroup_procs_fd = -1,
-		.track_cpu = track_cpu,
 	};
+
+	return cfg;
+}
+
+static struct census *census_with(const struct census_cfg *cfg, pid_t root)
+{
 	struct err e;
-	struct census *c = census_new(&cfg, &e);
+	struct census *c = census_new(cfg, &e);
 
 	cr_assert_not_null(c, "%s", e.msg);
-	census_set_root(c, 100);
+	census_set_root(c, root);
 	return c;
+}
+
+static struct census *fixture_census(const char *tree, const char *enumeration, bool track_cpu)
+{
+	struct census_cfg cfg = fixture_cfg(tree, enumeration);
+
+	cfg.track_cpu = track_cpu;
+	return census_with(&cfg, 100);
 }
 
 static const uint64_t tree_rss_pages = 256 + 100 + 1000 + 10 + 20 + 5;
@@ -334,22 +348,12 @@ Test(census, vanished_and_unreadable_members)
 
 Test(census, process_limit_bounds_the_work)
 {
-	struct census_cfg cfg = {
-		.proc_root = "tests/fixtures/proc/tree",
-		.self_pid = 50,
-		.clk_tck = 100,
-		.page_size = 4096,
-		.process_limit = 3,
-		.table_cap = 64,
-		.enumeration = ENUM_CHILDREN,
-		.cgroup_procs_fd = -1,
-	};
-	struct err e;
-	struct census *c = census_new(&cfg, &e);
+	struct census_cfg cfg = fixture_cfg("tests/fixtures/proc/tree", ENUM_CHILDREN);
+	struct census *c;
 	struct sample s;
 
-	cr_assert_not_null(c);
-	census_set_root(c, 100);
+	cfg.process_limit = 3;
+	c = census_with(&cfg, 100);
 	census_take(c, CENSUS_TREE, &s);
 	cr_expect(s.limited);
 	cr_expect_leq(s.reads, 3);
@@ -379,25 +383,15 @@ Test(census, sampled_cpu_needs_two_readings)
 
 Test(census, root_never_seen)
 {
-	struct census_cfg cfg = {
-		.proc_root = "tests/fixtures/proc/tree",
-		.self_pid = 77,
-		.clk_tck = 100,
-		.page_size = 4096,
-		.process_limit = 64,
-		.table_cap = 64,
-		.enumeration = ENUM_CHILDREN,
-		.cgroup_procs_fd = -1,
-		.track_cpu = true,
-	};
-	struct err e;
-	struct census *c = census_new(&cfg, &e);
+	struct census_cfg cfg = fixture_cfg("tests/fixtures/proc/tree", ENUM_CHILDREN);
+	struct census *c;
 	struct sample s;
 	uint64_t ns;
 	char why[REPORT_TEXT_MAX];
 
-	cr_assert_not_null(c);
-	census_set_root(c, 999);
+	cfg.self_pid = 77;
+	cfg.track_cpu = true;
+	c = census_with(&cfg, 999);
 	census_take(c, CENSUS_TREE, &s);
 	census_take(c, CENSUS_TREE, &s);
 	cr_expect_not(census_sampled_sut_cpu(c, &ns, why));
@@ -407,25 +401,14 @@ Test(census, root_never_seen)
 
 Test(census, consumers_from_endpoint_scans)
 {
-	struct census_cfg cfg = {
-		.proc_root = "tests/fixtures/proc/tree",
-		.self_pid = 50,
-		.clk_tck = 100,
-		.page_size = 4096,
-		.process_limit = 64,
-		.table_cap = 64,
-		.enumeration = ENUM_CHILDREN,
-		.cgroup_procs_fd = -1,
-		.top_consumers = true,
-	};
-	struct err e;
-	struct census *c = census_new(&cfg, &e);
+	struct census_cfg cfg = fixture_cfg("tests/fixtures/proc/tree", ENUM_CHILDREN);
+	struct census *c;
 	struct sample s;
 	struct consumer k[REPORT_MAX_CONSUMERS];
 	size_t n;
 
-	cr_assert_not_null(c);
-	census_set_root(c, 100);
+	cfg.top_consumers = true;
+	c = census_with(&cfg, 100);
 	census_take(c, CENSUS_ENDPOINT | CENSUS_TREE | CENSUS_CONSUMERS_FIRST, &s);
 	census_take(c, CENSUS_ENDPOINT | CENSUS_TREE | CENSUS_CONSUMERS_LAST, &s);
 	n = census_consumers(c, k, REPORT_MAX_CONSUMERS);
