@@ -200,6 +200,13 @@ static void overhead(struct overhead *o, const struct fold *f)
 	o->coverage_limited = f->coverage_limited;
 }
 
+/* How far the /proc/stat busy delta can fall short: each of its six busy
+ * fields is truncated to a clock tick at each of the two endpoints. */
+static uint64_t resolution_ns(const struct fold_input *in)
+{
+	return in->clk_tck > 0 ? 12 * (uint64_t)(1000000000 / in->clk_tck) : 0;
+}
+
 static void attribution(struct report *r, const struct fold_input *in)
 {
 	struct attribution *a = &r->attribution;
@@ -216,10 +223,21 @@ static void attribution(struct report *r, const struct fold_input *in)
 		if (!cpu_deltas(f, &total, &busy, &why)) {
 			metric_unavailable(&a->sut_cpu_percent_of_host, "%s", why);
 			metric_unavailable(&a->non_sut_cpu_percent_of_host, "%s", why);
+		} else if (in->sut_cpu_ns > busy && in->sut_cpu_ns - busy <= resolution_ns(in)) {
+			/* The SUT is part of the busy time, so the true busy time is
+			 * at least the SUT's exact CPU; /proc/stat fell short by less
+			 * than its resolution. Host CPU is raised to it, said so. */
+			double pct = (double)in->sut_cpu_ns / (double)total * 100.0;
+
+			metric_set(&r->host_totals.cpu_percent, pct,
+				   "/proc/stat busy/total delta, raised to the SUT CPU (within counter resolution)");
+			metric_set(&a->sut_cpu_percent_of_host, pct, in->sut_cpu_source);
+			metric_set(&a->non_sut_cpu_percent_of_host, 0,
+				   "host busy CPU minus SUT CPU: none beyond counter resolution");
 		} else if (in->sut_cpu_ns > busy) {
 			metric_unavailable(&a->sut_cpu_percent_of_host,
-					   "attributed SUT CPU exceeds the host busy CPU delta "
-					   "(host counters have clock-tick resolution)");
+					   "attributed SUT CPU exceeds the host busy CPU delta by more than the "
+					   "counters' resolution");
 			metric_unavailable(&a->non_sut_cpu_percent_of_host,
 					   "non-SUT residual is inconsistent with host CPU");
 		} else {

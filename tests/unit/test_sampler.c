@@ -309,15 +309,32 @@ Test(report_classify, sut_cpu_above_host_busy_is_not_clamped)
 	struct synth x;
 
 	synth_init(&x);
-	x.in.sut_cpu_ns = 2000 * MSEC;
+	x.in.sut_cpu_ns = 1300 * MSEC;	/* busy delta is 1100 ms: 200 ms over, resolution 120 ms */
 	synth_build(&x);
 	cr_expect_not(x.r.attribution.sut_cpu_percent_of_host.available);
-	cr_expect(strstr(x.r.attribution.sut_cpu_percent_of_host.reason, "exceeds the host busy CPU delta") != NULL);
+	cr_expect(strstr(x.r.attribution.sut_cpu_percent_of_host.reason, "by more than the counters' resolution") !=
+		  NULL);
 	cr_expect_str_eq(x.r.attribution.non_sut_cpu_percent_of_host.reason,
 			 "non-SUT residual is inconsistent with host CPU");
+	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 27.5, 1e-9, "host CPU stays as measured");
 	cr_expect(x.r.attribution.sut_cpu_seconds.available, "the SUT's own CPU is still known");
 	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", NULL));
 	cr_expect_str_eq(x.r.verdict, "investigate");
+	free(checked(&x.r));
+}
+
+Test(report_classify, sut_cpu_above_host_busy_within_resolution)
+{
+	struct synth x;
+
+	synth_init(&x);
+	x.in.sut_cpu_ns = 1150 * MSEC;	/* 50 ms over a 1100 ms busy delta, within 12 ticks of 10 ms */
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean");
+	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 28.75, 1e-9, "raised to the SUT's exact CPU");
+	cr_expect(strstr(x.r.host_totals.cpu_percent.source, "raised to the SUT CPU") != NULL);
+	cr_expect_float_eq(x.r.attribution.sut_cpu_percent_of_host.value, 28.75, 1e-9);
+	cr_expect_eq(x.r.attribution.non_sut_cpu_percent_of_host.value, 0);
 	free(checked(&x.r));
 }
 
