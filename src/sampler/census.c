@@ -975,16 +975,6 @@ bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_T
 	return true;
 }
 
-size_t census_sut_alive(const struct census *c, pid_t *out, size_t cap)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < c->high && n < cap; i++)
-		if (c->ents[i].used && c->ents[i].sut)
-			out[n++] = c->ents[i].pid;
-	return n;
-}
-
 static int cons_cmp(const void *a, const void *b)
 {
 	const struct consumer *x = a, *y = b;

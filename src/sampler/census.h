@@ -87,10 +87,6 @@ const char *census_note(const struct census *c);
  * then reports the SUT CPU in ns, or false with a reason. */
 bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_TEXT_MAX]);
 
-/* PIDs of tracked SUT processes still present (for cleanup). Returns the
- * number stored (at most cap). */
-size_t census_sut_alive(const struct census *c, pid_t *out, size_t cap);
-
 /* Non-SUT consumers from the two endpoint scans, sorted by CPU, RSS, PID;
  * at most cap (<= REPORT_MAX_CONSUMERS) stored. */
 size_t census_consumers(struct census *c, struct consumer *out, size_t cap);
