@@ -12,9 +12,15 @@ WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-protot
            -Wmissing-prototypes -Wwrite-strings -Wcast-qual -Wvla -Wnull-dereference -Werror
 OPT     ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -Isrc -MMD -MP
-CFLAGS  += $(WARN) $(OPT) $(EXTRA_CFLAGS)
+CFLAGS  += $(WARN) $(OPT) -fPIE $(EXTRA_CFLAGS)
 LDLIBS  += -ljansson -lcrypto -lm
 LDFLAGS += $(EXTRA_LDFLAGS)
+# fak itself links jansson, libcrypto and libc statically, as a static PIE
+# (ASLR kept). Every command pays its start-up, and the sampler's own
+# footprint is a headline figure: loading the shared libraries took 2.5x the
+# CPU of the whole `--json` run and 2.6 MiB of RSS. Sanitizer and fuzz
+# builds link dynamically (ASan cannot be static); STATIC= does the same.
+STATIC  ?= -static-pie
 
 LIB_SRC  := $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
                               src/sampler/*.c src/profile/*.c src/index/*.c src/cli/*.c))
@@ -48,7 +54,7 @@ $(BUILD)/libfak.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/fak: $(BUILD)/src/main.o $(BUILD)/libfak.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(STATIC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/test_unit: $(UNIT_OBJ) $(BUILD)/libfak.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
@@ -73,7 +79,7 @@ cli: $(BUILD)/fak $(TOOL_BIN)
 check:
 	tests/check.sh
 
-SAN_VARS = BUILD=build-asan CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+SAN_VARS = BUILD=build-asan CC=clang STATIC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined"
 sanitize:
@@ -90,7 +96,7 @@ lint:
 
 FUZZ_BUILD := build-fuzz
 fuzz:
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g" \
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=clang STATIC= OPT="-O1 -g" \
 	  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" $(FUZZ_BUILD)/libfak.a
 	@set -e; for f in $(FUZZ_SRC); do \
 	  n=$$(basename $$f .c); \

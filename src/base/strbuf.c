@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "base/xalloc.h"
 
 void sb_grow(struct strbuf *sb, size_t extra)
@@ -16,6 +17,8 @@ void sb_grow(struct strbuf *sb, size_t extra)
 	if (need < sb->len)
 		abort();
 	ALLOC_GROW(sb->buf, need, sb->alloc);
+	if (!sb->buf)
+		BUG("strbuf without storage");
 	if (fresh)
 		sb->buf[0] = '\0';	/* a buffer is a string from its first allocation */
 }

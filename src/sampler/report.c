@@ -636,12 +636,6 @@ json_t *report_to_json(const struct report *r, bool with_digest)
 
 /* ---- strict decoding -------------------------------------------------- */
 
-#define TRY(x)                           \
-	do {                             \
-		if ((x) < 0)             \
-			return -1;       \
-	} while (0)
-
 static int get_count(const json_t *o, const struct jpath *at, const char *key, int64_t *out, struct err *e)
 {
 	long long v;
