@@ -35,17 +35,20 @@ const char *graph_platform_for_backend(const char *backend)
 	return NULL;
 }
 
-bool graph_lever_ready(const struct graph *g, const struct lever *l)
+const char *graph_unmet_dependency(const struct graph *g, const struct lever *l)
 {
-	if (l->enabled || l->has_witnessed)
-		return false;
 	for (size_t i = 0; i < l->deps.n; i++) {
 		const struct lever *d = graph_lever(g, l->deps.v[i]);
 
 		if (!d || !d->enabled)
-			return false;
+			return l->deps.v[i];
 	}
-	return true;
+	return NULL;
+}
+
+bool graph_lever_ready(const struct graph *g, const struct lever *l)
+{
+	return !l->enabled && !l->has_witnessed && !graph_unmet_dependency(g, l);
 }
 
 const struct lever *graph_next(const struct graph *g, const char *envelope_id)

@@ -136,6 +136,9 @@ const struct criterion *graph_criterion(const struct graph *g, const char *envel
  * cuda -> linux/amd64+nvidia-a100; NULL for any other backend. */
 const char *graph_platform_for_backend(const char *backend);
 
+/* The first dependency of l that is unknown or not enabled, NULL when every
+ * dependency is enabled. Borrowed. */
+const char *graph_unmet_dependency(const struct graph *g, const struct lever *l);
 /* Disabled, unwitnessed, and every dependency enabled. */
 bool graph_lever_ready(const struct graph *g, const struct lever *l);
 /* First ready lever in graph order, restricted to envelope_id unless NULL.

@@ -255,6 +255,11 @@ static void validate_rungs(const struct graph *g, struct findings *f, struct reg
 				    r->id);
 			snprintf(label, sizeof(label), "rung %s witnessed", r->id);
 			check_throughput(f, &r->witnessed, label);
+			/* only the envelope's own engine can witness; another engine's
+			 * figure is a comparison, never a witness */
+			if (!str_blank(r->witnessed.engine) && !eq(r->witnessed.engine, g->envelope.engine))
+				add(f, "rung %Q witness engine %Q is not the envelope engine %Q; another engine's figure is a comparison",
+				    r->id, r->witnessed.engine, g->envelope.engine);
 		}
 	}
 	for (size_t i = 0; i < g->nr_rungs; i++) {
