@@ -198,6 +198,15 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	side_stats(base, &sb, &vb);
 	side_stats(cand, &sc, &vc);
 	delta = sc.mean - sb.mean;
+	if (!stats_finite(&sb) || !stats_finite(&sc) || !isfinite(delta) ||
+	    !isfinite(delta / sb.mean * 100)) {
+		json_decref(vb);
+		json_decref(vc);
+		*what = "compare: derived statistics are not finite";
+		findings_addf(out, "repetitions: tokens_per_second values give a non-finite mean, "
+				   "deviation or delta");
+		return NULL;
+	}
 	doc = jobj();
 	jset_str(doc, "schema", COMPARISON_SCHEMA);
 	jset_str(doc, "envelope_id", base->envelope_id);

@@ -738,10 +738,19 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 		}
 	}
 
-	checks = jarr();
-	*cls = judge(q, &sa, &sc, checks, &sb_investigate);
 	am = sa.used.mean;
 	cm = sc.used.mean;
+	if (!stats_finite(&sa.all) || !stats_finite(&sa.clean) || !stats_finite(&sc.all) ||
+	    !stats_finite(&sc.clean) || (am != 0 && !isfinite((cm - am) / am * 100))) {
+		*what = "gate: derived statistics are not finite";
+		findings_addf(out, "repetitions: tokens_per_second values give a non-finite mean, "
+				   "deviation or delta");
+		side_release(&sa);
+		side_release(&sc);
+		return NULL;
+	}
+	checks = jarr();
+	*cls = judge(q, &sa, &sc, checks, &sb_investigate);
 	doc = jobj();
 	jset_str(doc, "schema", GATE_VERDICT_SCHEMA);
 	jset_str(doc, "envelope_id", p->envelope_id);

@@ -23,6 +23,12 @@
 #define RECEIPT_QUALITY_METRIC "exact_match"
 #define RECEIPT_FILL_PREFIX "FILL_"
 
+/* Sane bounds of every repetition metric (validation refuses values outside
+ * them, so derived statistics stay finite). */
+#define RECEIPT_MIN_TPS 1e-6
+#define RECEIPT_MAX_TPS 1e9
+#define RECEIPT_MAX_MS 1e12
+
 /* The canonical unchanged-control list, in canonical order. */
 #define RECEIPT_NR_CONTROLS 12
 extern const char *const receipt_canonical_controls[RECEIPT_NR_CONTROLS];

@@ -46,3 +46,9 @@ double stats_min_rank_p(size_t n1, size_t n2)
 		c = c * (double)(n2 + i) / (double)i;
 	return c > 2 ? 2 / c : 1;
 }
+
+bool stats_finite(const struct stats *s)
+{
+	return isfinite(s->mean) && isfinite(s->median) && isfinite(s->min) && isfinite(s->max) &&
+	       isfinite(s->stddev) && isfinite(s->noise_percent);
+}

@@ -2,6 +2,7 @@
 #define FAK_RECEIPT_STATS_H
 /* Descriptive statistics over one side's tokens-per-second values. Nothing
  * is trimmed or dropped: every value given is counted. */
+#include <stdbool.h>
 #include <stddef.h>
 
 struct stats {
@@ -13,6 +14,9 @@ struct stats {
 
 /* All zero for n == 0. v is not modified. */
 void stats_compute(const double *v, size_t n, struct stats *out);
+
+/* Every member of s is finite (the JSON writer refuses anything else). */
+bool stats_finite(const struct stats *s);
 
 /* Smallest two-sided p-value an exact rank test (Mann-Whitney U) can reach
  * with n1 and n2 observations: 2 / C(n1 + n2, n1), capped at 1. It depends

@@ -2,6 +2,7 @@
  * finding naming the JSON path it is about. */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +241,36 @@ static void check_controls(const struct receipt_controls *k, struct findings *ou
 	}
 }
 
+/* Every repetition metric stays far from overflow, so the statistics derived
+ * from it are finite. Non-positive values have their own finding. */
+static void bound(double v, double lo, double hi, size_t i, const char *key, struct findings *out)
+{
+	char got[JSON_NUMBER_MAX], a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
+
+	if (!isfinite(v) || (v > 0 && (v < lo || v > hi))) {
+		if (isfinite(v))
+			json_format_double(got, v);
+		else
+			snprintf(got, sizeof(got), "a non-finite number");
+		json_format_double(a, lo);
+		json_format_double(b, hi);
+		findings_addf(out, "repetitions[%zu].%s: %s is outside the sane range [%s, %s]", i, key,
+			      got, a, b);
+	}
+}
+
+static void check_rep_bounds(const struct receipt_rep *p, size_t i, struct findings *out)
+{
+	bound(p->tokens_per_second, RECEIPT_MIN_TPS, RECEIPT_MAX_TPS, i, "tokens_per_second", out);
+	bound(p->end_to_end_ms, 0, RECEIPT_MAX_MS, i, "end_to_end_milliseconds", out);
+	if (p->has_ttft)
+		bound(p->ttft_ms, 0, RECEIPT_MAX_MS, i, "ttft_milliseconds", out);
+	if (p->has_prefill)
+		bound(p->prefill_ms, 0, RECEIPT_MAX_MS, i, "prefill_milliseconds", out);
+	if (p->has_decode)
+		bound(p->decode_ms, 0, RECEIPT_MAX_MS, i, "decode_milliseconds", out);
+}
+
 static void check_repetitions(const struct receipt *r, struct findings *out)
 {
 	if (r->controls.repetitions > 0 && (long long)r->nr_reps != r->controls.repetitions)
@@ -254,6 +285,7 @@ static void check_repetitions(const struct receipt *r, struct findings *out)
 		if ((p->has_ttft && p->ttft_ms < 0) || (p->has_prefill && p->prefill_ms < 0) ||
 		    (p->has_decode && p->decode_ms < 0))
 			findings_addf(out, "repetitions[%zu]: stage timings must be non-negative", i);
+		check_rep_bounds(p, i, out);
 	}
 }
 

@@ -294,6 +294,14 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 	refused(GFIX "pass.json", "candidate.machine.scrubbed_id", json_string("lab-node-class-b"),
 		"gate: receipts are incomparable: an envelope control axis drifted",
 		"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"");
+	refused(GFIX "reject-huge-tps.json", NULL, NULL,
+		"gate: candidate: invalid native-performance receipt",
+		"repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
+		"repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
+		"repetitions[2].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]");
+	refused(GFIX "pass.json", "last_accepted.repetitions.0.tokens_per_second", json_real(1e-300),
+		"gate: last accepted: invalid native-performance receipt",
+		"repetitions[0].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]");
 	refused(GFIX "pass.json", "candidate.repetitions.1.end_to_end_milliseconds", json_integer(0),
 		"gate: candidate: invalid native-performance receipt",
 		"repetitions[1]: lacks positive end-to-end latency and tok/s");

@@ -189,6 +189,20 @@ static const struct {
 	  "attestation was changed after it was sealed" },
 	{ "reject-binding-hole.json",
 	  "repetitions[1].system_baseline_digest: binding hole: no attestation at system_baselines[1]" },
+	{ "reject-huge-tps.json",
+	  "repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
+	  "repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
+	  "repetitions[2].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]" },
+	{ "reject-tiny-tps.json",
+	  "repetitions[0].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]\n"
+	  "repetitions[1].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]\n"
+	  "repetitions[2].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]" },
+	{ "reject-huge-ms.json",
+	  "repetitions[0].end_to_end_milliseconds: 10000000000000 is outside the sane range [0, "
+	  "1000000000000]" },
+	{ "reject-huge-stage.json",
+	  "repetitions[2].decode_milliseconds: 2000000000000 is outside the sane range [0, "
+	  "1000000000000]" },
 };
 
 Test(receipt, every_reject_fixture_has_its_exact_findings)
@@ -448,6 +462,51 @@ Test(compare, delta_of_one_token_per_second)
 	receipt_release(&rb);
 	receipt_release(&rc);
 	graph_release(&g);
+}
+
+Test(compare, the_sane_bounds_keep_every_derived_number_finite)
+{
+	struct graph g;
+	struct receipt rb, rc;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	json_t *doc;
+
+	tu_graph(&g);
+	load(&rb, FIX "metal-baseline.json");
+	load(&rc, FIX "metal-candidate.json");
+	for (int i = 0; i < 3; i++) {
+		rb.reps[i].tokens_per_second = RECEIPT_MIN_TPS;
+		rc.reps[i].tokens_per_second = RECEIPT_MAX_TPS;
+		rb.reps[i].end_to_end_ms = rc.reps[i].end_to_end_ms = RECEIPT_MAX_MS;
+	}
+	doc = receipt_compare(&rb, &rc, &g, &what, &f);
+	cr_assert_not_null(doc, "%s", what);
+	cr_expect_float_eq(json_real_value(tu_get(doc, "delta_percent")),
+			   (RECEIPT_MAX_TPS - RECEIPT_MIN_TPS) / RECEIPT_MIN_TPS * 100, 1);
+	json_decref(doc);
+	rc.reps[1].tokens_per_second = 1.7e308;
+	doc = receipt_compare(&rb, &rc, &g, &what, &f);
+	cr_expect_null(doc);
+	cr_expect_str_eq(what, "compare: candidate: invalid native-performance receipt");
+	findings_release(&f);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	graph_release(&g);
+}
+
+Test(stats, finite_only_when_every_member_is)
+{
+	const double v[] = { 1, 2 };
+	struct stats s;
+
+	stats_compute(v, 2, &s);
+	cr_expect(stats_finite(&s));
+	s.stddev = INFINITY;
+	cr_expect_not(stats_finite(&s));
+	stats_compute(v, 2, &s);
+	s.mean = NAN;
+	cr_expect_not(stats_finite(&s));
 }
 
 static void compare_refused(const char *b, const char *c, const char *what_want, const char *want)
