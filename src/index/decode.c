@@ -226,7 +226,7 @@ static int decode_row(const json_t *v, const struct jpath *at, enum index_table 
 	TRY(get_text(v, at, "metric", OPT, &r->metric, e));
 	TRY(get_enum(v, at, "quality", REQ, quality_names, &q, e));
 	r->quality = (enum index_quality)q;
-	return jd_bool(v, at, "quotes_gain", OPT, &r->quotes_gain, e) < 0 ? -1 : 0;
+	return jd_bool(v, at, "quotes_gain", REQ, &r->quotes_gain, e) < 0 ? -1 : 0;
 }
 
 static int decode_rows(const json_t *doc, const struct jpath *root, const char *key,

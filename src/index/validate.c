@@ -177,6 +177,12 @@ static void check_row(struct findings *f, const struct index_row *r)
 	}
 	if (r->quotes_gain && r->quality == INDEX_QUALITY_FAIL)
 		row_add(f, r, "quotes a gain although its quality failed");
+	/* A result quoting a gain is a claim: only passing quality backs it. An
+	 * awaiting row is by definition not yet quality-measured end to end; it
+	 * may cite a candidate's microbenchmark gain while unmeasured. */
+	if (r->quotes_gain && r->quality == INDEX_QUALITY_UNMEASURED && r->table == INDEX_RESULTS)
+		row_add(f, r,
+			"quotes a gain although its quality is unmeasured; only a quality-passing result may quote a gain");
 }
 
 /* Per envelope key: how many CURRENT rows, and for each identity field the
@@ -297,6 +303,14 @@ static void resolve(struct findings *f, struct index_readout *r, const struct gr
 	sb_release(&q);
 }
 
+/* A passing readout quality starts with the word "PASS". */
+static bool passing_quality(const char *q)
+{
+	return !strncmp(q, "PASS", 4) && !((q[4] >= 'A' && q[4] <= 'Z') ||
+					   (q[4] >= 'a' && q[4] <= 'z') ||
+					   (q[4] >= '0' && q[4] <= '9') || q[4] == '_');
+}
+
 static void check_readout(struct findings *f, struct index_readout *r, const struct graph *g)
 {
 	struct strbuf where = STRBUF_INIT;
@@ -343,6 +357,13 @@ static void check_readout(struct findings *f, struct index_readout *r, const str
 		readout_add(f, r,
 			    "native_floor_tokens_per_second %s must be positive and not above native_tokens_per_second %s",
 			    x, y);
+	}
+	if (r->cls == INDEX_CLASS_ACCEPTED && !passing_quality(r->quality)) {
+		struct strbuf q = STRBUF_INIT;
+
+		readout_add(f, r, "an accepted record needs a passing quality (starting with \"PASS\"), found %s",
+			    quote(&q, r->quality));
+		sb_release(&q);
 	}
 	if (r->observed != INDEX_NO_DATE && r->review_by < r->observed) {
 		date_format(r->review_by, a);

@@ -47,6 +47,12 @@ Test(index, committed_rows_are_seed_002)
 		cr_assert_eq(idx.rows[i].table, INDEX_AWAITING);
 	cr_assert_eq(idx.rows[2].lifecycle, INDEX_DIAGNOSTIC);
 	cr_assert_eq(idx.rows[2].quality, INDEX_QUALITY_FAIL);
+	cr_assert_not(idx.rows[2].quotes_gain);
+	/* the two quoted gains pass quality; the awaiting microbenchmark gain is
+	 * unmeasured, which awaiting rows may be */
+	cr_assert(idx.rows[3].quotes_gain && idx.rows[3].quality == INDEX_QUALITY_PASS);
+	cr_assert(idx.rows[4].quotes_gain && idx.rows[4].quality == INDEX_QUALITY_PASS);
+	cr_assert(idx.rows[9].quotes_gain && idx.rows[9].quality == INDEX_QUALITY_UNMEASURED);
 	cr_assert_eq(idx.rows[6].lifecycle, INDEX_HISTORICAL);
 	cr_assert_eq(idx.rows[6].review_by, INDEX_NO_DATE);
 	cr_assert_str_eq(idx.rows[6].retention, "retained as predecessor context");
@@ -259,6 +265,10 @@ static const struct reject rejects[] = {
 	    "envelope key \"ex-metal-decode\" merges different envelopes: results[0] and awaiting[0] differ in hardware (\"Apple M3 Pro\" vs \"NVIDIA A100\")" } },
 	{ "reject-gain-failed-quality.json",
 	  { "results[1] \"ex-cuda-cache\": quotes a gain although its quality failed" } },
+	{ "reject-gain-unmeasured-quality.json",
+	  { "results[2] \"ex-old-bar\": quotes a gain although its quality is unmeasured; only a quality-passing result may quote a gain" } },
+	{ "reject-readout-accepted-quality.json",
+	  { "readout[0] (accepted): an accepted record needs a passing quality (starting with \"PASS\"), found \"FAIL (0/3)\"" } },
 	{ "reject-current-quality.json",
 	  { "results[0] \"ex-metal-decode\": CURRENT row must be quality-passing, found quality \"unmeasured\"" } },
 	{ "reject-lifecycle-table.json",
@@ -347,6 +357,7 @@ struct bad {
 static const struct bad bads[] = {
 	{ "bad-unknown-field.json", "results[0].speedup: unknown field" },
 	{ "bad-wrong-type.json", "results[0].quotes_gain: expected a boolean, found a string" },
+	{ "bad-missing-quotes-gain.json", "results[1].quotes_gain: missing required field" },
 	{ "bad-date.json", "results[0].observed: date \"2026-02-30\" is not a calendar day" },
 	{ "bad-lifecycle.json",
 	  "results[0].lifecycle: expected one of \"CURRENT\", \"DIAGNOSTIC\", \"HISTORICAL\", \"AWAITING REMEASURE\", found \"current\"" },
