@@ -249,17 +249,31 @@ int jp_any_member(struct jpull *p, size_t i, const char **key)
 	return key_of(p, i, key);
 }
 
+/* keys has an entry at index i (it is NULL-terminated) */
+static bool keys_has(const char *const *keys, size_t i)
+{
+	for (size_t k = 0; k <= i; k++)
+		if (!keys[k])
+			return false;
+	return true;
+}
+
 int jp_member(struct jpull *p, const struct jpath *at, const char *const *keys, uint64_t *seen,
 	      size_t *idx, const char **key)
 {
 	int rc = key_of(p, *seen != 0, key);
-	size_t i;
+	size_t i = 0;
 
 	if (rc <= 0)
 		return rc;
-	for (i = 0; keys[i]; i++)
-		if (!strcmp(keys[i], *key))
-			break;
+	/* documents list members in the documented order: try the first key
+	 * not yet seen before scanning them all */
+	while (i < 64 && (*seen >> i & 1))
+		i++;
+	if (i >= 64 || !keys_has(keys, i) || strcmp(keys[i], *key))
+		for (i = 0; keys[i]; i++)
+			if (!strcmp(keys[i], *key))
+				break;
 	if (!keys[i]) {
 		struct jpath kp = JP_KEY(at, *key);
 		return jpath_err(p->e, &kp, "unknown field");

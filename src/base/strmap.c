@@ -35,16 +35,31 @@ static struct strmap_slot *find(const struct strmap *m, const char *key, uint64_
 	}
 }
 
-static void rehash(struct strmap *m)
+static void rehash_to(struct strmap *m, size_t cap)
 {
 	struct strmap old = *m;
 
-	m->cap = old.cap ? old.cap * 2 : 16;
+	m->cap = cap;
 	m->slots = xcalloc(m->cap, sizeof(*m->slots));
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slots[i].key)
 			*find(m, old.slots[i].key, old.slots[i].hash) = old.slots[i];
 	free(old.slots);
+}
+
+static void rehash(struct strmap *m)
+{
+	rehash_to(m, m->cap ? m->cap * 2 : 16);
+}
+
+void strmap_reserve(struct strmap *m, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap * 3 < n * 4 + 4)
+		cap *= 2;
+	if (cap > m->cap)
+		rehash_to(m, cap);
 }
 
 int strmap_put(struct strmap *m, const char *key, size_t val, size_t *existing)

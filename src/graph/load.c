@@ -344,6 +344,7 @@ static int load_owned(struct graph *g, char *buf, size_t len, const char *name, 
 		return err_prefix(e, "cannot load graph '%s'", name);
 	}
 	/* first occurrence wins; duplicates are reported by graph_validate */
+	strmap_reserve(&g->lever_ids, g->nr_levers);
 	for (size_t i = 0; i < g->nr_levers; i++)
 		strmap_put(&g->lever_ids, g->levers[i].id, i, NULL);
 	for (size_t i = 0; i < g->nr_envelopes; i++)

@@ -138,32 +138,71 @@ static int find_cycle(const struct cyc *c, const char *const *names, struct strb
 	return found;
 }
 
-/* Build adjacency: node i = items[first[i]]; deps resolved through map. */
-static void cycle_check(struct findings *f, const char *prefix, size_t nr_nodes, const size_t *first,
-			const char *const *names, const struct strlist *(*deps_of)(const void *, size_t),
-			const void *items, const struct strmap *node_of)
+/* Registry of first occurrences, on the id -> first index maps the loader
+ * built (a second map of a million ids cost more than the rest of the
+ * validation). Items with a blank id or a repeated id are not registered. */
+struct reg {
+	const struct strmap *map;
+	const char **names;	/* id of each item */
+	unsigned char *registered;
+	size_t n;
+};
+
+static void reg_init(struct reg *r, const struct strmap *map, size_t n)
 {
-	struct cyc c = { .n = nr_nodes };
+	r->map = map;
+	r->n = n;
+	r->names = xcalloc(n ? n : 1, sizeof(*r->names));
+	r->registered = xcalloc(n ? n : 1, 1);
+}
+
+/* Registers item (whose id is not blank); 0 when an earlier item has it. */
+static int reg_add(struct reg *r, const char *id, size_t item)
+{
+	size_t first;
+
+	if (!strmap_get(r->map, id, &first) || first != item)
+		return 0;
+	r->registered[item] = 1;
+	return 1;
+}
+
+static int reg_item(const struct reg *r, const char *id, size_t *item)
+{
+	return strmap_get(r->map, id, item) && r->registered[*item];
+}
+
+static void reg_release(struct reg *r)
+{
+	free(r->names);
+	free(r->registered);
+}
+
+/* Dependency edges between registered items, resolved through the map. */
+static void cycle_check(struct findings *f, const char *prefix, const struct reg *r,
+			const struct strlist *(*deps_of)(const void *, size_t), const void *items)
+{
+	struct cyc c = { .n = r->n };
 	size_t total = 0, k = 0;
 	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < nr_nodes; i++)
-		total += deps_of(items, first[i])->n;
-	c.dep_start = xmalloc(xmul(nr_nodes + 1, sizeof(size_t)));
+	for (size_t i = 0; i < r->n; i++)
+		total += r->registered[i] ? deps_of(items, i)->n : 0;
+	c.dep_start = xmalloc(xmul(r->n + 1, sizeof(size_t)));
 	c.deps = xmalloc(xmul(total ? total : 1, sizeof(size_t)));
-	for (size_t i = 0; i < nr_nodes; i++) {
-		const struct strlist *d = deps_of(items, first[i]);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct strlist *d = deps_of(items, i);
 
 		c.dep_start[i] = k;
-		for (size_t j = 0; j < d->n; j++) {
+		for (size_t j = 0; r->registered[i] && j < d->n; j++) {
 			size_t node;
 
-			if (strmap_get(node_of, d->v[j], &node))
+			if (reg_item(r, d->v[j], &node))
 				c.deps[k++] = node;
 		}
 	}
-	c.dep_start[nr_nodes] = k;
-	if (find_cycle(&c, names, &sb))
+	c.dep_start[r->n] = k;
+	if (find_cycle(&c, r->names, &sb))
 		add(f, "%s%s", prefix, sb.buf);
 	sb_release(&sb);
 	free(c.dep_start);
@@ -178,48 +217,6 @@ static const struct strlist *rung_deps(const void *items, size_t i)
 static const struct strlist *lever_deps(const void *items, size_t i)
 {
 	return &((const struct lever *)items)[i].deps;
-}
-
-/* Registry of first occurrences: node index by id, item index by node. */
-struct reg {
-	struct strmap node_of;
-	size_t *first;
-	const char **names;
-	size_t n;
-};
-
-static void reg_init(struct reg *r, size_t cap)
-{
-	memset(r, 0, sizeof(*r));
-	r->first = xmalloc(xmul(cap ? cap : 1, sizeof(size_t)));
-	r->names = xmalloc(xmul(cap ? cap : 1, sizeof(char *)));
-}
-
-/* 1 when newly registered */
-static int reg_add(struct reg *r, const char *id, size_t item)
-{
-	if (!strmap_put(&r->node_of, id, r->n, NULL))
-		return 0;
-	r->first[r->n] = item;
-	r->names[r->n++] = id;
-	return 1;
-}
-
-static int reg_item(const struct reg *r, const char *id, size_t *item)
-{
-	size_t node;
-
-	if (!strmap_get(&r->node_of, id, &node))
-		return 0;
-	*item = r->first[node];
-	return 1;
-}
-
-static void reg_release(struct reg *r)
-{
-	strmap_release(&r->node_of);
-	free(r->first);
-	free(r->names);
 }
 
 /* ---- sections ------------------------------------------------------- */
@@ -443,7 +440,7 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 			    c->minimum_throughput_tokens_per_second);
 	}
 	for (size_t i = 0; i < envs->n; i++)
-		if (!graph_criterion(g, envs->names[i]))
+		if (envs->registered[i] && !graph_criterion(g, envs->names[i]))
 			add(f, "envelope %Q has no comparison criterion", envs->names[i]);
 }
 
@@ -451,9 +448,15 @@ void graph_validate(const struct graph *g, struct findings *f)
 {
 	struct reg rungs, envs, levers;
 
-	reg_init(&rungs, g->nr_rungs);
-	reg_init(&envs, g->nr_envelopes);
-	reg_init(&levers, g->nr_levers);
+	reg_init(&rungs, &g->rung_ids, g->nr_rungs);
+	reg_init(&envs, &g->envelope_ids, g->nr_envelopes);
+	reg_init(&levers, &g->lever_ids, g->nr_levers);
+	for (size_t i = 0; i < g->nr_rungs; i++)
+		rungs.names[i] = g->rungs[i].id;
+	for (size_t i = 0; i < g->nr_envelopes; i++)
+		envs.names[i] = g->envelopes[i].id;
+	for (size_t i = 0; i < g->nr_levers; i++)
+		levers.names[i] = g->levers[i].id;
 
 	if (!eq(g->schema, GRAPH_SCHEMA))
 		add(f, "schema %Q must be %Q", g->schema, GRAPH_SCHEMA);
@@ -463,12 +466,10 @@ void graph_validate(const struct graph *g, struct findings *f)
 
 	validate_rungs(g, f, &rungs);
 	validate_features(g, f, &rungs);
-	cycle_check(f, "dependency cycle: ", rungs.n, rungs.first, rungs.names, rung_deps, g->rungs,
-		    &rungs.node_of);
+	cycle_check(f, "dependency cycle: ", &rungs, rung_deps, g->rungs);
 	validate_envelopes(g, f, &envs);
 	validate_levers(g, f, &envs, &levers);
-	cycle_check(f, "lever dependency cycle: ", levers.n, levers.first, levers.names, lever_deps,
-		    g->levers, &levers.node_of);
+	cycle_check(f, "lever dependency cycle: ", &levers, lever_deps, g->levers);
 	validate_criteria(g, f, &envs);
 
 	reg_release(&rungs);
