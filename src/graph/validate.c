@@ -214,11 +214,6 @@ static const struct strlist *rung_deps(const void *items, size_t i)
 	return &((const struct rung *)items)[i].deps;
 }
 
-static const struct strlist *lever_deps(const void *items, size_t i)
-{
-	return &((const struct lever *)items)[i].deps;
-}
-
 /* ---- sections ------------------------------------------------------- */
 
 static void validate_rungs(const struct graph *g, struct findings *f, struct reg *rungs)
@@ -333,9 +328,13 @@ static bool repeats(const struct lever *l, size_t j, const char *ref, struct str
 	return false;
 }
 
+/* Also fills *deps with the dependency edges between registered levers,
+ * resolved once here, for the cycle check. */
 static void validate_levers(const struct graph *g, struct findings *f, const struct reg *envs,
-			    struct reg *levers)
+			    struct reg *levers, struct cyc *deps)
 {
+	size_t k = 0, total = 0;
+
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
 		size_t ei;
@@ -374,11 +373,17 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 			add(f, "lever %Q must name owning issue and exact next witness requirement", l->id);
 	}
 
+	for (size_t i = 0; i < g->nr_levers; i++)
+		total += g->levers[i].deps.n;
+	deps->n = g->nr_levers;
+	deps->dep_start = xmalloc(xmul(g->nr_levers + 1, sizeof(size_t)));
+	deps->deps = xmalloc(xmul(total ? total : 1, sizeof(size_t)));
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
 		size_t nrefs = l->deps.n + l->conflicts.n;
 		struct strmap refs = STRMAP_INIT;	/* only for long lists */
 
+		deps->dep_start[i] = k;
 		for (size_t j = 0; j < nrefs; j++) {
 			const char *ref = j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
 			size_t ti;
@@ -387,6 +392,8 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 				add(f, "lever %Q references unknown lever %Q", l->id, ref);
 				continue;
 			}
+			if (j < l->deps.n && levers->registered[i])
+				deps->deps[k++] = ti;
 			if (!eq(g->levers[ti].app.envelope_id, l->app.envelope_id))
 				add(f, "cross-envelope edge %Q -> %Q", l->id, ref);
 			if (repeats(l, j, ref, nrefs > 8 ? &refs : NULL))
@@ -405,6 +412,7 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 				add(f, "conflicting levers %Q and %Q are both enabled", l->id, ref);
 		}
 	}
+	deps->dep_start[g->nr_levers] = k;
 }
 
 static void validate_criteria(const struct graph *g, struct findings *f, const struct reg *envs)
@@ -447,6 +455,8 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 void graph_validate(const struct graph *g, struct findings *f)
 {
 	struct reg rungs, envs, levers;
+	struct cyc lever_edges;
+	struct strbuf cycle = STRBUF_INIT;
 
 	reg_init(&rungs, &g->rung_ids, g->nr_rungs);
 	reg_init(&envs, &g->envelope_ids, g->nr_envelopes);
@@ -468,12 +478,16 @@ void graph_validate(const struct graph *g, struct findings *f)
 	validate_features(g, f, &rungs);
 	cycle_check(f, "dependency cycle: ", &rungs, rung_deps, g->rungs);
 	validate_envelopes(g, f, &envs);
-	validate_levers(g, f, &envs, &levers);
-	cycle_check(f, "lever dependency cycle: ", &levers, lever_deps, g->levers);
+	validate_levers(g, f, &envs, &levers, &lever_edges);
+	if (find_cycle(&lever_edges, levers.names, &cycle))
+		add(f, "lever dependency cycle: %s", cycle.buf);
 	validate_criteria(g, f, &envs);
 
 	reg_release(&rungs);
 	reg_release(&envs);
 	reg_release(&levers);
+	free(lever_edges.dep_start);
+	free(lever_edges.deps);
+	sb_release(&cycle);
 	findings_sort(f);
 }
