@@ -188,14 +188,74 @@ static void check_cuda(struct vctx *c, const struct profile_cuda *k)
 		       "peak_compute_tflops", k->peak_compute_tflops);
 }
 
+/* Duration of the first steady-decode phase, or 0 when there is none or it
+ * is not finite and positive (check_phases reports that). */
+static double steady_decode_duration(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nr_phases; i++)
+		if (eq(p->phases[i].name, "steady-decode"))
+			return isfinite(p->phases[i].duration_ms) && p->phases[i].duration_ms > 0 ?
+				       p->phases[i].duration_ms :
+				       0;
+	return 0;
+}
+
+/* A time counter is measured inside steady decode, the denominator of its
+ * share: it cannot be longer than that phase. */
+static void within_steady_decode(struct vctx *c, const char *counter, double v, double d)
+{
+	if (v > d)
+		findings_addf(c->f, "%s must not exceed the steady-decode duration: %s > %s", counter,
+			      num(c, v), num(c, d));
+}
+
+/* Once the counters and the steady-decode phase are in their domains: time
+ * counters fit in steady decode, and every quantity the classifier computes
+ * is finite (a share of a tiny phase can overflow). */
+static void check_consistency(struct vctx *c, bool metal)
+{
+	const struct profile *p = c->p;
+	double d = steady_decode_duration(p);
+	const struct profile_rule *rules;
+	bool seen[PM_CUDA_COMPUTE_SHARE + 1] = { false };
+	size_t nr;
+
+	if (d == 0)
+		return;
+	if (metal) {
+		within_steady_decode(c, "Metal wait_milliseconds", p->metal.wait_ms, d);
+		within_steady_decode(c, "Metal dispatch_milliseconds", p->metal.dispatch_ms, d);
+	} else {
+		within_steady_decode(c, "CUDA synchronization_milliseconds", p->cuda.synchronization_ms,
+				     d);
+	}
+	rules = profile_rules(metal ? PROFILE_METAL : PROFILE_CUDA, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		for (size_t k = 0; k < rules[i].nr_cond; k++) {
+			enum profile_metric m = rules[i].cond[k].metric;
+			double v;
+
+			if (seen[m])
+				continue;
+			seen[m] = true;
+			v = profile_metric_value(p, m);
+			if (!isfinite(v))
+				findings_addf(c->f, "classifier metric %s must be finite, found %s",
+					      profile_metric_name(m), num(c, v));
+		}
+	}
+}
+
 /* The counter block must be exactly the envelope backend's; only then are
- * its domains checked. Metal and CUDA counters never meet. */
+ * its domains checked, and once they hold, their consistency. Metal and
+ * CUDA counters never meet. */
 static void check_counters(struct vctx *c, const struct envelope *env)
 {
 	const struct profile *p = c->p;
 	bool metal = eq(env->backend, "metal");
 	bool own = metal ? p->has_metal : p->has_cuda, other = metal ? p->has_cuda : p->has_metal;
 	const char *label = metal ? "Metal" : "CUDA";
+	size_t nr;
 
 	if (!metal && !eq(env->backend, "cuda")) {
 		findings_addf(c->f, "profile backend %s of envelope %s is unsupported",
@@ -208,10 +268,13 @@ static void check_counters(struct vctx *c, const struct envelope *env)
 			      metal ? "cuda" : "metal");
 		return;
 	}
+	nr = c->f->nr;
 	if (metal)
 		check_metal(c, &p->metal);
 	else
 		check_cuda(c, &p->cuda);
+	if (c->f->nr == nr)
+		check_consistency(c, metal);
 }
 
 /* Identity of a record for duplicate detection; unambiguous because the

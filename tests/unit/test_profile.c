@@ -180,6 +180,16 @@ static const struct {
 	{ "reject-unknown-lever.json",
 	  "dispatch attribution 0 references unknown lever \"metal.unknown-lever\"\n"
 	  "dispatch attribution 1 references unknown lever \"metal.unknown-lever\"" },
+	{ "reject-time-counter-exceeds-steady-decode.json",
+	  "Metal dispatch_milliseconds must not exceed the steady-decode duration: 10000000 > 40\n"
+	  "Metal wait_milliseconds must not exceed the steady-decode duration: 1000000 > 40" },
+	{ "reject-cuda-sync-exceeds-steady-decode.json",
+	  "CUDA synchronization_milliseconds must not exceed the steady-decode duration: 40.5 > 40" },
+	{ "reject-non-finite-share.json",
+	  "Metal dispatch_milliseconds must not exceed the steady-decode duration: 34.5 > 1e-300\n"
+	  "Metal wait_milliseconds must not exceed the steady-decode duration: 1e+300 > 1e-300\n"
+	  "classifier metric metal.wait_milliseconds / steady-decode duration must be finite, "
+	  "found +Inf" },
 	{ "reject-unsupported-counter-comparison.json",
 	  "profile counter comparisons are unsupported; preserve backend-specific counters without "
 	  "cross-backend normalization" },
@@ -525,6 +535,44 @@ Test(profile, metal_counter_domains)
 	p.metal.dispatch_ms = 1e-300;
 	p.metal.wait_ms = 0;
 	tp_expect_findings(&p, &g, "", "smallest positive dispatch and zero wait are valid");
+	profile_release(&p);
+}
+
+Test(profile, time_counters_fit_in_steady_decode)
+{
+	struct profile p;
+
+	tp_load(&p, LB);
+	/* D = 40: a time counter may fill the whole phase, not more */
+	p.metal.wait_ms = 40;
+	p.metal.dispatch_ms = 40;
+	tp_expect_findings(&p, &g, "", "wait and dispatch equal to steady decode");
+	p.metal.wait_ms = nextafter(40, 41);
+	tp_expect_findings(&p, &g,
+			   "Metal wait_milliseconds must not exceed the steady-decode duration: "
+			   "40.00000000000001 > 40",
+			   "wait just above steady decode");
+	/* a counter outside its domain is reported once, without the bound */
+	p.metal.wait_ms = INFINITY;
+	tp_expect_findings(&p, &g,
+			   "Metal wait_milliseconds must be finite and non-negative, found +Inf",
+			   "infinite wait");
+	/* so is a steady-decode phase outside its domain */
+	p.metal.wait_ms = 4;
+	p.phases[3].duration_ms = 0;
+	tp_expect_findings(&p, &g,
+			   "phase \"steady-decode\" duration must be finite and positive, found 0",
+			   "zero steady decode");
+	profile_release(&p);
+
+	tp_load(&p, "synthetic-cuda-bandwidth-bound.json");
+	p.cuda.synchronization_ms = 40;
+	tp_expect_findings(&p, &g, "", "sync equal to steady decode");
+	p.cuda.synchronization_ms = nextafter(40, 41);
+	tp_expect_findings(&p, &g,
+			   "CUDA synchronization_milliseconds must not exceed the steady-decode "
+			   "duration: 40.00000000000001 > 40",
+			   "sync just above steady decode");
 	profile_release(&p);
 }
 
