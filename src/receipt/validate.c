@@ -199,10 +199,11 @@ static void check_identity(const struct receipt *r, const struct graph *g, struc
 	char digest[JSON_DIGEST_LEN + 1];
 	struct err e;
 
-	if (is_v1(r) && receipt_comparison_is_zero(&r->comparison))
-		return;
+	/* Every receipt's run identity must resolve the envelope's criterion;
+	 * only a legacy v1 receipt without a comparison identity has nothing
+	 * to compare the resolved identity with. */
 	c = receipt_criterion(r, g, out);
-	if (!c)
+	if (!c || (is_v1(r) && receipt_comparison_is_zero(&r->comparison)))
 		return;
 	if (receipt_identity(c, digest, &want, &e) < 0) {
 		findings_addf(out, "comparison: invalid comparison criterion: %s", e.msg);

@@ -189,6 +189,12 @@ static const struct {
 	  "attestation was changed after it was sealed" },
 	{ "reject-binding-hole.json",
 	  "repetitions[1].system_baseline_digest: binding hole: no attestation at system_baselines[1]" },
+	{ "reject-v1-off-envelope-candidate.json",
+	  "comparison: criterion not resolved: controls.context_tokens must be 96\n"
+	  "comparison: criterion not resolved: controls.prompt_tokens must be 32\n"
+	  "comparison: criterion not resolved: controls.sampling must be \"greedy\"\n"
+	  "comparison: criterion not resolved: controls.temperature must be 0\n"
+	  "comparison: criterion not resolved: quality.name must be \"exact_match\"" },
 	{ "reject-huge-tps.json",
 	  "repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
 	  "repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
@@ -525,33 +531,36 @@ static void compare_refused(const char *b, const char *c, const char *what_want,
 
 Test(compare, fail_closed_order_and_drift_on_every_axis)
 {
+	/* A v1 receipt without a comparison identity still resolves the
+	 * envelope criterion from its run identity: every pinned control that
+	 * drifts is refused while validating the candidate. */
 	static const struct {
 		const char *file, *finding;
-	} drift[] = {
-		{ "reject-drift-prompt-tokens.json", "controls.prompt_tokens: baseline 32, candidate 31" },
-		{ "reject-drift-decode-tokens.json", "controls.decode_tokens: baseline 64, candidate 65" },
-		{ "reject-drift-batch.json", "controls.batch: baseline 1, candidate 2" },
-		{ "reject-drift-context-tokens.json", "controls.context_tokens: baseline 96, candidate 97" },
-		{ "reject-drift-temperature.json", "controls.temperature: baseline 0, candidate 0.7" },
-		{ "reject-drift-sampling.json", "controls.sampling: baseline \"greedy\", candidate \"top_p\"" },
-		{ "reject-drift-cache-state.json",
-		  "controls.cache_state: baseline \"cold\", candidate \"warm\"" },
-		{ "reject-drift-warmups.json", "controls.warmups: baseline 1, candidate 2" },
-		{ "reject-drift-repetitions.json", "controls.repetitions: baseline 3, candidate 4" },
-		{ "reject-drift-machine.json",
-		  "machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"" },
+	} pinned[] = {
+		{ "reject-drift-prompt-tokens.json", "controls.prompt_tokens must be 32" },
+		{ "reject-drift-decode-tokens.json", "controls.decode_tokens must be 64" },
+		{ "reject-drift-batch.json", "controls.batch must be 1" },
+		{ "reject-drift-context-tokens.json", "controls.context_tokens must be 96" },
+		{ "reject-drift-temperature.json", "controls.temperature must be 0" },
+		{ "reject-drift-sampling.json", "controls.sampling must be \"greedy\"" },
+		{ "reject-drift-cache-state.json", "controls.cache_state must be \"cold\"" },
+		{ "reject-drift-warmups.json", "controls.warmups must be 1" },
+		{ "reject-drift-repetitions.json", "controls.repetitions must be 3" },
 		{ "reject-drift-forward-path.json",
-		  "execution.forward_path: baseline \"metal/qwen35-hybrid-session-v1\", candidate "
-		  "\"metal/other-path\"" },
+		  "execution.forward_path must be \"metal/qwen35-hybrid-session-v1\"" },
 	};
-	char path[256];
+	char path[256], want[256];
 
-	for (size_t i = 0; i < sizeof(drift) / sizeof(drift[0]); i++) {
-		snprintf(path, sizeof(path), FIX "%s", drift[i].file);
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
+		snprintf(path, sizeof(path), FIX "%s", pinned[i].file);
+		snprintf(want, sizeof(want), "comparison: criterion not resolved: %s", pinned[i].finding);
 		compare_refused(FIX "v1-metal-baseline.json", path,
-				"compare: receipts are incomparable: an undeclared control axis drifted",
-				drift[i].finding);
+				"compare: candidate: invalid native-performance receipt", want);
 	}
+	/* the machine is not pinned by the criterion: the drift step names it */
+	compare_refused(FIX "v1-metal-baseline.json", FIX "reject-drift-machine.json",
+			"compare: receipts are incomparable: an undeclared control axis drifted",
+			"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"");
 	compare_refused(FIX "metal-baseline.json", FIX "reject-fallback.json",
 			"compare: candidate: invalid native-performance receipt",
 			"comparison: criterion not resolved: execution.fallback_count must be 0\n"
