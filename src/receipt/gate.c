@@ -519,6 +519,15 @@ static const char *const class_names[] = { "pass", "investigate", "regression" }
 
 /* ---- structural phase ----------------------------------------------------- */
 
+/* The quality metric, direction and score meet the policy. */
+static bool quality_ok(const struct receipt_quality *ql, const struct gate_policy *p)
+{
+	return !strcmp(ql->name, p->quality_metric) &&
+	       ql->higher_is_better == p->quality_higher_is_better && isfinite(ql->score) &&
+	       (p->quality_higher_is_better ? ql->score >= p->minimum_quality_score :
+					      ql->score <= p->minimum_quality_score);
+}
+
 static const char *structural(const struct gate_request *q, const struct graph *g,
 			      struct findings *out)
 {
@@ -586,6 +595,15 @@ static const char *structural(const struct gate_request *q, const struct graph *
 	if (out->nr) {
 		findings_sort(out);
 		return "gate: policy and receipts must use the exact envelope and lever";
+	}
+	if (!quality_ok(&a->quality, p)) {
+		char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+
+		num(x, isfinite(a->quality.score) ? a->quality.score : 0);
+		num(y, p->minimum_quality_score);
+		findings_addf(out, "last_accepted.quality: %s=%s does not meet the policy %s %s",
+			      a->quality.name, x, p->quality_higher_is_better ? "floor" : "ceiling", y);
+		return "gate: last accepted receipt fails the quality policy";
 	}
 	receipt_drift(a, c, 0, out);
 	if (out->nr) {
@@ -662,10 +680,7 @@ static enum gate_class judge(const struct gate_request *q, const struct side *sa
 	hard |= !ok;
 	add_check(checks, "memory", pf(ok), "peak=%lld ceiling=%lld", c->memory.peak_bytes,
 		  p->maximum_peak_bytes);
-	ok = !strcmp(ql->name, p->quality_metric) && ql->higher_is_better == p->quality_higher_is_better &&
-	     isfinite(ql->score) &&
-	     (p->quality_higher_is_better ? ql->score >= p->minimum_quality_score :
-					    ql->score <= p->minimum_quality_score);
+	ok = quality_ok(ql, p);
 	hard |= !ok;
 	num(x, ql->score);
 	num(y, p->minimum_quality_score);

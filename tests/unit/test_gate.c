@@ -294,6 +294,15 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 	refused(GFIX "pass.json", "candidate.machine.scrubbed_id", json_string("lab-node-class-b"),
 		"gate: receipts are incomparable: an envelope control axis drifted",
 		"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"");
+	refused(GFIX "reject-accepted-quality.json", NULL, NULL,
+		"gate: last accepted receipt fails the quality policy",
+		"last_accepted.quality: exact_match=0 does not meet the policy floor 1");
+	refused(GFIX "pass.json", "last_accepted.quality.name", json_string("bleu"),
+		"gate: last accepted comparison criterion is not resolved",
+		"comparison: criterion not resolved: quality.name must be \"exact_match\"");
+	refused(GFIX "pass.json", "last_accepted.quality.higher_is_better", json_false(),
+		"gate: last accepted receipt fails the quality policy",
+		"last_accepted.quality: exact_match=1 does not meet the policy floor 1");
 	refused(GFIX "reject-huge-tps.json", NULL, NULL,
 		"gate: candidate: invalid native-performance receipt",
 		"repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
