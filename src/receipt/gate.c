@@ -455,6 +455,19 @@ static const char *pf(bool ok)
 	return ok ? "pass" : "fail";
 }
 
+/* s as one POSIX shell word: single quotes, each ' written as '\''. */
+static void shell_quote(struct strbuf *out, const char *s)
+{
+	sb_adds(out, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_adds(out, "'\\''");
+		else
+			sb_addch(out, *s);
+	}
+	sb_adds(out, "'");
+}
+
 /* Modules present in both receipts whose revision differs, by module name. */
 static json_t *suspects_json(const struct receipt *a, const struct receipt *c, struct strbuf *paths)
 {
@@ -488,7 +501,10 @@ static json_t *suspects_json(const struct receipt *a, const struct receipt *c, s
 		jset_str(s, "accepted_revision", a->modules[v[i].a].revision);
 		jset_str(s, "candidate_revision", c->modules[v[i].c].revision);
 		jpush_new(arr, s);
-		sb_addf(paths, " %s", c->modules[v[i].c].module);
+		if (!paths->len)
+			sb_adds(paths, " --");
+		sb_adds(paths, " ");
+		shell_quote(paths, c->modules[v[i].c].module);
 	}
 	free(v);
 	return arr;
@@ -497,17 +513,20 @@ static json_t *suspects_json(const struct receipt *a, const struct receipt *c, s
 static json_t *bisect_json(const struct gate_request *q, json_t *suspects, const char *paths)
 {
 	json_t *b = jobj(), *cmds = jarr();
-	char *cmd;
+	struct strbuf cmd = STRBUF_INIT;
 
 	jset_str(b, "schema", GATE_BISECT_SCHEMA);
 	jset_str(b, "envelope_id", q->policy.envelope_id);
 	jset_str(b, "good_revision", q->last_accepted.revision);
 	jset_str(b, "bad_revision", q->candidate.revision);
 	jset_new(b, "suspect_modules", json_deep_copy(suspects));
-	cmd = xasprintf("git bisect start %s %s%s%s", q->candidate.revision, q->last_accepted.revision,
-			*paths ? " --" : "", paths);
-	jpush_new(cmds, json_string(cmd));
-	free(cmd);
+	sb_adds(&cmd, "git bisect start ");
+	shell_quote(&cmd, q->candidate.revision);
+	sb_adds(&cmd, " ");
+	shell_quote(&cmd, q->last_accepted.revision);
+	sb_adds(&cmd, paths);
+	jpush_new(cmds, json_string(cmd.buf));
+	sb_release(&cmd);
 	jpush_new(cmds, json_string("fak native-performance --gate gate-request.json"));
 	jset_new(b, "guarded_commands", cmds);
 	jset_str(b, "stop_condition", "first revision classified regression under the exact "

@@ -401,6 +401,9 @@ static void check_modules(const struct receipt *r, struct findings *out)
 		if (receipt_is_placeholder(m->module) || receipt_is_placeholder(m->revision))
 			findings_addf(out, "module_versions[%zu]: module and revision must be captured, "
 					   "not blank or FILL_ placeholders", i);
+		else if (m->module[0] == '-' || m->revision[0] == '-')
+			findings_addf(out, "module_versions[%zu]: module and revision must not start "
+					   "with '-'", i);
 		else if (dup)
 			findings_addf(out, "module_versions[%zu]: module \"%s\" is listed twice", i,
 				      m->module);
@@ -467,6 +470,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 		findings_addf(out, "role: must be baseline or candidate, got \"%s\"", r->role);
 	if (receipt_is_placeholder(r->revision))
 		findings_addf(out, "revision: is missing or a FILL_ placeholder");
+	else if (r->revision[0] == '-')
+		findings_addf(out, "revision: must not start with '-'");
 	if (!receipt_is_scrubbed_id(r->machine.scrubbed_id))
 		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
 	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))

@@ -96,7 +96,7 @@ Test(gate_vectors, ten_percent_drop_is_a_regression_with_one_suspect)
 	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.good_revision")), "rev-100");
 	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.bad_revision")), "rev-101");
 	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.guarded_commands.0")),
-			 "git bisect start rev-101 rev-100 -- internal/model");
+			 "git bisect start 'rev-101' 'rev-100' -- 'internal/model'");
 	json_decref(v);
 }
 
@@ -110,7 +110,7 @@ Test(gate_vectors, suspects_are_sorted_by_module)
 	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.0.module")), "cmd/fak");
 	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.1.module")), "internal/model");
 	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.guarded_commands.0")),
-			 "git bisect start rev-101 rev-100 -- cmd/fak internal/model");
+			 "git bisect start 'rev-101' 'rev-100' -- 'cmd/fak' 'internal/model'");
 	json_decref(v);
 }
 
@@ -226,6 +226,24 @@ static void refused(const char *path, const char *key, json_t *value, const char
 	free(j);
 	json_decref(v);
 	json_decref(doc);
+}
+
+Test(gate_vectors, the_bisect_command_quotes_every_receipt_string)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "regression-hostile-revision.json", &c);
+
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.guarded_commands.0")),
+			 "git bisect start 'x$(touch pwned)'\\''; touch pwned2 #' 'rev-100' -- "
+			 "'internal/model'");
+	json_decref(v);
+	refused(GFIX "reject-option-revision.json", NULL, NULL,
+		"gate: candidate: invalid native-performance receipt",
+		"revision: must not start with '-'");
+	refused(GFIX "pass.json", "candidate.module_versions.0.module", json_string("-C/tmp"),
+		"gate: candidate: invalid native-performance receipt",
+		"module_versions[0]: module and revision must not start with '-'");
 }
 
 #define BOUNDS "gate: gate policy bounds are absent, stale, or do not match the criterion resolved from run identity"
