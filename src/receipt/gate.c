@@ -11,6 +11,7 @@
 #include "base/file.h"
 #include "base/xalloc.h"
 #include "receipt/stats.h"
+#include "sampler/report.h"
 
 #define GATE_MAX_BYTES ((size_t)64 << 20)
 
@@ -227,12 +228,58 @@ static bool coverage_is_exact(const char *c)
 	return !strcmp(c, "exact_subreaper_rusage") || !strcmp(c, "exact_cgroup_v2");
 }
 
+/* The first policy value of f looser than the sampler's defaults, described
+ * in why; false when the attestation is at least as strict. */
+static bool looser_policy(const struct attest_facts *f, const struct policy *d, char *why, size_t n)
+{
+	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
+	const struct {
+		const char *name;
+		double got, max;
+	} ceilings[] = {
+		{ "maximum_non_sut_cpu_percent", f->policy.maximum_non_sut_cpu_percent,
+		  d->maximum_non_sut_cpu_percent },
+		{ "maximum_sampler_duty_percent", f->policy.maximum_sampler_duty_percent,
+		  d->maximum_sampler_duty_percent },
+		{ "maximum_psi_stall_percent", f->policy.maximum_psi_stall_percent,
+		  d->maximum_psi_stall_percent },
+	};
+
+	for (size_t i = 0; i < sizeof(ceilings) / sizeof(ceilings[0]); i++)
+		if (!(ceilings[i].got <= ceilings[i].max)) {
+			num(a, isfinite(ceilings[i].got) ? ceilings[i].got : 0);
+			num(b, ceilings[i].max);
+			snprintf(why, n, "%s %s > %s", ceilings[i].name, a, b);
+			return true;
+		}
+	if (f->policy.minimum_samples < d->minimum_samples) {
+		snprintf(why, n, "minimum_samples %lld < %lld", f->policy.minimum_samples,
+			 (long long)d->minimum_samples);
+		return true;
+	}
+	if (f->policy.minimum_baseline_samples < d->minimum_baseline_samples) {
+		snprintf(why, n, "minimum_baseline_samples %lld < %lld",
+			 f->policy.minimum_baseline_samples, (long long)d->minimum_baseline_samples);
+		return true;
+	}
+	if (!f->policy.require_host_cpu || !f->policy.require_sut_cpu) {
+		snprintf(why, n, "%s is false",
+			 !f->policy.require_host_cpu ? "require_host_cpu" : "require_sut_cpu");
+		return true;
+	}
+	return false;
+}
+
 bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struct strbuf *detail)
 {
 	struct seen *seen = xcalloc(sides[0].nr_system_baselines + sides[1].nr_system_baselines + 1,
 				    sizeof(*seen));
 	size_t nr_seen = 0;
 	bool ok = false;
+	struct policy strict;
+	char why[160];
+
+	policy_default(&strict);
 
 	for (int s = 0; s < 2; s++) {
 		const struct gate_sb_side *sd = &sides[s];
@@ -289,6 +336,11 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struc
 			} else if (!coverage_is_exact(f->coverage)) {
 				sb_addf(detail, "%s repetition %zu has unknown descendant attribution",
 					sd->name, i);
+				goto out;
+			}
+			if (looser_policy(f, &strict, why, sizeof(why))) {
+				sb_addf(detail, "%s repetition %zu was sealed under a looser policy than "
+						"the defaults (%s)", sd->name, i, why);
 				goto out;
 			}
 			if (f->baseline_samples < 2 || f->baseline_duration_ns <= 0 ||

@@ -99,6 +99,13 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 	facts->host_cpu_available = r->host_totals.cpu_percent.available;
 	facts->sut_cpu_available = r->attribution.sut_cpu_percent_of_host.available;
 	facts->non_sut_cpu_available = r->attribution.non_sut_cpu_percent_of_host.available;
+	facts->policy.minimum_baseline_samples = r->policy.minimum_baseline_samples;
+	facts->policy.minimum_samples = r->policy.minimum_samples;
+	facts->policy.maximum_non_sut_cpu_percent = r->policy.maximum_non_sut_cpu_percent;
+	facts->policy.maximum_sampler_duty_percent = r->policy.maximum_sampler_duty_percent;
+	facts->policy.maximum_psi_stall_percent = r->policy.maximum_psi_stall_percent;
+	facts->policy.require_host_cpu = r->policy.require_host_cpu;
+	facts->policy.require_sut_cpu = r->policy.require_sut_cpu;
 	free(r);
 	return 0;
 }

@@ -25,6 +25,14 @@ struct attest_facts {
 	long long baseline_duration_ns;
 	bool baseline_host_cpu_available;
 	bool host_cpu_available, sut_cpu_available, non_sut_cpu_available;
+	/* The policy the attestation was sealed under (its verdict is only as
+	 * strict as these values). */
+	struct {
+		long long minimum_baseline_samples, minimum_samples;
+		double maximum_non_sut_cpu_percent, maximum_sampler_duty_percent,
+			maximum_psi_stall_percent;
+		bool require_host_cpu, require_sut_cpu;
+	} policy;
 };
 
 /* Strict decode of a standalone attestation: at most ATTEST_MAX_BYTES, one

@@ -354,6 +354,13 @@ static struct gate_sb_rep clean_rep(const char *digest, const char *coverage)
 	r.facts.baseline_duration_ns = 200000000;
 	r.facts.baseline_host_cpu_available = true;
 	r.facts.host_cpu_available = r.facts.sut_cpu_available = r.facts.non_sut_cpu_available = true;
+	/* sealed under exactly the sampler's default policy */
+	r.facts.policy.minimum_baseline_samples = 2;
+	r.facts.policy.minimum_samples = 2;
+	r.facts.policy.maximum_non_sut_cpu_percent = 20;
+	r.facts.policy.maximum_sampler_duty_percent = 10;
+	r.facts.policy.maximum_psi_stall_percent = 5;
+	r.facts.policy.require_host_cpu = r.facts.policy.require_sut_cpu = true;
 	return r;
 }
 
@@ -469,6 +476,44 @@ Test(gate_sb, every_row_of_the_state_table)
 	k.c[1].facts.verdict = "investigate";
 	sb_expect(&k, false, false, "candidate repetition 1 has a contaminated or required-unknown "
 				    "system baseline (verdict investigate)");
+}
+
+Test(gate_sb, an_attestation_sealed_under_a_looser_policy_investigates)
+{
+	static const char *const want[] = {
+		"maximum_non_sut_cpu_percent 100 > 20", "maximum_sampler_duty_percent 10.5 > 10",
+		"maximum_psi_stall_percent 100 > 5", "minimum_samples 1 < 2",
+		"minimum_baseline_samples 1 < 2", "require_host_cpu is false",
+		"require_sut_cpu is false",
+	};
+
+	for (int axis = 0; axis < 7; axis++) {
+		struct sb_case k;
+		char detail[256];
+
+		sb_setup(&k, "exact_subreaper_rusage");
+		switch (axis) {
+		case 0: k.c[1].facts.policy.maximum_non_sut_cpu_percent = 100; break;
+		case 1: k.c[1].facts.policy.maximum_sampler_duty_percent = 10.5; break;
+		case 2: k.c[1].facts.policy.maximum_psi_stall_percent = 100; break;
+		case 3: k.c[1].facts.policy.minimum_samples = 1; break;
+		case 4: k.c[1].facts.policy.minimum_baseline_samples = 1; break;
+		case 5: k.c[1].facts.policy.require_host_cpu = false; break;
+		default: k.c[1].facts.policy.require_sut_cpu = false; break;
+		}
+		snprintf(detail, sizeof(detail), "candidate repetition 1 was sealed under a looser "
+						 "policy than the defaults (%s)", want[axis]);
+		sb_expect(&k, false, false, detail);
+	}
+	/* stricter than the defaults is fine */
+	{
+		struct sb_case k;
+
+		sb_setup(&k, "exact_subreaper_rusage");
+		k.a[0].facts.policy.maximum_non_sut_cpu_percent = 5;
+		k.a[0].facts.policy.minimum_samples = 10;
+		sb_expect(&k, false, true, SB_PASS);
+	}
 }
 
 Test(gate_sb, every_required_unknown_axis_investigates)
@@ -684,6 +729,8 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 	cr_assert_not_null(v, "%s: %s", what, j);
 	free(j);
 	cr_expect_eq(cls, GATE_PASS);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
+			 "every repetition has a clean system baseline with host/SUT/non-SUT CPU attribution");
 	json_decref(v);
 
 	with_ambient(doc, "candidate", t, clean);

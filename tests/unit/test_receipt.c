@@ -184,8 +184,8 @@ static const struct {
 	  "system_baselines[1]: reuses the attestation digest of system_baselines[0]" },
 	{ "reject-tampered-embedded.json",
 	  "system_baselines[0]: invalid attestation: canonical digest mismatch: recorded "
-	  "\"sha256:3ad0055adcb4044aa339af6037de479ba973eae6d23c08c591dee29fa7269a21\", computed "
-	  "\"sha256:5091a92719e0c877934c8ac4d59df47fdda02bb2f740ace5a410eba33ddbf236\"; the "
+	  "\"sha256:1b30c672c9e697fa20d07daabffd103c406c89750f68909e2e13cc220cfbebd5\", computed "
+	  "\"sha256:bacd4a2ee6ae74636c44becc2ec25ed8ff97a61e6ec4370264933a8613f43831\"; the "
 	  "attestation was changed after it was sealed" },
 	{ "reject-binding-hole.json",
 	  "repetitions[1].system_baseline_digest: binding hole: no attestation at system_baselines[1]" },
