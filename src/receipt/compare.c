@@ -5,6 +5,7 @@
 
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
+#include "sampler/attest.h"
 #include "receipt/stats.h"
 
 /* ---- drift ---------------------------------------------------------------- */
@@ -158,6 +159,23 @@ static json_t *significance_json(size_t nb, size_t nc)
 	return o;
 }
 
+/* A repetition whose attestation says the run itself was unusable (the
+ * command failed or timed out, or the window had no samples) has no
+ * throughput to compare. attest_check already passed in validation. */
+static void invalid_runs(const struct receipt *r, struct findings *out)
+{
+	for (size_t i = 0; i < r->nr_system_baselines; i++) {
+		struct attest_facts facts;
+		struct err e;
+
+		if (attest_check(r->system_baselines[i].json, &facts, &e) == 0 &&
+		    !strcmp(facts.verdict, "invalid"))
+			findings_addf(out, "system_baselines[%zu]: verdict invalid: repetition %zu did not run "
+					   "cleanly (command failed or timed out, or no usable window)",
+				      i, i);
+	}
+}
+
 json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 			const struct graph *g, const char **what, struct findings *out)
 {
@@ -173,6 +191,16 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	receipt_validate(cand, g, 0, out);
 	if (out->nr) {
 		*what = "compare: candidate: invalid native-performance receipt";
+		return NULL;
+	}
+	invalid_runs(base, out);
+	if (out->nr) {
+		*what = "compare: baseline: a repetition's system baseline is invalid";
+		return NULL;
+	}
+	invalid_runs(cand, out);
+	if (out->nr) {
+		*what = "compare: candidate: a repetition's system baseline is invalid";
 		return NULL;
 	}
 	if (strcmp(base->role, "baseline") || strcmp(cand->role, "candidate")) {
