@@ -149,6 +149,36 @@ static const struct {
 } rejects[] = {
 	{ "reject-missing-repetition.json",
 	  "repetitions: 2 repetitions do not match controls.repetitions 3" },
+	{ "reject-platform-mismatch.json",
+	  "machine: platform/backend \"linux/amd64+nvidia-a100\"/\"metal\" does not match envelope "
+	  "\"qwen38-27b-q4km-m3pro-p32-t64\" (\"darwin/arm64\"/\"metal\")" },
+	{ "reject-backend-mismatch.json",
+	  "machine: platform/backend \"darwin/arm64\"/\"cuda\" does not match envelope "
+	  "\"qwen38-27b-q4km-m3pro-p32-t64\" (\"darwin/arm64\"/\"metal\")" },
+	{ "reject-artifact-mismatch.json",
+	  "artifact_sha256: does not match the artifact of envelope \"qwen38-27b-q4km-m3pro-p32-t64\"\n"
+	  "comparison: criterion not resolved: artifact_sha256 must be the envelope artifact "
+	  "\"7e78da5d7e3ae28d178121f58646953305f3e5bd3cb46f4a75584e8b6c6fe169\"" },
+	{ "reject-unchanged-incomplete.json",
+	  "unchanged_controls: must contain the complete canonical control list exactly once each" },
+	{ "reject-unchanged-duplicate.json",
+	  "unchanged_controls: must contain the complete canonical control list exactly once each" },
+	{ "reject-no-modules.json", "module_versions: at least one module revision is required" },
+	{ "reject-duplicate-module.json",
+	  "module_versions[2]: module \"internal/model\" is listed twice" },
+	{ "reject-no-commands.json", "commands: at least one scrubbed command is required" },
+	{ "reject-no-artifacts.json", "profiler_artifacts: at least one profiler artifact is required" },
+	{ "reject-bad-artifact-sha.json",
+	  "profiler_artifacts[0].sha256: must be 64 lowercase hex digits" },
+	{ "reject-invalid-role.json", "role: must be baseline or candidate, got \"observer\"" },
+	{ "reject-blank-engine.json",
+	  "comparison: criterion not resolved: execution.engine must be \"fak-native\"\n"
+	  "execution: must name an engine and a forward path" },
+	{ "reject-blank-forward-path.json",
+	  "comparison: criterion not resolved: execution.forward_path must be "
+	  "\"metal/qwen35-hybrid-session-v1\"\n"
+	  "execution: must name an engine and a forward path" },
+	{ "reject-negative-stage.json", "repetitions[0]: stage timings must be non-negative" },
 	{ "reject-fallback.json",
 	  "comparison: criterion not resolved: execution.fallback_count must be 0\n"
 	  "execution.fallback_count: fallback count must be zero, got 1" },
