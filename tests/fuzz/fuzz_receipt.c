@@ -6,23 +6,10 @@
 
 #include "base/json.h"
 #include "graph/graph.h"
+#include "fuzz_graph_once.h"
 #include "receipt/receipt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const struct graph *default_graph(void)
-{
-	static struct graph g;
-	static int loaded;
-	struct err e;
-
-	if (!loaded) {
-		if (graph_load_default(&g, &e) < 0)
-			abort();
-		loaded = 1;
-	}
-	return &g;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
