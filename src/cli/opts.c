@@ -1,7 +1,10 @@
 #include "cli/opts.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/xalloc.h"
 #include "cli/cli.h"
 
 static const struct opt *lookup(const struct opt *opts, const char *name, size_t len)
@@ -15,7 +18,14 @@ static const struct opt *lookup(const struct opt *opts, const char *name, size_t
 enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt *opts, int argc,
 			    char **argv, int *rest)
 {
+	uint64_t seen = 0;
+	size_t nr_opts = 0;
 	int i;
+
+	while (opts[nr_opts].name)
+		nr_opts++;
+	if (nr_opts > 64)
+		BUG("option table of '%s' has %zu entries; at most 64", cmd, nr_opts);
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *eq;
@@ -39,6 +49,12 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 			fprintf(stderr, "%s\n", usage);
 			return OPTS_ERROR;
 		}
+		if (!o->list && (seen >> (o - opts) & 1)) {
+			cli_errorf(cmd, "option '--%s' is given twice; give it once", o->name);
+			fprintf(stderr, "%s\n", usage);
+			return OPTS_ERROR;
+		}
+		seen |= (uint64_t)1 << (o - opts);
 		if (!o->arg) {
 			if (eq && strcmp(eq + 1, "true") && strcmp(eq + 1, "false")) {
 				cli_errorf(cmd, "option '--%s' takes no value", o->name);
@@ -48,10 +64,15 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 			*o->flag = !eq || !strcmp(eq + 1, "true");
 			continue;
 		}
-		if (eq) {
-			*o->value = eq + 1;
-		} else if (i + 1 < argc) {
-			*o->value = argv[++i];
+		if (eq || i + 1 < argc) {
+			const char *v = eq ? eq + 1 : argv[++i];
+
+			if (o->list) {
+				ALLOC_GROW(o->list->v, o->list->n + 1, o->list->alloc);
+				o->list->v[o->list->n++] = v;
+			} else {
+				*o->value = v;
+			}
 		} else {
 			cli_errorf(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
 			fprintf(stderr, "%s\n", usage);
@@ -69,7 +90,13 @@ void opts_help(FILE *f, const char *usage, const char *about, const struct opt *
 		char left[64];
 
 		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s\n", left, o->help);
+		fprintf(f, "  %-28s %s%s\n", left, o->help, o->list ? " (repeatable)" : "");
 	}
 	fprintf(f, "  %-28s %s\n", "--help", "show this help and exit");
+}
+
+void optlist_release(struct optlist *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
