@@ -1,0 +1,120 @@
+#include "sampler/workload.h"
+
+#include <string.h>
+
+#include "base/text.h"
+
+json_t *wl_metrics_to_json(const struct wl_metrics *m)
+{
+	json_t *o = jobj();
+
+	if (m->has_throughput) {
+		jset_num(o, "tokens_per_second", m->tokens_per_second);
+		jset_num(o, "end_to_end_milliseconds", m->end_to_end_ms);
+	}
+	if (m->has_ttft)
+		jset_num(o, "ttft_milliseconds", m->ttft_ms);
+	if (m->has_prefill)
+		jset_num(o, "prefill_milliseconds", m->prefill_ms);
+	if (m->has_decode)
+		jset_num(o, "decode_milliseconds", m->decode_ms);
+	if (m->has_quality) {
+		json_t *q = jobj();
+
+		jset_str(q, "name", m->quality.name);
+		jset_num(q, "score", m->quality.score);
+		jset_bool(q, "higher_is_better", m->quality.higher_is_better);
+		jset_new(o, "quality", q);
+	}
+	return o;
+}
+
+/* An optional number within [lo, hi] (lo excluded when open_lo). */
+static int bounded(const json_t *o, const struct jpath *at, const char *key, double lo, bool open_lo,
+		   double hi, bool *has, double *v, struct err *e)
+{
+	int rc = jd_num(o, at, key, JD_OPTIONAL, v, e);
+
+	if (rc < 0)
+		return -1;
+	*has = rc == 0;
+	if (*has && ((open_lo ? !(*v > lo) : !(*v >= lo)) || *v > hi)) {
+		struct jpath kp = JP_KEY(at, key);
+		char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
+
+		json_format_double(a, lo);
+		json_format_double(b, hi);
+		return jpath_err(e, &kp, "must be in %s%s, %s]", open_lo ? "(" : "[", a, b);
+	}
+	return 0;
+}
+
+int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics *m, struct err *e)
+{
+	static const char *const keys[] = { "tokens_per_second", "end_to_end_milliseconds",
+					    "ttft_milliseconds", "prefill_milliseconds",
+					    "decode_milliseconds", "quality", NULL };
+	static const char *const qkeys[] = { "name", "score", "higher_is_better", NULL };
+	bool has_tps, has_e2e;
+	const json_t *q;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	TRY(jd_object(o, at, keys, e));
+	TRY(bounded(o, at, "tokens_per_second", 0, true, WL_MAX_TPS, &has_tps, &m->tokens_per_second, e));
+	TRY(bounded(o, at, "end_to_end_milliseconds", 0, true, WL_MAX_MS, &has_e2e, &m->end_to_end_ms, e));
+	if (has_tps != has_e2e)
+		return jpath_err(e, at, "tokens_per_second and end_to_end_milliseconds go together");
+	if (has_tps && m->tokens_per_second < WL_MIN_TPS) {
+		struct jpath kp = JP_KEY(at, "tokens_per_second");
+
+		return jpath_err(e, &kp, "must be in (0, 1e+09] and at least 1e-06");
+	}
+	m->has_throughput = has_tps;
+	TRY(bounded(o, at, "ttft_milliseconds", 0, false, WL_MAX_MS, &m->has_ttft, &m->ttft_ms, e));
+	TRY(bounded(o, at, "prefill_milliseconds", 0, false, WL_MAX_MS, &m->has_prefill, &m->prefill_ms, e));
+	TRY(bounded(o, at, "decode_milliseconds", 0, false, WL_MAX_MS, &m->has_decode, &m->decode_ms, e));
+	rc = jd_obj(o, at, "quality", JD_OPTIONAL, &q, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		struct jpath qp = JP_KEY(at, "quality");
+		const char *name;
+
+		TRY(jd_object(q, &qp, qkeys, e));
+		TRY(jd_str(q, &qp, "name", JD_REQUIRED, &name, e));
+		TRY(jd_num(q, &qp, "score", JD_REQUIRED, &m->quality.score, e));
+		TRY(jd_bool(q, &qp, "higher_is_better", JD_REQUIRED, &m->quality.higher_is_better, e));
+		if (str_blank(name) || strlen(name) >= sizeof(m->quality.name)) {
+			struct jpath np = JP_KEY(&qp, "name");
+
+			return jpath_err(e, &np, "must be a non-blank name of at most %zu bytes",
+					 sizeof(m->quality.name) - 1);
+		}
+		memcpy(m->quality.name, name, strlen(name) + 1);
+		m->has_quality = true;
+	}
+	if (!m->has_throughput && !m->has_quality)
+		return jpath_err(e, at, "holds neither throughput nor quality");
+	return 0;
+}
+
+static bool same(bool ha, double a, bool hb, double b)
+{
+	/* values are finite (decoding refuses anything else), so == is exact */
+	return ha == hb && (!ha || a == b);
+}
+
+bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b)
+{
+	return same(a->has_throughput, a->tokens_per_second, b->has_throughput, b->tokens_per_second) &&
+	       same(a->has_throughput, a->end_to_end_ms, b->has_throughput, b->end_to_end_ms) &&
+	       same(a->has_ttft, a->ttft_ms, b->has_ttft, b->ttft_ms) &&
+	       same(a->has_prefill, a->prefill_ms, b->has_prefill, b->prefill_ms) &&
+	       same(a->has_decode, a->decode_ms, b->has_decode, b->decode_ms) &&
+	       a->has_quality == b->has_quality &&
+	       (!a->has_quality ||
+		(!strcmp(a->quality.name, b->quality.name) &&
+		 same(true, a->quality.score, true, b->quality.score) &&
+		 a->quality.higher_is_better == b->quality.higher_is_better));
+}

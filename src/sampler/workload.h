@@ -1,0 +1,58 @@
+#ifndef FAK_SAMPLER_WORKLOAD_H
+#define FAK_SAMPLER_WORKLOAD_H
+/* The workload section of a sealed attestation (fak.system-baseline/v2):
+ * what `fak bench experiment` measured from the command's own output. The
+ * sampler seals it with the rest of the report; the parsers that turn raw
+ * output into these values live in experiment/ (they depend on us, never
+ * the other way round). */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "base/json.h"
+
+/* Bounds of every metric, the same as the receipts' (receipt.h). */
+#define WL_MIN_TPS 1e-6
+#define WL_MAX_TPS 1e9
+#define WL_MAX_MS 1e12
+#define WL_QUALITY_NAME_MAX 128	/* bytes, NUL included */
+
+/* Parser ids, recorded in the attestation so --verify --log can re-parse. */
+#define WL_PARSER_JSON "json-line/v1"
+#define WL_PARSER_LLAMA_BENCH "llama-bench/v1"
+#define WL_PARSER_QUALITY "quality-line/v1"
+
+struct wl_quality {
+	char name[WL_QUALITY_NAME_MAX];
+	double score;		/* finite */
+	bool higher_is_better;
+};
+
+/* What one run measured. tokens_per_second and end_to_end_ms are always
+ * set by the json-line and llama-bench parsers; the quality-line parser
+ * sets only the quality (has_throughput false). */
+struct wl_metrics {
+	bool has_throughput;
+	double tokens_per_second;	/* (0, 1e9] */
+	double end_to_end_ms;		/* (0, 1e12] */
+	bool has_ttft, has_prefill, has_decode;
+	double ttft_ms, prefill_ms, decode_ms;	/* [0, 1e12] */
+	bool has_quality;
+	struct wl_quality quality;
+};
+
+/* The JSON form in documented key order (new reference): tokens_per_second,
+ * end_to_end_milliseconds, ttft_milliseconds, prefill_milliseconds,
+ * decode_milliseconds, quality {name, score, higher_is_better}; members
+ * that are not set are omitted. */
+json_t *wl_metrics_to_json(const struct wl_metrics *m);
+/* Strict inverse of wl_metrics_to_json for a sealed document (borrowed):
+ * unknown keys, wrong types and out-of-range values are errors with the
+ * JSON path. */
+int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics *m, struct err *e);
+/* Equal values and the same members set. */
+bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b);
+
+#endif
