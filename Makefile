@@ -23,7 +23,8 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 STATIC  ?= -static-pie
 
 LIB_SRC  := $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
-                              src/sampler/*.c src/profile/*.c src/index/*.c src/cli/*.c))
+                              src/sampler/*.c src/profile/*.c src/index/*.c src/stats/*.c \
+                              src/experiment/*.c src/witness/*.c src/cli/*.c))
 DATA     := $(sort $(wildcard data/*.json))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
