@@ -11,6 +11,8 @@
 #include "base/json.h"
 
 #define ATTEST_SCHEMA "fak.system-baseline/v1"
+/* v1 plus the sealed workload section of `fak bench experiment` runs. */
+#define ATTEST_SCHEMA_V2 "fak.system-baseline/v2"
 #define ATTEST_MAX_BYTES ((size_t)1 << 20)	/* standalone documents: 1 MiB */
 
 /* What other modules need to know about one verified attestation. Strings

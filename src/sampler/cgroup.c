@@ -1,5 +1,6 @@
 #include "sampler/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -92,6 +93,67 @@ static int fail(struct cgroup *g, struct cgroup_report *rep, char *buf, const ch
 	return -1;
 }
 
+/* Every process of the cgroup at dir_fd: cgroup.kill, else SIGKILL to each
+ * of pids (its members as last read). */
+static void kill_members(int dir_fd, const int32_t *pids, size_t nr)
+{
+	int kfd = openat(dir_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
+	bool done = kfd >= 0 && write(kfd, "1", 1) == 1;
+
+	if (kfd >= 0)
+		close(kfd);
+	for (size_t i = 0; !done && i < nr; i++)
+		kill(pids[i], SIGKILL);
+}
+
+#define CG_PREFIX "fak-system-baseline-"
+
+/* A cgroup of ours whose owner is gone (fak was killed with SIGKILL): kill
+ * what still runs in it, which measures nothing any more, and remove it.
+ * Best effort; what cannot be removed stays for the next run. */
+static void reap_stale(int parent_fd)
+{
+	int fd = dup(parent_fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+	static char buf[CG_BUF];
+	static int32_t pids[8192];
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+		int dir;
+
+		if (strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)))
+			continue;
+		pid = strtol(de->d_name + strlen(CG_PREFIX), &end, 10);
+		if (*end || pid <= 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
+			continue;
+		dir = openat(parent_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0)
+			continue;
+		for (int tries = 0; tries < 100; tries++) {
+			ssize_t n = proc_read_at(dir, "cgroup.procs", buf, sizeof(buf));
+			size_t nr = 0;
+			bool more = false;
+
+			if (n < 0 || pp_pid_list(buf, (size_t)n, pids, sizeof(pids) / sizeof(pids[0]), &nr, &more) < 0 ||
+			    (!nr && !more))
+				break;
+			kill_members(dir, pids, nr);
+			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+		}
+		close(dir);
+		unlinkat(parent_fd, de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report *rep)
 {
 	char *buf = xmalloc(MOUNTINFO_CAP), rel[1024], *path;
@@ -136,7 +198,8 @@ int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report 
 	free(path);
 	if (g->parent_fd < 0)
 		return fail(g, rep, buf, "cgroup v2 unavailable: cannot open the current cgroup", errno);
-	snprintf(g->name, sizeof(g->name), "fak-system-baseline-%ld", (long)getpid());
+	reap_stale(g->parent_fd);
+	snprintf(g->name, sizeof(g->name), CG_PREFIX "%ld", (long)getpid());
 	if (mkdirat(g->parent_fd, g->name, 0755) < 0)
 		return fail(g, rep, buf, "cgroup v2 delegation unavailable: cannot create a cgroup below the current one",
 			    errno);
@@ -229,15 +292,7 @@ void cgroup_root_exited(struct cgroup *g, struct cgroup_report *rep)
 	if (!nr)
 		return;
 	rep->cleanup.killed_remaining = true;
-	{
-		int kfd = openat(g->dir_fd, "cgroup.kill", O_WRONLY | O_CLOEXEC);
-		bool done = kfd >= 0 && write(kfd, "1", 1) == 1;
-
-		if (kfd >= 0)
-			close(kfd);
-		for (size_t i = 0; !done && i < nr; i++)
-			kill(pids[i], SIGKILL);
-	}
+	kill_members(g->dir_fd, pids, nr);
 }
 
 void cgroup_finish(struct cgroup *g, struct cgroup_report *rep)

@@ -103,9 +103,22 @@ static void send_msg(int fd, int stage, int err)
 	(void)n;
 }
 
-int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
-		int cgroup_procs_fd, char *placement_err, size_t placement_cap, struct err *e)
+/* In the child: fd becomes target (a descriptor of fak's, or by default
+ * fallback). Returns -1 with errno set. */
+static int redirect(int fd, int target, int fallback)
 {
+	if (fd < 0)
+		fd = fallback;
+	if (fd < 0 || fd == target)
+		return fd == target ? fcntl(fd, F_SETFD, 0) : 0;
+	return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
+		const struct child_stdio *io, int cgroup_procs_fd, char *placement_err,
+		size_t placement_cap, struct err *e)
+{
+	pid_t parent = getpid();
 	int pfd[2];
 	pid_t pid;
 	struct child_msg m;
@@ -128,7 +141,12 @@ int child_spawn(struct child *ch, const char *path, char *const argv[], const si
 	if (pid == 0) {
 		close(pfd[0]);
 		sigprocmask(SIG_SETMASK, child_mask, NULL);
-		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		/* Dies with fak; getppid() closes the race with fak dying first. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+			_exit(127);
+		/* stderr first: the default stdout is a copy of fak's stderr */
+		if (redirect(io->err, STDERR_FILENO, -1) < 0 || redirect(io->out, STDOUT_FILENO, STDERR_FILENO) < 0 ||
+		    redirect(io->in, STDIN_FILENO, -1) < 0)
 			send_msg(pfd[1], 2, errno);
 		if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
 			send_msg(pfd[1], 1, errno);
@@ -183,6 +201,8 @@ bool child_reap(struct child *ch)
 		ch->reaped++;
 		ch->reaped_cpu_us += (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
 				     (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+		if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > ch->max_rss_kib)
+			ch->max_rss_kib = (uint64_t)ru.ru_maxrss;
 		forget_killed(ch, pid);
 		if (pid == ch->pid) {
 			ch->exited = true;

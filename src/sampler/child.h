@@ -19,6 +19,7 @@ struct child {
 	bool exited;
 	int status;			/* wait status of the root */
 	uint64_t reaped_cpu_us;		/* user + system time of every reaped process */
+	uint64_t max_rss_kib;		/* largest ru_maxrss of a reaped process */
 	int64_t reaped;			/* processes reaped (the root included) */
 	int64_t killed;			/* descendants killed after the root exited */
 	int64_t unreaped;		/* children still present when cleanup gave up */
@@ -33,12 +34,22 @@ int child_resolve(const char *name, char *out, size_t cap, struct err *e);
 /* Makes fak a child subreaper: orphans of the tree re-parent to it. */
 int child_become_subreaper(struct err *e);
 
-/* Forks and execs path with argv. The child restores *child_mask, sends
- * its stdout to fak's stderr, and first joins a cgroup when cgroup_procs_fd
- * >= 0 (a failure there is reported in placement_err, not fatal). An exec
- * failure is returned as an error after the child has been reaped. */
+/* Where the child's standard streams go: a descriptor of fak's, or -1 for
+ * the default (stdin inherited, stdout and stderr to fak's stderr). */
+struct child_stdio {
+	int in, out, err;
+};
+#define CHILD_STDIO_DEFAULT ((struct child_stdio){ -1, -1, -1 })
+
+/* Forks and execs path with argv. The child restores *child_mask, sets up
+ * its streams from *io, asks to be killed when fak dies (so the command
+ * cannot outlive an interrupted measurement unnoticed), and first joins a
+ * cgroup when cgroup_procs_fd >= 0 (a failure there is reported in
+ * placement_err, not fatal). An exec failure is returned as an error after
+ * the child has been reaped. */
 int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
-		int cgroup_procs_fd, char *placement_err, size_t placement_cap, struct err *e);
+		const struct child_stdio *io, int cgroup_procs_fd, char *placement_err,
+		size_t placement_cap, struct err *e);
 
 /* Reaps every exited child without blocking. Returns true while children
  * (exited or not) remain. */

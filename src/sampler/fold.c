@@ -312,6 +312,10 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->command_exit_code = in->exit_code;
 	r->command_signal = in->signal;
 	r->timed_out = in->timed_out;
+	if (in->workload) {
+		r->has_workload = true;
+		r->workload = *in->workload;
+	}
 	report_classify(r);
 	if (report_validate(r, e) < 0)
 		return err_prefix(e, "internal error: the built report is inconsistent");

@@ -79,6 +79,7 @@ struct fold_input {
 	size_t nr_consumers;
 	int64_t exit_code, signal;
 	bool timed_out;
+	const struct workload *workload;	/* NULL: a v1 attestation */
 };
 
 /* Builds, classifies and seals *r. */

@@ -160,6 +160,24 @@ static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
 	return worst;
 }
 
+/* The run's own figures cannot be taken when its output did not yield
+ * them, or when it claims more time than the command ran. */
+static void classify_workload(struct classify *c)
+{
+	const struct workload *w = &c->r->workload;
+
+	if (!w->has_metrics) {
+		finding(c, SEV_INVALID, "WORKLOAD_METRICS_INVALID", "%s", w->metrics_error);
+		return;
+	}
+	/* the window opens before the fork and closes after the last reap */
+	if (w->metrics.has_throughput &&
+	    w->metrics.end_to_end_ms * 1e6 > (double)c->r->command_window.duration_ns + 1e6)
+		finding(c, SEV_INVALID, "WORKLOAD_TIME_EXCEEDS_WINDOW",
+			"the reported end-to-end time %.3f ms exceeds the command window of %.3f ms",
+			w->metrics.end_to_end_ms, (double)c->r->command_window.duration_ns / 1e6);
+}
+
 void report_classify(struct report *r)
 {
 	struct classify c = { .r = r };
@@ -248,6 +266,8 @@ void report_classify(struct report *r)
 					axis[i], pct, p->maximum_psi_stall_percent);
 		}
 	}
+	if (r->has_workload)
+		classify_workload(&c);
 done:
 	report_copy(r->verdict, sizeof(r->verdict),
 		    c.invalid ? "invalid" : r->nr_findings ? "investigate" : "clean");
@@ -391,6 +411,46 @@ static bool coverage_known(const char *s, bool enumeration)
 	return !strcmp(s, COVERAGE_SUBREAPER) || !strcmp(s, COVERAGE_CGROUP) || !strcmp(s, COVERAGE_SAMPLED);
 }
 
+static bool is_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return i == 64;
+}
+
+static int check_workload(const struct workload *w, struct err *e)
+{
+	const struct wl_label *l = &w->label;
+	const struct wl_metrics *m = &w->metrics;
+	bool json = !strcmp(w->parser, WL_PARSER_JSON), llama = !strcmp(w->parser, WL_PARSER_LLAMA_BENCH),
+	     quality = !strcmp(w->parser, WL_PARSER_QUALITY);
+
+	if (!l->envelope_id[0] || !l->lever_id[0] || (strcmp(l->arm, "baseline") && strcmp(l->arm, "candidate")))
+		return err_set(e, "workload.label: names an envelope, a lever and the arm baseline or candidate");
+	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) && strcmp(l->kind, WL_KIND_QUALITY))
+		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
+	if (!w->command[0])
+		return err_set(e, "workload.command: must not be empty");
+	if (!is_hex64(w->out.sha256) || !is_hex64(w->err.sha256))
+		return err_set(e, "workload: stream digests must be 64 lowercase hex digits");
+	if (!json && !llama && !quality)
+		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
+	if (quality != !strcmp(l->kind, WL_KIND_QUALITY))
+		return err_set(e, "workload.parser: the quality-line parser serves exactly the quality runs");
+	if (w->prompt_tokens < 1 || w->decode_tokens < 1)
+		return err_set(e, "workload: prompt_tokens and decode_tokens must be positive");
+	if (w->has_metrics == !!w->metrics_error[0])
+		return err_set(e, "workload: holds either metrics or metrics_error");
+	if (w->has_metrics && (m->has_throughput != !quality || m->has_quality != !llama))
+		return err_set(e, "workload.metrics: %s", quality ? "a quality run holds the quality only"
+							 : llama ? "llama-bench metrics hold no quality"
+								 : "json-line metrics hold throughput and quality");
+	return 0;
+}
+
 int report_validate(const struct report *r, struct err *e)
 {
 	const struct attribution *a = &r->attribution;
@@ -424,6 +484,8 @@ int report_validate(const struct report *r, struct err *e)
 		return err_set(e, "command_exit_code must be 124 after a timeout and 128+N after signal N");
 	if (r->command_signal > 64 || r->command_exit_code > 255)
 		return err_set(e, "command_exit_code must be 0..255 and command_signal 0..64");
+	if (r->has_workload && check_workload(&r->workload, e) < 0)
+		return -1;
 	return 0;
 }
 
@@ -589,11 +651,44 @@ static json_t *policy_json(const struct policy *p)
 	return o;
 }
 
+static json_t *stream_json(const struct wl_stream *st)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "bytes", st->bytes);
+	jset_str(o, "sha256", st->sha256);
+	return o;
+}
+
+static json_t *workload_json(const struct workload *w)
+{
+	json_t *o = jobj(), *l = jobj();
+
+	jset_str(l, "envelope_id", w->label.envelope_id);
+	jset_str(l, "lever_id", w->label.lever_id);
+	jset_str(l, "arm", w->label.arm);
+	jset_str(l, "kind", w->label.kind);
+	jset_int(l, "index", w->label.index);
+	jset_new(o, "label", l);
+	jset_str(o, "command", w->command);
+	jset_new(o, "stdout", stream_json(&w->out));
+	jset_new(o, "stderr", stream_json(&w->err));
+	jset_str(o, "parser", w->parser);
+	jset_int(o, "prompt_tokens", w->prompt_tokens);
+	jset_int(o, "decode_tokens", w->decode_tokens);
+	if (w->has_metrics)
+		jset_new(o, "metrics", wl_metrics_to_json(&w->metrics));
+	else
+		jset_str(o, "metrics_error", w->metrics_error);
+	jset_new(o, "peak_rss_bytes", metric_json(&w->peak_rss_bytes, "bytes"));
+	return o;
+}
+
 json_t *report_to_json(const struct report *r, bool with_digest)
 {
 	json_t *o = jobj(), *cons = jarr(), *finds = jarr();
 
-	jset_str(o, "schema", ATTEST_SCHEMA);
+	jset_str(o, "schema", r->has_workload ? ATTEST_SCHEMA_V2 : ATTEST_SCHEMA);
 	jset_str(o, "verdict", r->verdict);
 	jset_new(o, "baseline_window", window_json(&r->baseline_window));
 	jset_new(o, "baseline_host_totals", host_json(&r->baseline_host_totals));
@@ -629,6 +724,8 @@ json_t *report_to_json(const struct report *r, bool with_digest)
 	jset_int(o, "command_exit_code", r->command_exit_code);
 	jset_int(o, "command_signal", r->command_signal);
 	jset_bool(o, "timed_out", r->timed_out);
+	if (r->has_workload)
+		jset_new(o, "workload", workload_json(&r->workload));
 	if (with_digest)
 		jset_str(o, "digest", r->digest);
 	return o;
@@ -946,13 +1043,61 @@ static int get_findings(const json_t *o, const struct jpath *at, struct report *
 	return 0;
 }
 
+static int get_stream(const json_t *o, const struct jpath *at, const char *key, struct wl_stream *st,
+		      struct err *e)
+{
+	static const char *const known[] = { "bytes", "sha256", NULL };
+	struct jpath kp = JP_KEY(at, key);
+	const json_t *x;
+
+	TRY(get_member(o, at, key, known, &x, e));
+	TRY(get_count(x, &kp, "bytes", &st->bytes, e));
+	return get_text(x, &kp, "sha256", JD_REQUIRED, st->sha256, sizeof(st->sha256), e);
+}
+
+static int get_workload(const json_t *o, const struct jpath *at, struct workload *w, struct err *e)
+{
+	static const char *const known[] = { "label", "command", "stdout", "stderr", "parser",
+					     "prompt_tokens", "decode_tokens", "metrics", "metrics_error",
+					     "peak_rss_bytes", NULL };
+	static const char *const label_known[] = { "envelope_id", "lever_id", "arm", "kind", "index", NULL };
+	struct jpath kp = JP_KEY(at, "workload"), lp = JP_KEY(&kp, "label"), mp = JP_KEY(&kp, "metrics");
+	const json_t *x, *l, *m;
+	int rc;
+
+	TRY(get_member(o, at, "workload", known, &x, e));
+	TRY(get_member(x, &kp, "label", label_known, &l, e));
+	TRY(get_text(l, &lp, "envelope_id", JD_REQUIRED, w->label.envelope_id, sizeof(w->label.envelope_id), e));
+	TRY(get_text(l, &lp, "lever_id", JD_REQUIRED, w->label.lever_id, sizeof(w->label.lever_id), e));
+	TRY(get_text(l, &lp, "arm", JD_REQUIRED, w->label.arm, sizeof(w->label.arm), e));
+	TRY(get_text(l, &lp, "kind", JD_REQUIRED, w->label.kind, sizeof(w->label.kind), e));
+	TRY(get_count(l, &lp, "index", &w->label.index, e));
+	TRY(get_text(x, &kp, "command", JD_REQUIRED, w->command, sizeof(w->command), e));
+	TRY(get_stream(x, &kp, "stdout", &w->out, e));
+	TRY(get_stream(x, &kp, "stderr", &w->err, e));
+	TRY(get_text(x, &kp, "parser", JD_REQUIRED, w->parser, sizeof(w->parser), e));
+	TRY(get_count(x, &kp, "prompt_tokens", &w->prompt_tokens, e));
+	TRY(get_count(x, &kp, "decode_tokens", &w->decode_tokens, e));
+	rc = jd_obj(x, &kp, "metrics", JD_OPTIONAL, &m, e);
+	if (rc < 0)
+		return -1;
+	w->has_metrics = rc == 0;
+	if (w->has_metrics)
+		TRY(wl_metrics_decode(m, &mp, &w->metrics, e));
+	TRY(get_text(x, &kp, "metrics_error", w->has_metrics ? JD_OPTIONAL : JD_REQUIRED, w->metrics_error,
+		     sizeof(w->metrics_error), e));
+	if (w->has_metrics ? json_object_get(x, "metrics_error") != NULL : !w->metrics_error[0])
+		return jpath_err(e, &kp, "holds either metrics or a non-empty metrics_error");
+	return get_metric(x, &kp, "peak_rss_bytes", "bytes", &w->peak_rss_bytes, e);
+}
+
 int report_decode(const json_t *doc, struct report *r, struct err *e)
 {
 	static const char *const known[] = {
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
 		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
 		"top_non_sut_consumers", "policy", "findings", "command_exit_code", "command_signal",
-		"timed_out", "digest", NULL
+		"timed_out", "workload", "digest", NULL
 	};
 	const struct jpath *root = NULL;
 	const char *schema;
@@ -960,10 +1105,12 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	memset(r, 0, sizeof(*r));
 	TRY(jd_object(doc, root, known, e));
 	TRY(jd_str(doc, root, "schema", JD_REQUIRED, &schema, e));
-	if (strcmp(schema, ATTEST_SCHEMA)) {
+	if (strcmp(schema, ATTEST_SCHEMA) && strcmp(schema, ATTEST_SCHEMA_V2)) {
 		struct jpath kp = JP_KEY(root, "schema");
-		return jpath_err(e, &kp, "unsupported schema \"%s\" (expected \"%s\")", schema, ATTEST_SCHEMA);
+		return jpath_err(e, &kp, "unsupported schema \"%s\" (expected \"%s\" or \"%s\")", schema,
+				 ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
 	}
+	r->has_workload = !strcmp(schema, ATTEST_SCHEMA_V2);
 	TRY(get_text(doc, root, "verdict", JD_REQUIRED, r->verdict, sizeof(r->verdict), e));
 	if (strcmp(r->verdict, "clean") && strcmp(r->verdict, "investigate") && strcmp(r->verdict, "invalid")) {
 		struct jpath kp = JP_KEY(root, "verdict");
@@ -984,6 +1131,13 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	TRY(get_count(doc, root, "command_exit_code", &r->command_exit_code, e));
 	TRY(get_count(doc, root, "command_signal", &r->command_signal, e));
 	TRY(jd_bool(doc, root, "timed_out", JD_REQUIRED, &r->timed_out, e));
+	if (r->has_workload) {
+		TRY(get_workload(doc, root, &r->workload, e));
+	} else if (json_object_get(doc, "workload")) {
+		struct jpath kp = JP_KEY(root, "workload");
+		return jpath_err(e, &kp, "a %s attestation has no workload section (it is %s)", ATTEST_SCHEMA,
+				 ATTEST_SCHEMA_V2);
+	}
 	TRY(get_text(doc, root, "digest", JD_REQUIRED, r->digest, sizeof(r->digest), e));
 	return 0;
 }

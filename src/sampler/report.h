@@ -13,22 +13,14 @@
 
 #include "base/err.h"
 #include "base/json.h"
+#include "sampler/metric.h"
+#include "sampler/workload.h"
 
-#define REPORT_SOURCE_MAX 96	/* bytes, NUL included */
-#define REPORT_TEXT_MAX 192
 #define REPORT_MAX_CONSUMERS 5
 #define REPORT_MAX_FINDINGS 24
 #define REPORT_IMAGE_MAX 64
 #define REPORT_TIME_MAX 40
 
-/* One measured value, or the reason it could not be measured (never a 0
- * standing in for "unknown"). The unit is fixed per field. */
-struct metric {
-	bool available;
-	double value;			/* finite, >= 0 when available */
-	char source[REPORT_SOURCE_MAX];	/* set iff available */
-	char reason[REPORT_TEXT_MAX];	/* set iff unavailable */
-};
 
 struct window {
 	char started_at_utc[REPORT_TIME_MAX];	/* RFC 3339, "" when no samples */
@@ -164,6 +156,10 @@ struct report {
 	int64_t command_exit_code;	/* 124 after a timeout, 128+N after signal N */
 	int64_t command_signal;		/* N, or 0 */
 	bool timed_out;
+	/* Schema v2 only: what `fak bench experiment` measured from the run's
+	 * own output (sampler/workload.h). */
+	bool has_workload;
+	struct workload workload;
 	char digest[JSON_DIGEST_LEN + 1];
 };
 

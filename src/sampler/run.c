@@ -207,6 +207,18 @@ static void sut_cpu(struct runner *rn, struct fold_input *in, bool sampled, char
 	in->sut_cpu_ns = ns;
 }
 
+static void workload_rss(struct workload *w, const struct child *ch)
+{
+	if (ch->unreaped > 0)
+		metric_unavailable(&w->peak_rss_bytes, "%lld descendant process(es) were never reaped",
+				   (long long)ch->unreaped);
+	else if (ch->max_rss_kib == 0)
+		metric_unavailable(&w->peak_rss_bytes, "wait4 reported no resident set size");
+	else
+		metric_set(&w->peak_rss_bytes, (double)ch->max_rss_kib * 1024,
+			   "largest wait4 ru_maxrss of a reaped SUT process");
+}
+
 static int setup_signals(struct runner *rn, struct err *e)
 {
 	sigset_t set;
@@ -242,6 +254,7 @@ struct run_state {
 	struct fold baseline, command;
 	struct fold_input in;
 	struct cgroup cg;
+	struct workload workload;
 	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
 	char exe[PATH_MAX];
 };
@@ -320,8 +333,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		int64_t cpu0 = self_cpu_ns();
 
 		take(&rn, &st->command, CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
-		if (child_spawn(&rn.ch, st->exe, o->argv, &rn.old_mask, st->cg.active ? st->cg.procs_wfd : -1,
-				st->placement, sizeof(st->placement), e) < 0)
+		if (child_spawn(&rn.ch, st->exe, o->argv, &rn.old_mask, o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
+				st->cg.active ? st->cg.procs_wfd : -1, st->placement, sizeof(st->placement), e) < 0)
 			goto out_census;
 		rn.child_running = true;
 		if (st->placement[0]) {
@@ -368,6 +381,12 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	in->unreaped = rn.ch.unreaped;
 	if (cfg.top_consumers)
 		in->nr_consumers = census_consumers(rn.c, in->consumers, REPORT_MAX_CONSUMERS);
+	if (o->workload) {
+		if (o->workload(o->workload_ctx, res, &st->workload, e) < 0)
+			goto out_census;
+		workload_rss(&st->workload, &rn.ch);
+		in->workload = &st->workload;
+	}
 	rc = fold_report(r, in, e);
 out_census:
 	if (rn.child_running) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "sampler/child.h"
 #include "sampler/report.h"
 
 #define ATTRIBUTION_AUTO "auto"
@@ -19,6 +20,11 @@
 #define RUN_TABLE_CAP 16384	/* processes tracked at once */
 #define RUN_CLEANUP_NS ((int64_t)2000000000)
 
+struct run_result {
+	int exit_code;		/* what fak exits with: the command's status */
+	int interrupted;	/* SIGINT/SIGTERM/SIGHUP number that stopped the run, else 0 */
+};
+
 struct run_opts {
 	char *const *argv;	/* the command, NULL-terminated */
 	int64_t baseline_ns, interval_ns, timeout_ns;	/* timeout 0: none */
@@ -29,11 +35,15 @@ struct run_opts {
 	/* Called after each baseline census (may be NULL). */
 	void (*progress)(void *ctx, int64_t done_ns, int64_t total_ns);
 	void *progress_ctx;
-};
-
-struct run_result {
-	int exit_code;		/* what fak exits with: the command's status */
-	int interrupted;	/* SIGINT/SIGTERM/SIGHUP number that stopped the run, else 0 */
+	/* The command's standard streams; NULL: CHILD_STDIO_DEFAULT. */
+	const struct child_stdio *stdio;
+	/* With a workload hook the report is schema v2: after the command's
+	 * whole tree was reaped (its output is complete) and before the report
+	 * is classified and sealed, the hook fills everything in *w but
+	 * peak_rss_bytes, which the sampler measures. An error from the hook
+	 * fails the run (no report). */
+	int (*workload)(void *ctx, const struct run_result *res, struct workload *w, struct err *e);
+	void *workload_ctx;
 };
 
 /* Resolves and runs the command. Returns -1 with e set when it could not

@@ -7,11 +7,13 @@
  * the other way round). */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
 #include "base/err.h"
 #include "base/json.h"
+#include "sampler/metric.h"
 
 /* Bounds of every metric, the same as the receipts' (receipt.h). */
 #define WL_MIN_TPS 1e-6
@@ -41,6 +43,44 @@ struct wl_metrics {
 	double ttft_ms, prefill_ms, decode_ms;	/* [0, 1e12] */
 	bool has_quality;
 	struct wl_quality quality;
+};
+
+/* The whole workload section. Text members are bounded: the runner refuses
+ * longer values before anything runs. */
+#define WL_ID_MAX 256		/* envelope and lever ids */
+#define WL_COMMAND_MAX 4096	/* the shell command string */
+
+#define WL_KIND_WARMUP "warmup"
+#define WL_KIND_REPETITION "repetition"
+#define WL_KIND_QUALITY "quality"
+
+/* Which run of which experiment this is: an attestation cannot be moved to
+ * another arm, repetition or experiment without breaking its binding. */
+struct wl_label {
+	char envelope_id[WL_ID_MAX], lever_id[WL_ID_MAX];
+	char arm[16];		/* "baseline" | "candidate" */
+	char kind[16];		/* WL_KIND_* */
+	int64_t index;		/* 0-based within arm and kind */
+};
+
+/* One captured output stream: its size and digest (64 lowercase hex). */
+struct wl_stream {
+	int64_t bytes;
+	char sha256[65];
+};
+
+struct workload {
+	struct wl_label label;
+	char command[WL_COMMAND_MAX];	/* run as /bin/sh -c COMMAND */
+	struct wl_stream out, err;
+	char parser[32];		/* WL_PARSER_* */
+	int64_t prompt_tokens, decode_tokens;	/* the envelope's, for the parser */
+	bool has_metrics;
+	struct wl_metrics metrics;	/* when has_metrics */
+	char metrics_error[REPORT_TEXT_MAX];	/* why not, otherwise "" */
+	/* Largest ru_maxrss of any reaped SUT process (wait4): exact per
+	 * process, measured by the sampler. */
+	struct metric peak_rss_bytes;
 };
 
 /* The JSON form in documented key order (new reference): tokens_per_second,

@@ -773,8 +773,13 @@ Test(attest_decode, strict_fields)
 		    "timed_out: expected a boolean, found null");
 	refuse_edit("clean-1.json", "\"unit\": \"percent\"", "\"unit\": \"ratio\"",
 		    "baseline_host_totals.cpu_percent.unit: must be \"percent\"");
+	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"", "\"schema\": \"fak.system-baseline/v3\"",
+		    "schema: unsupported schema \"fak.system-baseline/v3\"");
+	/* v2 is v1 plus the workload section of an experiment run, both ways */
 	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"", "\"schema\": \"fak.system-baseline/v2\"",
-		    "unsupported schema");
+		    "workload: missing required field");
+	refuse_edit("clean-1.json", "\"timed_out\": false", "\"timed_out\": false, \"workload\": {}",
+		    "workload: a fak.system-baseline/v1 attestation has no workload section");
 	refuse_edit("clean-1.json", "\"verdict\": \"clean\"", "\"verdict\": \"fine\"",
 		    "verdict: must be \"clean\", \"investigate\" or \"invalid\"");
 	refuse_edit("clean-1.json", "\"source\": \"/proc/stat busy/total delta\"", "\"source\": \"\"",

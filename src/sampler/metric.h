@@ -1,0 +1,18 @@
+#ifndef FAK_SAMPLER_METRIC_H
+#define FAK_SAMPLER_METRIC_H
+/* A measured value of the attestation, or the reason it is unknown. */
+#include <stdbool.h>
+
+#define REPORT_SOURCE_MAX 96	/* bytes, NUL included */
+#define REPORT_TEXT_MAX 192
+
+/* One measured value, or the reason it could not be measured (never a 0
+ * standing in for "unknown"). The unit is fixed per field. */
+struct metric {
+	bool available;
+	double value;			/* finite, >= 0 when available */
+	char source[REPORT_SOURCE_MAX];	/* set iff available */
+	char reason[REPORT_TEXT_MAX];	/* set iff unavailable */
+};
+
+#endif
