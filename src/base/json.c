@@ -1,17 +1,12 @@
 #include "base/json.h"
 
 #include <math.h>
-/* The one fixed algorithm we need: the low-level SHA-256 calls do not go
- * through OpenSSL 3's provider machinery (configuration file, DSO loading),
- * which cost every run start-up time and memory. They are marked deprecated
- * in 3.0, hence the API level. */
-#define OPENSSL_API_COMPAT 0x10100000L
-#include <openssl/sha.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digest.h"
 #include "base/text.h"
 #include "base/xalloc.h"
 
@@ -338,21 +333,6 @@ static int write_canonical(struct strbuf *out, const json_t *v, struct err *e)
 int json_write_canonical(struct strbuf *out, const json_t *v, struct err *e)
 {
 	return write_canonical(out, v, e);
-}
-
-void sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	SHA256_CTX ctx;
-
-	if (!SHA256_Init(&ctx) || !SHA256_Update(&ctx, data, len) || !SHA256_Final(md, &ctx))
-		BUG("SHA-256 failed");
-	for (int i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 int json_digest(const json_t *v, const char *omit, char out[JSON_DIGEST_LEN + 1], struct err *e)

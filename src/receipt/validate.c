@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digest.h"
 #include "base/strbuf.h"
 #include "base/text.h"
 #include "base/xalloc.h"
@@ -26,16 +27,6 @@ bool receipt_is_placeholder(const char *s)
 	while (isspace((unsigned char)*s))
 		s++;
 	return !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
-}
-
-static bool is_sha256_hex(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return i == 64;
 }
 
 /* ---- comparison identity ------------------------------------------------- */
@@ -425,7 +416,7 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 		if (str_private(a->path) || receipt_is_placeholder(a->path))
 			findings_addf(out, "profiler_artifacts[%zu].path: must be a relative scrubbed "
 					   "path", i);
-		if (!is_sha256_hex(a->sha256))
+		if (!digest_is_hex(a->sha256))
 			findings_addf(out, "profiler_artifacts[%zu].sha256: must be 64 lowercase hex "
 					   "digits", i);
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/dates.h"
+#include "base/digest.h"
 #include "base/strbuf.h"
 #include "sampler/attest.h"
 
@@ -411,16 +412,6 @@ static bool coverage_known(const char *s, bool enumeration)
 	return !strcmp(s, COVERAGE_SUBREAPER) || !strcmp(s, COVERAGE_CGROUP) || !strcmp(s, COVERAGE_SAMPLED);
 }
 
-static bool is_hex64(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return i == 64;
-}
-
 static int check_workload(const struct workload *w, struct err *e)
 {
 	const struct wl_label *l = &w->label;
@@ -434,7 +425,7 @@ static int check_workload(const struct workload *w, struct err *e)
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
 	if (!w->command[0])
 		return err_set(e, "workload.command: must not be empty");
-	if (!is_hex64(w->out.sha256) || !is_hex64(w->err.sha256))
+	if (!digest_is_hex(w->out.sha256) || !digest_is_hex(w->err.sha256))
 		return err_set(e, "workload: stream digests must be 64 lowercase hex digits");
 	if (!json && !llama && !quality)
 		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
