@@ -20,5 +20,7 @@ int duration_parse(const char *s, int64_t *ns, struct err *e);
 /* RFC 3339 UTC timestamp with nanoseconds, trailing zeros trimmed:
  * 2026-11-30T03:14:07.25Z. out must hold 40 bytes. */
 void timestamp_format(int64_t unix_ns, char out[40]);
+/* The inverse, exactly: only what timestamp_format writes is accepted. */
+int timestamp_parse(const char *s, int64_t *ns);
 
 #endif

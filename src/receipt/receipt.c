@@ -22,7 +22,7 @@ static const char *const top_keys[] = {
 	"schema", "role", "envelope_id", "changed_lever_id", "revision", "artifact_sha256",
 	"machine", "controls", "unchanged_controls", "changed_axes", "repetitions",
 	"ambient_evidence", "memory", "execution", "quality", "comparison", "module_versions",
-	"commands", "profiler_artifacts", "system_baselines", NULL,
+	"commands", "profiler_artifacts", "system_baselines", "experiment", NULL,
 };
 
 /* ---- small decoders ------------------------------------------------------ */
@@ -289,6 +289,43 @@ static int dec_baseline_elem(void *p, const json_t *o, const struct jpath *at, s
 	return 0;
 }
 
+static int dec_run_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
+{
+	static const char *const keys[] = { "arm", "kind", "index", "started_at_utc", "attestation_digest",
+					    NULL };
+	struct receipt_run *r = p;
+
+	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "arm", JD_REQUIRED, &r->arm, e) < 0 ||
+	    jd_str(o, at, "kind", JD_REQUIRED, &r->kind, e) < 0 ||
+	    jd_int(o, at, "index", JD_REQUIRED, &r->index, e) < 0 ||
+	    jd_str(o, at, "started_at_utc", JD_REQUIRED, &r->started_at_utc, e) < 0 ||
+	    jd_str(o, at, "attestation_digest", JD_REQUIRED, &r->attestation_digest, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int dec_experiment(struct receipt_experiment *x, const json_t *o, const struct jpath *at,
+			  struct err *e)
+{
+	static const char *const keys[] = { "order", "seed", "metrics_parser", "schedule",
+					    "quality_attestation", NULL };
+	int rc;
+
+	x->json = o;
+	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "order", JD_REQUIRED, &x->order, e) < 0)
+		return -1;
+	rc = jd_int(o, at, "seed", JD_OPTIONAL, &x->seed, e);
+	if (rc < 0)
+		return -1;
+	x->has_seed = rc == 0;
+	if (jd_str(o, at, "metrics_parser", JD_REQUIRED, &x->metrics_parser, e) < 0 ||
+	    dec_array(o, at, "schedule", JD_REQUIRED, false, (void **)&x->schedule, &x->nr_schedule,
+		      sizeof(*x->schedule), dec_run_elem, e) < 0)
+		return -1;
+	x->quality_attestation = NULL;
+	return jd_obj(o, at, "quality_attestation", JD_OPTIONAL, &x->quality_attestation, e) < 0 ? -1 : 0;
+}
+
 /* ---- decode -------------------------------------------------------------- */
 
 static int decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e)
@@ -360,6 +397,11 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	if (dec_array(v, at, "system_baselines", JD_OPTIONAL, false, (void **)&r->system_baselines,
 		      &r->nr_system_baselines, sizeof(*r->system_baselines), dec_baseline_elem, e) < 0)
 		return -1;
+	kp = JP_KEY(at, "experiment");
+	rc = jd_obj(v, at, "experiment", JD_OPTIONAL, &o, e);
+	if (rc < 0 || (rc == 0 && dec_experiment(&r->experiment, o, &kp, e) < 0))
+		return -1;
+	r->has_experiment = rc == 0;
 	return 0;
 }
 
@@ -414,6 +456,7 @@ void receipt_release(struct receipt *r)
 	free(r->commands.v);
 	free(r->artifacts);
 	free(r->system_baselines);
+	free(r->experiment.schedule);
 	json_decref(r->doc);
 	memset(r, 0, sizeof(*r));
 }
@@ -538,5 +581,7 @@ json_t *receipt_to_json(const struct receipt *r)
 			jpush_new(a, json_deep_copy(r->system_baselines[i].json));
 		jset_new(o, "system_baselines", a);
 	}
+	if (r->has_experiment)
+		jset_new(o, "experiment", json_deep_copy(r->experiment.json));
 	return o;
 }

@@ -15,6 +15,7 @@
 #include "base/findings.h"
 #include "base/json.h"
 #include "graph/graph.h"
+#include "sampler/report.h"
 
 #define RECEIPT_SCHEMA_V1 "fak-native-performance-receipt/v1"
 #define RECEIPT_SCHEMA_V2 "fak-native-performance-receipt/v2"
@@ -103,6 +104,27 @@ struct receipt_comparison {
 	const char *criterion_digest;
 };
 
+/* One run of an experiment's schedule (written by `fak bench experiment`). */
+struct receipt_run {
+	const char *arm, *kind;		/* baseline|candidate, warmup|repetition|quality */
+	long long index;
+	const char *started_at_utc, *attestation_digest;
+};
+
+/* The optional `experiment` member: how the runs were ordered and which ran
+ * when (the same schedule in both receipts of an experiment), the metrics
+ * parser, and for llama-bench the arm's sealed quality run. */
+struct receipt_experiment {
+	const json_t *json;		/* borrowed from the receipt document */
+	const char *order;		/* interleaved | random | blocked */
+	bool has_seed;
+	long long seed;
+	const char *metrics_parser;
+	struct receipt_run *schedule;	/* owned array */
+	size_t nr_schedule;
+	const json_t *quality_attestation;	/* borrowed; NULL when absent */
+};
+
 struct receipt {
 	json_t *doc;	/* owned reference; every string points into it */
 	const char *schema, *role, *envelope_id, *changed_lever_id, *revision, *artifact_sha256;
@@ -129,6 +151,8 @@ struct receipt {
 	size_t nr_artifacts;
 	struct receipt_attestation *system_baselines;	/* owned array */
 	size_t nr_system_baselines;
+	bool has_experiment;
+	struct receipt_experiment experiment;
 };
 
 /* Strict decode of v (borrowed; the receipt takes its own reference): every
@@ -166,6 +190,20 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 bool receipt_is_scrubbed_id(const char *s);
 /* Blank after trimming ASCII whitespace, or starts with FILL_. */
 bool receipt_is_placeholder(const char *s);
+
+/* ---- sealed metrics (bind.c) --------------------------------------------- */
+
+/* The memory a receipt states for its runs' sealed attestations (v2): peak =
+ * the largest cgroup v2 memory.peak, else the largest wait4 peak RSS, of any
+ * run; resident = the largest sampled SUT RSS, else the wait4 peak RSS. -1
+ * with e naming the run that measured neither. */
+int receipt_memory_from_reports(const struct report *const *reps, size_t n, long long *peak,
+				long long *resident, struct err *e);
+/* The quality a json-line arm states: the worst score its runs sealed (the
+ * lowest when higher is better). Every run must name the same metric and
+ * direction. */
+int receipt_quality_from_reports(const struct report *const *reps, size_t n, struct wl_quality *q,
+				 struct err *e);
 
 /* ---- comparison criterion ------------------------------------------------ */
 

@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/text.h"
 #include "base/xalloc.h"
+#include "receipt/bind.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 
@@ -301,51 +302,60 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 	}
 }
 
-static void check_system_baselines(const struct receipt *r, struct findings *out)
+/* Every attached attestation is decoded and verified once. sb_rules: the
+ * system-baseline rules apply (the gate judges that evidence itself); the
+ * sealed-metrics bindings always do. */
+static void check_system_baselines(const struct receipt *r, bool sb_rules, struct findings *out)
 {
 	size_t n = r->nr_system_baselines;
-	char(*digests)[JSON_DIGEST_LEN + 1] = xcalloc(n ? n : 1, sizeof(*digests));
+	struct report **reps = xcalloc(n ? n : 1, sizeof(*reps));
 
 	if (is_v1(r)) {
-		if (n)
+		if (n && sb_rules)
 			findings_addf(out, "system_baselines: a v1 receipt cannot carry system-baseline "
 					   "attestations");
-		for (size_t i = 0; i < r->nr_reps; i++)
+		for (size_t i = 0; i < r->nr_reps && sb_rules; i++)
 			if (r->reps[i].system_baseline_digest)
 				findings_addf(out, "repetitions[%zu].system_baseline_digest: a v1 "
 						   "repetition cannot bind system-baseline evidence", i);
-		free(digests);
+		if (r->has_experiment)
+			findings_addf(out, "experiment: a v1 receipt cannot record an experiment");
+		free(reps);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct attest_facts f;
 		struct err e;
 
-		if (attest_check(r->system_baselines[i].json, &f, &e) < 0) {
-			findings_addf(out, "system_baselines[%zu]: invalid attestation: %s", i, e.msg);
+		reps[i] = xmalloc(sizeof(*reps[i]));
+		if (attest_check_report(r->system_baselines[i].json, reps[i], &e) < 0) {
+			if (sb_rules)
+				findings_addf(out, "system_baselines[%zu]: invalid attestation: %s", i, e.msg);
+			free(reps[i]);
+			reps[i] = NULL;
 			continue;
 		}
-		memcpy(digests[i], f.digest, sizeof(digests[i]));
-		if (f.has_top_consumers)
+		if (!sb_rules)
+			continue;
+		if (reps[i]->nr_consumers)
 			findings_addf(out, "system_baselines[%zu]: contains high-cardinality process "
 					   "identities (top_non_sut_consumers)", i);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(digests[j], digests[i])) {
+			if (reps[j] && !strcmp(reps[j]->digest, reps[i]->digest)) {
 				findings_addf(out, "system_baselines[%zu]: reuses the attestation digest "
 						   "of system_baselines[%zu]", i, j);
 				break;
 			}
 	}
-	if (n > r->nr_reps)
+	if (n > r->nr_reps && sb_rules)
 		findings_addf(out, "system_baselines: %zu attestations exceed %zu repetitions", n,
 			      r->nr_reps);
-	for (size_t i = 0; i < r->nr_reps; i++) {
+	for (size_t i = 0; i < r->nr_reps && sb_rules; i++) {
 		const char *d = r->reps[i].system_baseline_digest;
 
 		if (i < n) {
 			/* An attestation that failed its check has no trusted digest:
 			 * compare against the recorded one so the finding stays exact. */
-			const char *want = digests[i][0] ? digests[i] : NULL;
+			const char *want = reps[i] ? reps[i]->digest : NULL;
 
 			if (!want) {
 				const json_t *dv = json_object_get(r->system_baselines[i].json, "digest");
@@ -359,7 +369,10 @@ static void check_system_baselines(const struct receipt *r, struct findings *out
 					   "attestation at system_baselines[%zu]", i, i);
 		}
 	}
-	free(digests);
+	receipt_check_bindings(r, (const struct report *const *)reps, n, out);
+	for (size_t i = 0; i < n; i++)
+		free(reps[i]);
+	free(reps);
 }
 
 static void check_axes(const struct receipt *r, struct findings *out)
@@ -479,8 +492,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
 	check_ambient(r, flags, out);
-	if (!(flags & RECEIPT_SKIP_SYSTEM_BASELINES))
-		check_system_baselines(r, out);
+	check_system_baselines(r, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)
 		findings_addf(out, "memory: peak and resident memory are required");
 	if (!controls_complete(&r->unchanged_controls))

@@ -276,43 +276,6 @@ done:
 
 /* ---- validation ------------------------------------------------------- */
 
-/* RFC 3339 UTC as written by timestamp_format, read back exactly. */
-static int timestamp_parse(const char *s, int64_t *ns)
-{
-	char day[11], again[40];
-	struct err e;
-	long days;
-	int hh, mm, ss, n = 0;
-	int64_t frac = 0;
-	const char *p;
-
-	if (strlen(s) < 20 || s[10] != 'T')
-		return -1;
-	memcpy(day, s, 10);
-	day[10] = '\0';
-	if (date_parse(day, &days, &e) < 0)
-		return -1;
-	if (sscanf(s + 11, "%2d:%2d:%2d%n", &hh, &mm, &ss, &n) != 3 || n != 8 || hh > 23 || mm > 59 ||
-	    ss > 59 || hh < 0 || mm < 0 || ss < 0)
-		return -1;
-	p = s + 19;
-	if (*p == '.') {
-		int digits = 0;
-
-		for (p++; *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
-			frac = frac * 10 + (*p - '0');
-		if (!digits)
-			return -1;
-		for (; digits < 9; digits++)
-			frac *= 10;
-	}
-	if (strcmp(p, "Z"))
-		return -1;
-	*ns = ((int64_t)days * 86400 + hh * 3600 + mm * 60 + ss) * 1000000000 + frac;
-	timestamp_format(*ns, again);
-	return strcmp(again, s) ? -1 : 0;
-}
-
 static int check_window(const char *name, const struct window *w, const struct overhead *o,
 			int64_t *start, int64_t *end, struct err *e)
 {

@@ -1,0 +1,127 @@
+#ifndef FAK_EXPERIMENT_EXPERIMENT_H
+#define FAK_EXPERIMENT_EXPERIMENT_H
+/* `fak bench experiment`: the interleaved one-lever A/B. Every input is
+ * checked before the first run; every warm-up, repetition and quality run
+ * goes through the sampler (sampler_run, one code path with `fak bench
+ * system-baseline`) with the command's output captured to log files and
+ * its metrics parsed and sealed into the attestation; then the receipts
+ * are assembled from the receipt template, the attestations attached with
+ * receipt_attach, compared and gated. Prints nothing: progress and the
+ * workload's output reach the CLI through callbacks. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "base/err.h"
+#include "base/findings.h"
+#include "graph/graph.h"
+#include "sampler/run.h"
+
+enum xp_order { XP_ORDER_INTERLEAVED, XP_ORDER_RANDOM, XP_ORDER_BLOCKED };
+extern const char *const xp_order_names[3];	/* "interleaved", "random", "blocked" */
+
+/* Largest seed: every value stays an exact JSON number. */
+#define XP_SEED_MAX ((uint64_t)1 << 53)
+/* Largest number of runs an experiment plans (warm-ups, repetitions and
+ * quality runs of both arms). */
+#define XP_MAX_STEPS 100000
+
+enum { XP_BASELINE, XP_CANDIDATE };
+extern const char *const xp_arm_names[2];	/* "baseline", "candidate" */
+
+/* One run of the schedule. */
+struct xp_step {
+	int arm;		/* XP_BASELINE | XP_CANDIDATE */
+	const char *kind;	/* WL_KIND_WARMUP | WL_KIND_REPETITION | WL_KIND_QUALITY */
+	int64_t index;		/* 0-based within arm and kind */
+};
+
+/* The order of every run. Warm-ups first (both arms, alternating), then the
+ * repetitions: interleaved in ABBA blocks (A B, B A, A B, ...), random with
+ * each pair's order drawn from seed, or blocked (every baseline repetition,
+ * then every candidate one; each arm's warm-ups open its block). Quality
+ * runs, when asked for, follow each arm's last repetition. *steps is
+ * allocated (caller frees). Pure. */
+int xp_plan(enum xp_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
+	    struct xp_step **steps, size_t *nr, struct err *e);
+
+/* The platform fak runs on, "os/arch" as envelopes name it (linux/amd64,
+ * linux/arm64, darwin/arm64, ...). */
+int xp_host_platform(char *out, size_t cap, struct err *e);
+/* Whether an envelope platform ("os/arch" or "os/arch+accelerator") can be
+ * witnessed here; why not in e. proc_root: where /proc is (tests). */
+int xp_platform_check(const char *want, const char *proc_root, struct err *e);
+/* The scrubbed machine id: a keyed hash (HMAC-SHA-256) of the machine id in
+ * file (NULL: /etc/machine-id, then /var/lib/dbus/machine-id), so the raw
+ * id never leaves the machine and cannot be matched against other uses of
+ * it. out gets "m-" + 32 hex digits. */
+int xp_machine_id(const char *file, char out[40], struct err *e);
+
+struct xp_module {
+	const char *name, *revision;	/* borrowed */
+};
+
+/* What the progress callback is told after each run (and, with the
+ * sampler's own callback, during each quiet window). */
+struct xp_progress {
+	const struct xp_step *step;
+	size_t done, total;		/* runs finished, runs planned */
+	int64_t elapsed_ns, left_ns;	/* left_ns < 0: not known yet */
+	bool has_tps;
+	double tps;			/* the run's tokens per second */
+	const char *verdict;		/* the run's attestation verdict */
+	int64_t quiet_done_ns, quiet_total_ns;	/* during a quiet window, else 0 */
+};
+
+struct xp_opts {
+	const struct graph *g;		/* loaded and valid */
+	const char *lever_id;
+	const char *cmd[2];		/* shell command strings, /bin/sh -c */
+	const char *revision[2];
+	const struct xp_module *modules;
+	size_t nr_modules;
+	const char *artifact;		/* model file whose sha256 the envelope pins */
+	const char *const *profile_artifacts;
+	size_t nr_profile_artifacts;
+	const char *out_dir;
+	const char *last_accepted;	/* receipt file, or NULL: this run's baseline */
+	const char *parser;		/* WL_PARSER_JSON | WL_PARSER_LLAMA_BENCH */
+	const char *quality_cmd;	/* required with llama-bench, else NULL */
+	enum xp_order order;
+	uint64_t seed;			/* XP_ORDER_RANDOM only */
+	const char *machine_id_file;	/* NULL: the system's */
+	const char *proc_root;
+	/* Sampler flags: windows, timeout, policy, attribution, limits. argv,
+	 * stdio, progress and workload are the runner's own. */
+	struct run_opts sampler;
+	void (*progress)(void *ctx, const struct xp_progress *p);
+	/* After each run, with the paths of its captured stdout and stderr. */
+	void (*show_output)(void *ctx, const struct xp_step *s, const char *out_log, const char *err_log);
+	void *ctx;
+};
+
+enum xp_status {
+	XP_DONE,		/* receipts, comparison and gate request written */
+	XP_REFUSED,		/* an input is missing or wrong: nothing ran */
+	XP_RUN_FAILED,		/* a run failed: no receipt; its evidence stays */
+	XP_INTERRUPTED,		/* SIGINT/SIGTERM/SIGHUP: no receipt */
+};
+
+struct xp_result {
+	enum xp_status status;
+	int signal;		/* XP_INTERRUPTED */
+	/* XP_DONE: the documents as written (new references). */
+	json_t *comparison, *gate;
+	int gate_class;		/* enum gate_class */
+};
+
+/* Runs the experiment. Returns -1 with e set on an internal error (I/O);
+ * 0 otherwise, with the status in *res and, for XP_REFUSED and
+ * XP_RUN_FAILED, the reasons in out (sorted; each names the flag that
+ * supplies a missing input, or the failed run and its log). */
+int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e);
+void xp_result_release(struct xp_result *res);
+
+#endif

@@ -1,0 +1,344 @@
+/* Sealed metrics: a repetition whose attestation was made by `fak bench
+ * experiment` (fak.system-baseline/v2) must state exactly the values the
+ * attestation sealed from the run's own output, and a receipt whose
+ * repetitions are all bound must state the memory and quality they
+ * measured. The experiment member's schedule must match the attestations.
+ * Called by receipt_validate for every attached attestation, whatever the
+ * validation flags: a mismatch is a refusal, never an investigation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/dates.h"
+#include "base/digest.h"
+#include "base/xalloc.h"
+#include "receipt/bind.h"
+#include "sampler/attest.h"
+#include "sampler/workload.h"
+
+static void num(char buf[JSON_NUMBER_MAX], double d)
+{
+	json_format_double(buf, d);
+}
+
+/* One optional repetition metric against its sealed counterpart. */
+static void same_metric(size_t i, const char *key, bool has, double v, bool sealed_has, double sealed,
+			struct findings *out)
+{
+	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
+
+	if (has && !sealed_has)
+		findings_addf(out, "repetitions[%zu].%s: not sealed in system_baselines[%zu]", i, key, i);
+	else if (!has && sealed_has)
+		findings_addf(out, "repetitions[%zu].%s: missing; system_baselines[%zu] sealed one", i, key, i);
+	else if (has && v != sealed) {
+		num(a, v);
+		num(b, sealed);
+		findings_addf(out, "repetitions[%zu].%s: %s differs from %s, the value sealed in "
+				   "system_baselines[%zu]", i, key, a, b, i);
+	}
+}
+
+static bool has_command(const struct receipt *r, const char *cmd)
+{
+	for (size_t i = 0; i < r->commands.n; i++)
+		if (!strcmp(r->commands.v[i], cmd))
+			return true;
+	return false;
+}
+
+/* The label of a sealed run must name this receipt's envelope, lever, arm
+ * and the slot it is attached to. */
+static void check_label(const struct receipt *r, const struct workload *w, const char *where,
+			const char *kind, size_t index, struct findings *out)
+{
+	const struct wl_label *l = &w->label;
+
+	if (strcmp(l->envelope_id, r->envelope_id) || strcmp(l->lever_id, r->changed_lever_id) ||
+	    strcmp(l->arm, r->role) || strcmp(l->kind, kind) || l->index != (int64_t)index)
+		findings_addf(out, "%s.workload.label: sealed for the %s arm's %s %lld of lever \"%s\" in "
+				   "envelope \"%s\"; it is attached as the %s arm's %s %zu of lever \"%s\" in "
+				   "envelope \"%s\"",
+			      where, l->arm, l->kind, (long long)l->index, l->lever_id, l->envelope_id, r->role,
+			      kind, index, r->changed_lever_id, r->envelope_id);
+	if (!has_command(r, w->command))
+		findings_addf(out, "%s.workload.command: the sealed command is not one of this receipt's "
+				   "commands", where);
+}
+
+static void check_rep(const struct receipt *r, size_t i, const struct report *rep, struct findings *out)
+{
+	const struct receipt_rep *p = &r->reps[i];
+	const struct wl_metrics *m = &rep->workload.metrics;
+	char where[48];
+
+	snprintf(where, sizeof(where), "system_baselines[%zu]", i);
+	check_label(r, &rep->workload, where, WL_KIND_REPETITION, i, out);
+	if (!rep->workload.has_metrics || !m->has_throughput) {
+		findings_addf(out, "repetitions[%zu]: system_baselines[%zu] sealed no throughput (%s)", i, i,
+			      rep->workload.has_metrics ? "a quality run" : rep->workload.metrics_error);
+		return;
+	}
+	same_metric(i, "tokens_per_second", true, p->tokens_per_second, true, m->tokens_per_second, out);
+	same_metric(i, "end_to_end_milliseconds", true, p->end_to_end_ms, true, m->end_to_end_ms, out);
+	same_metric(i, "ttft_milliseconds", p->has_ttft, p->ttft_ms, m->has_ttft, m->ttft_ms, out);
+	same_metric(i, "prefill_milliseconds", p->has_prefill, p->prefill_ms, m->has_prefill, m->prefill_ms, out);
+	same_metric(i, "decode_milliseconds", p->has_decode, p->decode_ms, m->has_decode, m->decode_ms, out);
+}
+
+int receipt_memory_from_reports(const struct report *const *reps, size_t n, long long *peak,
+				long long *resident, struct err *e)
+{
+	double pk = 0, rs = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct report *r = reps[i];
+		const struct metric *wl = &r->workload.peak_rss_bytes;
+		const struct metric *p = r->cgroup_v2.memory_peak_bytes.available ? &r->cgroup_v2.memory_peak_bytes : wl;
+		const struct metric *s = r->attribution.sut_rss_bytes.available ? &r->attribution.sut_rss_bytes : wl;
+
+		if (!p->available)
+			return err_set(e, "run %zu measured no peak memory (%s)", i, p->reason);
+		if (!s->available)
+			return err_set(e, "run %zu measured no resident memory (%s)", i, s->reason);
+		pk = p->value > pk ? p->value : pk;
+		rs = s->value > rs ? s->value : rs;
+	}
+	*peak = (long long)pk;
+	*resident = (long long)rs;
+	return 0;
+}
+
+int receipt_quality_from_reports(const struct report *const *reps, size_t n, struct wl_quality *q,
+				 struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct wl_metrics *m = &reps[i]->workload.metrics;
+
+		if (!reps[i]->workload.has_metrics || !m->has_quality)
+			return err_set(e, "run %zu sealed no quality", i);
+		if (i && (strcmp(m->quality.name, q->name) || m->quality.higher_is_better != q->higher_is_better))
+			return err_set(e, "run %zu measured quality \"%s\" (%s is better), run 0 \"%s\" (%s is "
+					  "better); every run of an arm reports the same quality metric",
+				       i, m->quality.name, m->quality.higher_is_better ? "higher" : "lower", q->name,
+				       q->higher_is_better ? "higher" : "lower");
+		if (!i || (q->higher_is_better ? m->quality.score < q->score : m->quality.score > q->score))
+			*q = m->quality;
+	}
+	return 0;
+}
+
+/* ---- the experiment member ------------------------------------------------ */
+
+static const char *const orders[] = { "interleaved", "random", "blocked", NULL };
+
+static bool in(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+/* The schedule entry of (arm, kind, index); NULL when absent. */
+static const struct receipt_run *find_run(const struct receipt_experiment *x, const char *arm,
+					  const char *kind, long long index)
+{
+	for (size_t i = 0; i < x->nr_schedule; i++) {
+		const struct receipt_run *u = &x->schedule[i];
+
+		if (!strcmp(u->arm, arm) && !strcmp(u->kind, kind) && u->index == index)
+			return u;
+	}
+	return NULL;
+}
+
+/* A sealed run and its schedule entry agree on digest and start time. */
+static void check_entry(const struct receipt_experiment *x, const char *arm, const char *kind, long long index,
+			const struct report *rep, const char *where, struct findings *out)
+{
+	const struct receipt_run *u = find_run(x, arm, kind, index);
+
+	if (!u)
+		return;	/* reported by check_schedule */
+	if (strcmp(u->attestation_digest, rep->digest))
+		findings_addf(out, "experiment.schedule: the %s arm's %s %lld names attestation %s, not %s "
+				   "(%s)", arm, kind, index, u->attestation_digest, rep->digest, where);
+	if (strcmp(u->started_at_utc, rep->command_window.started_at_utc))
+		findings_addf(out, "experiment.schedule: the %s arm's %s %lld started at %s; %s sealed %s",
+			      arm, kind, index, u->started_at_utc, where, rep->command_window.started_at_utc);
+}
+
+/* Structure of the schedule: every entry well-formed and unique, in the
+ * order the runs started, and this arm's repetitions, warm-ups and quality
+ * run all listed. */
+static void check_schedule(const struct receipt *r, struct findings *out)
+{
+	static const char *const arms[] = { "baseline", "candidate", NULL };
+	static const char *const kinds[] = { WL_KIND_WARMUP, WL_KIND_REPETITION, WL_KIND_QUALITY, NULL };
+	const struct receipt_experiment *x = &r->experiment;
+	long long warmups = 0, reps = 0, quality = 0;
+	int64_t prev = 0;
+
+	for (size_t i = 0; i < x->nr_schedule; i++) {
+		const struct receipt_run *u = &x->schedule[i];
+		int64_t t;
+
+		if (!in(u->arm, arms) || !in(u->kind, kinds) || u->index < 0) {
+			findings_addf(out, "experiment.schedule[%zu]: arm must be baseline or candidate, kind "
+					   "warmup, repetition or quality, index non-negative", i);
+			continue;
+		}
+		if (timestamp_parse(u->started_at_utc, &t) < 0)
+			findings_addf(out, "experiment.schedule[%zu].started_at_utc: not an RFC 3339 UTC time", i);
+		else if (i && t <= prev)
+			findings_addf(out, "experiment.schedule[%zu]: starts no later than the run before it; the "
+					   "schedule lists runs in the order they started", i);
+		else
+			prev = t;
+		if (strncmp(u->attestation_digest, "sha256:", 7) || !digest_is_hex(u->attestation_digest + 7))
+			findings_addf(out, "experiment.schedule[%zu].attestation_digest: not a sha256 digest", i);
+		if (find_run(x, u->arm, u->kind, u->index) != u)
+			findings_addf(out, "experiment.schedule[%zu]: the %s arm's %s %lld is listed twice", i,
+				      u->arm, u->kind, u->index);
+		if (strcmp(u->arm, r->role))
+			continue;
+		warmups += !strcmp(u->kind, WL_KIND_WARMUP);
+		reps += !strcmp(u->kind, WL_KIND_REPETITION);
+		quality += !strcmp(u->kind, WL_KIND_QUALITY);
+	}
+	for (size_t i = 0; i < r->nr_reps; i++)
+		if (!find_run(x, r->role, WL_KIND_REPETITION, (long long)i))
+			findings_addf(out, "experiment.schedule: the %s arm's repetition %zu is not listed", r->role, i);
+	if (reps != (long long)r->nr_reps)
+		findings_addf(out, "experiment.schedule: lists %lld repetitions of the %s arm for %zu in the "
+				   "receipt", reps, r->role, r->nr_reps);
+	if (warmups != r->controls.warmups)
+		findings_addf(out, "experiment.schedule: lists %lld warm-ups of the %s arm; controls.warmups "
+				   "says %lld", warmups, r->role, r->controls.warmups);
+	if (quality != (x->quality_attestation ? 1 : 0))
+		findings_addf(out, "experiment.schedule: lists %lld quality runs of the %s arm; %s", quality,
+			      r->role, x->quality_attestation ? "its quality attestation needs one" : "none was sealed");
+}
+
+/* The llama-bench arm's own quality run. */
+static void check_quality_run(const struct receipt *r, bool all_bound, struct findings *out)
+{
+	const struct receipt_experiment *x = &r->experiment;
+	struct report *q = xmalloc(sizeof(*q));
+	struct err e;
+
+	if (attest_check_report(x->quality_attestation, q, &e) < 0) {
+		findings_addf(out, "experiment.quality_attestation: invalid attestation: %s", e.msg);
+	} else if (!q->has_workload || strcmp(q->workload.parser, WL_PARSER_QUALITY)) {
+		findings_addf(out, "experiment.quality_attestation: not a sealed quality run");
+	} else {
+		check_label(r, &q->workload, "experiment.quality_attestation", WL_KIND_QUALITY, 0, out);
+		check_entry(x, r->role, WL_KIND_QUALITY, 0, q, "experiment.quality_attestation", out);
+		if (!strcmp(q->verdict, "invalid"))
+			findings_addf(out, "experiment.quality_attestation: verdict invalid: the quality run "
+					   "did not run cleanly");
+		else if (all_bound && q->workload.has_metrics) {
+			const struct wl_quality *s = &q->workload.metrics.quality;
+			char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
+
+			if (strcmp(s->name, r->quality.name) || s->score != r->quality.score ||
+			    s->higher_is_better != r->quality.higher_is_better) {
+				num(a, r->quality.score);
+				num(b, s->score);
+				findings_addf(out, "quality: %s=%s differs from %s=%s, sealed by the quality run",
+					      r->quality.name, a, s->name, b);
+			}
+		}
+	}
+	free(q);
+}
+
+static void check_experiment(const struct receipt *r, bool all_bound, struct findings *out)
+{
+	const struct receipt_experiment *x = &r->experiment;
+	bool llama = !strcmp(x->metrics_parser, WL_PARSER_LLAMA_BENCH);
+
+	if (!in(x->order, orders))
+		findings_addf(out, "experiment.order: must be interleaved, random or blocked, got \"%s\"", x->order);
+	else if (x->has_seed != !strcmp(x->order, "random"))
+		findings_addf(out, "experiment.seed: %s", x->has_seed ? "only a random order records a seed"
+								     : "a random order records its seed");
+	if (x->has_seed && (x->seed < 0 || x->seed >= (1LL << 53)))
+		findings_addf(out, "experiment.seed: must be in [0, 2^53)");
+	if (!llama && strcmp(x->metrics_parser, WL_PARSER_JSON))
+		findings_addf(out, "experiment.metrics_parser: must be %s or %s, got \"%s\"", WL_PARSER_JSON,
+			      WL_PARSER_LLAMA_BENCH, x->metrics_parser);
+	if (llama != (x->quality_attestation != NULL))
+		findings_addf(out, "experiment.quality_attestation: %s", llama ? "required with llama-bench metrics"
+									       : "only llama-bench metrics have one");
+	check_schedule(r, out);
+	if (x->quality_attestation)
+		check_quality_run(r, all_bound, out);
+}
+
+void receipt_check_bindings(const struct receipt *r, const struct report *const *reports, size_t n,
+			    struct findings *out)
+{
+	size_t bound = 0, unbound = 0;
+	const struct report **b = xcalloc(n + 1, sizeof(*b));
+	struct err e;
+
+	if (n > r->nr_reps)
+		n = r->nr_reps;	/* overfill has its own finding */
+	for (size_t i = 0; i < n; i++) {
+		const struct report *rep = reports[i];
+
+		if (!rep)
+			continue;	/* failed attest_check: reported there */
+		if (!rep->has_workload) {
+			unbound++;
+			continue;
+		}
+		b[bound++] = rep;
+		check_rep(r, i, rep, out);
+		if (r->has_experiment) {
+			char where[48];
+
+			snprintf(where, sizeof(where), "system_baselines[%zu]", i);
+			check_entry(&r->experiment, r->role, WL_KIND_REPETITION, (long long)i, rep, where, out);
+		}
+		if (r->has_experiment && strcmp(rep->workload.parser, r->experiment.metrics_parser))
+			findings_addf(out, "system_baselines[%zu].workload.parser: %s, the experiment says %s", i,
+				      rep->workload.parser, r->experiment.metrics_parser);
+	}
+	if (bound && unbound)
+		findings_addf(out, "system_baselines: %zu repetition(s) carry sealed metrics and %zu do not; "
+				   "bind every repetition or none", bound, unbound);
+	if (r->has_experiment && unbound)
+		findings_addf(out, "system_baselines: an experiment's repetitions are bound by fak.system-baseline/v2 "
+				   "attestations; %zu are not", unbound);
+	if (bound && bound == r->nr_reps && !unbound) {
+		long long peak, resident;
+
+		if (receipt_memory_from_reports(b, bound, &peak, &resident, &e) < 0)
+			findings_addf(out, "memory: %s", e.msg);
+		else if (peak != r->memory.peak_bytes || resident != r->memory.resident_bytes)
+			findings_addf(out, "memory: peak %lld and resident %lld differ from %lld and %lld, measured "
+					   "by the bound attestations",
+				      r->memory.peak_bytes, r->memory.resident_bytes, peak, resident);
+		if (!strcmp(b[0]->workload.parser, WL_PARSER_JSON)) {
+			struct wl_quality q;
+			char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+
+			if (receipt_quality_from_reports(b, bound, &q, &e) < 0) {
+				findings_addf(out, "quality: %s", e.msg);
+			} else if (strcmp(q.name, r->quality.name) || q.score != r->quality.score ||
+				   q.higher_is_better != r->quality.higher_is_better) {
+				num(x, r->quality.score);
+				num(y, q.score);
+				findings_addf(out, "quality: %s=%s differs from %s=%s, the worst score the bound "
+						   "repetitions sealed", r->quality.name, x, q.name, y);
+			}
+		}
+	}
+	if (r->has_experiment)
+		check_experiment(r, bound && bound == r->nr_reps && !unbound, out);
+	free(b);
+}

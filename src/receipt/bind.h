@@ -1,0 +1,18 @@
+#ifndef FAK_RECEIPT_BIND_H
+#define FAK_RECEIPT_BIND_H
+/* Inside receipt/: the sealed-metrics rules of receipt_validate. */
+#include <stddef.h>
+
+#include "base/findings.h"
+#include "receipt/receipt.h"
+#include "sampler/report.h"
+
+/* reports[i] is the decoded attestation r->system_baselines[i] (n of them),
+ * NULL where attest_check failed (that has its own finding). Appends one
+ * finding per mismatch between a repetition and its sealed run, per
+ * schedule problem of the experiment member, and for memory or quality
+ * that differ from what a fully bound receipt's runs measured. */
+void receipt_check_bindings(const struct receipt *r, const struct report *const *reports, size_t n,
+			    struct findings *out);
+
+#endif
