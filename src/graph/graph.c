@@ -26,13 +26,64 @@ const struct criterion *graph_criterion(const struct graph *g, const char *envel
 	return NULL;
 }
 
-const char *graph_platform_for_backend(const char *backend)
+const char *graph_envelope_platform(const struct envelope *v)
 {
-	if (!strcmp(backend, "metal"))
+	/* graphs older than the platform member pin these two pairs
+	 * (reference graph-cli-frontdoor §1) */
+	if (v->platform)
+		return v->platform;
+	if (!strcmp(v->backend, "metal"))
 		return "darwin/arm64";
-	if (!strcmp(backend, "cuda"))
+	if (!strcmp(v->backend, "cuda"))
 		return "linux/amd64+nvidia-a100";
 	return NULL;
+}
+
+static bool lower_or_digit(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* Length of the part of a platform at s: a lowercase letter (or, with
+ * digit_first, a digit), then lowercase letters, digits and bytes of
+ * extra. 0 when s does not start one. */
+static size_t platform_part(const char *s, bool digit_first, const char *extra)
+{
+	size_t n;
+
+	if (!(s[0] >= 'a' && s[0] <= 'z') && !(digit_first && s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (n = 1; s[n] && (lower_or_digit(s[n]) || strchr(extra, s[n])); n++)
+		;
+	return n;
+}
+
+bool graph_platform_valid(const char *s)
+{
+	size_t n;
+
+	if (strlen(s) > GRAPH_PLATFORM_MAX)
+		return false;
+	n = platform_part(s, false, "");		/* os */
+	if (!n || s[n] != '/')
+		return false;
+	s += n + 1;
+	n = platform_part(s, true, "_");		/* arch */
+	if (!n)
+		return false;
+	s += n;
+	if (!*s)
+		return true;
+	if (*s != '+')
+		return false;
+	s++;
+	n = platform_part(s, true, "._-");		/* accelerator */
+	return n && !s[n];
+}
+
+long long graph_criterion_review_period_days(const struct criterion *c)
+{
+	return c->has_review_period ? c->review_period_days : GRAPH_DEFAULT_REVIEW_PERIOD_DAYS;
 }
 
 const char *graph_unmet_dependency(const struct graph *g, const struct lever *l)
@@ -78,7 +129,9 @@ static json_t *strlist_json(const struct strlist *l)
 	return a;
 }
 
-static json_t *envelope_json(const struct envelope *v)
+/* pinned: an element of envelopes[], with platform and warmups; the
+ * legacy top-level envelope keeps the original members only */
+static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 {
 	json_t *o = jobj();
 
@@ -88,17 +141,26 @@ static json_t *envelope_json(const struct envelope *v)
 	jset_str(o, "artifact_sha256", v->artifact_sha256);
 	jset_str(o, "quantization", v->quantization);
 	jset_str(o, "hardware", v->hardware);
+	if (pinned)
+		jset_str(o, "platform", graph_envelope_platform(v));
 	jset_int(o, "memory_gib", v->memory_gib);
 	jset_str(o, "engine", v->engine);
 	jset_str(o, "backend", v->backend);
 	jset_str(o, "forward_path", v->forward_path);
 	jset_int(o, "prompt_tokens", v->prompt_tokens);
 	jset_int(o, "decode_tokens", v->decode_tokens);
+	if (pinned)
+		jset_int(o, "warmups", v->warmups);
 	jset_int(o, "repetitions", v->repetitions);
 	jset_int(o, "temperature", v->temperature);
 	jset_str(o, "throughput_metric", v->throughput_metric);
 	jset_str(o, "comparability_rule", v->comparability_rule);
 	return o;
+}
+
+static json_t *envelope_json(const struct envelope *v)
+{
+	return envelope_json_as(v, true);
 }
 
 static json_t *throughput_json(const struct throughput *t)
@@ -207,6 +269,8 @@ json_t *graph_criterion_json(const struct criterion *c)
 	jset_str(o, "quality_metric", c->quality_metric);
 	jset_num(o, "minimum_quality_score", c->minimum_quality_score);
 	jset_bool(o, "quality_higher_is_better", c->quality_higher_is_better);
+	if (c->has_review_period)
+		jset_int(o, "review_period_days", c->review_period_days);
 	return o;
 }
 
@@ -232,14 +296,23 @@ json_t *graph_to_json(const struct graph *g)
 	json_t *doc = jobj(), *crit = jobj();
 
 	jset_str(doc, "schema", g->schema);
-	jset_new(doc, "envelope", envelope_json(&g->envelope));
+	jset_new(doc, "envelope", envelope_json_as(&g->envelope, false));
 	jset_new(doc, "comparison", throughput_json(&g->comparison));
 	ARRAY_JSON("rungs", g->rungs, g->nr_rungs, rung_json);
 	ARRAY_JSON("features", g->features, g->nr_features, feature_json);
 	ARRAY_JSON("envelopes", g->envelopes, g->nr_envelopes, envelope_json);
 	ARRAY_JSON("levers", g->levers, g->nr_levers, graph_lever_json);
+	/* envelope order, so the output does not depend on the input's key
+	 * order; a criterion of no envelope (an invalid graph) comes last */
+	for (size_t i = 0; i < g->nr_envelopes; i++) {
+		const struct criterion *c = graph_criterion(g, g->envelopes[i].id);
+
+		if (c && !json_object_get(crit, c->envelope_id))
+			jset_new(crit, c->envelope_id, graph_criterion_json(c));
+	}
 	for (size_t i = 0; i < g->nr_criteria; i++)
-		jset_new(crit, g->criteria[i].envelope_id, graph_criterion_json(&g->criteria[i]));
+		if (!json_object_get(crit, g->criteria[i].envelope_id))
+			jset_new(crit, g->criteria[i].envelope_id, graph_criterion_json(&g->criteria[i]));
 	jset_new(doc, "criteria", crit);
 	return doc;
 }

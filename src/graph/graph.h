@@ -24,11 +24,19 @@ struct strlist {
 	bool is_null;	/* JSON null rather than [] (kept for byte-exact output) */
 };
 
+/* Default review period of a criterion without review_period_days. */
+#define GRAPH_DEFAULT_REVIEW_PERIOD_DAYS 30
+/* Warm-up runs of an envelope without warmups. */
+#define GRAPH_DEFAULT_WARMUPS 1
+
 struct envelope {
 	const char *id, *model, *model_revision, *artifact_sha256, *quantization, *hardware;
+	/* "os/arch" or "os/arch+accelerator"; NULL when the input does not
+	 * declare it (read it through graph_envelope_platform) */
+	const char *platform;
 	long long memory_gib;
 	const char *engine, *backend, *forward_path;
-	long long prompt_tokens, decode_tokens, repetitions, temperature;
+	long long prompt_tokens, decode_tokens, warmups, repetitions, temperature;
 	const char *throughput_metric, *comparability_rule;
 };
 
@@ -94,6 +102,9 @@ struct criterion {
 	const char *quality_metric;
 	double minimum_quality_score;
 	bool quality_higher_is_better;
+	/* optional member: emitted (and digested) only when the input has it */
+	bool has_review_period;
+	long long review_period_days;
 };
 
 struct graph {
@@ -132,9 +143,18 @@ const struct lever *graph_lever(const struct graph *g, const char *id);
 const struct envelope *graph_envelope(const struct graph *g, const char *id);
 const struct criterion *graph_criterion(const struct graph *g, const char *envelope_id);
 
-/* Platform paired with a backend: metal -> darwin/arm64,
- * cuda -> linux/amd64+nvidia-a100; NULL for any other backend. */
-const char *graph_platform_for_backend(const char *backend);
+/* The envelope's platform: the declared one, else the one its backend
+ * implies (metal -> darwin/arm64, cuda -> linux/amd64+nvidia-a100), else
+ * NULL (another backend must declare it; graph_validate reports that).
+ * Borrowed. */
+const char *graph_envelope_platform(const struct envelope *v);
+/* "os/arch" with an optional "+accelerator": os is [a-z][a-z0-9]*, arch
+ * [a-z0-9][a-z0-9_]*, accelerator [a-z0-9][a-z0-9._-]*, at most
+ * GRAPH_PLATFORM_MAX bytes in all. */
+#define GRAPH_PLATFORM_MAX 64
+bool graph_platform_valid(const char *s);
+/* review_period_days, or GRAPH_DEFAULT_REVIEW_PERIOD_DAYS when absent. */
+long long graph_criterion_review_period_days(const struct criterion *c);
 
 /* The first dependency of l that is unknown or not enabled, NULL when every
  * dependency is enabled. Borrowed. */
@@ -145,7 +165,10 @@ bool graph_lever_ready(const struct graph *g, const struct lever *l);
  * NULL when none. The graph must be valid. */
 const struct lever *graph_next(const struct graph *g, const char *envelope_id);
 
-/* JSON values in documented key order (new references; caller decrefs). */
+/* JSON values in documented key order (new references; caller decrefs).
+ * Envelopes carry platform and warmups explicitly (the legacy top-level
+ * envelope keeps its original members); criteria follow envelope order,
+ * whatever the order of the input. */
 json_t *graph_to_json(const struct graph *g);
 json_t *graph_lever_json(const struct lever *l);
 /* The criterion object without the envelope key, in documented order. */

@@ -13,12 +13,12 @@
 extern const char embedded_native_performance_graph_json[];
 extern const size_t embedded_native_performance_graph_json_len;
 
-/* Object decoding: `keys` lists every member (all required); `fn` decodes
- * member i of dst. */
+/* Object decoding: `keys` lists every member, all required except those
+ * whose bit is set in `optional`; `fn` decodes member i of dst. */
 typedef int (*member_fn)(struct jpull *p, const struct jpath *at, size_t i, void *dst);
 
-static int object(struct jpull *p, const struct jpath *at, const char *const *keys, member_fn fn,
-		  void *dst)
+static int object_opt(struct jpull *p, const struct jpath *at, const char *const *keys,
+		      uint64_t optional, member_fn fn, void *dst)
 {
 	uint64_t seen = 0, all = 0;
 	size_t idx, n = 0;
@@ -34,7 +34,13 @@ static int object(struct jpull *p, const struct jpath *at, const char *const *ke
 		TRY(fn(p, &kp, idx, dst));
 	}
 	TRY(rc);
-	return jp_require(p, at, keys, seen, all);
+	return jp_require(p, at, keys, seen, all & ~optional);
+}
+
+static int object(struct jpull *p, const struct jpath *at, const char *const *keys, member_fn fn,
+		  void *dst)
+{
+	return object_opt(p, at, keys, 0, fn, dst);
 }
 
 /* Array of n elements of size sz, each decoded by fn(p, path, elem). */
@@ -87,7 +93,16 @@ static int strlist(struct jpull *p, const struct jpath *at, struct strlist *l)
 
 /* ---- members -------------------------------------------------------- */
 
+/* The members of the legacy top-level envelope; an element of envelopes[]
+ * may add the last two (optional, for graphs written before them). */
+#define ENVELOPE_PLATFORM 16
+#define ENVELOPE_WARMUPS 17
 static const char *const envelope_keys[] = {
+	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
+	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
+	"temperature", "throughput_metric", "comparability_rule", "platform", "warmups", NULL
+};
+static const char *const legacy_envelope_keys[] = {
 	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
 	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
 	"temperature", "throughput_metric", "comparability_rule", NULL
@@ -99,16 +114,27 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 	const char **s[] = { &v->id, &v->model, &v->model_revision, &v->artifact_sha256,
 			     &v->quantization, &v->hardware, NULL, &v->engine, &v->backend,
 			     &v->forward_path, NULL, NULL, NULL, NULL, &v->throughput_metric,
-			     &v->comparability_rule };
+			     &v->comparability_rule, &v->platform, NULL };
 	long long *n[] = { [6] = &v->memory_gib, [10] = &v->prompt_tokens, [11] = &v->decode_tokens,
-			   [12] = &v->repetitions, [13] = &v->temperature, [15] = NULL };
+			   [12] = &v->repetitions, [13] = &v->temperature,
+			   [ENVELOPE_WARMUPS] = &v->warmups };
 
 	return s[i] ? jp_string(p, at, s[i]) : jp_int(p, at, n[i]);
 }
 
 static int envelope(struct jpull *p, const struct jpath *at, void *dst)
 {
-	return object(p, at, envelope_keys, envelope_member, dst);
+	struct envelope *v = dst;
+
+	v->warmups = GRAPH_DEFAULT_WARMUPS;
+	return object_opt(p, at, envelope_keys,
+			  (uint64_t)1 << ENVELOPE_PLATFORM | (uint64_t)1 << ENVELOPE_WARMUPS,
+			  envelope_member, dst);
+}
+
+static int legacy_envelope(struct jpull *p, const struct jpath *at, struct envelope *v)
+{
+	return object(p, at, legacy_envelope_keys, envelope_member, v);
 }
 
 static const char *const throughput_keys[] = {
@@ -262,8 +288,10 @@ static int lever(struct jpull *p, const struct jpath *at, void *dst)
 static const char *const criterion_keys[] = {
 	"schema", "id", "version", "output_class", "minimum_repetitions", "maximum_noise_percent",
 	"investigate_drop_percent", "regression_drop_percent", "minimum_throughput_tokens_per_second",
-	"quality_metric", "minimum_quality_score", "quality_higher_is_better", NULL
+	"quality_metric", "minimum_quality_score", "quality_higher_is_better", "review_period_days",
+	NULL
 };
+#define CRITERION_REVIEW_PERIOD 12
 
 static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
@@ -281,7 +309,10 @@ static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, v
 	case 8: return jp_num(p, at, &c->minimum_throughput_tokens_per_second);
 	case 9: return jp_string(p, at, &c->quality_metric);
 	case 10: return jp_num(p, at, &c->minimum_quality_score);
-	default: return jp_bool(p, at, &c->quality_higher_is_better);
+	case 11: return jp_bool(p, at, &c->quality_higher_is_better);
+	default:
+		c->has_review_period = true;
+		return jp_int(p, at, &c->review_period_days);
 	}
 }
 
@@ -302,7 +333,8 @@ static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
 		memset(&g->criteria[g->nr_criteria], 0, sizeof(*g->criteria));
 		g->criteria[g->nr_criteria].envelope_id = key;
 		g->nr_criteria++;
-		TRY(object(p, &kp, criterion_keys, criterion_member, &g->criteria[g->nr_criteria - 1]));
+		TRY(object_opt(p, &kp, criterion_keys, (uint64_t)1 << CRITERION_REVIEW_PERIOD,
+			       criterion_member, &g->criteria[g->nr_criteria - 1]));
 	}
 	return rc;
 }
@@ -320,7 +352,7 @@ static int graph_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	 * graph_release frees what was built */
 	switch (i) {
 	case 0: return jp_string(p, at, &g->schema);
-	case 1: return envelope(p, at, &g->envelope);
+	case 1: return legacy_envelope(p, at, &g->envelope);
 	case 2: return throughput(p, at, &g->comparison);
 	case 3: rc = array(p, at, sizeof(*g->rungs), &v, &g->nr_rungs, rung); g->rungs = v; return rc;
 	case 4: rc = array(p, at, sizeof(*g->features), &v, &g->nr_features, feature); g->features = v; return rc;

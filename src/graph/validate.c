@@ -303,6 +303,14 @@ static void validate_envelopes(const struct graph *g, struct findings *f, struct
 		    str_blank(v->model) || str_blank(v->quantization) || str_blank(v->artifact_sha256) ||
 		    v->memory_gib < 0 || v->decode_tokens <= 0 || v->repetitions <= 0)
 			add(f, "envelope %Q has invalid pinned applicability or fak-native identity", v->id);
+		if (v->platform && !graph_platform_valid(v->platform))
+			add(f, "envelope %Q has invalid platform %Q; want os/arch or os/arch+accelerator in lowercase",
+			    v->id, v->platform);
+		else if (!graph_envelope_platform(v))
+			add(f, "envelope %Q must declare its platform: backend %Q implies none (only metal and cuda do)",
+			    v->id, v->backend);
+		if (v->warmups < 0)
+			add(f, "envelope %Q has invalid warmups %d; want an integer >= 0", v->id, v->warmups);
 	}
 	if (!g->nr_envelopes || !eq(g->envelope.id, g->envelopes[0].id))
 		add(f, "legacy envelope must equal the first pinned envelope");
@@ -354,11 +362,15 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 			add(f, "lever %Q has invalid applicability envelope %Q", l->id, l->app.envelope_id);
 		} else {
 			const struct envelope *v = &g->envelopes[ei];
-			const char *plat = graph_platform_for_backend(v->backend);
+			const char *plat = graph_envelope_platform(v);
 
-			if (!eq(l->app.backend, v->backend) || !plat || !eq(l->app.platform, plat))
-				add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q", l->id,
-				    l->app.platform, l->app.backend, v->id);
+			/* an envelope without a valid platform has its own finding */
+			if (plat && !graph_platform_valid(plat))
+				plat = NULL;
+			if (!eq(l->app.backend, v->backend) || (plat && !eq(l->app.platform, plat)))
+				add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q (%Q/%Q)",
+				    l->id, l->app.platform, l->app.backend, v->id, plat ? plat : "?",
+				    v->backend);
 		}
 		if (!eq(l->expected.classification, "hypothesis") || str_blank(l->expected.summary) ||
 		    str_blank(l->expected.provenance))
@@ -446,6 +458,9 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 		if (!finite_positive(c->minimum_throughput_tokens_per_second))
 			add(f, "comparison criterion of envelope %Q has invalid minimum throughput %g", k,
 			    c->minimum_throughput_tokens_per_second);
+		if (c->has_review_period && (c->review_period_days < 1 || c->review_period_days > 366))
+			add(f, "comparison criterion of envelope %Q has review period %d days; want 1..366", k,
+			    c->review_period_days);
 	}
 	for (size_t i = 0; i < envs->n; i++)
 		if (envs->registered[i] && !graph_criterion(g, envs->names[i]))

@@ -258,8 +258,9 @@ static void check_counters(struct vctx *c, const struct envelope *env)
 	size_t nr;
 
 	if (!metal && !eq(env->backend, "cuda")) {
-		findings_addf(c->f, "profile backend %s of envelope %s is unsupported",
-			      q(c, env->backend), q(c, env->id));
+		findings_addf(c->f, "profile classification supports only metal and cuda envelopes; "
+				    "envelope %s has backend %s",
+			      q(c, env->id), q(c, env->backend));
 		return;
 	}
 	if (!own || other) {

@@ -81,7 +81,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	r.revision = "FILL_COMMITTED_REVISION";
 	r.artifact_sha256 = env->artifact_sha256;
 	r.machine.scrubbed_id = "FILL_SCRUBBED_MACHINE_ID";
-	r.machine.platform = l->app.platform;
+	r.machine.platform = graph_envelope_platform(env);
 	r.machine.backend = env->backend;
 	r.controls = (struct receipt_controls){
 		.prompt_tokens = env->prompt_tokens,
@@ -91,7 +91,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 		.temperature = (double)env->temperature,
 		.sampling = "greedy",
 		.cache_state = "cold",
-		.warmups = 1,
+		.warmups = env->warmups,
 		.repetitions = env->repetitions,
 	};
 	memcpy(controls, receipt_canonical_controls, sizeof(controls));

@@ -95,7 +95,7 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 	      env->temperature);
 	DRIFT(strcmp(k->sampling, "greedy"), "controls.sampling", "\"%s\"", "greedy");
 	DRIFT(strcmp(k->cache_state, "cold"), "controls.cache_state", "\"%s\"", "cold");
-	DRIFT(k->warmups != 1, "controls.warmups", "%d", 1);
+	DRIFT(k->warmups != env->warmups, "controls.warmups", "%lld", env->warmups);
 	DRIFT(k->repetitions != env->repetitions, "controls.repetitions", "%lld", env->repetitions);
 	DRIFT(strcmp(r->execution.engine, env->engine), "execution.engine", "\"%s\"", env->engine);
 	DRIFT(strcmp(r->execution.forward_path, env->forward_path), "execution.forward_path", "\"%s\"",
@@ -439,6 +439,7 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 {
 	const struct lever *l = graph_lever(g, r->changed_lever_id);
 	const struct envelope *env;
+	const char *plat;
 
 	if (!l) {
 		findings_addf(out, "changed_lever_id: unknown lever \"%s\"", r->changed_lever_id);
@@ -452,10 +453,11 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 	if (strcmp(r->envelope_id, env->id))
 		findings_addf(out, "envelope_id: lever \"%s\" belongs to envelope \"%s\", not \"%s\"",
 			      l->id, env->id, r->envelope_id);
-	if (strcmp(r->machine.platform, l->app.platform) || strcmp(r->machine.backend, env->backend))
+	plat = graph_envelope_platform(env);
+	if (!plat || strcmp(r->machine.platform, plat) || strcmp(r->machine.backend, env->backend))
 		findings_addf(out, "machine: platform/backend \"%s\"/\"%s\" does not match envelope "
 				   "\"%s\" (\"%s\"/\"%s\")",
-			      r->machine.platform, r->machine.backend, env->id, l->app.platform,
+			      r->machine.platform, r->machine.backend, env->id, plat ? plat : "",
 			      env->backend);
 	if (strcmp(r->artifact_sha256, env->artifact_sha256))
 		findings_addf(out, "artifact_sha256: does not match the artifact of envelope \"%s\"",

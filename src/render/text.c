@@ -53,7 +53,7 @@ static void envelope_table(struct strbuf *out, const struct graph *g)
 		cells[0] = fields[f];
 		for (size_t i = 0; i < g->nr_envelopes; i++) {
 			const struct envelope *v = &g->envelopes[i];
-			const char *plat = graph_platform_for_backend(v->backend);
+			const char *plat = graph_envelope_platform(v);
 			struct strbuf *c = &sb[i + 1];
 
 			sb_reset(c);
@@ -73,8 +73,9 @@ static void envelope_table(struct strbuf *out, const struct graph *g)
 			case 7: sb_addf(c, "%s, %s", plat ? plat : "?", v->backend); break;
 			case 8: sb_addf(c, "engine=%s, backend=%s, forward_path=%s", v->engine, v->backend, v->forward_path); break;
 			case 9:
-				sb_addf(c, "temperature %lld, P=%lld/T=%lld, %lld repetitions", v->temperature,
-					v->prompt_tokens, v->decode_tokens, v->repetitions);
+				sb_addf(c, "temperature %lld, P=%lld/T=%lld, %lld warm-up%s, %lld repetitions",
+					v->temperature, v->prompt_tokens, v->decode_tokens, v->warmups,
+					v->warmups == 1 ? "" : "s", v->repetitions);
 				break;
 			case 10: sb_adds(c, v->throughput_metric); break;
 			default: sb_adds(c, v->comparability_rule); break;

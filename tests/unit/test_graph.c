@@ -210,3 +210,237 @@ Test(graph_load, errors_name_the_json_path)
 	cr_expect_eq(graph_load_buf(&g, "{", 1, "x.json", &e), -1);
 	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': line 1, column 2: member name or '}' expected");
 }
+
+/* ---- platform, warm-ups, review period, criteria order ------------------- */
+
+/* The default graph as JSON with edit applied, loaded back into g; the
+ * findings of graph_validate in f. */
+static void load_edited(struct graph *g, struct findings *f, void (*edit)(json_t *doc))
+{
+	struct graph d;
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *doc;
+
+	load_default(&d);
+	doc = graph_to_json(&d);
+	graph_release(&d);
+	edit(doc);
+	json_write_pretty(&sb, doc);
+	json_decref(doc);
+	cr_assert_eq(graph_load_buf(g, sb.buf, sb.len, "edited", &e), 0, "%s", e.msg);
+	graph_validate(g, f);
+	sb_release(&sb);
+}
+
+static json_t *member(json_t *doc, const char *array, size_t i)
+{
+	return json_array_get(json_object_get(doc, array), i);
+}
+
+Test(graph_default, envelopes_declare_platform_and_warmups)
+{
+	struct graph g;
+
+	load_default(&g);
+	cr_expect_str_eq(g.envelopes[0].platform, "darwin/arm64");
+	cr_expect_str_eq(g.envelopes[1].platform, "linux/amd64+nvidia-a100");
+	cr_expect_eq(g.envelopes[0].warmups, 1);
+	cr_expect_eq(g.envelopes[1].warmups, 1);
+	/* the legacy view keeps its original members */
+	cr_expect_null(g.envelope.platform);
+	for (size_t i = 0; i < g.nr_levers; i++)
+		cr_expect_str_eq(g.levers[i].app.platform,
+				 graph_envelope_platform(graph_envelope(&g, g.levers[i].app.envelope_id)));
+	graph_release(&g);
+}
+
+static void drop_platform_and_warmups(json_t *doc)
+{
+	for (size_t i = 0; i < 2; i++) {
+		json_object_del(member(doc, "envelopes", i), "platform");
+		json_object_del(member(doc, "envelopes", i), "warmups");
+	}
+}
+
+Test(graph_envelope, older_graphs_get_the_backend_platform_and_one_warmup)
+{
+	struct graph g;
+	struct findings f = FINDINGS_INIT;
+	struct strbuf a = STRBUF_INIT;
+	json_t *doc;
+
+	load_edited(&g, &f, drop_platform_and_warmups);
+	cr_expect_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	cr_expect_null(g.envelopes[0].platform);
+	cr_expect_str_eq(graph_envelope_platform(&g.envelopes[0]), "darwin/arm64");
+	cr_expect_str_eq(graph_envelope_platform(&g.envelopes[1]), "linux/amd64+nvidia-a100");
+	cr_expect_eq(g.envelopes[0].warmups, GRAPH_DEFAULT_WARMUPS);
+	cr_expect_eq(g.envelopes[1].warmups, 1);
+	/* --json writes the defaults out: the committed form, byte for byte */
+	doc = graph_to_json(&g);
+	json_write_pretty(&a, doc);
+	json_decref(doc);
+	{
+		struct graph d;
+		struct strbuf b = STRBUF_INIT;
+
+		load_default(&d);
+		doc = graph_to_json(&d);
+		json_write_pretty(&b, doc);
+		json_decref(doc);
+		cr_expect_str_eq(a.buf, b.buf);
+		sb_release(&b);
+		graph_release(&d);
+	}
+	sb_release(&a);
+	findings_release(&f);
+	graph_release(&g);
+}
+
+/* The CUDA envelope becomes a CPU one: backend cpu, levers agree. */
+static void cpu_envelope(json_t *doc)
+{
+	json_object_set_new(member(doc, "envelopes", 1), "backend", json_string("cpu"));
+	json_object_set_new(member(doc, "envelopes", 1), "platform", json_string("linux/amd64"));
+	for (size_t i = 8; i < 12; i++) {
+		json_t *a = json_object_get(member(doc, "levers", i), "applicability");
+
+		json_object_set_new(a, "backend", json_string("cpu"));
+		json_object_set_new(a, "platform", json_string("linux/amd64"));
+	}
+}
+
+static void cpu_envelope_without_platform(json_t *doc)
+{
+	cpu_envelope(doc);
+	json_object_del(member(doc, "envelopes", 1), "platform");
+}
+
+Test(graph_envelope, any_backend_that_declares_its_platform)
+{
+	struct graph g;
+	struct findings f = FINDINGS_INIT;
+
+	load_edited(&g, &f, cpu_envelope);
+	cr_expect_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	cr_expect_str_eq(graph_envelope_platform(&g.envelopes[1]), "linux/amd64");
+	cr_expect_str_eq(graph_next(&g, g.envelopes[1].id)->id, "cuda.q8_1-activation-quant");
+	findings_release(&f);
+	graph_release(&g);
+
+	load_edited(&g, &f, cpu_envelope_without_platform);
+	cr_expect_null(graph_envelope_platform(&g.envelopes[1]));
+	cr_assert_eq(f.nr, 1);
+	cr_expect_str_eq(f.items[0], "envelope \"qwen38-27b-q4k-a100-p1-decode\" must declare its "
+				     "platform: backend \"cpu\" implies none (only metal and cuda do)");
+	findings_release(&f);
+	graph_release(&g);
+}
+
+Test(graph_envelope, platform_syntax)
+{
+	static const char *const good[] = {
+		"linux/amd64", "darwin/arm64", "linux/amd64+nvidia-a100", "linux/386",
+		"linux/ppc64le", "freebsd/riscv64", "linux/arm64+nvidia-gh200.sxm_5", "linux/amd64+a",
+		/* 64 bytes */
+		"linux/amd64+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	};
+	static const char *const bad[] = {
+		"", "linux", "linux/", "/amd64", "Linux/amd64", "linux/AMD64", "linux/amd64+",
+		"linux/amd64+NVIDIA", "linux/amd64 ", " linux/amd64", "linux//amd64", "linux/amd64/x",
+		"linux/amd64+a+b", "1linux/amd64", "linux/_amd64", "linux/amd64+-x", "linux/amd64+.x",
+		"linux/amd64+nvidia a100", "linux/amd-64", "linux\\amd64", "linux/amd64\n",
+		/* 65 bytes */
+		"linux/amd64+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	};
+
+	cr_assert_eq(strlen(good[8]), GRAPH_PLATFORM_MAX);
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		cr_expect(graph_platform_valid(good[i]), "'%s' refused", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		cr_expect(!graph_platform_valid(bad[i]), "'%s' accepted", bad[i]);
+}
+
+static void review_periods(json_t *doc)
+{
+	json_t *c = json_object_get(doc, "criteria");
+
+	json_object_set_new(json_object_get(c, "qwen38-27b-q4km-m3pro-p32-t64"), "review_period_days",
+			    json_integer(1));
+	json_object_set_new(json_object_get(c, "qwen38-27b-q4k-a100-p1-decode"), "review_period_days",
+			    json_integer(366));
+}
+
+Test(graph_criterion, review_period_is_optional_and_emitted_only_when_given)
+{
+	struct graph g;
+	struct findings f = FINDINGS_INIT;
+	char d[JSON_DIGEST_LEN + 1];
+	struct err e;
+	json_t *c;
+
+	load_default(&g);
+	cr_expect(!g.criteria[0].has_review_period);
+	cr_expect_eq(graph_criterion_review_period_days(&g.criteria[0]), 30);
+	c = graph_criterion_json(&g.criteria[0]);
+	cr_expect_null(json_object_get(c, "review_period_days"));
+	json_decref(c);
+	graph_release(&g);
+
+	load_edited(&g, &f, review_periods);
+	cr_expect_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	cr_expect_eq(graph_criterion_review_period_days(graph_criterion(&g, g.envelopes[0].id)), 1);
+	cr_expect_eq(graph_criterion_review_period_days(graph_criterion(&g, g.envelopes[1].id)), 366);
+	c = graph_criterion_json(graph_criterion(&g, g.envelopes[0].id));
+	cr_expect_eq(json_integer_value(json_object_get(c, "review_period_days")), 1);
+	json_decref(c);
+	/* a criterion with a review period is a different criterion */
+	cr_assert_eq(graph_criterion_digest(graph_criterion(&g, g.envelopes[0].id), d, &e), 0);
+	cr_expect_str_neq(d, "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6");
+	findings_release(&f);
+	graph_release(&g);
+}
+
+#define CRIT                                                                                 \
+	"{\"schema\":\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\","          \
+	"\"version\":1,\"output_class\":\"exact_match\",\"minimum_repetitions\":3,"               \
+	"\"maximum_noise_percent\":2,\"investigate_drop_percent\":2,\"regression_drop_percent\":5," \
+	"\"minimum_throughput_tokens_per_second\":1,\"quality_metric\":\"exact_match\","          \
+	"\"minimum_quality_score\":1,\"quality_higher_is_better\":true}"
+#define ENV(id)                                                                                \
+	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":\"a\","   \
+	"\"quantization\":\"q\",\"hardware\":\"h\",\"memory_gib\":1,\"engine\":\"fak-native\","     \
+	"\"backend\":\"metal\",\"forward_path\":\"f\",\"prompt_tokens\":1,\"decode_tokens\":1,"      \
+	"\"repetitions\":3,\"temperature\":0,\"throughput_metric\":\"t\",\"comparability_rule\":\"c\"}"
+
+Test(graph_json, criteria_follow_envelope_order_not_input_order)
+{
+	struct graph g;
+	struct err e;
+	struct findings f = FINDINGS_INIT;
+	const char *key;
+	json_t *doc, *v;
+	size_t k = 0;
+	/* criteria listed CUDA first */
+	static const char text[] =
+		"{\"schema\":\"x\",\"criteria\":{\"b\":" CRIT "," "\"a\":" CRIT "},"
+		"\"envelope\":" ENV("a") ",\"comparison\":{\"tokens_per_second\":1,\"classification\":"
+		"\"comparison\",\"engine\":\"e\",\"comparability\":\"exact\",\"observed_on\":\"d\","
+		"\"provenance\":\"p\",\"note\":\"n\"},\"rungs\":[],\"features\":[],"
+		"\"envelopes\":[" ENV("a") "," ENV("b") "],\"levers\":[]}";
+
+	cr_assert_eq(graph_load_buf(&g, text, strlen(text), "order", &e), 0, "%s", e.msg);
+	graph_validate(&g, &f);
+	cr_expect_eq(f.nr, 1, "%s", f.nr ? f.items[0] : "");	/* only the schema */
+	cr_expect_str_eq(g.criteria[0].envelope_id, "b");
+	doc = graph_to_json(&g);
+	json_object_foreach(json_object_get(doc, "criteria"), key, v) {
+		cr_expect_str_eq(key, k ? "b" : "a");
+		k++;
+	}
+	cr_expect_eq(k, 2);
+	json_decref(doc);
+	findings_release(&f);
+	graph_release(&g);
+}

@@ -678,7 +678,8 @@ Test(profile, unsupported_envelope_backend)
 	env->backend = "vulkan";
 	tp_load(&p, LB);
 	tp_expect_findings(&p, &g,
-			   "profile backend \"vulkan\" of envelope " ENV_METAL " is unsupported",
+			   "profile classification supports only metal and cuda envelopes; envelope "
+			   ENV_METAL " has backend \"vulkan\"",
 			   "vulkan");
 	profile_release(&p);
 }

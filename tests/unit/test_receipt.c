@@ -94,6 +94,36 @@ Test(criterion, resolution_names_every_drifted_axis)
 	graph_release(&g);
 }
 
+Test(criterion, warmups_and_platform_come_from_the_envelope)
+{
+	struct graph g;
+	struct receipt r;
+	struct findings f = FINDINGS_INIT;
+	struct err e;
+	json_t *t;
+	char *s;
+
+	tu_graph(&g);
+	g.envelopes[0].warmups = 2;
+	g.envelopes[0].platform = "darwin/arm64+m3pro";
+	t = receipt_template(&g, "metal.command-buffer-amortization", &e);
+	cr_assert_not_null(t, "%s", e.msg);
+	cr_expect_eq(json_integer_value(tu_get(t, "controls.warmups")), 2);
+	cr_expect_str_eq(json_string_value(tu_get(t, "machine.platform")), "darwin/arm64+m3pro");
+	json_decref(t);
+	/* a receipt that ran one warm-up does not resolve the criterion */
+	load(&r, FIX "metal-baseline.json");
+	cr_expect_null(receipt_criterion(&r, &g, &f));
+	s = tu_join(&f);
+	cr_expect_str_eq(s, "comparison: criterion not resolved: controls.warmups must be 2");
+	free(s);
+	findings_release(&f);
+	r.controls.warmups = 2;
+	cr_expect_not_null(receipt_criterion(&r, &g, NULL));
+	receipt_release(&r);
+	graph_release(&g);
+}
+
 /* ---- valid receipts ------------------------------------------------------ */
 
 Test(receipt, valid_fixtures_validate_and_round_trip_byte_for_byte)

@@ -1,10 +1,17 @@
 # --json output re-loaded with --graph validates and renders identically in
-# every view, for the default graph and every valid fixture.
+# every view, for the default graph and every valid fixture; and --json does
+# not depend on the input's key order (jq -S sorts every object's keys).
 set -eu
-for g in "" "$ROOT"/tests/fixtures/graphs/valid-*.json; do
+# the committed data file is the --json form of itself
+"$FAK" native-performance --json | cmp - "$ROOT/data/native-performance-graph.json"
+for g in "" "$ROOT"/tests/fixtures/graphs/valid-*.json "$ROOT"/examples/*/graph.json; do
+	[ -z "$g" ] || [ -f "$g" ] || continue
 	set -- native-performance
 	[ -z "$g" ] || set -- native-performance --graph "$g"
 	"$FAK" "$@" --json >a.json
+	jq -S . "${g:-$ROOT/data/native-performance-graph.json}" >sorted.json
+	"$FAK" native-performance --graph sorted.json --json >b.json
+	cmp a.json b.json || { echo "--json depends on the key order of '$g'"; exit 1; }
 	for mode in "" --json --next "--next --json" --dot; do
 		# shellcheck disable=SC2086
 		"$FAK" "$@" $mode >want.out
