@@ -252,12 +252,13 @@ Test(metrics, json_line_longer_than_the_tail_is_refused)
 	size_t len = 2 + METRICS_TAIL_BYTES;
 	char *buf = fill(" ", len);
 	const char *want = "metrics line is longer than 65535 bytes (counted from its start to the end of stdout)";
+	const char *line = LINE;
 
 	/* "x\n" then a line of 65536 bytes: refused whole and as its tail */
 	buf[0] = 'x';
 	buf[1] = '\n';
 	buf[2] = '{';
-	memcpy(buf + len - strlen(LINE) + 1, LINE + 1, strlen(LINE) - 1);
+	memcpy(buf + len - strlen(line) + 1, line + 1, strlen(line) - 1);
 	refuse_n(JSONL, buf, len, 32, 64, want);
 	refuse_n(JSONL, buf + 2, METRICS_TAIL_BYTES, 32, 64, want);
 	refuse_n(JSONL, buf + 3, METRICS_TAIL_BYTES - 1, 32, 64,
