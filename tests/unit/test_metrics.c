@@ -353,6 +353,8 @@ Test(metrics, json_line_wrong_types)
 	refuse(JSONL, HEAD "\"quality\": "
 	       "{\"name\": 7, \"score\": 1, \"higher_is_better\": true}}",
 	       "metrics line: quality.name: expected a string, found an integer");
+	refuse(JSONL, HEAD "\"quality\": {\"name\": \"exact_match\", \"score\": \"1\", \"higher_is_better\": true}}",
+	       "metrics line: quality.score: expected a number, found a string");
 }
 
 Test(metrics, json_line_duplicates_and_non_finite_numbers)
