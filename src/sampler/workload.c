@@ -49,27 +49,40 @@ static int bounded(const json_t *o, const struct jpath *at, const char *key, dou
 	return 0;
 }
 
+int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out, struct err *e)
+{
+	static const char *const keys[] = { "name", "score", "higher_is_better", NULL };
+	const char *name;
+
+	memset(out, 0, sizeof(*out));
+	TRY(jd_object(q, at, keys, e));
+	TRY(jd_str(q, at, "name", JD_REQUIRED, &name, e));
+	TRY(jd_num(q, at, "score", JD_REQUIRED, &out->score, e));
+	TRY(jd_bool(q, at, "higher_is_better", JD_REQUIRED, &out->higher_is_better, e));
+	if (str_blank(name) || strlen(name) >= sizeof(out->name)) {
+		struct jpath np = JP_KEY(at, "name");
+
+		return jpath_err(e, &np, "must be a non-blank name of at most %zu bytes", sizeof(out->name) - 1);
+	}
+	memcpy(out->name, name, strlen(name) + 1);
+	return 0;
+}
+
 int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics *m, struct err *e)
 {
 	static const char *const keys[] = { "tokens_per_second", "end_to_end_milliseconds",
 					    "ttft_milliseconds", "prefill_milliseconds",
 					    "decode_milliseconds", "quality", NULL };
-	static const char *const qkeys[] = { "name", "score", "higher_is_better", NULL };
 	bool has_tps, has_e2e;
 	const json_t *q;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
 	TRY(jd_object(o, at, keys, e));
-	TRY(bounded(o, at, "tokens_per_second", 0, true, WL_MAX_TPS, &has_tps, &m->tokens_per_second, e));
+	TRY(bounded(o, at, "tokens_per_second", WL_MIN_TPS, false, WL_MAX_TPS, &has_tps, &m->tokens_per_second, e));
 	TRY(bounded(o, at, "end_to_end_milliseconds", 0, true, WL_MAX_MS, &has_e2e, &m->end_to_end_ms, e));
 	if (has_tps != has_e2e)
 		return jpath_err(e, at, "tokens_per_second and end_to_end_milliseconds go together");
-	if (has_tps && m->tokens_per_second < WL_MIN_TPS) {
-		struct jpath kp = JP_KEY(at, "tokens_per_second");
-
-		return jpath_err(e, &kp, "must be in (0, 1e+09] and at least 1e-06");
-	}
 	m->has_throughput = has_tps;
 	TRY(bounded(o, at, "ttft_milliseconds", 0, false, WL_MAX_MS, &m->has_ttft, &m->ttft_ms, e));
 	TRY(bounded(o, at, "prefill_milliseconds", 0, false, WL_MAX_MS, &m->has_prefill, &m->prefill_ms, e));
@@ -79,19 +92,8 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 		return -1;
 	if (rc == 0) {
 		struct jpath qp = JP_KEY(at, "quality");
-		const char *name;
 
-		TRY(jd_object(q, &qp, qkeys, e));
-		TRY(jd_str(q, &qp, "name", JD_REQUIRED, &name, e));
-		TRY(jd_num(q, &qp, "score", JD_REQUIRED, &m->quality.score, e));
-		TRY(jd_bool(q, &qp, "higher_is_better", JD_REQUIRED, &m->quality.higher_is_better, e));
-		if (str_blank(name) || strlen(name) >= sizeof(m->quality.name)) {
-			struct jpath np = JP_KEY(&qp, "name");
-
-			return jpath_err(e, &np, "must be a non-blank name of at most %zu bytes",
-					 sizeof(m->quality.name) - 1);
-		}
-		memcpy(m->quality.name, name, strlen(name) + 1);
+		TRY(wl_quality_decode(q, &qp, &m->quality, e));
 		m->has_quality = true;
 	}
 	if (!m->has_throughput && !m->has_quality)

@@ -92,6 +92,11 @@ json_t *wl_metrics_to_json(const struct wl_metrics *m);
  * unknown keys, wrong types and out-of-range values are errors with the
  * JSON path. */
 int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics *m, struct err *e);
+/* A quality object {name, score, higher_is_better} (borrowed), as strict:
+ * the name non-blank and shorter than WL_QUALITY_NAME_MAX bytes, the score
+ * finite. The quality member of wl_metrics_decode and the quality line of
+ * the experiment's metrics parsers. */
+int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out, struct err *e);
 /* Equal values and the same members set. */
 bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b);
 

@@ -1,0 +1,56 @@
+#ifndef FAK_EXPERIMENT_METRICS_H
+#define FAK_EXPERIMENT_METRICS_H
+/* The metrics parsers of `fak bench experiment`: pure functions from the
+ * captured stdout of one run to the values it measured (struct wl_metrics).
+ * No I/O; the caller reads the log and passes the bytes its parser needs
+ * (struct metrics_parser says how many). The protocol is documented in
+ * docs/experiments.md, "The metrics protocol".
+ *
+ * Lines: stdout is split at LF; the bytes after the last LF form a final
+ * line. Trailing blanks (space, tab, CR) of a line are ignored, and a line
+ * holding nothing else is empty. */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "sampler/workload.h"
+
+/* json-line/v1 and quality-line/v1 read only the last METRICS_TAIL_BYTES of
+ * stdout. Their line, counted from its first byte to the end of stdout
+ * (blank lines after it included), must be at most METRICS_LINE_MAX bytes:
+ * the verdict is then the same whether a parser gets the whole stdout or
+ * only its tail. */
+#define METRICS_TAIL_BYTES ((size_t)64 * 1024)
+#define METRICS_LINE_MAX (METRICS_TAIL_BYTES - 1)
+/* llama-bench/v1 reads the whole stdout; more than this is refused. */
+#define METRICS_DOC_MAX_BYTES ((size_t)4 * 1024 * 1024)
+
+struct metrics_parser {
+	const char *id;		/* WL_PARSER_*, recorded in the attestation */
+	const char *option;	/* its `--metrics` value; NULL for the quality line */
+	bool whole;		/* reads the whole stdout (else only its tail) */
+	size_t max_bytes;	/* whole: the largest stdout accepted; tail: its size */
+};
+
+/* The `--metrics` values, for usage messages. */
+#define METRICS_OPTIONS "json, llama-bench"
+
+/* The parser with this id, or NULL. Static storage. */
+const struct metrics_parser *metrics_parser_find(const char *id);
+/* The parser behind a `--metrics` value ("json", "llama-bench"), or NULL. */
+const struct metrics_parser *metrics_parser_for_option(const char *option);
+
+/* Parses the bytes buf[0..len) (no NUL needed) with parser `parser_id` and
+ * fills *out (zeroed first):
+ *   json-line/v1    the metrics line: throughput, optional stage times and
+ *                   quality; len may exceed the tail, only the tail is read.
+ *   quality-line/v1 the quality line: only out->quality (has_quality).
+ *   llama-bench/v1  the row with n_prompt == prompt_tokens, n_gen ==
+ *                   decode_tokens and n_depth 0: throughput only.
+ * prompt_tokens and decode_tokens are the envelope's; only llama-bench
+ * uses them (both must be positive). Returns 0, or -1 with a message that
+ * says what is wrong with the output (an unknown parser id is an error too). */
+int metrics_parse(const char *parser_id, const char *buf, size_t len, long long prompt_tokens,
+		  long long decode_tokens, struct wl_metrics *out, struct err *e);
+
+#endif

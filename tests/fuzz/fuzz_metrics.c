@@ -1,0 +1,57 @@
+/* libFuzzer target: every metrics parser of `fak bench experiment` on the
+ * same bytes (no selector byte, so the corpus is the fixtures as they are):
+ * json-line, quality-line, and llama-bench for the envelope shapes P32/T64
+ * and P1/T64. What a parser accepts must hold the members its parser
+ * promises, stay within the receipts' bounds, and survive the sealed form
+ * unchanged; a refusal leaves nothing behind and says why. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "experiment/metrics.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const char *id, const uint8_t *data, size_t size, long long p, long long t)
+{
+	static const struct wl_metrics zero;
+	struct wl_metrics m, back;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	json_t *j;
+
+	e.msg[0] = '\0';
+	if (metrics_parse(id, (const char *)data, size, p, t, &m, &e) < 0) {
+		if (!e.msg[0] || memcmp(&m, &zero, sizeof(m)))
+			abort();
+		return;
+	}
+	if (!strcmp(id, WL_PARSER_QUALITY) ? m.has_throughput || !m.has_quality
+					   : !m.has_throughput || m.has_quality != !strcmp(id, WL_PARSER_JSON))
+		abort();
+	if (m.has_throughput && (!(m.tokens_per_second >= WL_MIN_TPS) || m.tokens_per_second > WL_MAX_TPS ||
+				 !(m.end_to_end_ms > 0) || m.end_to_end_ms > WL_MAX_MS))
+		abort();
+	if (m.has_quality && (!m.quality.name[0] || strlen(m.quality.name) >= WL_QUALITY_NAME_MAX))
+		abort();
+	/* sealed form: render, parse back, decode, compare */
+	j = wl_metrics_to_json(&m);
+	json_write_compact(&sb, j);
+	json_decref(j);
+	j = json_parse_strict(sb.buf, sb.len, NULL, &e);
+	if (!j || wl_metrics_decode(j, NULL, &back, &e) < 0 || !wl_metrics_equal(&m, &back))
+		abort();
+	json_decref(j);
+	sb_release(&sb);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	check(WL_PARSER_JSON, data, size, 32, 64);
+	check(WL_PARSER_QUALITY, data, size, 32, 64);
+	check(WL_PARSER_LLAMA_BENCH, data, size, 32, 64);
+	check(WL_PARSER_LLAMA_BENCH, data, size, 1, 64);
+	return 0;
+}
