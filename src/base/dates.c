@@ -100,15 +100,17 @@ int duration_parse(const char *s, int64_t *ns, struct err *e)
 		}
 	}
 	if (!digits)
-		return err_set(e, "invalid duration \"%s\": expected a number with ms, s or m", s);
+		return err_set(e, "invalid duration \"%s\": expected a number with ms, s, m or h", s);
 	if (!strcmp(p, "ms"))
 		scale = 1e6;
 	else if (!strcmp(p, "s"))
 		scale = 1e9;
 	else if (!strcmp(p, "m"))
 		scale = 60e9;
+	else if (!strcmp(p, "h"))
+		scale = 3600e9;
 	else
-		return err_set(e, "invalid duration \"%s\": expected a number with ms, s or m", s);
+		return err_set(e, "invalid duration \"%s\": expected a number with ms, s, m or h", s);
 	if (whole * scale > 9.2e18)
 		return err_set(e, "invalid duration \"%s\": too long", s);
 	*ns = (int64_t)(whole * scale + 0.5);

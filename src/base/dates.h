@@ -13,7 +13,7 @@ void date_format(long days, char out[11]);
 /* Today's date in UTC. */
 long date_today_utc(void);
 
-/* A positive duration: a decimal number followed by "ms", "s" or "m".
+/* A duration: a decimal number followed by "ms", "s", "m" or "h".
  * *ns = nanoseconds. Rejects signs, blanks, missing units and overflow. */
 int duration_parse(const char *s, int64_t *ns, struct err *e);
 

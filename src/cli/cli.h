@@ -32,5 +32,7 @@ void cli_out_json(json_t *doc);
 /* Subcommands. argv[0] is the subcommand name. */
 int cmd_native_performance(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* `fak bench experiment` (bench_experiment.c). */
+int bench_experiment(int argc, char **argv);
 
 #endif

@@ -14,31 +14,35 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/sampler_flags.h"
+#include "experiment/experiment.h"
 #include "sampler/attest.h"
-#include "sampler/proc_read.h"
 #include "sampler/report.h"
 #include "sampler/run.h"
 
 #define CMD "bench system-baseline"
 
 static const char bench_usage[] = "usage: fak bench system-baseline [options] -- COMMAND [ARGS...]\n"
-				  "       fak bench system-baseline --verify FILE";
+				  "       fak bench system-baseline --verify FILE [--log FILE]\n"
+				  "       fak bench experiment LEVER --baseline CMD --candidate CMD --out-dir DIR [options]";
 
 static const char bench_about[] =
-	"Benchmarks around a command. One subcommand:\n"
+	"Benchmarks around a command. Two subcommands:\n"
 	"\n"
 	"  system-baseline   sample a quiet baseline window, then run COMMAND while sampling\n"
 	"                    host CPU/memory and the command's whole process tree; print a\n"
 	"                    sealed attestation (fak.system-baseline/v1) on stdout\n"
+	"  experiment        run a lever's interleaved A/B through the sampler, seal what each\n"
+	"                    run measured, and write attested receipts, comparison and gate\n"
 	"\n"
-	"Run 'fak bench system-baseline --help' for its options.";
+	"Run 'fak bench <subcommand> --help' for its options.";
 
 static const char sb_usage[] =
 	"usage: fak bench system-baseline [--baseline-duration 2s] [--interval 250ms]"
 	" [--max-sampler-duty-percent 10] [--max-non-sut-cpu-percent 20] [--max-psi-stall-percent 5]"
 	" [--require-process-memory] [--top-consumers] [--attribution auto|cgroup|subreaper|sampled]"
 	" [--timeout DUR] [--out FILE] -- COMMAND [ARGS...]\n"
-	"       fak bench system-baseline --verify FILE";
+	"       fak bench system-baseline --verify FILE [--log FILE]";
 
 static const char sb_about[] =
 	"Samples a quiet baseline window, then runs COMMAND as a child while sampling host\n"
@@ -49,9 +53,8 @@ static const char sb_about[] =
 	"verdict and the digest of a written attestation; any edited byte fails.";
 
 struct sb_opts {
-	const char *baseline, *interval, *timeout, *max_non_sut, *max_duty, *max_psi;
-	const char *attribution, *out, *verify;
-	bool top_consumers, require_memory;
+	struct sampler_flags sf;
+	const char *out, *verify, *log;
 };
 
 static int usage_error(const char *msg)
@@ -61,50 +64,14 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
-/* A duration option within [lo, hi]; "0s" allowed when lo is 0. */
-static int duration_opt(const char *name, const char *val, int64_t lo, int64_t hi, const char *range,
-			int64_t *out)
-{
-	struct err e;
-	char msg[sizeof(e.msg) + 64];
-
-	if (!val)
-		return 0;
-	if (duration_parse(val, out, &e) < 0) {
-		snprintf(msg, sizeof(msg), "--%s: %s", name, e.msg);
-		return usage_error(msg);
-	}
-	if (*out < lo || *out > hi) {
-		snprintf(msg, sizeof(msg), "--%s must be %s (got \"%s\")", name, range, val);
-		return usage_error(msg);
-	}
-	return 0;
-}
-
-/* A percentage in (0,100], or [0,100] when zero_ok. */
-static int percent_opt(const char *name, const char *val, bool zero_ok, double *out)
-{
-	char *end;
-	double v;
-	char msg[256];
-
-	if (!val)
-		return 0;
-	errno = 0;
-	v = strtod(val, &end);
-	if (!*val || *end || errno || !isfinite(v) || v > 100 || (zero_ok ? v < 0 : v <= 0)) {
-		snprintf(msg, sizeof(msg), "--%s must be a number in %s (got \"%s\")", name,
-			 zero_ok ? "[0,100]" : "(0,100]", val);
-		return usage_error(msg);
-	}
-	*out = v;
-	return 0;
-}
-
-static int verify(const char *path)
+/* The attestation's own checks, then with log the captured stdout. */
+static int verify(const char *path, const char *log)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct attest_facts facts;
+	struct report *r = NULL;
+	char summary[256] = "";
+	json_t *doc = NULL;
 	struct err e;
 	int rc;
 
@@ -113,12 +80,22 @@ static int verify(const char *path)
 		return cli_fail(CMD, &e);
 	}
 	rc = attest_verify_bytes(sb.buf, sb.len, &facts, &e);
+	if (rc == 0 && log) {
+		r = xmalloc(sizeof(*r));
+		rc = attest_parse(sb.buf, sb.len, &doc, &e);
+		if (rc == 0)
+			rc = attest_check_report(doc, r, &e);
+		if (rc == 0)
+			rc = xp_verify_log(r, log, summary, sizeof(summary), &e);
+		json_decref(doc);
+		free(r);
+	}
 	sb_release(&sb);
 	if (rc < 0) {
 		cli_errorf(CMD, "verify '%s': %s", path, e.msg);
 		return EXIT_FAIL;
 	}
-	printf("VALID %s\n", facts.digest);
+	printf("VALID %s%s%s\n", facts.digest, summary[0] ? " " : "", summary);
 	return EXIT_OK;
 }
 
@@ -136,20 +113,6 @@ static int check_out(const char *path)
 		return EXIT_FAIL;
 	}
 	return 0;
-}
-
-/* Testing knob: $FAK_CENSUS_PROCESS_LIMIT lowers the per-census bound so
- * a modest fork storm can show the limit at work. 0 = the default. */
-static size_t census_limit_default(void)
-{
-	const char *v = getenv("FAK_CENSUS_PROCESS_LIMIT");
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return 0;
-	n = strtoul(v, &end, 10);
-	return *end || n == 0 || n > RUN_PROCESS_LIMIT ? 0 : (size_t)n;
 }
 
 static void progress(void *ctx, int64_t done, int64_t total)
@@ -172,31 +135,12 @@ static int measure(const struct sb_opts *so, char **argv)
 	struct err e;
 	int rc;
 
-	ro.baseline_ns = 2000000000;
-	ro.interval_ns = 250000000;
-	policy_default(&ro.policy);
-	if ((rc = duration_opt("baseline-duration", so->baseline, 10000000, 60000000000, "10ms..60s",
-			       &ro.baseline_ns)) ||
-	    (rc = duration_opt("interval", so->interval, 10000000, 10000000000, "10ms..10s", &ro.interval_ns)) ||
-	    (rc = duration_opt("timeout", so->timeout, 0, 86400000000000, "0..24h", &ro.timeout_ns)) ||
-	    (rc = percent_opt("max-non-sut-cpu-percent", so->max_non_sut, false,
-			      &ro.policy.maximum_non_sut_cpu_percent)) ||
-	    (rc = percent_opt("max-sampler-duty-percent", so->max_duty, false,
-			      &ro.policy.maximum_sampler_duty_percent)) ||
-	    (rc = percent_opt("max-psi-stall-percent", so->max_psi, true, &ro.policy.maximum_psi_stall_percent)))
+	if ((rc = sampler_flags_apply(CMD, sb_usage, &so->sf, &ro)))
 		return rc;
-	ro.attribution = so->attribution ? so->attribution : ATTRIBUTION_AUTO;
-	if (strcmp(ro.attribution, ATTRIBUTION_AUTO) && strcmp(ro.attribution, ATTRIBUTION_CGROUP) &&
-	    strcmp(ro.attribution, ATTRIBUTION_SUBREAPER) && strcmp(ro.attribution, ATTRIBUTION_SAMPLED))
-		return usage_error("--attribution must be auto, cgroup, subreaper or sampled");
 	if (so->out && !*so->out)
 		return usage_error("--out needs a file name");
 	if (so->out && (rc = check_out(so->out)))
 		return rc;
-	ro.policy.require_process_memory = so->require_memory;
-	ro.policy.include_top_consumers = so->top_consumers;
-	ro.proc_root = proc_root_default();
-	ro.process_limit = census_limit_default();
 	if (isatty(STDERR_FILENO))
 		ro.progress = progress;
 
@@ -227,21 +171,13 @@ static int system_baseline(int argc, char **argv)
 {
 	struct sb_opts so = { 0 };
 	const struct opt opts[] = {
-		{ "baseline-duration", "DUR", "quiet window before the command (10ms..60s, default 2s)", NULL,
-		  &so.baseline, NULL },
-		{ "interval", "DUR", "census interval (10ms..10s, default 250ms)", NULL, &so.interval, NULL },
-		{ "max-sampler-duty-percent", "N", "sampler duty ceiling, (0,100], default 10", NULL, &so.max_duty, NULL },
-		{ "max-non-sut-cpu-percent", "N", "non-SUT and quiet-baseline host CPU ceiling, (0,100], default 20",
-		  NULL, &so.max_non_sut, NULL },
-		{ "max-psi-stall-percent", "N", "cgroup PSI stall ceiling, [0,100], default 5", NULL, &so.max_psi, NULL },
-		{ "require-process-memory", NULL, "census every process's RSS; unknown RSS investigates",
-		  &so.require_memory, NULL, NULL },
-		{ "top-consumers", NULL, "add up to 5 scrubbed non-SUT image+PID records", &so.top_consumers, NULL, NULL },
-		{ "attribution", "MODE", "auto (cgroup v2, else subreaper), cgroup, subreaper or sampled", NULL,
-		  &so.attribution, NULL },
-		{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)", NULL, &so.timeout, NULL },
+		SAMPLER_FLAG_OPTS(&so.sf),
+		{ "top-consumers", NULL, "add up to 5 scrubbed non-SUT image+PID records", &so.sf.top_consumers,
+		  NULL, NULL },
 		{ "out", "FILE", "also write the attestation to FILE (atomically, mode 0600)", NULL, &so.out, NULL },
 		{ "verify", "FILE", "verify a written attestation and print VALID <digest>", NULL, &so.verify, NULL },
+		{ "log", "FILE", "with --verify: the run's captured stdout; its digest and metrics must match",
+		  NULL, &so.log, NULL },
 		{ 0 },
 	};
 	int rest;
@@ -255,12 +191,14 @@ static int system_baseline(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
+	if (so.log && !so.verify)
+		return usage_error("--log goes with --verify");
 	if (so.verify) {
 		if (rest < argc)
 			return usage_error("--verify does not accept a command");
-		if (!*so.verify)
-			return usage_error("--verify needs a file name");
-		return verify(so.verify);
+		if (!*so.verify || (so.log && !*so.log))
+			return usage_error("--verify and --log need a file name");
+		return verify(so.verify, so.log);
 	}
 	if (rest >= argc)
 		return usage_error("a command to run is required after --");
@@ -280,6 +218,8 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "system-baseline"))
 		return system_baseline(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "experiment"))
+		return bench_experiment(argc - 1, argv + 1);
 	cli_errorf("bench", "unknown subcommand '%s'", argv[1]);
 	fprintf(stderr, "%s\n", bench_usage);
 	return EXIT_USAGE;

@@ -38,6 +38,10 @@ struct xp_step {
 	int64_t index;		/* 0-based within arm and kind */
 };
 
+/* "baseline repetition 2", "candidate warm-up 1", "baseline quality run"
+ * (1-based): how messages name a run. */
+void xp_step_title(const struct xp_step *s, char *out, size_t cap);
+
 /* The order of every run. Warm-ups first (both arms, alternating), then the
  * repetitions: interleaved in ABBA blocks (A B, B A, A B, ...), random with
  * each pair's order drawn from seed, or blocked (every baseline repetition,
@@ -123,5 +127,13 @@ struct xp_result {
  * supplies a missing input, or the failed run and its log). */
 int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e);
 void xp_result_release(struct xp_result *res);
+
+/* `--verify ATTESTATION --log FILE`: the log's size and sha256 must equal
+ * the sealed stdout of r's workload, and re-parsing it with the recorded
+ * parser must give the sealed metrics (or the same parse error). r must be
+ * a verified fak.system-baseline/v2 report. *summary gets a short text of
+ * what matched (static storage of the caller: cap bytes). */
+struct report;
+int xp_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap, struct err *e);
 
 #endif

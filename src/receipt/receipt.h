@@ -190,6 +190,12 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 bool receipt_is_scrubbed_id(const char *s);
 /* Blank after trimming ASCII whitespace, or starts with FILL_. */
 bool receipt_is_placeholder(const char *s);
+/* A revision or module value: captured (not a placeholder), not an option
+ * ('-' first). */
+bool receipt_is_captured(const char *s);
+/* A command or a profiler path a public receipt may carry: captured and
+ * without private path, account or host syntax. */
+bool receipt_is_scrubbed_text(const char *s);
 
 /* ---- sealed metrics (bind.c) --------------------------------------------- */
 

@@ -30,6 +30,16 @@ bool receipt_is_placeholder(const char *s)
 	return !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
 }
 
+bool receipt_is_captured(const char *s)
+{
+	return !receipt_is_placeholder(s) && s[0] != '-';
+}
+
+bool receipt_is_scrubbed_text(const char *s)
+{
+	return !receipt_is_placeholder(s) && !str_private(s);
+}
+
 /* ---- comparison identity ------------------------------------------------- */
 
 bool receipt_comparison_is_zero(const struct receipt_comparison *c)
@@ -419,14 +429,14 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 	if (!r->commands.n)
 		findings_addf(out, "commands: at least one scrubbed command is required");
 	for (size_t i = 0; i < r->commands.n; i++)
-		if (str_private(r->commands.v[i]) || receipt_is_placeholder(r->commands.v[i]))
+		if (!receipt_is_scrubbed_text(r->commands.v[i]))
 			findings_addf(out, "commands[%zu]: contains private or placeholder details", i);
 	if (!r->nr_artifacts)
 		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
 	for (size_t i = 0; i < r->nr_artifacts; i++) {
 		const struct receipt_artifact *a = &r->artifacts[i];
 
-		if (str_private(a->path) || receipt_is_placeholder(a->path))
+		if (!receipt_is_scrubbed_text(a->path))
 			findings_addf(out, "profiler_artifacts[%zu].path: must be a relative scrubbed "
 					   "path", i);
 		if (!digest_is_hex(a->sha256))
@@ -474,10 +484,9 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 			      RECEIPT_SCHEMA_V2, r->schema);
 	if (strcmp(r->role, "baseline") && strcmp(r->role, "candidate"))
 		findings_addf(out, "role: must be baseline or candidate, got \"%s\"", r->role);
-	if (receipt_is_placeholder(r->revision))
-		findings_addf(out, "revision: is missing or a FILL_ placeholder");
-	else if (r->revision[0] == '-')
-		findings_addf(out, "revision: must not start with '-'");
+	if (!receipt_is_captured(r->revision))
+		findings_addf(out, "revision: %s", receipt_is_placeholder(r->revision) ?
+				   "is missing or a FILL_ placeholder" : "must not start with '-'");
 	if (!receipt_is_scrubbed_id(r->machine.scrubbed_id))
 		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
 	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))

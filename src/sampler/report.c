@@ -108,16 +108,30 @@ int policy_check(const struct policy *p, struct err *e)
 
 /* ---- classification --------------------------------------------------- */
 
-enum severity { SEV_INVESTIGATE, SEV_INVALID };
+/* The findings that make the evidence invalid (the run itself is unusable);
+ * every other finding makes it investigate. */
+static const char *const invalidating[] = {
+	"NO_SAMPLES", "INVALID_BASELINE_WINDOW", "INVALID_WINDOW", "SAMPLER_COVERAGE_LIMITED",
+	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID", "WORKLOAD_TIME_EXCEEDS_WINDOW",
+	NULL,
+};
+
+bool report_code_invalidates(const char *code)
+{
+	for (const char *const *p = invalidating; *p; p++)
+		if (!strcmp(*p, code))
+			return true;
+	return false;
+}
 
 struct classify {
 	struct report *r;
 	bool invalid;
 };
 
-static void finding(struct classify *c, enum severity sev, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void finding(struct classify *c, enum severity sev, const char *code, const char *fmt, ...)
+static void finding(struct classify *c, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void finding(struct classify *c, const char *code, const char *fmt, ...)
 {
 	struct finding *f;
 	va_list ap;
@@ -130,7 +144,7 @@ static void finding(struct classify *c, enum severity sev, const char *code, con
 	va_start(ap, fmt);
 	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
 	va_end(ap);
-	if (sev == SEV_INVALID)
+	if (report_code_invalidates(code))
 		c->invalid = true;
 }
 
@@ -168,13 +182,15 @@ static void classify_workload(struct classify *c)
 	const struct workload *w = &c->r->workload;
 
 	if (!w->has_metrics) {
-		finding(c, SEV_INVALID, "WORKLOAD_METRICS_INVALID", "%s", w->metrics_error);
+		/* a failed command has its own finding; its output was not parsed */
+		if (!c->r->command_exit_code)
+			finding(c, "WORKLOAD_METRICS_INVALID", "%s", w->metrics_error);
 		return;
 	}
 	/* the window opens before the fork and closes after the last reap */
 	if (w->metrics.has_throughput &&
 	    w->metrics.end_to_end_ms * 1e6 > (double)c->r->command_window.duration_ns + 1e6)
-		finding(c, SEV_INVALID, "WORKLOAD_TIME_EXCEEDS_WINDOW",
+		finding(c, "WORKLOAD_TIME_EXCEEDS_WINDOW",
 			"the reported end-to-end time %.3f ms exceeds the command window of %.3f ms",
 			w->metrics.end_to_end_ms, (double)c->r->command_window.duration_ns / 1e6);
 }
@@ -188,70 +204,70 @@ void report_classify(struct report *r)
 
 	r->nr_findings = 0;
 	if (r->command_window.samples == 0) {
-		finding(&c, SEV_INVALID, "NO_SAMPLES", "no system samples were captured");
+		finding(&c, "NO_SAMPLES", "no system samples were captured");
 		goto done;
 	}
 	if (!window_ok(&r->baseline_window, p->minimum_baseline_samples))
-		finding(&c, SEV_INVALID, "INVALID_BASELINE_WINDOW",
+		finding(&c, "INVALID_BASELINE_WINDOW",
 			"quiet baseline sample count, duration or interval is invalid");
 	if (!window_ok(&r->command_window, p->minimum_samples) || r->coverage.sut_root_pid <= 0)
-		finding(&c, SEV_INVALID, "INVALID_WINDOW",
+		finding(&c, "INVALID_WINDOW",
 			"command window sample count, duration, interval or SUT root is invalid");
 	if (p->require_host_cpu && !r->baseline_host_totals.cpu_percent.available)
-		finding(&c, SEV_INVESTIGATE, "BASELINE_HOST_CPU_UNKNOWN", "%s",
+		finding(&c, "BASELINE_HOST_CPU_UNKNOWN", "%s",
 			r->baseline_host_totals.cpu_percent.reason);
 	if (p->require_host_cpu && !r->host_totals.cpu_percent.available)
-		finding(&c, SEV_INVESTIGATE, "HOST_CPU_UNKNOWN", "%s", r->host_totals.cpu_percent.reason);
+		finding(&c, "HOST_CPU_UNKNOWN", "%s", r->host_totals.cpu_percent.reason);
 	if (p->require_sut_cpu &&
 	    (!a->sut_cpu_percent_of_host.available || !a->non_sut_cpu_percent_of_host.available))
-		finding(&c, SEV_INVESTIGATE, "SUT_CPU_UNKNOWN", "%s",
+		finding(&c, "SUT_CPU_UNKNOWN", "%s",
 			unknown_reason(&a->sut_cpu_percent_of_host, &a->non_sut_cpu_percent_of_host));
 	if (p->require_process_memory && (!a->sut_rss_bytes.available || !a->non_sut_rss_bytes.available))
-		finding(&c, SEV_INVESTIGATE, "PROCESS_MEMORY_UNKNOWN", "%s",
+		finding(&c, "PROCESS_MEMORY_UNKNOWN", "%s",
 			unknown_reason(&a->sut_rss_bytes, &a->non_sut_rss_bytes));
 	if (r->coverage.process_unreadable > 0)
-		finding(&c, SEV_INVESTIGATE, "PROCESS_CENSUS_ERRORS",
+		finding(&c, "PROCESS_CENSUS_ERRORS",
 			"%lld process read(s) failed for reasons other than the process exiting",
 			(long long)r->coverage.process_unreadable);
 	if (!bs->duty_percent.available || !cs->duty_percent.available)
-		finding(&c, SEV_INVESTIGATE, "SAMPLER_DUTY_UNKNOWN",
+		finding(&c, "SAMPLER_DUTY_UNKNOWN",
 			"baseline or command sampler duty is unavailable");
 	if (bs->duty_percent.available && bs->duty_percent.value > p->maximum_sampler_duty_percent)
-		finding(&c, SEV_INVESTIGATE, "BASELINE_SAMPLER_DUTY_HIGH",
+		finding(&c, "BASELINE_SAMPLER_DUTY_HIGH",
 			"baseline sampler duty %.2f%% exceeds %.2f%%", bs->duty_percent.value,
 			p->maximum_sampler_duty_percent);
 	if (cs->duty_percent.available && cs->duty_percent.value > p->maximum_sampler_duty_percent)
-		finding(&c, SEV_INVESTIGATE, "COMMAND_SAMPLER_DUTY_HIGH",
+		finding(&c, "COMMAND_SAMPLER_DUTY_HIGH",
 			"command sampler duty %.2f%% exceeds %.2f%%", cs->duty_percent.value,
 			p->maximum_sampler_duty_percent);
 	if (bs->coverage_limited || cs->coverage_limited)
-		finding(&c, SEV_INVALID, "SAMPLER_COVERAGE_LIMITED",
+		finding(&c, "SAMPLER_COVERAGE_LIMITED",
 			"required census cadence exceeded the declared maximum; churn coverage is insufficient");
 	if (r->baseline_host_totals.cpu_percent.available &&
 	    r->baseline_host_totals.cpu_percent.value > p->maximum_non_sut_cpu_percent)
-		finding(&c, SEV_INVESTIGATE, "BASELINE_HOST_CPU_HIGH",
+		finding(&c, "BASELINE_HOST_CPU_HIGH",
 			"quiet baseline host CPU %.2f%% exceeds %.2f%%",
 			r->baseline_host_totals.cpu_percent.value, p->maximum_non_sut_cpu_percent);
 	if (a->non_sut_cpu_percent_of_host.available &&
 	    a->non_sut_cpu_percent_of_host.value > p->maximum_non_sut_cpu_percent)
-		finding(&c, SEV_INVESTIGATE, "NON_SUT_CPU_HIGH", "non-SUT CPU %.2f%% exceeds %.2f%%",
+		finding(&c, "NON_SUT_CPU_HIGH", "non-SUT CPU %.2f%% exceeds %.2f%%",
 			a->non_sut_cpu_percent_of_host.value, p->maximum_non_sut_cpu_percent);
 	if (r->command_exit_code != 0) {
 		if (r->command_signal > 0 && !r->timed_out)
-			finding(&c, SEV_INVALID, "COMMAND_FAILED", "child command was terminated by signal %lld",
+			finding(&c, "COMMAND_FAILED", "child command was terminated by signal %lld",
 				(long long)r->command_signal);
 		else
-			finding(&c, SEV_INVALID, "COMMAND_FAILED", "child command exited %lld",
+			finding(&c, "COMMAND_FAILED", "child command exited %lld",
 				(long long)r->command_exit_code);
 	}
 	if (r->timed_out)
-		finding(&c, SEV_INVALID, "COMMAND_TIMEOUT", "child command exceeded the configured timeout");
+		finding(&c, "COMMAND_TIMEOUT", "child command exceeded the configured timeout");
 	if (r->coverage.descendants_unreaped > 0)
-		finding(&c, SEV_INVESTIGATE, "DESCENDANT_CLEANUP_FAILED",
+		finding(&c, "DESCENDANT_CLEANUP_FAILED",
 			"%lld descendant process(es) were still present after cleanup",
 			(long long)r->coverage.descendants_unreaped);
 	if (r->cgroup_v2.cleanup.attempted && !(r->cgroup_v2.cleanup.empty && r->cgroup_v2.cleanup.removed))
-		finding(&c, SEV_INVESTIGATE, "CGROUP_CLEANUP_FAILED", "%s", r->cgroup_v2.cleanup.reason);
+		finding(&c, "CGROUP_CLEANUP_FAILED", "%s", r->cgroup_v2.cleanup.reason);
 	if (!strcmp(r->cgroup_v2.state, CGROUP_MEASURED)) {
 		static const char *const axis[3] = { "cpu", "memory", "io" };
 		static const char *const code[3] = { "CPU_PSI_STALL_HIGH", "MEMORY_PSI_STALL_HIGH",
@@ -263,7 +279,7 @@ void report_classify(struct report *r)
 			double pct = psi_stall_percent(pp[i], r->command_window.duration_ns);
 
 			if (pct > p->maximum_psi_stall_percent)
-				finding(&c, SEV_INVESTIGATE, code[i], "%s cgroup PSI stall %.2f%% exceeds %.2f%%",
+				finding(&c, code[i], "%s cgroup PSI stall %.2f%% exceeds %.2f%%",
 					axis[i], pct, p->maximum_psi_stall_percent);
 		}
 	}

@@ -181,6 +181,9 @@ void report_copy(char *dst, size_t cap, const char *src);
  * "." or "/". Backslashes count as separators. */
 void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX]);
 
+/* Whether a finding code makes the verdict invalid (else investigate). */
+bool report_code_invalidates(const char *code);
+
 /* Recomputes r->findings and r->verdict from the recorded figures and the
  * policy. The same function serves building and verification. */
 void report_classify(struct report *r);

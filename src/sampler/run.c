@@ -333,7 +333,7 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		int64_t cpu0 = self_cpu_ns();
 
 		take(&rn, &st->command, CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
-		if (child_spawn(&rn.ch, st->exe, o->argv, &rn.old_mask, o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
+		if (child_spawn(&rn.ch, st->exe, o->argv, o->child_mask ? o->child_mask : &rn.old_mask, o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
 				st->cg.active ? st->cg.procs_wfd : -1, st->placement, sizeof(st->placement), e) < 0)
 			goto out_census;
 		rn.child_running = true;

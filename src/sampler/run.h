@@ -37,6 +37,9 @@ struct run_opts {
 	void *progress_ctx;
 	/* The command's standard streams; NULL: CHILD_STDIO_DEFAULT. */
 	const struct child_stdio *stdio;
+	/* The signal mask the command starts with; NULL: the caller's mask
+	 * (a caller that keeps SIGINT blocked between runs passes its own). */
+	const sigset_t *child_mask;
 	/* With a workload hook the report is schema v2: after the command's
 	 * whole tree was reaped (its output is complete) and before the report
 	 * is classified and sealed, the hook fills everything in *w but

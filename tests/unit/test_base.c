@@ -280,8 +280,10 @@ Test(dates, durations)
 	cr_expect_eq(duration_parse("2", &ns, &e), -1);
 	cr_expect_eq(duration_parse("-1s", &ns, &e), -1);
 	cr_expect_eq(duration_parse("s", &ns, &e), -1);
-	cr_expect_eq(duration_parse("2h", &ns, &e), -1);
-	cr_expect_str_eq(e.msg, "invalid duration \"2h\": expected a number with ms, s or m");
+	cr_expect_eq(duration_parse("2h", &ns, &e), 0);
+	cr_expect_eq(ns, 7200000000000LL);
+	cr_expect_eq(duration_parse("2d", &ns, &e), -1);
+	cr_expect_str_eq(e.msg, "invalid duration \"2d\": expected a number with ms, s, m or h");
 }
 
 Test(dates, rfc3339_timestamps)

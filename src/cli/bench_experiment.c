@@ -1,0 +1,398 @@
+/* fak bench experiment: option parsing, progress and the summary around one
+ * call into experiment/. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "base/xalloc.h"
+#include "cli/cli.h"
+#include "cli/opts.h"
+#include "cli/sampler_flags.h"
+#include "experiment/experiment.h"
+#include "experiment/metrics.h"
+#include "receipt/gate.h"
+#include "sampler/workload.h"
+
+#define CMD "bench experiment"
+
+static const char usage[] =
+	"usage: fak bench experiment LEVER --baseline CMD --candidate CMD --out-dir DIR\n"
+	"           [--artifact FILE] [--profile-artifact FILE]... [--revision REV]\n"
+	"           [--baseline-revision REV --candidate-revision REV] [--module NAME@REV]...\n"
+	"           [--order interleaved|random|blocked] [--seed N] [--metrics json|llama-bench]\n"
+	"           [--quality-command CMD] [--last-accepted RECEIPT] [--graph FILE] [--show-output]\n"
+	"           [--json] [--baseline-duration DUR] [--interval DUR] [--timeout DUR] ...";
+
+static const char about[] =
+	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
+	"(baseline CMD with the lever off, candidate CMD with it on), interleaved by default. Each\n"
+	"run goes through the system-baseline sampler with its output captured in DIR/logs/; the\n"
+	"metrics its last stdout line reports are sealed into its attestation. Then DIR gets\n"
+	"baseline.json and candidate.json (attested receipts), attestations/, comparison.json,\n"
+	"gate-request.json and gate.json, and stdout the comparison summary. Every input is checked\n"
+	"before the first run; DIR must not exist yet or be empty. CMD runs with /bin/sh -c.\n"
+	"Exit 0 when the receipts were written, 1 when an input is missing or a run failed (its\n"
+	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
+
+struct ex_opts {
+	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev, *cand_rev;
+	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file;
+	struct optlist profiles, modules;
+	bool show_output, json;
+	struct sampler_flags sf;
+};
+
+static int usage_error(const char *msg)
+{
+	cli_errorf(CMD, "%s", msg);
+	fprintf(stderr, "%s\n", usage);
+	return EXIT_USAGE;
+}
+
+/* ---- progress and output ------------------------------------------------- */
+
+struct view {
+	bool tty;
+};
+
+static void clock_text(int64_t ns, char *out, size_t cap)
+{
+	long long s = ns / 1000000000;
+
+	snprintf(out, cap, "%lld:%02lld", s / 60, s % 60);
+}
+
+static void progress(void *ctx, const struct xp_progress *p)
+{
+	const struct view *v = ctx;
+	char title[64], el[32], left[32];
+
+	if (!v->tty)
+		return;
+	xp_step_title(p->step, title, sizeof(title));
+	if (p->quiet_total_ns) {
+		if (p->quiet_done_ns < p->quiet_total_ns)
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs", p->done + 1, p->total,
+				title, (double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
+		else
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total, title);
+	} else {
+		clock_text(p->elapsed_ns, el, sizeof(el));
+		clock_text(p->left_ns, left, sizeof(left));
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s", p->done, p->total, title);
+		if (p->has_tps)
+			fprintf(stderr, "  %.4g tok/s", p->tps);
+		fprintf(stderr, "  %s  elapsed %s  about %s left\n", p->verdict, el, left);
+	}
+	fflush(stderr);
+}
+
+static void copy_file(const char *path)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, (size_t)n, stderr) != (size_t)n)
+			break;
+	close(fd);
+}
+
+static void show_output(void *ctx, const struct xp_step *s, const char *out_log, const char *err_log)
+{
+	char title[64];
+
+	(void)ctx;
+	xp_step_title(s, title, sizeof(title));
+	fprintf(stderr, "---- %s: stdout (%s) ----\n", title, out_log);
+	copy_file(out_log);
+	fprintf(stderr, "---- %s: stderr (%s) ----\n", title, err_log);
+	copy_file(err_log);
+	fflush(stderr);
+}
+
+/* The summary on stdout: per arm, then the shift and the gate. */
+static void summary_text(const struct ex_opts *eo, const struct xp_result *res)
+{
+	const json_t *c = res->comparison, *g = res->gate;
+	const char *const sides[2] = { "baseline_samples", "candidate_samples" };
+
+	printf("experiment %s: lever %s, envelope %s\n", eo->out_dir,
+	       json_string_value(json_object_get(c, "changed_lever_id")),
+	       json_string_value(json_object_get(c, "envelope_id")));
+	for (int i = 0; i < 2; i++) {
+		const json_t *s = json_object_get(c, sides[i]);
+
+		printf("  %-9s  median %.4g tok/s  noise %.2f%%  n=%lld\n", xp_arm_names[i],
+		       json_number_value(json_object_get(s, "median")),
+		       json_number_value(json_object_get(s, "noise_percent")),
+		       json_integer_value(json_object_get(s, "repetitions")));
+	}
+	printf("  delta      %+.2f%% (candidate mean against baseline mean)\n",
+	       json_number_value(json_object_get(c, "delta_percent")));
+	printf("gate: %s (fak native-performance --gate %s/gate-request.json)\n",
+	       json_string_value(json_object_get(g, "classification")), eo->out_dir);
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static int parse_modules(const struct optlist *l, struct xp_module **out, char ***copies)
+{
+	*out = xcalloc(l->n + 1, sizeof(**out));
+	*copies = xcalloc(l->n + 1, sizeof(**copies));
+	for (size_t i = 0; i < l->n; i++) {
+		char *c = xstrdup(l->v[i]), *at = strrchr(c, '@');
+
+		(*copies)[i] = c;
+		if (!at || at == c || !at[1]) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "--module takes NAME@REV (got \"%.400s\")", l->v[i]);
+			return usage_error(msg);
+		}
+		*at = '\0';
+		(*out)[i] = (struct xp_module){ c, at + 1 };
+	}
+	return 0;
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || v >= XP_SEED_MAX) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "--seed must be an integer in 0..2^53-1 (got \"%.64s\")", s);
+		return usage_error(msg);
+	}
+	*out = v;
+	return 0;
+}
+
+static int check_usage(const struct ex_opts *eo, struct xp_opts *o)
+{
+	const char *const required[][2] = {
+		{ "baseline", eo->baseline }, { "candidate", eo->candidate }, { "out-dir", eo->out_dir },
+	};
+	char msg[256];
+
+	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (!required[i][1] || !*required[i][1]) {
+			snprintf(msg, sizeof(msg), "--%s is required and must not be empty", required[i][0]);
+			return usage_error(msg);
+		}
+	if (eo->revision && (eo->base_rev || eo->cand_rev))
+		return usage_error("give --revision, or --baseline-revision and --candidate-revision, not both");
+	if (!eo->base_rev != !eo->cand_rev)
+		return usage_error("--baseline-revision and --candidate-revision go together");
+	o->revision[0] = eo->revision ? eo->revision : eo->base_rev;
+	o->revision[1] = eo->revision ? eo->revision : eo->cand_rev;
+	o->order = XP_ORDER_INTERLEAVED;
+	if (eo->order) {
+		size_t i;
+
+		for (i = 0; i < 3 && strcmp(eo->order, xp_order_names[i]); i++)
+			;
+		if (i == 3)
+			return usage_error("--order must be interleaved, random or blocked");
+		o->order = (enum xp_order)i;
+	}
+	if (eo->seed && o->order != XP_ORDER_RANDOM)
+		return usage_error("--seed goes with --order random");
+	if (o->order == XP_ORDER_RANDOM) {
+		if (eo->seed) {
+			if (parse_seed(eo->seed, &o->seed))
+				return EXIT_USAGE;
+		} else {
+			uint64_t r = 0;
+
+			if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+				cli_errorf(CMD, "cannot draw a seed: %s; give --seed N", strerror(errno));
+				return EXIT_FAIL;
+			}
+			o->seed = r % XP_SEED_MAX;
+		}
+	}
+	{
+		const struct metrics_parser *mp = metrics_parser_for_option(eo->metrics ? eo->metrics : "json");
+
+		if (!mp) {
+			snprintf(msg, sizeof(msg), "--metrics must be one of %s", METRICS_OPTIONS);
+			return usage_error(msg);
+		}
+		o->parser = mp->id;
+	}
+	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON))
+		return usage_error("--quality-command goes with --metrics llama-bench; the json metrics line "
+				   "carries the quality");
+	return 0;
+}
+
+/* LEVER comes first (or last, after the options). */
+static int parse(int argc, char **argv, const struct opt *opts, const char **lever)
+{
+	bool first = argc > 1 && argv[1][0] != '-';
+	int rest;
+
+	*lever = NULL;
+	if (first) {
+		*lever = argv[1];
+		argv++;
+		argc--;
+	}
+	switch (opts_parse(CMD, usage, opts, argc, argv, &rest)) {
+	case OPTS_HELP:
+		opts_help(stdout, usage, about, opts);
+		return -1;
+	case OPTS_ERROR:
+		return EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	if (!first && rest < argc)
+		*lever = argv[rest++];
+	if (rest < argc) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "unexpected argument '%.400s'", argv[rest]);
+		return usage_error(msg);
+	}
+	if (!*lever || !**lever)
+		return usage_error("the LEVER to experiment on is required");
+	return 0;
+}
+
+int bench_experiment(int argc, char **argv)
+{
+	struct ex_opts eo = { 0 };
+	const struct opt opts[] = {
+		{ "baseline", "CMD", "the baseline arm: the lever off (run by /bin/sh -c)", NULL, &eo.baseline, NULL },
+		{ "candidate", "CMD", "the candidate arm: the lever on", NULL, &eo.candidate, NULL },
+		{ "out-dir", "DIR", "new or empty folder for receipts, attestations, logs, comparison, gate", NULL,
+		  &eo.out_dir, NULL },
+		{ "graph", "FILE", "use graph FILE instead of the committed default", NULL, &eo.graph, NULL },
+		{ "artifact", "FILE", "the model file; its sha256 must equal the envelope's pin", NULL, &eo.artifact,
+		  NULL },
+		{ "profile-artifact", "FILE", "a profiler artifact (relative path) for the receipts", NULL, NULL,
+		  &eo.profiles },
+		{ "revision", "REV", "the revision both arms run", NULL, &eo.revision, NULL },
+		{ "baseline-revision", "REV", "the baseline arm's revision, where the arms differ", NULL,
+		  &eo.base_rev, NULL },
+		{ "candidate-revision", "REV", "the candidate arm's revision", NULL, &eo.cand_rev, NULL },
+		{ "module", "NAME@REV", "a module revision for the receipts", NULL, NULL, &eo.modules },
+		{ "order", "ORDER", "interleaved (ABBA, default), random (pairs shuffled) or blocked", NULL,
+		  &eo.order, NULL },
+		{ "seed", "N", "the seed of --order random (default: drawn and recorded)", NULL, &eo.seed, NULL },
+		{ "metrics", "KIND", "json (the metrics line, default) or llama-bench (-o json/jsonl)", NULL,
+		  &eo.metrics, NULL },
+		{ "quality-command", "CMD", "with llama-bench: run after each arm; its last line is the quality",
+		  NULL, &eo.quality, NULL },
+		{ "last-accepted", "RECEIPT", "gate the candidate against this receipt (default: this baseline)",
+		  NULL, &eo.last_accepted, NULL },
+		{ "machine-id-file", "FILE", "machine id to hash (default /etc/machine-id)", NULL,
+		  &eo.machine_id_file, NULL },
+		{ "show-output", NULL, "copy each run's stdout and stderr to stderr", &eo.show_output, NULL, NULL },
+		{ "json", NULL, "print the summary as JSON", &eo.json, NULL, NULL },
+		SAMPLER_FLAG_OPTS(&eo.sf),
+		{ 0 },
+	};
+	struct xp_opts o = { 0 };
+	struct xp_module *modules = NULL;
+	char **copies = NULL;
+	struct xp_result res;
+	struct findings f = FINDINGS_INIT;
+	struct view view = { .tty = isatty(STDERR_FILENO) };
+	struct graph g;
+	struct err e;
+	int rc;
+
+	rc = parse(argc, argv, opts, &o.lever_id);
+	if (rc)
+		goto out_opts;
+	if ((rc = check_usage(&eo, &o)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||
+	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
+		goto out_opts;
+	if ((eo.graph ? graph_load_file(&g, eo.graph, &e) : graph_load_default(&g, &e)) < 0) {
+		rc = cli_fail(CMD, &e);
+		goto out_opts;
+	}
+	graph_validate(&g, &f);
+	if (f.nr) {
+		rc = cli_findings(CMD, "invalid native performance graph", &f);
+		goto out_graph;
+	}
+	o.g = &g;
+	o.cmd[0] = eo.baseline;
+	o.cmd[1] = eo.candidate;
+	o.modules = modules;
+	o.nr_modules = eo.modules.n;
+	o.artifact = eo.artifact;
+	o.profile_artifacts = eo.profiles.v;
+	o.nr_profile_artifacts = eo.profiles.n;
+	o.out_dir = eo.out_dir;
+	o.last_accepted = eo.last_accepted;
+	o.quality_cmd = eo.quality;
+	o.machine_id_file = eo.machine_id_file;
+	o.proc_root = o.sampler.proc_root;
+	o.progress = progress;
+	o.show_output = eo.show_output ? show_output : NULL;
+	o.ctx = &view;
+	fflush(stdout);
+	if (xp_run(&o, &res, &f, &e) < 0) {
+		rc = cli_fail(CMD, &e);
+		goto out_graph;
+	}
+	switch (res.status) {
+	case XP_REFUSED:
+		rc = cli_findings(CMD, "cannot start; nothing ran", &f);
+		break;
+	case XP_RUN_FAILED:
+		rc = cli_findings(CMD, "no receipt written", &f);
+		break;
+	case XP_INTERRUPTED:
+		cli_errorf(CMD, "interrupted by %s; no receipt written (the finished runs' evidence is in %s)",
+			   strsignal(res.signal), eo.out_dir);
+		rc = 128 + res.signal;
+		break;
+	case XP_DONE:
+		if (eo.json) {
+			json_t *doc = jobj();
+
+			jset_str(doc, "schema", "fak-bench-experiment-summary/v1");
+			jset_str(doc, "out_dir", eo.out_dir);
+			jset_new(doc, "comparison", json_incref(res.comparison));
+			jset_new(doc, "gate", json_incref(res.gate));
+			cli_out_json(doc);
+		} else {
+			summary_text(&eo, &res);
+		}
+		rc = EXIT_OK;
+		break;
+	}
+	xp_result_release(&res);
+out_graph:
+	findings_release(&f);
+	graph_release(&g);
+out_opts:
+	if (copies)
+		for (size_t i = 0; i < eo.modules.n; i++)
+			free(copies[i]);
+	free(copies);
+	free(modules);
+	optlist_release(&eo.profiles);
+	optlist_release(&eo.modules);
+	return rc < 0 ? EXIT_OK : rc;
+}

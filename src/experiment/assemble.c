@@ -1,0 +1,274 @@
+/* From sealed runs to documents: each arm's receipt is the receipt template
+ * of the lever with the measured values filled in, its attestations
+ * attached by receipt_attach in repetition order; then the comparison, the
+ * gate request (policy from the envelope's criterion) and its verdict. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/file.h"
+#include "base/xalloc.h"
+#include "experiment/internal.h"
+#include "receipt/gate.h"
+
+/* The finished runs of one arm and kind, by index. */
+static size_t runs_of(const struct xp *x, int arm, const char *kind, const struct xp_done **v)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < x->nr_done; k++)
+		if (x->steps[k].arm == arm && !strcmp(x->steps[k].kind, kind))
+			v[x->steps[k].index] = &x->done[k], n++;
+	return n;
+}
+
+static json_t *experiment_json(const struct xp *x, int arm)
+{
+	json_t *o = jobj(), *sched = jarr();
+	const struct xp_opts *op = x->o;
+
+	jset_str(o, "order", xp_order_names[op->order]);
+	if (op->order == XP_ORDER_RANDOM)
+		jset_int(o, "seed", (long long)op->seed);
+	jset_str(o, "metrics_parser", op->parser);
+	for (size_t k = 0; k < x->nr_done; k++) {
+		const struct xp_step *s = &x->steps[k];
+		const struct report *r = x->done[k].rep;
+		json_t *u = jobj();
+
+		jset_str(u, "arm", xp_arm_names[s->arm]);
+		jset_str(u, "kind", s->kind);
+		jset_int(u, "index", s->index);
+		jset_str(u, "started_at_utc", r->command_window.started_at_utc);
+		jset_str(u, "attestation_digest", r->digest);
+		jpush_new(sched, u);
+	}
+	jset_new(o, "schedule", sched);
+	for (size_t k = 0; k < x->nr_done; k++)
+		if (x->steps[k].arm == arm && !strcmp(x->steps[k].kind, WL_KIND_QUALITY))
+			jset_new(o, "quality_attestation", json_deep_copy(x->done[k].doc));
+	return o;
+}
+
+/* Attaches reps[i]'s attestation to repetition i, one call each, exactly
+ * as `--attach-receipt` does. Steals doc. */
+static json_t *attach_all(const struct xp *x, json_t *doc, const struct xp_done *const *reps, size_t n,
+			  struct findings *out, struct err *e)
+{
+	for (size_t i = 0; i < n && doc; i++) {
+		struct receipt cur;
+		const char *what = NULL;
+		json_t *next;
+
+		if (receipt_decode(&cur, doc, NULL, e) < 0) {
+			json_decref(doc);
+			return NULL;
+		}
+		next = receipt_attach(&cur, reps[i]->doc, x->o->g, &what, out, e);
+		receipt_release(&cur);
+		json_decref(doc);
+		if (!next && !out->nr)
+			findings_addf(out, "attaching repetition %zu: %s", i + 1, e->msg);
+		doc = next;
+	}
+	return doc;
+}
+
+/* The receipt of one arm, attested; NULL with findings or e. */
+static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, struct err *e)
+{
+	const struct xp_opts *o = x->o;
+	size_t n = (size_t)x->env->repetitions;
+	const struct xp_done **reps = xcalloc(n + 1, sizeof(*reps)), *quality = NULL;
+	const struct report **sealed = xcalloc(n + 1, sizeof(*sealed));
+	struct receipt t, r;
+	struct receipt_rep *rv = NULL;
+	struct receipt_module *mods = NULL;
+	const char *cmds[2], *axis = NULL;
+	char *axis_buf = NULL;
+	struct wl_quality q;
+	json_t *tpl, *doc = NULL, *xj = NULL;
+
+	if (runs_of(x, arm, WL_KIND_REPETITION, reps) != n)
+		BUG("%zu repetitions planned, not all finished", n);
+	runs_of(x, arm, WL_KIND_QUALITY, &quality);
+	tpl = receipt_template(o->g, o->lever_id, e);
+	if (!tpl || receipt_decode(&t, tpl, NULL, e) < 0) {
+		json_decref(tpl);
+		goto out;
+	}
+	json_decref(tpl);
+	r = t;
+	r.role = xp_arm_names[arm];
+	r.revision = o->revision[arm];
+	r.machine.scrubbed_id = x->machine_id;
+	if (arm == XP_CANDIDATE) {
+		axis = axis_buf = xasprintf("lever:%s", x->lever->id);
+		r.changed_axes = (struct receipt_strs){ .v = &axis, .n = 1 };
+	}
+	rv = xcalloc(n + 1, sizeof(*rv));
+	for (size_t i = 0; i < n; i++) {
+		const struct wl_metrics *m = &reps[i]->rep->workload.metrics;
+
+		sealed[i] = reps[i]->rep;
+		rv[i] = (struct receipt_rep){
+			.end_to_end_ms = m->end_to_end_ms, .tokens_per_second = m->tokens_per_second,
+			.has_ttft = m->has_ttft, .ttft_ms = m->ttft_ms, .has_prefill = m->has_prefill,
+			.prefill_ms = m->prefill_ms, .has_decode = m->has_decode, .decode_ms = m->decode_ms,
+		};
+	}
+	r.reps = rv;
+	r.nr_reps = n;
+	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes, e) < 0) {
+		findings_addf(out, "%s memory: %s", xp_arm_names[arm], e->msg);
+		goto out_t;
+	}
+	if (quality) {
+		q = quality->rep->workload.metrics.quality;
+	} else if (receipt_quality_from_reports(sealed, n, &q, e) < 0) {
+		findings_addf(out, "%s quality: %s", xp_arm_names[arm], e->msg);
+		goto out_t;
+	}
+	r.quality = (struct receipt_quality){ q.name, q.score, q.higher_is_better };
+	mods = xcalloc(o->nr_modules + 1, sizeof(*mods));
+	for (size_t i = 0; i < o->nr_modules; i++)
+		mods[i] = (struct receipt_module){ o->modules[i].name, o->modules[i].revision };
+	r.modules = mods;
+	r.nr_modules = o->nr_modules;
+	cmds[0] = o->cmd[arm];
+	cmds[1] = o->quality_cmd;
+	r.commands = (struct receipt_strs){ .v = cmds, .n = o->quality_cmd ? 2 : 1 };
+	{
+		struct receipt_artifact *arts = xcalloc(o->nr_profile_artifacts + 1, sizeof(*arts));
+
+		for (size_t i = 0; i < o->nr_profile_artifacts; i++)
+			arts[i] = (struct receipt_artifact){ x->artifacts[i].path, x->artifacts[i].sha256 };
+		r.artifacts = arts;
+		r.nr_artifacts = o->nr_profile_artifacts;
+		xj = experiment_json(x, arm);
+		r.has_experiment = true;
+		r.experiment = (struct receipt_experiment){ .json = xj };
+		doc = receipt_to_json(&r);
+		free(arts);
+	}
+	doc = attach_all(x, doc, reps, n, out, e);
+out_t:
+	receipt_release(&t);
+out:
+	json_decref(xj);
+	free(axis_buf);
+	free(rv);
+	free(mods);
+	free(reps);
+	free(sealed);
+	return doc;
+}
+
+static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted, const json_t *candidate)
+{
+	const struct criterion *c = x->crit;
+	const struct receipt *la = NULL;
+	json_t *q = jobj(), *p = jobj();
+	struct receipt tmp;
+	struct err e;
+
+	jset_str(q, "schema", GATE_REQUEST_V2);
+	jset_str(p, "schema", GATE_POLICY_V2);
+	jset_str(p, "envelope_id", x->env->id);
+	jset_str(p, "changed_lever_id", x->lever->id);
+	if (x->has_last_accepted) {
+		la = &x->last_accepted;
+	} else {
+		if (receipt_decode(&tmp, last_accepted, NULL, &e) < 0)
+			BUG("the baseline receipt just built does not decode: %s", e.msg);
+		la = &tmp;
+	}
+	jset_str(p, "accepted_revision", la->revision);
+	jset_int(p, "minimum_repetitions", c->minimum_repetitions);
+	jset_num(p, "maximum_noise_percent", c->maximum_noise_percent);
+	jset_num(p, "investigate_drop_percent", c->investigate_drop_percent);
+	jset_num(p, "regression_drop_percent", c->regression_drop_percent);
+	jset_num(p, "minimum_throughput_tokens_per_second", c->minimum_throughput_tokens_per_second);
+	jset_int(p, "maximum_peak_bytes", x->env->memory_gib * (1LL << 30));
+	jset_str(p, "quality_metric", c->quality_metric);
+	jset_num(p, "minimum_quality_score", c->minimum_quality_score);
+	jset_bool(p, "quality_higher_is_better", c->quality_higher_is_better);
+	jset_str(p, "required_engine", RECEIPT_ENGINE);
+	jset_str(p, "required_forward_path", x->env->forward_path);
+	jset_bool(p, "require_system_baseline", true);
+	/* the sampled attribution is an explicit choice (--attribution sampled) */
+	jset_bool(p, "allow_sampled_system_baseline", !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED));
+	jset_new(q, "policy", p);
+	jset_new(q, "last_accepted", json_deep_copy(la == &tmp ? last_accepted : x->last_accepted.doc));
+	jset_new(q, "candidate", json_deep_copy(candidate));
+	if (la == &tmp)
+		receipt_release(&tmp);
+	return q;
+}
+
+static int write_doc(const struct xp *x, const char *name, const json_t *doc, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/%s", x->o->out_dir, name);
+	int rc;
+
+	json_write_pretty(&sb, doc);
+	rc = file_write_atomic(path, sb.buf, sb.len, 0600, e);
+	sb_release(&sb);
+	free(path);
+	return rc;
+}
+
+int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struct err *e)
+{
+	json_t *docs[2] = { NULL, NULL }, *req = NULL;
+	struct receipt rb, rc;
+	struct gate_request gq;
+	struct strbuf sb = STRBUF_INIT;
+	const char *what = NULL;
+	enum gate_class cls;
+	int rv = -1;
+
+	for (int arm = 0; arm < 2; arm++) {
+		docs[arm] = arm_receipt(x, arm, out, e);
+		if (!docs[arm])
+			goto out;
+	}
+	if (receipt_decode(&rb, docs[0], NULL, e) < 0)
+		goto out;
+	if (receipt_decode(&rc, docs[1], NULL, e) < 0) {
+		receipt_release(&rb);
+		goto out;
+	}
+	res->comparison = receipt_compare(&rb, &rc, x->o->g, &what, out);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	if (!res->comparison) {
+		findings_addf(out, "%s", what);
+		goto out;
+	}
+	req = gate_request_json(x, docs[0], docs[1]);
+	json_write_pretty(&sb, req);
+	if (gate_parse(&gq, sb.buf, sb.len, "gate-request.json", e) < 0)
+		goto out;
+	res->gate = gate_evaluate(&gq, x->o->g, &cls, &what, out);
+	gate_release(&gq);
+	if (!res->gate) {
+		findings_addf(out, "%s", what);
+		goto out;
+	}
+	res->gate_class = (int)cls;
+	if (write_doc(x, "baseline.json", docs[0], e) < 0 || write_doc(x, "candidate.json", docs[1], e) < 0 ||
+	    write_doc(x, "comparison.json", res->comparison, e) < 0 ||
+	    write_doc(x, "gate-request.json", req, e) < 0 || write_doc(x, "gate.json", res->gate, e) < 0)
+		goto out;
+	rv = 0;
+out:
+	if (out->nr)
+		rv = 0;	/* findings, not an internal error */
+	sb_release(&sb);
+	json_decref(req);
+	json_decref(docs[0]);
+	json_decref(docs[1]);
+	return rv;
+}

@@ -1,0 +1,133 @@
+/* The experiment from end to end: checks, schedule, runs, documents. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/xalloc.h"
+#include "experiment/internal.h"
+#include "sampler/child.h"
+
+static void xp_release(struct xp *x)
+{
+	for (size_t k = 0; k < x->nr_done; k++) {
+		free(x->done[k].rep);
+		json_decref(x->done[k].doc);
+	}
+	free(x->done);
+	free(x->steps);
+	free(x->artifacts);
+	free(x->dir_logs);
+	free(x->dir_attestations);
+	if (x->has_last_accepted)
+		receipt_release(&x->last_accepted);
+}
+
+void xp_result_release(struct xp_result *res)
+{
+	json_decref(res->comparison);
+	json_decref(res->gate);
+	memset(res, 0, sizeof(*res));
+}
+
+/* A SIGINT, SIGTERM or SIGHUP that arrived while blocked; 0 for none. */
+static int pending_stop(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+
+	if (sigpending(&set) < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(&set, sigs[i]))
+			return sigs[i];
+	return 0;
+}
+
+static void report_progress(const struct xp *x, size_t k)
+{
+	const struct report *r = x->done[k].rep;
+	int64_t elapsed = child_mono_ns() - x->t0_ns;
+	struct xp_progress p = {
+		.step = &x->steps[k], .done = k + 1, .total = x->nr_steps, .elapsed_ns = elapsed,
+		.left_ns = (int64_t)((double)elapsed / (double)(k + 1) * (double)(x->nr_steps - k - 1)),
+		.has_tps = r->workload.has_metrics && r->workload.metrics.has_throughput,
+		.tps = r->workload.metrics.tokens_per_second, .verdict = r->verdict,
+	};
+
+	if (x->o->progress)
+		x->o->progress(x->o->ctx, &p);
+}
+
+int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e)
+{
+	struct xp x = { .o = o };
+	sigset_t stop;
+	int rc = -1, sig = 0;
+
+	memset(res, 0, sizeof(*res));
+	xp_preflight(&x, out);
+	if (out->nr) {
+		res->status = XP_REFUSED;
+		findings_sort(out);
+		xp_release(&x);
+		return 0;
+	}
+	if (xp_plan(o->order, o->seed, (size_t)x.env->warmups, (size_t)x.env->repetitions,
+		    o->quality_cmd != NULL, &x.steps, &x.nr_steps, e) < 0) {
+		xp_release(&x);
+		return -1;
+	}
+	x.done = xcalloc(x.nr_steps, sizeof(*x.done));
+	/* Interrupts stay pending between runs: the next run's sampler sees
+	 * them at once, and none is lost while documents are written. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &x.caller_mask);
+	x.t0_ns = child_mono_ns();
+	for (size_t k = 0; k < x.nr_steps; k++) {
+		int step = xp_run_step(&x, k, &x.done[k], &sig, out, e);
+
+		if (step < 0)
+			goto out;
+		if (step == 1) {
+			res->status = XP_INTERRUPTED;
+			res->signal = sig;
+			rc = 0;
+			goto out;
+		}
+		x.nr_done = k + 1;
+		report_progress(&x, k);
+		if (out->nr) {
+			res->status = XP_RUN_FAILED;
+			rc = 0;
+			goto out;
+		}
+	}
+	if ((sig = pending_stop())) {
+		res->status = XP_INTERRUPTED;
+		res->signal = sig;
+		rc = 0;
+		goto out;
+	}
+	if (xp_assemble(&x, res, out, e) < 0)
+		goto out;
+	res->status = out->nr ? XP_RUN_FAILED : XP_DONE;
+	rc = 0;
+out:
+	findings_sort(out);
+	{
+		/* consume what is pending so restoring the mask does not kill us;
+		 * the status already says what happened */
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&stop, NULL, &zero) > 0)
+			;
+	}
+	sigprocmask(SIG_SETMASK, &x.caller_mask, NULL);
+	xp_release(&x);
+	return rc;
+}

@@ -1,0 +1,61 @@
+#ifndef FAK_EXPERIMENT_INTERNAL_H
+#define FAK_EXPERIMENT_INTERNAL_H
+/* Inside experiment/: the state one experiment carries from the checks of
+ * its inputs through its runs to its documents. */
+#include <signal.h>
+
+#include "experiment/experiment.h"
+#include "receipt/receipt.h"
+#include "sampler/report.h"
+#include "sampler/workload.h"
+
+/* A profiler artifact as the receipt names it. */
+struct xp_artifact {
+	const char *path;	/* borrowed from the options: relative, scrubbed */
+	char sha256[65];
+};
+
+/* One finished run. */
+struct xp_done {
+	struct report *rep;	/* sealed; owned */
+	json_t *doc;		/* the attestation as written; owned */
+};
+
+struct xp {
+	const struct xp_opts *o;
+	const struct lever *lever;
+	const struct envelope *env;
+	const struct criterion *crit;
+	char machine_id[40];
+	char artifact_sha256[65];
+	struct xp_artifact *artifacts;	/* nr_profile_artifacts */
+	struct receipt last_accepted;	/* when o->last_accepted */
+	bool has_last_accepted;
+	struct xp_step *steps;
+	size_t nr_steps;
+	struct xp_done *done;		/* per step, in schedule order */
+	size_t nr_done;
+	int64_t t0_ns;			/* CLOCK_MONOTONIC at the first run */
+	sigset_t caller_mask;		/* the mask every command starts with */
+	char *dir_logs, *dir_attestations;	/* owned paths */
+};
+
+/* preflight.c: every input, before anything runs. Findings name the flag
+ * that supplies what is missing. On success the output folder exists with
+ * its logs/ and attestations/ folders. */
+void xp_preflight(struct xp *x, struct findings *out);
+
+/* run.c: one step through the sampler. 0 with *done filled (the run's
+ * attestation written) or a failure finding in out; 1 when a signal
+ * stopped it (*sig set, nothing sealed); -1 on an internal error. */
+int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out,
+		struct err *e);
+/* "baseline-2", "candidate-warmup-1", "baseline-quality" (1-based): the
+ * file names of a run's logs and attestation. */
+void xp_step_name(const struct xp_step *s, char *out, size_t cap);
+
+/* assemble.c: receipts, comparison, gate request and verdict, written into
+ * the output folder. 0, or findings in out (nothing written), or -1. */
+int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struct err *e);
+
+#endif

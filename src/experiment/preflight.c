@@ -1,0 +1,253 @@
+/* Every input of an experiment is checked before the first run: what is
+ * missing is listed with the flag that supplies it, and nothing runs. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/digest.h"
+#include "base/xalloc.h"
+#include "experiment/internal.h"
+
+static void check_lever(struct xp *x, struct findings *out)
+{
+	const struct xp_opts *o = x->o;
+	struct err e;
+	json_t *t = receipt_template(o->g, o->lever_id, &e);
+
+	/* the same readiness rule as `--baseline LEVER` */
+	if (!t) {
+		findings_addf(out, "%s", e.msg);
+		return;
+	}
+	json_decref(t);
+	x->lever = graph_lever(o->g, o->lever_id);
+	x->env = graph_envelope(o->g, x->lever->app.envelope_id);
+	x->crit = graph_criterion(o->g, x->env->id);
+	if (x->env->memory_gib <= 0)
+		findings_addf(out, "envelope \"%s\" pins memory_gib %lld: the gate needs a peak-memory "
+				   "ceiling; set the envelope's memory_gib in the graph",
+			      x->env->id, x->env->memory_gib);
+}
+
+static void check_platform(struct xp *x, struct findings *out)
+{
+	struct err e;
+
+	if (xp_platform_check(graph_envelope_platform(x->env), x->o->proc_root, &e) < 0)
+		findings_addf(out, "platform: %s", e.msg);
+}
+
+static void check_artifact(struct xp *x, struct findings *out)
+{
+	const char *pin = x->env->artifact_sha256;
+	int64_t bytes;
+	struct err e;
+
+	if (!x->o->artifact) {
+		findings_addf(out, "--artifact FILE is required: the model file whose sha256 envelope "
+				   "\"%s\" pins (%s)", x->env->id, pin);
+		return;
+	}
+	if (!digest_is_hex(pin)) {
+		findings_addf(out, "envelope \"%s\" pins no sha256 artifact hash (\"%s\"); pin the "
+				   "artifact in the graph before measuring it", x->env->id, pin);
+		return;
+	}
+	if (digest_file(x->o->artifact, x->artifact_sha256, &bytes, &e) < 0)
+		findings_addf(out, "--artifact: %s", e.msg);
+	else if (strcmp(x->artifact_sha256, pin))
+		findings_addf(out, "--artifact: '%s' has sha256 %s; envelope \"%s\" pins %s", x->o->artifact,
+			      x->artifact_sha256, x->env->id, pin);
+}
+
+static void check_identity(struct xp *x, struct findings *out)
+{
+	const struct xp_opts *o = x->o;
+	struct err e;
+
+	if (xp_machine_id(o->machine_id_file, x->machine_id, &e) < 0)
+		findings_addf(out, "machine id: %s", e.msg);
+	if (!o->revision[0] || !o->revision[1])
+		findings_addf(out, "--revision REV is required (or --baseline-revision and "
+				   "--candidate-revision where the arms differ): the revision each arm runs");
+	for (int a = 0; a < 2; a++) {
+		if (o->revision[a] && !receipt_is_captured(o->revision[a]))
+			findings_addf(out, "--%s-revision: \"%s\" is not a captured revision (blank, FILL_, "
+					   "or starting with '-')", xp_arm_names[a], o->revision[a]);
+	}
+	if (!o->nr_modules)
+		findings_addf(out, "--module NAME@REV is required: at least one module revision for the "
+				   "receipts (repeatable)");
+	for (size_t i = 0; i < o->nr_modules; i++) {
+		if (!receipt_is_captured(o->modules[i].name) || !receipt_is_captured(o->modules[i].revision))
+			findings_addf(out, "--module %s@%s: name and revision must be captured (not blank, "
+					   "FILL_, or starting with '-')", o->modules[i].name, o->modules[i].revision);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(o->modules[i].name, o->modules[j].name)) {
+				findings_addf(out, "--module %s: given twice", o->modules[i].name);
+				break;
+			}
+	}
+}
+
+/* A profiler artifact path as a public receipt may carry it: relative,
+ * inside the current folder, scrubbed. */
+static bool path_inside(const char *p)
+{
+	if (p[0] == '/' || !strcmp(p, "..") || !strncmp(p, "../", 3) || strstr(p, "/../") ||
+	    (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
+		return false;
+	return true;
+}
+
+static void check_profiles(struct xp *x, struct findings *out)
+{
+	const struct xp_opts *o = x->o;
+
+	if (!o->nr_profile_artifacts)
+		findings_addf(out, "--profile-artifact FILE is required: at least one profiler artifact "
+				   "(relative path; its sha256 goes into the receipts; repeatable)");
+	x->artifacts = xcalloc(o->nr_profile_artifacts + 1, sizeof(*x->artifacts));
+	for (size_t i = 0; i < o->nr_profile_artifacts; i++) {
+		const char *p = o->profile_artifacts[i];
+		int64_t bytes;
+		struct err e;
+
+		x->artifacts[i].path = p;
+		if (!path_inside(p) || !receipt_is_scrubbed_text(p)) {
+			findings_addf(out, "--profile-artifact '%s': must be a relative path inside the current "
+					   "folder, without private path or host syntax", p);
+			continue;
+		}
+		if (digest_file(p, x->artifacts[i].sha256, &bytes, &e) < 0)
+			findings_addf(out, "--profile-artifact: %s", e.msg);
+	}
+}
+
+static void check_commands(struct xp *x, struct findings *out)
+{
+	const struct xp_opts *o = x->o;
+	const struct {
+		const char *flag, *cmd;
+	} cmds[] = { { "--baseline", o->cmd[0] }, { "--candidate", o->cmd[1] },
+		     { "--quality-command", o->quality_cmd } };
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *c = cmds[i].cmd;
+
+		if (!c)
+			continue;
+		if (strlen(c) >= WL_COMMAND_MAX)
+			findings_addf(out, "%s: the command is longer than %d bytes", cmds[i].flag,
+				      WL_COMMAND_MAX - 1);
+		else if (!receipt_is_scrubbed_text(c))
+			findings_addf(out, "%s: the command goes into public receipts and must not carry "
+					   "private paths, accounts or hosts (or be blank or FILL_): \"%s\"",
+				      cmds[i].flag, c);
+	}
+	if (!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) && !o->quality_cmd)
+		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "
+				   "llama-bench prints no quality");
+	if (strlen(x->env->id) >= WL_ID_MAX || strlen(x->lever->id) >= WL_ID_MAX)
+		findings_addf(out, "envelope and lever ids longer than %d bytes cannot be sealed", WL_ID_MAX - 1);
+}
+
+static void check_last_accepted(struct xp *x, struct findings *out)
+{
+	struct findings why = FINDINGS_INIT;
+	struct err e;
+
+	if (!x->o->last_accepted)
+		return;
+	if (receipt_load(&x->last_accepted, x->o->last_accepted, &e) < 0) {
+		findings_addf(out, "--last-accepted: %s", e.msg);
+		return;
+	}
+	x->has_last_accepted = true;
+	receipt_validate(&x->last_accepted, x->o->g, 0, &why);
+	for (size_t i = 0; i < why.nr; i++)
+		findings_addf(out, "--last-accepted '%s': %s", x->o->last_accepted, why.items[i]);
+	findings_release(&why);
+	if (strcmp(x->last_accepted.role, "baseline") || strcmp(x->last_accepted.envelope_id, x->env->id) ||
+	    strcmp(x->last_accepted.changed_lever_id, x->lever->id))
+		findings_addf(out, "--last-accepted '%s': must be a baseline receipt of lever \"%s\" in "
+				   "envelope \"%s\" (it is a %s receipt of \"%s\" in \"%s\")",
+			      x->o->last_accepted, x->lever->id, x->env->id, x->last_accepted.role,
+			      x->last_accepted.changed_lever_id, x->last_accepted.envelope_id);
+}
+
+/* The folder must not hold evidence yet: missing, or an empty folder. */
+static void check_out_dir(const struct xp *x, struct findings *out)
+{
+	const char *d = x->o->out_dir;
+	char *copy = xstrdup(d), *slash;
+	struct stat st;
+
+	while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
+		copy[strlen(copy) - 1] = '\0';
+	if (stat(d, &st) == 0) {
+		DIR *dir;
+		struct dirent *de;
+		bool empty = true;
+
+		if (!S_ISDIR(st.st_mode)) {
+			findings_addf(out, "--out-dir '%s': exists and is not a folder; name a new folder", d);
+		} else if (!(dir = opendir(d))) {
+			findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
+		} else {
+			while ((de = readdir(dir)))
+				if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+					empty = false;
+			closedir(dir);
+			if (!empty)
+				findings_addf(out, "--out-dir '%s': already holds files; fak never overwrites "
+						   "evidence: name a new folder", d);
+			else if (access(d, W_OK | X_OK) < 0)
+				findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
+		}
+	} else if (errno != ENOENT) {
+		findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
+	} else {
+		slash = strrchr(copy, '/');
+		if (slash)
+			*slash = '\0';
+		if (access(slash ? (*copy ? copy : "/") : ".", W_OK | X_OK) < 0)
+			findings_addf(out, "--out-dir '%s': cannot create it: %s", d, strerror(errno));
+	}
+	free(copy);
+}
+
+static int make_dir(const char *path, bool may_exist, struct err *e)
+{
+	if (mkdir(path, 0700) == 0 || (may_exist && errno == EEXIST))
+		return 0;
+	return err_errno(e, errno, "cannot create '%s'", path);
+}
+
+void xp_preflight(struct xp *x, struct findings *out)
+{
+	struct err e;
+
+	check_lever(x, out);
+	if (!x->lever)
+		return;
+	check_platform(x, out);
+	check_artifact(x, out);
+	check_identity(x, out);
+	check_profiles(x, out);
+	check_commands(x, out);
+	check_last_accepted(x, out);
+	check_out_dir(x, out);
+	if (out->nr)
+		return;
+	x->dir_logs = xasprintf("%s/logs", x->o->out_dir);
+	x->dir_attestations = xasprintf("%s/attestations", x->o->out_dir);
+	if (make_dir(x->o->out_dir, true, &e) < 0 || make_dir(x->dir_logs, false, &e) < 0 ||
+	    make_dir(x->dir_attestations, false, &e) < 0)
+		findings_addf(out, "--out-dir: %s", e.msg);
+}

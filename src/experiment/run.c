@@ -1,0 +1,240 @@
+/* One run of the schedule: the command under the sampler with its output
+ * captured, its metrics parsed and sealed, its attestation written. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/digest.h"
+#include "base/file.h"
+#include "base/xalloc.h"
+#include "experiment/internal.h"
+#include "experiment/metrics.h"
+#include "sampler/attest.h"
+
+void xp_step_name(const struct xp_step *s, char *out, size_t cap)
+{
+	const char *arm = xp_arm_names[s->arm];
+
+	if (!strcmp(s->kind, WL_KIND_REPETITION))
+		snprintf(out, cap, "%s-%lld", arm, (long long)s->index + 1);
+	else if (!strcmp(s->kind, WL_KIND_WARMUP))
+		snprintf(out, cap, "%s-warmup-%lld", arm, (long long)s->index + 1);
+	else
+		snprintf(out, cap, "%s-quality", arm);
+}
+
+void xp_step_title(const struct xp_step *s, char *out, size_t cap)
+{
+	const char *arm = xp_arm_names[s->arm];
+
+	if (!strcmp(s->kind, WL_KIND_REPETITION))
+		snprintf(out, cap, "%s repetition %lld", arm, (long long)s->index + 1);
+	else if (!strcmp(s->kind, WL_KIND_WARMUP))
+		snprintf(out, cap, "%s warm-up %lld", arm, (long long)s->index + 1);
+	else
+		snprintf(out, cap, "%s quality run", arm);
+}
+
+struct hook {
+	struct xp *x;
+	const struct xp_step *s;
+	int out_fd, err_fd;
+};
+
+/* Reads what the parser needs of the captured stdout: its tail, or all of
+ * it up to the parser's limit (*why says so beyond it). */
+static int read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
+		       char *why, size_t cap)
+{
+	int64_t off = !mp->whole && size > (int64_t)mp->max_bytes ? size - (int64_t)mp->max_bytes : 0;
+	size_t want = (size_t)(size - off);
+
+	why[0] = '\0';
+	if (mp->whole && size > (int64_t)mp->max_bytes) {
+		snprintf(why, cap, "stdout holds %lld bytes; the %s parser reads at most %zu",
+			 (long long)size, mp->id, mp->max_bytes);
+		return 0;
+	}
+	sb_reset(sb);
+	sb_grow(sb, want);
+	while (sb->len < want) {
+		ssize_t n = pread(fd, sb->buf + sb->len, want - sb->len, (off_t)(off + (int64_t)sb->len));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		sb->len += (size_t)n;
+	}
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+static int fill_workload(void *ctx, const struct run_result *res, struct workload *w, struct err *e)
+{
+	const struct hook *h = ctx;
+	const struct xp *x = h->x;
+	const struct xp_step *s = h->s;
+	bool quality = !strcmp(s->kind, WL_KIND_QUALITY);
+	struct strbuf sb = STRBUF_INIT;
+	char why[REPORT_TEXT_MAX];
+	struct err pe;
+
+	memset(w, 0, sizeof(*w));
+	report_copy(w->label.envelope_id, sizeof(w->label.envelope_id), x->env->id);
+	report_copy(w->label.lever_id, sizeof(w->label.lever_id), x->lever->id);
+	report_copy(w->label.arm, sizeof(w->label.arm), xp_arm_names[s->arm]);
+	report_copy(w->label.kind, sizeof(w->label.kind), s->kind);
+	w->label.index = s->index;
+	report_copy(w->command, sizeof(w->command), quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
+	report_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
+	w->prompt_tokens = x->env->prompt_tokens;
+	w->decode_tokens = x->env->decode_tokens;
+	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
+	    digest_fd(h->err_fd, w->err.sha256, &w->err.bytes, e) < 0)
+		return err_prefix(e, "captured output");
+	if (read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why, sizeof(why)) < 0) {
+		sb_release(&sb);
+		return err_errno(e, errno ? errno : EIO, "cannot read the captured output");
+	}
+	if (res->exit_code) {
+		/* what a failed command printed measures nothing */
+		snprintf(w->metrics_error, sizeof(w->metrics_error),
+			 "not parsed: the command did not succeed (exit status %d)", res->exit_code);
+	} else if (why[0]) {
+		report_copy(w->metrics_error, sizeof(w->metrics_error), why);
+	} else if (metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens, &w->metrics,
+				 &pe) < 0) {
+		report_copy(w->metrics_error, sizeof(w->metrics_error), pe.msg);
+	} else {
+		w->has_metrics = true;
+	}
+	sb_release(&sb);
+	return 0;
+}
+
+static void quiet_progress(void *ctx, int64_t done, int64_t total)
+{
+	const struct hook *h = ctx;
+	const struct xp *x = h->x;
+	struct xp_progress p = {
+		.step = h->s, .done = x->nr_done, .total = x->nr_steps, .left_ns = -1,
+		.quiet_done_ns = done, .quiet_total_ns = total,
+	};
+
+	if (x->o->progress)
+		x->o->progress(x->o->ctx, &p);
+}
+
+static int open_log(const char *dir, const char *name, const char *ext, char **path, struct err *e)
+{
+	int fd;
+
+	*path = xasprintf("%s/%s.%s", dir, name, ext);
+	fd = open(*path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_errno(e, errno, "cannot create '%s'", *path);
+	return fd;
+}
+
+/* Why a finished run cannot count (findings), if it cannot. */
+static void judge(const struct xp *x, const struct xp_step *s, const struct report *r, const char *name,
+		  struct findings *out)
+{
+	char title[64];
+	const struct wl_metrics *m = &r->workload.metrics;
+
+	xp_step_title(s, title, sizeof(title));
+	if (!strcmp(r->verdict, "invalid")) {
+		struct strbuf why = STRBUF_INIT;
+
+		for (size_t i = 0; i < r->nr_findings; i++)
+			if (report_code_invalidates(r->findings[i].code))
+				sb_addf(&why, "%s%s: %s", why.len ? "; " : "", r->findings[i].code,
+					r->findings[i].detail);
+		findings_addf(out, "%s failed: %s; see %s/%s.stdout and .stderr, and %s/%s.json", title, why.buf,
+			      x->dir_logs, name, x->dir_attestations, name);
+		sb_release(&why);
+		return;
+	}
+	if (m->has_quality && strcmp(m->quality.name, x->crit->quality_metric))
+		findings_addf(out, "%s reports quality \"%s\"; envelope \"%s\"'s criterion measures \"%s\"; see "
+				   "%s/%s.stdout", title, m->quality.name, x->env->id, x->crit->quality_metric,
+			      x->dir_logs, name);
+}
+
+int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out, struct err *e)
+{
+	const struct xp_step *s = &x->steps[k];
+	const char *cmd = !strcmp(s->kind, WL_KIND_QUALITY) ? x->o->quality_cmd : x->o->cmd[s->arm];
+	static char sh[] = "/bin/sh", dash_c[] = "-c";
+	/* execv's argv is char *const[]: the command string is not written to */
+	char *argv[] = { sh, dash_c, (char *)(uintptr_t)cmd, NULL };
+	char name[64];
+	char *out_path = NULL, *err_path = NULL, *att_path = NULL;
+	struct hook h = { .x = x, .s = s, .out_fd = -1, .err_fd = -1 };
+	struct child_stdio io;
+	struct run_opts ro = x->o->sampler;
+	struct run_result res;
+	struct strbuf sb = STRBUF_INIT;
+	int null_fd = -1, rc = -1;
+
+	memset(done, 0, sizeof(*done));
+	*sig = 0;
+	xp_step_name(s, name, sizeof(name));
+	if ((h.out_fd = open_log(x->dir_logs, name, "stdout", &out_path, e)) < 0 ||
+	    (h.err_fd = open_log(x->dir_logs, name, "stderr", &err_path, e)) < 0)
+		goto out;
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null_fd < 0) {
+		err_errno(e, errno, "cannot open /dev/null");
+		goto out;
+	}
+	io = (struct child_stdio){ null_fd, h.out_fd, h.err_fd };
+	ro.argv = argv;
+	ro.stdio = &io;
+	ro.child_mask = &x->caller_mask;
+	ro.progress = quiet_progress;
+	ro.progress_ctx = &h;
+	ro.workload = fill_workload;
+	ro.workload_ctx = &h;
+	done->rep = xmalloc(sizeof(*done->rep));
+	if (sampler_run(&ro, done->rep, &res, e) < 0) {
+		err_prefix(e, "%s", name);
+		goto out;
+	}
+	if (res.interrupted) {
+		*sig = res.interrupted;
+		rc = 1;
+		goto out;
+	}
+	attest_render(done->rep, &sb);
+	att_path = xasprintf("%s/%s.json", x->dir_attestations, name);
+	if (file_write_atomic(att_path, sb.buf, sb.len, 0600, e) < 0)
+		goto out;
+	done->doc = report_to_json(done->rep, true);
+	if (x->o->show_output)
+		x->o->show_output(x->o->ctx, s, out_path, err_path);
+	judge(x, s, done->rep, name, out);
+	rc = 0;
+out:
+	if (rc != 0) {
+		free(done->rep);
+		done->rep = NULL;
+	}
+	sb_release(&sb);
+	if (h.out_fd >= 0)
+		close(h.out_fd);
+	if (h.err_fd >= 0)
+		close(h.err_fd);
+	if (null_fd >= 0)
+		close(null_fd);
+	free(out_path);
+	free(err_path);
+	free(att_path);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/* A sealed run's captured stdout against its attestation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/digest.h"
+#include "base/file.h"
+#include "experiment/experiment.h"
+#include "experiment/metrics.h"
+#include "sampler/report.h"
+
+int xp_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap, struct err *e)
+{
+	const struct workload *w = &r->workload;
+	const struct metrics_parser *mp = metrics_parser_find(w->parser);
+	struct strbuf sb = STRBUF_INIT;
+	struct wl_metrics m;
+	struct err pe;
+	char hex[65];
+	int64_t bytes;
+	int rc;
+
+	if (!r->has_workload)
+		return err_set(e, "the attestation is fak.system-baseline/v1: it seals no captured output to check "
+				  "a log against");
+	if (!mp)
+		return err_set(e, "unknown parser \"%s\"", w->parser);
+	if (digest_file(log_path, hex, &bytes, e) < 0)
+		return -1;
+	if (bytes != w->out.bytes || strcmp(hex, w->out.sha256))
+		return err_set(e, "'%s' is not the sealed stdout: %lld bytes with sha256 %s, sealed %lld bytes with "
+				  "sha256 %s", log_path, (long long)bytes, hex, (long long)w->out.bytes, w->out.sha256);
+	if (file_read(log_path, mp->whole ? mp->max_bytes : (size_t)1 << 30, &sb, e) < 0) {
+		sb_release(&sb);
+		return -1;
+	}
+	if (!mp->whole && sb.len > mp->max_bytes)
+		rc = metrics_parse(w->parser, sb.buf + sb.len - mp->max_bytes, mp->max_bytes, w->prompt_tokens,
+				   w->decode_tokens, &m, &pe);
+	else
+		rc = metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens, &m, &pe);
+	sb_release(&sb);
+	if (rc < 0) {
+		if (w->has_metrics)
+			return err_set(e, "re-parsing '%s' with %s fails (%s) but the attestation sealed metrics",
+				       log_path, w->parser, pe.msg);
+		snprintf(summary, cap, "log matches; it yields no metrics, as sealed");
+		return 0;
+	}
+	if (!w->has_metrics)
+		return err_set(e, "re-parsing '%s' with %s yields metrics but the attestation sealed an error",
+			       log_path, w->parser);
+	if (!wl_metrics_equal(&m, &w->metrics))
+		return err_set(e, "re-parsing '%s' with %s yields other metrics than the attestation sealed",
+			       log_path, w->parser);
+	if (m.has_throughput)
+		snprintf(summary, cap, "log matches: %s, %.17g tok/s", w->parser, m.tokens_per_second);
+	else
+		snprintf(summary, cap, "log matches: %s, quality %s=%.17g", w->parser, m.quality.name,
+			 m.quality.score);
+	return 0;
+}

@@ -1,0 +1,36 @@
+# SIGINT or SIGTERM during fak bench experiment: the running command is
+# stopped as the sampler does, no receipt is written, the finished runs'
+# evidence stays, and fak exits 128+N.
+set -u
+. "$FIX/experiment/lib.sh"
+fail() { echo "FAIL: $*"; exit 1; }
+# Background jobs of a script ignore SIGINT: start fak with it restored.
+run() { exec /usr/bin/python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
+await() { i=0; while [ ! -e "$1" ]; do sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || fail "no $1"; done; }
+
+for sig in INT TERM; do
+	rm -rf run runs.count started
+	# the fourth run (candidate repetition 1) takes long enough to be interrupted
+	(run "$FAK" bench experiment cpu.fast --graph graph.json --artifact model.bin --revision r1 \
+		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
+		--baseline-duration 20ms --interval 10ms --baseline './bench.sh' \
+		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; sleep 20; }; ./bench.sh' \
+		--out-dir run >out.txt 2>err.txt) &
+	pid=$!
+	await started
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	want=$([ $sig = INT ] && echo 130 || echo 143)
+	[ $rc = "$want" ] || { cat err.txt; fail "SIG$sig: exit $rc, want $want"; }
+	[ ! -s out.txt ] || fail "SIG$sig: a summary was printed"
+	for f in baseline.json candidate.json comparison.json gate-request.json gate.json; do
+		[ ! -e run/$f ] || fail "SIG$sig: $f was written"
+	done
+	[ "$(ls run/attestations)" = "$(printf 'baseline-1.json\nbaseline-warmup-1.json\ncandidate-warmup-1.json')" ] ||
+		{ ls run/attestations; fail "SIG$sig: the finished runs' attestations must stay, the stopped one not be written"; }
+	grep -q "^fak bench experiment: interrupted by .*; no receipt written (the finished runs' evidence is in run)$" \
+		err.txt || { cat err.txt; fail "SIG$sig: message"; }
+	[ -z "$(ls -a run | grep fak-tmp)" ] || fail "SIG$sig: a temporary file was left"
+done
+echo ok

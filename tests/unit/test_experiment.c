@@ -1,0 +1,155 @@
+/* experiment/: the schedule and what the runner learns about the host. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiment/experiment.h"
+#include "sampler/workload.h"
+
+/* The schedule as a string: "Bw0 Cw0 B0 C0 C1 B1" (B/C arm, w warm-up,
+ * q quality, digits the index). */
+static void plan_text(enum xp_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
+		      char *out, size_t cap)
+{
+	struct xp_step *v;
+	size_t n, len = 0;
+	struct err e;
+
+	cr_assert_eq(xp_plan(order, seed, warmups, reps, quality, &v, &n, &e), 0, "%s", e.msg);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%c%s%lld", i ? " " : "", v[i].arm ? 'C' : 'B',
+					!strcmp(v[i].kind, WL_KIND_WARMUP)    ? "w" :
+					!strcmp(v[i].kind, WL_KIND_QUALITY) ? "q" : "",
+					(long long)v[i].index);
+	free(v);
+}
+
+Test(xp_plan, interleaved_is_abba_after_the_warmups)
+{
+	char s[256];
+
+	plan_text(XP_ORDER_INTERLEAVED, 0, 1, 3, false, s, sizeof(s));
+	cr_assert_str_eq(s, "Bw0 Cw0 B0 C0 C1 B1 B2 C2");
+	plan_text(XP_ORDER_INTERLEAVED, 0, 2, 4, true, s, sizeof(s));
+	cr_assert_str_eq(s, "Bw0 Cw0 Bw1 Cw1 B0 C0 C1 B1 B2 C2 C3 B3 Bq0 Cq0");
+	plan_text(XP_ORDER_INTERLEAVED, 0, 0, 1, false, s, sizeof(s));
+	cr_assert_str_eq(s, "B0 C0");
+}
+
+Test(xp_plan, blocked_runs_each_arm_as_one_block)
+{
+	char s[256];
+
+	plan_text(XP_ORDER_BLOCKED, 0, 1, 3, false, s, sizeof(s));
+	cr_assert_str_eq(s, "Bw0 B0 B1 B2 Cw0 C0 C1 C2");
+	plan_text(XP_ORDER_BLOCKED, 0, 0, 2, true, s, sizeof(s));
+	cr_assert_str_eq(s, "B0 B1 Bq0 C0 C1 Cq0");
+}
+
+Test(xp_plan, random_shuffles_within_pairs_and_replays_from_its_seed)
+{
+	char a[1024], b[1024], c[1024];
+	struct xp_step *v;
+	size_t n, firsts = 0;
+	struct err e;
+
+	plan_text(XP_ORDER_RANDOM, 42, 1, 40, false, a, sizeof(a));
+	plan_text(XP_ORDER_RANDOM, 42, 1, 40, false, b, sizeof(b));
+	plan_text(XP_ORDER_RANDOM, 43, 1, 40, false, c, sizeof(c));
+	cr_assert_str_eq(a, b, "the same seed must replay the same order");
+	cr_assert_str_neq(a, c, "another seed gives another order");
+	cr_assert_eq(xp_plan(XP_ORDER_RANDOM, 7, 0, 200, false, &v, &n, &e), 0);
+	for (size_t i = 0; i < n; i += 2) {
+		/* each pair holds both arms with the same index */
+		cr_assert_neq(v[i].arm, v[i + 1].arm);
+		cr_assert_eq(v[i].index, (int64_t)(i / 2));
+		cr_assert_eq(v[i + 1].index, (int64_t)(i / 2));
+		firsts += v[i].arm == XP_BASELINE;
+	}
+	/* a fair coin: 200 pairs, baseline first far from always or never */
+	cr_assert(firsts > 60 && firsts < 140, "baseline first in %zu of 200 pairs", firsts);
+	free(v);
+}
+
+Test(xp_plan, refuses_what_it_cannot_plan)
+{
+	struct xp_step *v;
+	size_t n;
+	struct err e;
+
+	cr_assert_eq(xp_plan(XP_ORDER_INTERLEAVED, 0, 1, 0, false, &v, &n, &e), -1);
+	cr_assert_str_eq(e.msg, "an experiment needs at least one repetition per arm");
+	cr_assert_eq(xp_plan(XP_ORDER_INTERLEAVED, 0, 1, XP_MAX_STEPS, false, &v, &n, &e), -1);
+	cr_assert(strstr(e.msg, "exceed"), "%s", e.msg);
+}
+
+static char *fake_proc(void)
+{
+	char *dir = strdup("/tmp/fak-xp-proc-XXXXXX");
+	char path[512];
+	FILE *f;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/driver", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/driver/nvidia", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/driver/nvidia/gpus", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/0000:00:04.0", dir);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/driver/nvidia/gpus/0000:00:04.0/information", dir);
+	f = fopen(path, "w");
+	fputs("Model: \t\t NVIDIA A100-SXM4-40GB\nIRQ:   \t\t 40\n", f);
+	fclose(f);
+	return dir;
+}
+
+Test(xp_platform, only_this_platform_and_a_verified_accelerator)
+{
+	char here[64], want[256];
+	char *proc = fake_proc();
+	struct err e;
+
+	cr_assert_eq(xp_host_platform(here, sizeof(here), &e), 0, "%s", e.msg);
+	cr_assert_eq(xp_platform_check(here, "/proc", &e), 0, "%s", e.msg);
+	cr_assert_eq(xp_platform_check("darwin/arm64", "/proc", &e), -1);
+	snprintf(want, sizeof(want), "this machine is %s; a run here cannot witness an envelope on darwin/arm64",
+		 here);
+	cr_assert_str_eq(e.msg, want);
+	snprintf(want, sizeof(want), "%s+nvidia-a100", here);
+	cr_assert_eq(xp_platform_check(want, proc, &e), 0, "%s", e.msg);
+	cr_assert_eq(xp_platform_check(want, "/nonexistent", &e), -1);
+	cr_assert(strstr(e.msg, "needs an NVIDIA A100"), "%s", e.msg);
+	snprintf(want, sizeof(want), "%s+amd-mi300", here);
+	cr_assert_eq(xp_platform_check(want, proc, &e), -1);
+	cr_assert(strstr(e.msg, "\"amd-mi300\" cannot be verified"), "%s", e.msg);
+	free(proc);
+}
+
+Test(xp_machine_id, keyed_hash_never_the_raw_id)
+{
+	char path[] = "/tmp/fak-mid-XXXXXX", a[40], b[40];
+	const char *raw = "3d1219c7c4c5404aaa1f6d2a48adfda4\n";
+	struct err e;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, raw, strlen(raw)), (ssize_t)strlen(raw));
+	close(fd);
+	cr_assert_eq(xp_machine_id(path, a, &e), 0, "%s", e.msg);
+	cr_assert_eq(xp_machine_id(path, b, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(a, b, "stable for the same machine");
+	cr_assert_eq(strlen(a), 34);
+	cr_assert(!strncmp(a, "m-", 2));
+	cr_assert(!strstr(a, "3d1219c7"), "the raw id must not show: %s", a);
+	/* HMAC-SHA-256 under fak's key, 32 hex digits (computed with Python's hmac) */
+	cr_assert_str_eq(a, "m-" "757a8b58612ee56312ca75431718e78b");
+	unlink(path);
+	cr_assert_eq(xp_machine_id(path, a, &e), -1);
+	cr_assert(strstr(e.msg, "machine id"), "%s", e.msg);
+}
