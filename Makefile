@@ -95,7 +95,9 @@ example-build: $(EXAMPLE_BIN)
 	  echo "$$w: generated, sha256 $$pin"; \
 	fi; \
 	$(EXAMPLE_BIN) --weights $$w --reference $(EXAMPLE)/reference.txt --kernel scalar \
-	  --prompt-tokens 2 --decode-tokens 5 --profile $(BUILD)/example/profile.json | tail -1; \
+	  --prompt-tokens 2 --decode-tokens 5 --profile $(BUILD)/example/profile.json \
+	  >$(BUILD)/example/run.log; \
+	tail -1 $(BUILD)/example/run.log; \
 	echo "$(BUILD)/example/profile.json: written"
 
 # One build's unit and CLI tests.
