@@ -33,7 +33,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 # Small test-only programs (e.g. the JCS cross-check driver).
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
-.PHONY: all run check test unit cli sanitize lint fuzz bench install clean
+.PHONY: all run check test unit cli sanitize lint fuzz bench install clean example-build
 all: $(BUILD)/fak
 
 $(BUILD)/%.o: %.c
@@ -66,6 +66,40 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libfak.a
 run: $(BUILD)/fak
 	./$(BUILD)/fak native-performance
 
+# The runnable example (examples/cpu-decode/README.md): the workload, its
+# weights (generated, never committed, checked against the sha256 the
+# example graph pins) and one profiled run. -fno-tree-vectorize keeps the
+# baseline kernel the plain scalar loop it is meant to be (gcc 12 and clang
+# would otherwise vectorize it, so the lever's effect would depend on the
+# compiler); the candidate kernel is written with SSE2 intrinsics, which the
+# flag does not touch. -ffp-contract=off: see decode.c (no fused multiply-add,
+# so every kernel's logits are bit-identical).
+EXAMPLE    := examples/cpu-decode
+EXAMPLE_BIN := $(BUILD)/example/decode
+$(EXAMPLE_BIN): $(EXAMPLE)/decode.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(OPT) -fno-tree-vectorize -ffp-contract=off $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) \
+	  -o $@ $< -lm
+example-build: $(EXAMPLE_BIN)
+	@set -e; w=$(BUILD)/example/weights.bin; \
+	pin=$$(sed -n 's/^ *"artifact_sha256": "\([0-9a-f]\{64\}\)",$$/\1/p' $(EXAMPLE)/graph.json | sort -u); \
+	[ -n "$$pin" ] && [ "$$(echo "$$pin" | wc -l)" = 1 ] || \
+	  { echo "example-build: $(EXAMPLE)/graph.json must pin exactly one artifact_sha256" >&2; exit 1; }; \
+	if [ -f $$w ] && [ "$$(sha256sum <$$w | cut -d' ' -f1)" = "$$pin" ]; then \
+	  echo "$$w: present, sha256 $$pin"; \
+	else \
+	  rm -f $$w; $(EXAMPLE_BIN) --generate $$w; \
+	  got=$$(sha256sum <$$w | cut -d' ' -f1); \
+	  [ "$$got" = "$$pin" ] || \
+	    { echo "example-build: generated $$w has sha256 $$got; the graph pins $$pin" >&2; exit 1; }; \
+	  echo "$$w: generated, sha256 $$pin"; \
+	fi; \
+	$(EXAMPLE_BIN) --weights $$w --reference $(EXAMPLE)/reference.txt --kernel scalar \
+	  --prompt-tokens 2 --decode-tokens 5 --profile $(BUILD)/example/profile.json \
+	  >$(BUILD)/example/run.log; \
+	tail -1 $(BUILD)/example/run.log; \
+	echo "$(BUILD)/example/profile.json: written"
+
 # One build's unit and CLI tests.
 test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN)
 	tests/run.sh $(BUILD)
@@ -92,8 +126,9 @@ sanitize:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --inline-suppr --std=c11 -D_GNU_SOURCE -Isrc \
-	  --suppress=missingIncludeSystem --suppress=ctuuninitvar src tools tests/fuzz
+	  --suppress=missingIncludeSystem --suppress=ctuuninitvar src tools tests/fuzz examples
 	clang-tidy --quiet $(LIB_SRC) src/main.c -- $(CPPFLAGS) -std=c17
+	clang-tidy --quiet $(EXAMPLE)/decode.c -- -std=c17
 
 FUZZ_BUILD := build-fuzz
 fuzz:
