@@ -148,8 +148,10 @@ void render_metric_line(struct strbuf *out, const json_t *metric)
 	fmt_percent(hi, sizeof(hi), num(ip, "upper"));
 	snprintf(buf, sizeof(buf), "[%s, %s]", lo, hi);
 	put(&l, " ", buf);
-	/* 90% and 94.4%: a decimal only when it says something */
-	if (fmod(round(level * 10), 10) == 0)
+	/* 90% and 94.4%: one decimal, cut rather than rounded so a level below
+	 * 95% never reads as 95% (the hair absorbs 0.9 * 1000 = 899.99...) */
+	level = floor(level * 10 + 1e-9) / 10;
+	if (fmod(level * 10, 10) == 0)
 		snprintf(buf, sizeof(buf), "%.0f%% CI", level);
 	else
 		snprintf(buf, sizeof(buf), "%.1f%% CI", level);

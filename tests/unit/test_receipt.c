@@ -466,6 +466,49 @@ Test(compare, document_statistics_of_both_metrics)
 	sb_release(&y);
 }
 
+Test(compare, five_repetitions_throughout)
+{
+	struct graph g;
+	struct receipt rb, rc;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	struct err e;
+	json_t *t, *doc;
+
+	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e), 0,
+		     "%s", e.msg);
+	graph_validate(&g, &f);
+	cr_assert_eq(f.nr, 0);
+	t = receipt_template(&g, "cuda.q8_1-activation-quant", &e);
+	cr_assert_not_null(t, "%s", e.msg);
+	cr_expect_eq(json_array_size(json_object_get(t, "repetitions")), 5);
+	cr_expect_eq(json_integer_value(tu_get(t, "controls.repetitions")), 5);
+	json_decref(t);
+	load(&rb, FIX "cuda5-baseline.json");
+	load(&rc, FIX "cuda5-candidate.json");
+	doc = receipt_compare(&rb, &rc, &g, &what, &f);
+	cr_assert_not_null(doc, "%s", what);
+	/* 5 + 5: k = 4, level 1 - 2 * 7 / 252 */
+	cr_expect_float_eq(json_number_value(tu_get(doc, "statistics.tokens_per_second.confidence_level")),
+			   1 - 14.0 / 252, 1e-15);
+	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.tokens_per_second.verdict")), "faster");
+	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.end_to_end_milliseconds.verdict")),
+			 "faster");
+	cr_expect_eq(json_integer_value(tu_get(doc, "candidate_samples.repetitions")), 5);
+	json_decref(doc);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	/* three-repetition receipts do not fit the five-repetition envelope */
+	load(&rb, FIX "cuda-baseline.json");
+	load(&rc, FIX "cuda-candidate.json");
+	cr_expect_null(receipt_compare(&rb, &rc, &g, &what, &f));
+	cr_expect_str_eq(what, "compare: baseline: invalid native-performance receipt");
+	findings_release(&f);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	graph_release(&g);
+}
+
 Test(compare, delta_of_one_token_per_second)
 {
 	struct graph g;
