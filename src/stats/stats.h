@@ -107,8 +107,8 @@ enum stats_verdict { STATS_NO_CHANGE, STATS_FASTER, STATS_SLOWER };
 const char *stats_verdict_name(enum stats_verdict v);
 
 /* Smallest number of repetitions per arm for which an exact two-sided
- * interval can reach max_level at all (4 for 0.95: 3 + 3 gives at most
- * 90%). */
+ * interval can reach max_level (in (0, 1)) at all (4 for 0.95: 3 + 3 gives
+ * at most 90%). */
 size_t stats_min_repetitions(double max_level);
 
 /* Repetitions per arm at which a STATS_MAX_LEVEL interval around a shift of

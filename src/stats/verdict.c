@@ -32,12 +32,14 @@ size_t stats_min_repetitions(double max_level)
 	size_t n = 1;
 
 	/* the widest interval of n + n values, [min diff, max diff], has level
-	 * 1 - 2 / C(2n, n) */
-	for (;; n++) {
+	 * 1 - 2 / C(2n, n); C overflows to infinity (level 1) by n = 520, so the
+	 * bound only stops a max_level that is not below 1 */
+	for (; n < 1000; n++) {
 		c = c * (double)(2 * n) * (double)(2 * n - 1) / ((double)n * (double)n);
 		if (1 - 2 / c >= max_level)
-			return n;
+			break;
 	}
+	return n;
 }
 
 long long stats_repetitions_needed(double shift, double threshold, double spread,

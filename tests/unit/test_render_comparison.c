@@ -56,30 +56,31 @@ static size_t widest(const char *s)
 	return w > most ? w : most;
 }
 
-Test(render_comparison, the_benchstat_line)
+/* Renders m (stolen) and compares with want. */
+static void expect_line(json_t *m, const char *want)
 {
-	json_t *m = metric("tok/s", arm(3, 97, 1.2), arm(3, 251, 2.4), 158.7, 150.1, 166, 0.9, 0.1,
-			   "faster");
 	struct strbuf sb = STRBUF_INIT;
 
 	render_metric_line(&sb, m);
-	cr_expect_str_eq(sb.buf, "tok/s  97.00 \u00b11%  \u2192  251.0 \u00b12%  +158.7% [+150.1%, "
-				 "+166.0%] 90% CI  p=0.100  n=3+3  faster\n");
+	cr_expect_str_eq(sb.buf, want);
 	json_decref(m);
 	sb_release(&sb);
 }
 
+Test(render_comparison, the_benchstat_line)
+{
+	expect_line(metric("tok/s", arm(3, 97, 1.2), arm(3, 251, 2.4), 158.7, 150.1, 166, 0.9, 0.1,
+			   "faster"),
+		    "tok/s  97.00 \u00b11%  \u2192  251.0 \u00b12%  +158.7% [+150.1%, +166.0%] 90% CI  "
+		    "p=0.100  n=3+3  faster\n");
+}
+
 Test(render_comparison, formats_of_small_levels_p_and_no_change)
 {
-	json_t *m = metric("ms", arm(5, 640, 0.47), arm(5, 609.5, 0.9), -4.8, -6.5, -0.04,
-			   1 - 14.0 / 252, 0.0000123, "no detectable change");
-	struct strbuf sb = STRBUF_INIT;
-
-	render_metric_line(&sb, m);
-	cr_expect_str_eq(sb.buf, "ms     640.0 \u00b10.5%  \u2192  609.5 \u00b10.9%  -4.8% [-6.5%, "
-				 "-0.0%] 94.4% CI  p=1.2e-05  n=5+5  ~\n");
-	json_decref(m);
-	sb_release(&sb);
+	expect_line(metric("ms", arm(5, 640, 0.47), arm(5, 609.5, 0.9), -4.8, -6.5, -0.04,
+			   1 - 14.0 / 252, 0.0000123, "no detectable change"),
+		    "ms     640.0 \u00b10.5%  \u2192  609.5 \u00b10.9%  -4.8% [-6.5%, -0.0%] 94.4% CI  "
+		    "p=1.2e-05  n=5+5  ~\n");
 }
 
 Test(render_comparison, extreme_numbers_wrap_within_one_hundred_columns)
