@@ -130,7 +130,7 @@ int cmd_native_performance(int argc, char **argv)
 		{ "next", NULL, "emit the first dependency-ready unwitnessed lever", &o.next, NULL, NULL },
 		{ "dot", NULL, "emit the lever graph as Graphviz DOT", &o.dot, NULL, NULL },
 		{ "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER", NULL, &o.baseline, NULL },
-		{ "compare", "FILE", "compare baseline receipt FILE with --candidate FILE (text; --json: the document)", NULL, &o.compare, NULL },
+		{ "compare", "FILE", "compare baseline receipt FILE with --candidate FILE (text, or --json)", NULL, &o.compare, NULL },
 		{ "candidate", "FILE", "candidate receipt FILE used with --compare", NULL, &o.candidate, NULL },
 		{ "attach-receipt", "FILE", "append --system-baseline attestation to receipt FILE", NULL, &o.attach_receipt, NULL },
 		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline, NULL },
