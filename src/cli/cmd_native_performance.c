@@ -9,7 +9,7 @@
 
 static const char usage[] =
 	"usage: fak native-performance [--graph FILE] [--json | --next [--json] | --dot"
-	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE"
+	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE [--json]"
 	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE] | --gate REQUEST"
 	" | --profile FILE | --profile-next FILE"
 	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]]";
@@ -78,7 +78,7 @@ static int check_usage(const struct np_opts *o, int positional)
 
 	if (positional)
 		return usage_error("unexpected argument");
-	modes += o->json && !o->next;
+	modes += o->json && !o->next && !o->compare;
 	modes += o->next;
 	modes += o->dot;
 	modes += o->baseline != NULL;
@@ -126,11 +126,11 @@ int cmd_native_performance(int argc, char **argv)
 	struct np_opts o = { 0 };
 	const struct opt opts[] = {
 		{ "graph", "FILE", "use graph FILE instead of the committed default", NULL, &o.graph, NULL },
-		{ "json", NULL, "emit the graph (or, with --next, the next lever) as JSON", &o.json, NULL, NULL },
+		{ "json", NULL, "emit JSON: the graph (--next: the lever; --compare: the comparison)", &o.json, NULL, NULL },
 		{ "next", NULL, "emit the first dependency-ready unwitnessed lever", &o.next, NULL, NULL },
 		{ "dot", NULL, "emit the lever graph as Graphviz DOT", &o.dot, NULL, NULL },
 		{ "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER", NULL, &o.baseline, NULL },
-		{ "compare", "FILE", "compare baseline receipt FILE with --candidate FILE", NULL, &o.compare, NULL },
+		{ "compare", "FILE", "compare baseline receipt FILE with --candidate FILE (text, or --json)", NULL, &o.compare, NULL },
 		{ "candidate", "FILE", "candidate receipt FILE used with --compare", NULL, &o.candidate, NULL },
 		{ "attach-receipt", "FILE", "append --system-baseline attestation to receipt FILE", NULL, &o.attach_receipt, NULL },
 		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline, NULL },
@@ -176,14 +176,14 @@ int cmd_native_performance(int argc, char **argv)
 
 	if (o.next)
 		rc = np_next(&c);
+	else if (o.compare)
+		rc = np_compare(&c);
 	else if (o.json)
 		rc = np_json(&c);
 	else if (o.dot)
 		rc = np_dot(&c);
 	else if (o.baseline)
 		rc = np_baseline(&c);
-	else if (o.compare)
-		rc = np_compare(&c);
 	else if (o.attach_receipt)
 		rc = np_attach(&c);
 	else if (o.gate)

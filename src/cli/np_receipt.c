@@ -9,6 +9,7 @@
 #include "cli/np.h"
 #include "receipt/gate.h"
 #include "receipt/receipt.h"
+#include "render/render.h"
 #include "sampler/attest.h"
 
 /* Prints findings under `what` (or the error when there are none). */
@@ -55,6 +56,15 @@ int np_compare(const struct np_ctx *c)
 	receipt_release(&cand);
 	if (!doc)
 		return refuse(what, &f, &e);
+	if (!c->o->json) {
+		struct strbuf sb = STRBUF_INIT;
+
+		render_comparison_text(&sb, doc);
+		cli_out(sb.buf, sb.len);
+		sb_release(&sb);
+		json_decref(doc);
+		return EXIT_OK;
+	}
 	cli_out_json(doc);
 	return EXIT_OK;
 }

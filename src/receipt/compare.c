@@ -6,7 +6,7 @@
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
-#include "receipt/stats.h"
+#include "stats/stats.h"
 
 /* ---- drift ---------------------------------------------------------------- */
 
@@ -126,36 +126,98 @@ static json_t *samples_json(const struct stats *s, json_t *values)
 	return o;
 }
 
-static json_t *significance_json(size_t nb, size_t nc)
+/* The members a shift carries wherever it is reported. */
+void receipt_shift_json(json_t *o, const struct stats_comparison *c)
+{
+	json_t *iv = jobj(), *ip = jobj();
+
+	jset_num(o, "shift", c->shift.estimate);
+	jset_num(o, "shift_percent", c->shift_percent);
+	jset_num(iv, "lower", c->shift.lower);
+	jset_num(iv, "upper", c->shift.upper);
+	jset_new(o, "interval", iv);
+	jset_num(ip, "lower", c->lower_percent);
+	jset_num(ip, "upper", c->upper_percent);
+	jset_new(o, "interval_percent", ip);
+	jset_num(o, "confidence_level", c->shift.level);
+	jset_num(o, "p_value", c->test.p);
+	jset_num(o, "mann_whitney_u", c->test.u);
+	jset_bool(o, "ties", c->test.ties);
+	jset_bool(o, "exact", c->test.exact);
+	jset_str(o, "method", stats_method(c));
+}
+
+static json_t *arm_json(const struct stats *s)
 {
 	json_t *o = jobj();
-	double p = stats_min_rank_p(nb, nc);
-	bool can = p < COMPARISON_ALPHA;
-	char ps[JSON_NUMBER_MAX], as[JSON_NUMBER_MAX];
-	char *text;
 
-	json_format_double(ps, p);
-	json_format_double(as, COMPARISON_ALPHA);
-	if (can)
-		text = xasprintf("%zu baseline and %zu candidate repetitions could support a "
-				 "significance claim at alpha %s (an exact two-sided rank test can "
-				 "reach p = %s); this comparison reports descriptive statistics "
-				 "only and makes no such claim",
-				 nb, nc, as, ps);
+	jset_int(o, "repetitions", (long long)s->n);
+	jset_num(o, "median", s->median);
+	jset_num(o, "noise_percent", s->noise_percent);
+	return o;
+}
+
+static json_t *metric_json(const struct stats_comparison *c, const char *unit)
+{
+	json_t *o = jobj();
+
+	jset_str(o, "unit", unit);
+	jset_bool(o, "higher_is_better", c->better == STATS_HIGHER_IS_BETTER);
+	jset_new(o, "baseline", arm_json(&c->baseline));
+	jset_new(o, "candidate", arm_json(&c->candidate));
+	receipt_shift_json(o, c);
+	jset_str(o, "verdict", stats_verdict_name(c->verdict));
+	if (c->repetitions_needed > 0)
+		jset_int(o, "repetitions_needed", c->repetitions_needed);
 	else
-		text = xasprintf("%zu baseline and %zu candidate repetitions cannot support a "
-				 "significance claim: even with every candidate repetition beyond "
-				 "every baseline repetition an exact two-sided rank test cannot go "
-				 "below p = %s, above alpha %s; treat the delta as an observation, "
-				 "not a significant difference",
-				 nb, nc, ps, as);
-	jset_int(o, "baseline_repetitions", (long long)nb);
-	jset_int(o, "candidate_repetitions", (long long)nc);
-	jset_num(o, "alpha", COMPARISON_ALPHA);
-	jset_num(o, "minimum_attainable_p", p);
-	jset_bool(o, "can_support_claim", can);
-	jset_str(o, "statement", text);
-	free(text);
+		jset_new(o, "repetitions_needed", json_null());
+	jset_str(o, "repetitions_needed_reason", c->repetitions_reason);
+	return o;
+}
+
+int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
+			   enum receipt_metric m, double threshold_percent,
+			   struct stats_comparison *out, struct err *e)
+{
+	double *b = xcalloc(base->nr_reps ? base->nr_reps : 1, sizeof(*b));
+	double *c = xcalloc(cand->nr_reps ? cand->nr_reps : 1, sizeof(*c));
+	int rc;
+
+	for (size_t i = 0; i < base->nr_reps; i++)
+		b[i] = m == RECEIPT_TOKENS_PER_SECOND ? base->reps[i].tokens_per_second :
+							 base->reps[i].end_to_end_ms;
+	for (size_t i = 0; i < cand->nr_reps; i++)
+		c[i] = m == RECEIPT_TOKENS_PER_SECOND ? cand->reps[i].tokens_per_second :
+							 cand->reps[i].end_to_end_ms;
+	rc = stats_compare(b, base->nr_reps, c, cand->nr_reps, threshold_percent,
+			   m == RECEIPT_TOKENS_PER_SECOND ? STATS_HIGHER_IS_BETTER : STATS_LOWER_IS_BETTER,
+			   out, e);
+	free(b);
+	free(c);
+	if (rc < 0)
+		err_prefix(e, "%s", m == RECEIPT_TOKENS_PER_SECOND ? "tokens_per_second" :
+								 "end_to_end_milliseconds");
+	return rc;
+}
+
+/* Both metrics against the criterion's noise threshold; NULL with a
+ * finding when a statistic cannot be derived. */
+static json_t *statistics_json(const struct receipt *base, const struct receipt *cand,
+			       double threshold, struct findings *out)
+{
+	struct stats_comparison tps, ms;
+	struct err e;
+	json_t *o;
+
+	if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND, threshold, &tps, &e) < 0 ||
+	    receipt_metric_compare(base, cand, RECEIPT_END_TO_END_MS, threshold, &ms, &e) < 0) {
+		findings_addf(out, "repetitions: %s", e.msg);
+		return NULL;
+	}
+	o = jobj();
+	jset_num(o, "noise_threshold_percent", threshold);
+	jset_new(o, "tokens_per_second", metric_json(&tps, "tok/s"));
+	jset_new(o, "end_to_end_milliseconds", metric_json(&ms, "ms"));
 	return o;
 }
 
@@ -179,8 +241,9 @@ static void invalid_runs(const struct receipt *r, struct findings *out)
 json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 			const struct graph *g, const char **what, struct findings *out)
 {
+	const struct criterion *crit;
 	struct stats sb, sc;
-	json_t *vb, *vc, *doc;
+	json_t *vb, *vc, *doc, *st;
 	double delta;
 
 	receipt_validate(base, g, 0, out);
@@ -223,6 +286,11 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 		return NULL;
 	}
 
+	/* the noise threshold is the criterion's; validation resolved it */
+	crit = receipt_criterion(base, g, NULL);
+	if (!crit)
+		BUG("a valid receipt without a comparison criterion");
+
 	side_stats(base, &sb, &vb);
 	side_stats(cand, &sc, &vc);
 	delta = sc.mean - sb.mean;
@@ -233,6 +301,13 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 		*what = "compare: derived statistics are not finite";
 		findings_addf(out, "repetitions: tokens_per_second values give a non-finite mean, "
 				   "deviation or delta");
+		return NULL;
+	}
+	st = statistics_json(base, cand, crit->maximum_noise_percent, out);
+	if (!st) {
+		json_decref(vb);
+		json_decref(vc);
+		*what = "compare: derived statistics are not finite";
 		return NULL;
 	}
 	doc = jobj();
@@ -248,6 +323,6 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	jset_num(doc, "delta_percent", delta / sb.mean * 100);
 	jset_new(doc, "baseline_samples", samples_json(&sb, vb));
 	jset_new(doc, "candidate_samples", samples_json(&sc, vc));
-	jset_new(doc, "significance", significance_json(sb.n, sc.n));
+	jset_new(doc, "statistics", st);
 	return doc;
 }

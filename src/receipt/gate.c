@@ -10,7 +10,7 @@
 
 #include "base/file.h"
 #include "base/xalloc.h"
-#include "receipt/stats.h"
+#include "stats/stats.h"
 #include "sampler/report.h"
 
 #define GATE_MAX_BYTES ((size_t)64 << 20)
@@ -424,6 +424,7 @@ struct side {
 	struct rep_evidence *ev;
 	size_t nr_clean;
 	struct stats all, clean, used;
+	double *values;		/* owned: tok/s of the population `used` describes */
 };
 
 static void side_init(struct side *s, const struct receipt *r, bool clean_only)
@@ -444,14 +445,15 @@ static void side_init(struct side *s, const struct receipt *r, bool clean_only)
 	stats_compute(all, r->nr_reps, &s->all);
 	stats_compute(clean, s->nr_clean, &s->clean);
 	s->used = clean_only ? s->clean : s->all;
-	free(all);
-	free(clean);
+	s->values = clean_only ? clean : all;
+	free(clean_only ? all : clean);
 }
 
 static void side_release(struct side *s)
 {
 	free(s->sb);
 	free(s->ev);
+	free(s->values);
 }
 
 static json_t *samples_json(const struct side *s)
@@ -795,7 +797,9 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	const struct gate_policy *p = &q->policy;
 	const struct receipt *a = &q->last_accepted, *c = &q->candidate;
 	struct side sa, sc;
-	json_t *doc, *checks;
+	struct stats_comparison shift;
+	struct err e;
+	json_t *doc, *checks, *shift_json;
 	double am, cm;
 	bool sb_investigate = false;
 
@@ -835,6 +839,15 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 		side_release(&sc);
 		return NULL;
 	}
+	/* information only: nothing below reads it */
+	if (stats_compare(sa.values, sa.used.n, sc.values, sc.used.n, p->maximum_noise_percent,
+			  STATS_HIGHER_IS_BETTER, &shift, &e) < 0) {
+		*what = "gate: derived statistics are not finite";
+		findings_addf(out, "repetitions: tokens_per_second: %s", e.msg);
+		side_release(&sa);
+		side_release(&sc);
+		return NULL;
+	}
 	checks = jarr();
 	*cls = judge(q, &sa, &sc, checks, &sb_investigate);
 	doc = jobj();
@@ -849,6 +862,10 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	jset_num(doc, "throughput_delta_percent", am != 0 ? (cm - am) / am * 100 : 0);
 	jset_num(doc, "accepted_noise_percent", sa.used.noise_percent);
 	jset_num(doc, "candidate_noise_percent", sc.used.noise_percent);
+	shift_json = jobj();
+	jset_str(shift_json, "population", p->minimum_clean_repetitions > 0 ? "clean_only" : "all_sample");
+	receipt_shift_json(shift_json, &shift);
+	jset_new(doc, "throughput_shift", shift_json);
 	jset_new(doc, "accepted_samples", samples_json(&sa));
 	jset_new(doc, "candidate_samples", samples_json(&sc));
 	jset_new(doc, "checks", checks);

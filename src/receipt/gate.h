@@ -19,7 +19,7 @@
 #define GATE_REQUEST_V2 "fak-native-performance-gate-request/v2"
 #define GATE_POLICY_V1 "fak-native-performance-gate-policy/v1"
 #define GATE_POLICY_V2 "fak-native-performance-gate-policy/v2"
-#define GATE_VERDICT_SCHEMA "fak-native-performance-gate-verdict/v1"
+#define GATE_VERDICT_SCHEMA "fak-native-performance-gate-verdict/v2"
 #define GATE_BISECT_SCHEMA "fak-native-performance-bisect-packet/v1"
 
 struct gate_policy {

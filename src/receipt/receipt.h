@@ -16,6 +16,7 @@
 #include "base/json.h"
 #include "graph/graph.h"
 #include "sampler/report.h"
+#include "stats/stats.h"
 
 #define RECEIPT_SCHEMA_V1 "fak-native-performance-receipt/v1"
 #define RECEIPT_SCHEMA_V2 "fak-native-performance-receipt/v2"
@@ -231,9 +232,7 @@ bool receipt_comparison_equal(const struct receipt_comparison *a, const struct r
 
 /* ---- comparison ---------------------------------------------------------- */
 
-#define COMPARISON_SCHEMA "fak-native-performance-comparison/v1"
-/* Significance level the repetition-count statement refers to. */
-#define COMPARISON_ALPHA 0.05
+#define COMPARISON_SCHEMA "fak-native-performance-comparison/v2"
 
 enum { RECEIPT_DRIFT_EXECUTION = 1 << 0 };
 
@@ -250,6 +249,21 @@ void receipt_drift(const struct receipt *a, const struct receipt *b, unsigned fl
  * out (sorted). */
 json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 			const struct graph *g, const char **what, struct findings *out);
+
+/* The two compared metrics of a repetition. */
+enum receipt_metric { RECEIPT_TOKENS_PER_SECOND, RECEIPT_END_TO_END_MS };
+
+/* stats_compare over metric m of every repetition of base and cand
+ * (tokens per second: higher is better; milliseconds: lower is better).
+ * The error names the metric. */
+int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
+			   enum receipt_metric m, double threshold_percent,
+			   struct stats_comparison *out, struct err *e);
+
+/* Sets on o the members every report of a shift carries, in order: shift,
+ * shift_percent, interval {lower, upper}, interval_percent, confidence_level,
+ * p_value, mann_whitney_u, ties, exact, method. */
+void receipt_shift_json(json_t *o, const struct stats_comparison *c);
 
 /* ---- attachment ---------------------------------------------------------- */
 

@@ -2,6 +2,8 @@
 #define FAK_RENDER_RENDER_H
 /* Renderers turn computed values into bytes. They compute nothing and
  * never fail; escaping for each format lives here only. */
+#include <jansson.h>
+
 #include "base/strbuf.h"
 #include "graph/graph.h"
 
@@ -11,5 +13,18 @@ void render_graph_text(struct strbuf *out, const struct graph *g);
 void render_next_text(struct strbuf *out, const struct lever *l);
 /* Graphviz DOT, one cluster per envelope (§4). */
 void render_graph_dot(struct strbuf *out, const struct graph *g);
+
+/* Human text of a comparison document (fak-native-performance-comparison/v2,
+ * borrowed): envelope, lever and revisions, one line per metric, a legend,
+ * then per metric the method when it is not the plain exact one and the
+ * repetitions a shift of the observed size needs. No line passes 100
+ * columns unless a single id is longer. */
+void render_comparison_text(struct strbuf *out, const json_t *doc);
+/* One benchstat-style line for a metric object of that document
+ * (statistics.tokens_per_second, statistics.end_to_end_milliseconds):
+ *   tok/s  97.00 ±1%  →  251.0 ±2%  +158.7% [+150.1%, +166.0%] 90% CI  p=0.100  n=3+3  faster
+ * medians with noise, shift and interval in percent of the baseline median,
+ * level, p, repetitions, and the verdict (`~`: no detectable change). */
+void render_metric_line(struct strbuf *out, const json_t *metric);
 
 #endif

@@ -68,6 +68,12 @@ Test(gate_vectors, equal_receipts_pass_without_bisect)
 	cr_expect_str_eq(json_string_value(json_object_get(v, "criterion_digest")),
 			 "sha256:35409e49041db9ee1c9b61688d706ed6ba9f1cf0e17ffedf50955b0569054d9e");
 	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 6);
+	cr_expect_str_eq(json_string_value(json_object_get(v, "schema")),
+			 "fak-native-performance-gate-verdict/v2");
+	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "all_sample");
+	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 0);
+	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")), 0.9);
+	cr_expect_null(tu_get(v, "throughput_shift.verdict"), "information only: no verdict of its own");
 	json_decref(v);
 }
 
@@ -78,7 +84,42 @@ Test(gate_vectors, three_percent_drop_investigates_with_bisect)
 
 	cr_expect_eq(c, GATE_INVESTIGATE);
 	cr_expect_not_null(json_object_get(v, "bisect"));
+	/* every candidate 97 against 100, 101, 100: the interval is the drop */
+	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), -3);
+	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.interval.lower")), -4);
+	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.interval.upper")), -3);
 	json_decref(v);
+}
+
+Test(gate_vectors, five_repetitions_throughout)
+{
+	struct graph g;
+	struct gate_request q;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	enum gate_class cls;
+	struct err e;
+	json_t *v;
+
+	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e), 0,
+		     "%s", e.msg);
+	cr_assert_eq(gate_load(&q, GFIX "five-repetitions-pass.json", &e), 0, "%s", e.msg);
+	v = gate_evaluate(&q, &g, &cls, &what, &f);
+	cr_assert_not_null(v, "%s", what);
+	cr_expect_eq(cls, GATE_PASS);
+	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")),
+			   1 - 14.0 / 252, 1e-15);
+	json_decref(v);
+	gate_release(&q);
+	/* the committed graph's criterion asks for three: the policy is stale */
+	graph_release(&g);
+	tu_graph(&g);
+	cr_assert_eq(gate_load(&q, GFIX "five-repetitions-pass.json", &e), 0, "%s", e.msg);
+	cr_expect_null(gate_evaluate(&q, &g, &cls, &what, &f));
+	cr_expect_str_eq(what, "gate: last accepted comparison criterion is not resolved");
+	findings_release(&f);
+	gate_release(&q);
+	graph_release(&g);
 }
 
 Test(gate_vectors, ten_percent_drop_is_a_regression_with_one_suspect)
@@ -644,6 +685,11 @@ Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 	cr_expect_eq(json_integer_value(tu_get(v, "candidate_samples.exclusions.0.repetition")), 1);
 	cr_expect_str_eq(json_string_value(tu_get(v, "candidate_samples.exclusions.0.reason")),
 			 "investigate");
+	/* the shift is of the same population: 101, 101 against 100, 100 */
+	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "clean_only");
+	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 1);
+	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")),
+			   1 - 2.0 / 6, 1e-15);
 	json_decref(v);
 
 	tu_set(doc, "policy.minimum_clean_repetitions", json_integer(3));

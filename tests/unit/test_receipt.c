@@ -7,7 +7,7 @@
 
 #include "base/text.h"
 #include "receipt/receipt.h"
-#include "receipt/stats.h"
+#include "stats/stats.h"
 #include "test_receipt_util.h"
 
 #define FIX "tests/fixtures/receipts/"
@@ -427,39 +427,6 @@ Test(receipt_private, leading_slash_backslash_home_users_at_and_ssh)
 	cr_expect(!receipt_is_placeholder("FIL_X"));
 }
 
-/* ---- statistics ----------------------------------------------------------- */
-
-Test(stats, median_mean_population_stddev_and_noise)
-{
-	const double v[] = { 10, 100, 20, 999 }, w[] = { 10, 20 };
-	struct stats s;
-
-	stats_compute(v, 4, &s);
-	cr_expect_eq(s.n, 4);
-	cr_expect_eq(s.median, 60);
-	cr_expect_eq(s.mean, 282.25);
-	cr_expect_eq(s.min, 10);
-	cr_expect_eq(s.max, 999);
-	cr_expect_eq(v[1], 100, "input reordered");
-	stats_compute(w, 2, &s);
-	cr_expect_eq(s.mean, 15);
-	cr_expect_eq(s.median, 15);
-	cr_expect_eq(s.stddev, 5);
-	cr_expect_float_eq(s.noise_percent, 100.0 / 3, 1e-12);
-	stats_compute(w, 0, &s);
-	cr_expect_eq(s.mean, 0);
-	cr_expect_eq(s.n, 0);
-}
-
-Test(stats, three_repetitions_cannot_reach_five_percent)
-{
-	cr_expect_float_eq(stats_min_rank_p(3, 3), 0.1, 1e-15);
-	cr_expect_float_eq(stats_min_rank_p(4, 4), 2.0 / 70, 1e-15);
-	cr_expect_float_eq(stats_min_rank_p(5, 5), 2.0 / 252, 1e-15);
-	cr_expect_float_eq(stats_min_rank_p(2, 1), 2.0 / 3, 1e-15);
-	cr_expect_float_eq(stats_min_rank_p(1, 1), 1, 1e-15);
-}
-
 /* ---- comparison ----------------------------------------------------------- */
 
 static json_t *compare_files(const char *b, const char *c, const char **what, struct findings *f)
@@ -478,7 +445,7 @@ static json_t *compare_files(const char *b, const char *c, const char **what, st
 	return doc;
 }
 
-Test(compare, document_statistics_and_significance_statement)
+Test(compare, document_statistics_of_both_metrics)
 {
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
@@ -496,15 +463,80 @@ Test(compare, document_statistics_and_significance_statement)
 	cr_expect_eq(json_real_value(tu_get(a, "baseline_samples.max")), 101);
 	cr_expect_float_eq(json_real_value(tu_get(a, "baseline_samples.noise_percent")),
 			   sqrt(2.0 / 9) / (301.0 / 3) * 100, 1e-12);
-	cr_expect(json_is_false(tu_get(a, "significance.can_support_claim")));
-	cr_expect_eq(json_real_value(tu_get(a, "significance.minimum_attainable_p")), 0.1);
-	cr_expect(strstr(json_string_value(tu_get(a, "significance.statement")),
-			 "3 baseline and 3 candidate repetitions cannot support a significance claim") !=
-		  NULL);
+	cr_expect_str_eq(json_string_value(tu_get(a, "schema")), "fak-native-performance-comparison/v2");
+	cr_expect_null(json_object_get(a, "significance"));
+	/* the criterion's maximum_noise_percent */
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.noise_threshold_percent")), 2);
+	/* the same values in both arms: every statistic says nothing changed */
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.unit")), "tok/s");
+	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.higher_is_better")));
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.baseline.median")), 100);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.shift")), 0);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.p_value")), 1);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.mann_whitney_u")), 4.5);
+	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.ties")));
+	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.exact")));
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.confidence_level")), 0.9);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval.lower")), -1);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval.upper")), 1);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval_percent.upper")), 1);
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.verdict")),
+			 "no detectable change");
+	cr_expect(json_is_null(tu_get(a, "statistics.tokens_per_second.repetitions_needed")));
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.repetitions_needed_reason")),
+			 "the observed shift is within the noise threshold: no number of repetitions "
+			 "makes a shift of this size a change");
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.end_to_end_milliseconds.unit")), "ms");
+	cr_expect(json_is_false(tu_get(a, "statistics.end_to_end_milliseconds.higher_is_better")));
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.end_to_end_milliseconds.baseline.repetitions")), 3);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.end_to_end_milliseconds.shift")), 0);
 	json_decref(a);
 	json_decref(b);
 	sb_release(&x);
 	sb_release(&y);
+}
+
+Test(compare, five_repetitions_throughout)
+{
+	struct graph g;
+	struct receipt rb, rc;
+	struct findings f = FINDINGS_INIT;
+	const char *what = NULL;
+	struct err e;
+	json_t *t, *doc;
+
+	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e), 0,
+		     "%s", e.msg);
+	graph_validate(&g, &f);
+	cr_assert_eq(f.nr, 0);
+	t = receipt_template(&g, "cuda.q8_1-activation-quant", &e);
+	cr_assert_not_null(t, "%s", e.msg);
+	cr_expect_eq(json_array_size(json_object_get(t, "repetitions")), 5);
+	cr_expect_eq(json_integer_value(tu_get(t, "controls.repetitions")), 5);
+	json_decref(t);
+	load(&rb, FIX "cuda5-baseline.json");
+	load(&rc, FIX "cuda5-candidate.json");
+	doc = receipt_compare(&rb, &rc, &g, &what, &f);
+	cr_assert_not_null(doc, "%s", what);
+	/* 5 + 5: k = 4, level 1 - 2 * 7 / 252 */
+	cr_expect_float_eq(json_number_value(tu_get(doc, "statistics.tokens_per_second.confidence_level")),
+			   1 - 14.0 / 252, 1e-15);
+	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.tokens_per_second.verdict")), "faster");
+	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.end_to_end_milliseconds.verdict")),
+			 "faster");
+	cr_expect_eq(json_integer_value(tu_get(doc, "candidate_samples.repetitions")), 5);
+	json_decref(doc);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	/* three-repetition receipts do not fit the five-repetition envelope */
+	load(&rb, FIX "cuda-baseline.json");
+	load(&rc, FIX "cuda-candidate.json");
+	cr_expect_null(receipt_compare(&rb, &rc, &g, &what, &f));
+	cr_expect_str_eq(what, "compare: baseline: invalid native-performance receipt");
+	findings_release(&f);
+	receipt_release(&rb);
+	receipt_release(&rc);
+	graph_release(&g);
 }
 
 Test(compare, delta_of_one_token_per_second)
@@ -559,20 +591,6 @@ Test(compare, the_sane_bounds_keep_every_derived_number_finite)
 	receipt_release(&rb);
 	receipt_release(&rc);
 	graph_release(&g);
-}
-
-Test(stats, finite_only_when_every_member_is)
-{
-	const double v[] = { 1, 2 };
-	struct stats s;
-
-	stats_compute(v, 2, &s);
-	cr_expect(stats_finite(&s));
-	s.stddev = INFINITY;
-	cr_expect_not(stats_finite(&s));
-	stats_compute(v, 2, &s);
-	s.mean = NAN;
-	cr_expect_not(stats_finite(&s));
 }
 
 static void compare_refused(const char *b, const char *c, const char *what_want, const char *want)

@@ -76,8 +76,11 @@ fi
 grep -q 'system_baselines\[1\]: reuses the attestation digest of system_baselines\[0\]' err.txt ||
 	fail "reuse: $(cat err.txt)"
 
-np --compare baseline-attested.json --candidate candidate-attested.json >comparison.json
-[ "$(jq -r .significance.can_support_claim comparison.json)" = false ] || fail "significance"
+np --compare baseline-attested.json --candidate candidate-attested.json --json >comparison.json
+[ "$(jq -r .statistics.tokens_per_second.confidence_level comparison.json)" = 0.9 ] ||
+	fail "3 + 3 reaches 90%: $(jq .statistics comparison.json)"
+np --compare baseline-attested.json --candidate candidate-attested.json >comparison.txt
+grep -q '^tok/s .* 90% CI  p=[0-9.]*  n=3+3  ' comparison.txt || fail "text: $(cat comparison.txt)"
 jq -e '.delta_tokens_per_second > 0 and (.candidate_samples.tokens_per_second | length) == 3' \
 	comparison.json >/dev/null || fail "comparison: $(cat comparison.json)"
 

@@ -1,4 +1,6 @@
-#include "receipt/stats.h"
+/* Descriptive statistics of one arm. */
+#include "stats/stats.h"
+#include "stats/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +15,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double *stats_sorted_copy(const double *v, size_t n)
+{
+	double *s = xmalloc(xmul(n ? n : 1, sizeof(*s)));
+
+	if (n)
+		memcpy(s, v, sizeof(*s) * n);
+	qsort(s, n, sizeof(*s), cmp_double);
+	return s;
+}
+
 void stats_compute(const double *v, size_t n, struct stats *out)
 {
 	double *s, sum = 0, sq = 0;
@@ -20,9 +32,7 @@ void stats_compute(const double *v, size_t n, struct stats *out)
 	memset(out, 0, sizeof(*out));
 	if (!n)
 		return;
-	s = xmalloc(sizeof(*s) * n);
-	memcpy(s, v, sizeof(*s) * n);
-	qsort(s, n, sizeof(*s), cmp_double);
+	s = stats_sorted_copy(v, n);
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
 	out->n = n;
@@ -35,16 +45,6 @@ void stats_compute(const double *v, size_t n, struct stats *out)
 	out->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	out->noise_percent = out->mean != 0 ? out->stddev / out->mean * 100 : INFINITY;
 	free(s);
-}
-
-double stats_min_rank_p(size_t n1, size_t n2)
-{
-	double c = 1;
-
-	/* C(n1 + n2, n1) built incrementally; exact for the small counts used. */
-	for (size_t i = 1; i <= n1; i++)
-		c = c * (double)(n2 + i) / (double)i;
-	return c > 2 ? 2 / c : 1;
 }
 
 bool stats_finite(const struct stats *s)

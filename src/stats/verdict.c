@@ -1,0 +1,135 @@
+/* One metric compared: rank test, shift and interval, the verdict against a
+ * noise threshold, and the repetitions a shift of the observed size needs. */
+#include "stats/stats.h"
+#include "stats/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* More repetitions per arm than this are not a plan. */
+#define MAX_PLANNED_REPETITIONS 1e9
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+const char *stats_verdict_name(enum stats_verdict v)
+{
+	switch (v) {
+	case STATS_FASTER:
+		return "faster";
+	case STATS_SLOWER:
+		return "slower";
+	case STATS_NO_CHANGE:
+		break;
+	}
+	return "no detectable change";
+}
+
+size_t stats_min_repetitions(double max_level)
+{
+	double c = 1;	/* C(2n, n) */
+	size_t n = 1;
+
+	/* the widest interval of n + n values, [min diff, max diff], has level
+	 * 1 - 2 / C(2n, n); C overflows to infinity (level 1) by n = 520, so the
+	 * bound only stops a max_level that is not below 1 */
+	for (; n < 1000; n++) {
+		c = c * (double)(2 * n) * (double)(2 * n - 1) / ((double)n * (double)n);
+		if (1 - 2 / c >= max_level)
+			break;
+	}
+	return n;
+}
+
+long long stats_repetitions_needed(double shift, double threshold, double spread,
+				   const char **reason)
+{
+	double z = stats_normal_quantile(1 - (1 - STATS_MAX_LEVEL) / 2), margin = fabs(shift) - threshold;
+	double n, floor_n = (double)stats_min_repetitions(STATS_MAX_LEVEL);
+
+	*reason = NULL;
+	if (!(margin > 0)) {
+		*reason = "the observed shift is within the noise threshold: no number of repetitions "
+			  "makes a shift of this size a change";
+		return 0;
+	}
+	if (isnan(spread)) {
+		*reason = "one repetition per arm gives no spread to plan from";
+		return 0;
+	}
+	if (!(spread > 0)) {
+		*reason = "the repetitions have no spread, so normal theory gives no number";
+		return 0;
+	}
+	n = ceil(2 * M_PI / 3 * (z * spread / margin) * (z * spread / margin));
+	if (!(n <= MAX_PLANNED_REPETITIONS)) {
+		*reason = "the shift clears the noise threshold by too little: more than a billion "
+			  "repetitions per arm";
+		return 0;
+	}
+	return (long long)(n > floor_n ? n : floor_n);
+}
+
+int stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
+		  double threshold_percent, enum stats_better better, struct stats_comparison *out,
+		  struct err *e)
+{
+	double median, spread = NAN, lo, hi, *cdf = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!(threshold_percent >= 0) || !isfinite(threshold_percent))
+		return err_set(e, "noise threshold: must be a finite non-negative percentage");
+	TRY(stats_check_values("baseline", base, nb, e));
+	TRY(stats_check_values("candidate", cand, nc, e));
+	/* the rank test and the interval share the tie-free distribution */
+	if (stats_mw_exact(nb, nc))
+		cdf = stats_mw_tiefree_cdf(nb, nc);
+	rc = stats_rank_test_with(base, nb, cand, nc, cdf, &out->test, e);
+	if (rc == 0)
+		rc = stats_shift_with(base, nb, cand, nc, STATS_MAX_LEVEL, cdf, &out->shift, e);
+	free(cdf);
+	if (rc < 0)
+		return -1;
+	stats_compute(base, nb, &out->baseline);
+	stats_compute(cand, nc, &out->candidate);
+	median = out->baseline.median;
+	if (!(median > 0))
+		return err_set(e, "baseline median is not positive: a shift in percent of it is undefined");
+	out->threshold_percent = threshold_percent;
+	out->better = better;
+	out->shift_percent = out->shift.estimate / median * 100;
+	out->lower_percent = out->shift.lower / median * 100;
+	out->upper_percent = out->shift.upper / median * 100;
+	if (nb + nc > 2)
+		spread = sqrt(((double)nb * out->baseline.stddev * out->baseline.stddev +
+			       (double)nc * out->candidate.stddev * out->candidate.stddev) /
+			      (double)(nb + nc - 2));
+	if (!stats_finite(&out->baseline) || !stats_finite(&out->candidate) ||
+	    !isfinite(out->shift_percent) || !isfinite(out->lower_percent) ||
+	    !isfinite(out->upper_percent) || !(isfinite(spread) || isnan(spread)))
+		return err_set(e, "derived statistics are not finite");
+	/* the interval's ends as gains in percent: positive is better */
+	lo = better == STATS_HIGHER_IS_BETTER ? out->lower_percent : -out->upper_percent;
+	hi = better == STATS_HIGHER_IS_BETTER ? out->upper_percent : -out->lower_percent;
+	/* a zero-level interval (one value per arm) is a point, not evidence */
+	if (out->shift.level > 0)
+		out->verdict = lo > threshold_percent ? STATS_FASTER :
+			       hi < -threshold_percent ? STATS_SLOWER : STATS_NO_CHANGE;
+	out->repetitions_needed = stats_repetitions_needed(out->shift.estimate,
+							   threshold_percent / 100 * median, spread,
+							   &out->repetitions_reason);
+	return 0;
+}
+
+const char *stats_method(const struct stats_comparison *c)
+{
+	if (!c->test.exact)
+		return "normal approximation with tie and continuity correction (more than "
+		       STR(STATS_EXACT_MAX_PAIRS) " baseline x candidate pairs)";
+	if (c->test.ties)
+		return "exact permutation distribution of the mid-rank statistic (the values hold "
+		       "ties); interval from the tie-free distribution, so its level is a lower bound";
+	return "exact Mann-Whitney distribution";
+}
