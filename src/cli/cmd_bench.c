@@ -1,6 +1,5 @@
 /* fak bench system-baseline: option parsing, then one call into sampler/. */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -122,22 +121,6 @@ static int verify(const char *path)
 	return EXIT_OK;
 }
 
-/* Refuse an --out whose folder does not exist before spending a run on it. */
-static int check_out(const char *path)
-{
-	char *copy = xstrdup(path);
-	const char *dir = dirname(copy);
-	int ok = access(dir, W_OK | X_OK) == 0;
-	int saved = errno;
-
-	free(copy);
-	if (!ok) {
-		cli_errorf(CMD, "cannot write '%s': %s", path, strerror(saved));
-		return EXIT_FAIL;
-	}
-	return 0;
-}
-
 /* Testing knob: $FAK_CENSUS_PROCESS_LIMIT lowers the per-census bound so
  * a modest fork storm can show the limit at work. 0 = the default. */
 static size_t census_limit_default(void)
@@ -191,8 +174,11 @@ static int measure(const struct sb_opts *so, char **argv)
 		return usage_error("--attribution must be auto, cgroup, subreaper or sampled");
 	if (so->out && !*so->out)
 		return usage_error("--out needs a file name");
-	if (so->out && (rc = check_out(so->out)))
-		return rc;
+	/* before the quiet window: a run is never spent on an unusable --out */
+	if (so->out && file_check_output(so->out, &e) < 0) {
+		cli_errorf(CMD, "--out: %s", e.msg);
+		return EXIT_FAIL;
+	}
 	ro.policy.require_process_memory = so->require_memory;
 	ro.policy.include_top_consumers = so->top_consumers;
 	ro.proc_root = proc_root_default();
@@ -256,8 +242,13 @@ static int system_baseline(int argc, char **argv)
 		break;
 	}
 	if (so.verify) {
-		if (rest < argc)
-			return usage_error("--verify does not accept a command");
+		if (rest < argc) {
+			char why[sizeof(((struct err *)0)->msg)];
+
+			snprintf(why, sizeof(why), "--verify does not accept a command (got '%s')",
+				 argv[rest]);
+			return usage_error(why);
+		}
 		if (!*so.verify)
 			return usage_error("--verify needs a file name");
 		return verify(so.verify);

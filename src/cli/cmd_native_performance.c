@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "cli/cli.h"
 #include "cli/np.h"
@@ -71,13 +72,19 @@ static int usage_error(const char *why)
 	return EXIT_USAGE;
 }
 
-/* Mode exclusivity and pairing rules; returns 0 or the usage exit code. */
-static int check_usage(const struct np_opts *o, int positional)
+/* Mode exclusivity and pairing rules; returns 0 or the usage exit code.
+ * positional: the first word that is not an option, or NULL. */
+static int check_usage(const struct np_opts *o, const char *positional)
 {
 	int modes = 0;
 
-	if (positional)
-		return usage_error("unexpected argument");
+	if (positional) {
+		char why[sizeof(((struct err *)0)->msg)];
+
+		snprintf(why, sizeof(why), "unexpected argument '%s'; every input is given with an "
+			 "option (see --help)", positional);
+		return usage_error(why);
+	}
 	modes += o->json && !o->next;
 	modes += o->next;
 	modes += o->dot;
@@ -116,6 +123,37 @@ static int check_usage(const struct np_opts *o, int positional)
 
 				snprintf(why, sizeof(why), "--%s needs a non-empty value", vals[i].name);
 				return usage_error(why);
+			}
+	}
+	return 0;
+}
+
+/* Output paths are checked before any work: a target that could not be
+ * replaced safely, or one that names input evidence (same file), is refused
+ * and nothing is read or written. Rewriting the receipt of --attach-receipt
+ * or the document of --write-doc in place is what those modes do. */
+static int check_outputs(const struct np_opts *o)
+{
+	const struct {
+		const char *name, *path;
+	} outs[] = { { "out", o->out }, { "write-doc", o->write_doc } },
+	  ins[] = { { "graph", o->graph }, { "system-baseline", o->system_baseline },
+		    { "index", o->index } };
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		if (!outs[i].path)
+			continue;
+		if (file_check_output(outs[i].path, &e) < 0) {
+			cli_errorf(NP_CMD, "--%s: %s", outs[i].name, e.msg);
+			return EXIT_FAIL;
+		}
+		for (size_t j = 0; j < sizeof(ins) / sizeof(ins[0]); j++)
+			if (ins[j].path && file_same(outs[i].path, ins[j].path)) {
+				cli_errorf(NP_CMD, "--%s '%s' is the same file as --%s '%s'; fak never "
+						   "overwrites its input evidence, so write to another file",
+					   outs[i].name, outs[i].path, ins[j].name, ins[j].path);
+				return EXIT_FAIL;
 			}
 	}
 	return 0;
@@ -160,7 +198,9 @@ int cmd_native_performance(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
-	rc = check_usage(&o, rest < argc);
+	rc = check_usage(&o, rest < argc ? argv[rest] : NULL);
+	if (!rc)
+		rc = check_outputs(&o);
 	if (rc)
 		return rc;
 

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/dates.h"
@@ -235,7 +237,7 @@ Test(file, atomic_write_sets_mode_and_leaves_nothing_on_failure)
 	cr_expect_str_eq(sb.buf, "{}\n");
 	snprintf(path, sizeof(path), "%s/missing/out.json", dir);
 	cr_expect_eq(file_write_atomic(path, "{}\n", 3, 0600, &e), -1);
-	cr_expect(strstr(e.msg, "No such file or directory") != NULL, "%s", e.msg);
+	cr_expect(strstr(e.msg, "/missing' does not exist; create it first") != NULL, "%s", e.msg);
 	{
 		/* only out.json remains: no temporary files */
 		char cmd[256];
@@ -243,6 +245,136 @@ Test(file, atomic_write_sets_mode_and_leaves_nothing_on_failure)
 		cr_expect_eq(system(cmd), 0);
 	}
 	sb_release(&sb);
+}
+
+/* "<dir>/<name>" into buf. */
+static const char *in_dir(char *buf, size_t n, const char *dir, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+	return buf;
+}
+
+Test(file, check_output_refuses_what_cannot_be_replaced_safely)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", p[512], q[256];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct err e;
+	int sock;
+
+	cr_assert_not_null(mkdtemp(dir));
+	/* a new file, an existing regular file, and a link to either are fine */
+	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "new.json"), &e), 0, "%s", e.msg);
+	cr_assert_eq(file_write_atomic(p, "x", 1, 0600, &e), 0, "%s", e.msg);
+	cr_expect_eq(file_check_output(p, &e), 0, "%s", e.msg);
+	cr_assert_eq(symlink("new.json", in_dir(q, sizeof(q), dir, "link.json")), 0);
+	cr_expect_eq(file_check_output(q, &e), 0, "%s", e.msg);
+
+	cr_expect_eq(file_check_output("", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot write '': the output path is empty; give a file name");
+	cr_expect_eq(file_check_output(dir, &e), -1);
+	cr_expect(strstr(e.msg, "': it is a folder; give the name of a file inside it"), "%s", e.msg);
+	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "sub/"), &e), -1);
+	cr_expect(strstr(e.msg, "a path ending in '/' names a folder"), "%s", e.msg);
+	cr_expect_eq(file_check_output("/dev/null", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot write '/dev/null': it is a character device, not a regular "
+				"file; fak only replaces regular files, so give a new file name");
+	cr_assert_eq(mkfifo(in_dir(p, sizeof(p), dir, "fifo"), 0600), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "it is a FIFO, not a regular file"), "%s", e.msg);
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	cr_assert(sock >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	cr_assert_eq(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_expect_eq(file_check_output(sa.sun_path, &e), -1);
+	cr_expect(strstr(e.msg, "it is a socket, not a regular file"), "%s", e.msg);
+	close(sock);
+	/* a link is judged by what it leads to, and the message names both */
+	cr_assert_eq(symlink("/dev/null", in_dir(p, sizeof(p), dir, "null")), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "null' (a symbolic link to '/dev/null'): it is a character device"),
+		  "%s", e.msg);
+	cr_assert_eq(symlink("loop", in_dir(p, sizeof(p), dir, "loop")), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "Too many levels of symbolic links"), "%s", e.msg);
+	/* the folder of a link's target must exist too */
+	cr_assert_eq(symlink("gone/x.json", in_dir(p, sizeof(p), dir, "dangling")), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "/gone' does not exist; create it first"), "%s", e.msg);
+	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "new.json/x"), &e), -1);
+	cr_expect(strstr(e.msg, "new.json' is not a folder"), "%s", e.msg);
+	/* a folder fak cannot write (root writes everywhere, so only as a user) */
+	if (geteuid() != 0) {
+		cr_assert_eq(mkdir(in_dir(q, sizeof(q), dir, "ro"), 0500), 0);
+		cr_expect_eq(file_check_output(in_dir(p, sizeof(p), q, "x.json"), &e), -1);
+		cr_expect(strstr(e.msg, "ro' is not writable (Permission denied); choose a folder"),
+			  "%s", e.msg);
+	}
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		cr_expect_eq(system(cmd), 0);
+	}
+}
+
+Test(file, atomic_write_through_links_with_long_names)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", p[512], q[512], name[256], cmd[128];
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	struct err e;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(mkdir(in_dir(p, sizeof(p), dir, "real"), 0755), 0);
+	cr_assert_eq(file_write_atomic(in_dir(p, sizeof(p), dir, "real/doc.md"), "old", 3, 0640, &e), 0);
+	cr_assert_eq(symlink("real/doc.md", in_dir(q, sizeof(q), dir, "doc.md")), 0);
+	cr_expect_eq(file_write_atomic(q, "new", 3, 0640, &e), 0, "%s", e.msg);
+	cr_expect_eq(lstat(q, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link was replaced");
+	cr_expect_eq(file_read(p, 100, &sb, &e), 0);
+	cr_expect_str_eq(sb.buf, "new");
+	/* a device behind a link is refused and left alone */
+	cr_assert_eq(symlink("/dev/null", in_dir(p, sizeof(p), dir, "null")), 0);
+	cr_expect_eq(file_write_atomic(p, "x", 1, 0600, &e), -1);
+	cr_expect_eq(lstat(p, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode));
+	/* the longest legal name */
+	memset(name, 'n', 255);
+	name[255] = '\0';
+	cr_expect_eq(file_write_atomic(in_dir(p, sizeof(p), dir, name), "x", 1, 0600, &e), 0, "%s",
+		     e.msg);
+	cr_expect_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_size, 1);
+	/* no temporary file anywhere: doc.md, null, real, the long name; real/doc.md */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 4 && test $(ls -A %s/real | wc -l) -eq 1",
+		 dir, dir);
+	cr_expect_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+	sb_release(&sb);
+}
+
+Test(file, same_file_by_device_and_inode)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", a[128], b[128], c[128];
+	struct err e;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(file_write_atomic(in_dir(a, sizeof(a), dir, "a"), "x", 1, 0600, &e), 0);
+	cr_assert_eq(link(a, in_dir(b, sizeof(b), dir, "hard")), 0);
+	cr_assert_eq(symlink("a", in_dir(c, sizeof(c), dir, "soft")), 0);
+	cr_expect(file_same(a, a));
+	cr_expect(file_same(a, b));
+	cr_expect(file_same(c, a));
+	cr_assert_eq(file_write_atomic(in_dir(b, sizeof(b), dir, "b"), "x", 1, 0600, &e), 0);
+	cr_expect(!file_same(a, b), "equal contents are not the same file");
+	cr_expect(!file_same(a, in_dir(c, sizeof(c), dir, "missing")));
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		cr_expect_eq(system(cmd), 0);
+	}
 }
 
 Test(dates, parse_format_and_calendar_rules)
