@@ -1,7 +1,7 @@
 /* Strict decoding of fak-performance-index/v1 documents. Every object is
  * checked for unknown keys first; the first problem stops decoding with its
  * JSON path. Text fields are single-line, trimmed, non-blank and bounded,
- * so the renderer never has to fold or guess. Presence rules that the
+ * so the renderer never has to fold or guess, and scrubbed (base/text.h). Presence rules that the
  * validator reports as findings (dates, retention, identity) are optional
  * here. */
 #include <stdlib.h>
@@ -55,7 +55,7 @@ const char *index_class_name(enum index_class c)
 	return class_names[c];
 }
 
-/* Single-line, trimmed, non-blank, bounded text at path kp. */
+/* Single-line, trimmed, non-blank, bounded, scrubbed text at path kp. */
 static int check_text(const char *s, const struct jpath *kp, struct err *e)
 {
 	size_t n = strlen(s);
@@ -69,6 +69,15 @@ static int check_text(const char *s, const struct jpath *kp, struct err *e)
 			return jpath_err(e, kp, "text contains a control character");
 	if (s[0] == ' ' || s[n - 1] == ' ')
 		return jpath_err(e, kp, "text starts or ends with a space");
+	{
+		struct strbuf why = STRBUF_INIT;
+
+		if (!str_scrubbed(s, &why)) {
+			jpath_err(e, kp, "text contains a private detail: %s", why.buf);
+			sb_release(&why);
+			return -1;
+		}
+	}
 	return 0;
 }
 

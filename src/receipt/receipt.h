@@ -160,9 +160,8 @@ enum {
 void receipt_validate(const struct receipt *r, const struct graph *g, unsigned flags,
 		      struct findings *out);
 
-/* Scrubbed machine id: not blank, not private (str_private of base/text.h:
- * a backslash, a leading '/', "/users/" or "/home/" in any case, '@', or
- * "ssh " in any case), no ':'. */
+/* Scrubbed machine id: not blank, scrubbed text (str_scrubbed of
+ * base/text.h), no ':'. */
 bool receipt_is_scrubbed_id(const char *s);
 /* Blank after trimming ASCII whitespace, or starts with FILL_. */
 bool receipt_is_placeholder(const char *s);

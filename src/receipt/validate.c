@@ -16,7 +16,17 @@
 
 bool receipt_is_scrubbed_id(const char *s)
 {
-	return !str_blank(s) && !str_private(s) && !strchr(s, ':');
+	return !str_blank(s) && str_scrubbed(s, NULL) && !strchr(s, ':');
+}
+
+/* One finding when the free text s at path is not scrubbed (base/text.h). */
+static void check_scrubbed(const char *path, const char *s, struct findings *out)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (!str_scrubbed(s, &why))
+		findings_addf(out, "%s: contains a private detail: %s", path, why.buf);
+	sb_release(&why);
 }
 
 bool receipt_is_placeholder(const char *s)
@@ -407,6 +417,14 @@ static void check_modules(const struct receipt *r, struct findings *out)
 		else if (dup)
 			findings_addf(out, "module_versions[%zu]: module \"%s\" is listed twice", i,
 				      m->module);
+		{
+			char path[64];
+
+			snprintf(path, sizeof(path), "module_versions[%zu].module", i);
+			check_scrubbed(path, m->module, out);
+			snprintf(path, sizeof(path), "module_versions[%zu].revision", i);
+			check_scrubbed(path, m->revision, out);
+		}
 	}
 }
 
@@ -414,17 +432,24 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 {
 	if (!r->commands.n)
 		findings_addf(out, "commands: at least one scrubbed command is required");
-	for (size_t i = 0; i < r->commands.n; i++)
-		if (str_private(r->commands.v[i]) || receipt_is_placeholder(r->commands.v[i]))
-			findings_addf(out, "commands[%zu]: contains private or placeholder details", i);
+	for (size_t i = 0; i < r->commands.n; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "commands[%zu]", i);
+		if (receipt_is_placeholder(r->commands.v[i]))
+			findings_addf(out, "%s: contains private or placeholder details", path);
+		check_scrubbed(path, r->commands.v[i], out);
+	}
 	if (!r->nr_artifacts)
 		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
 	for (size_t i = 0; i < r->nr_artifacts; i++) {
 		const struct receipt_artifact *a = &r->artifacts[i];
+		char path[64];
 
-		if (str_private(a->path) || receipt_is_placeholder(a->path))
-			findings_addf(out, "profiler_artifacts[%zu].path: must be a relative scrubbed "
-					   "path", i);
+		snprintf(path, sizeof(path), "profiler_artifacts[%zu].path", i);
+		if (receipt_is_placeholder(a->path))
+			findings_addf(out, "%s: must be a relative scrubbed path", path);
+		check_scrubbed(path, a->path, out);
 		if (!is_sha256_hex(a->sha256))
 			findings_addf(out, "profiler_artifacts[%zu].sha256: must be 64 lowercase hex "
 					   "digits", i);
@@ -472,8 +497,11 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 		findings_addf(out, "revision: is missing or a FILL_ placeholder");
 	else if (r->revision[0] == '-')
 		findings_addf(out, "revision: must not start with '-'");
-	if (!receipt_is_scrubbed_id(r->machine.scrubbed_id))
+	check_scrubbed("revision", r->revision, out);
+	if (str_blank(r->machine.scrubbed_id) || (str_scrubbed(r->machine.scrubbed_id, NULL) &&
+						   strchr(r->machine.scrubbed_id, ':')))
 		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
+	check_scrubbed("machine.scrubbed_id", r->machine.scrubbed_id, out);
 	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))
 		findings_addf(out, "execution: must name an engine and a forward path");
 	else if (strcmp(r->execution.engine, RECEIPT_ENGINE))

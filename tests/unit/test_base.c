@@ -457,19 +457,106 @@ Test(text, blank_and_quoting)
 	sb_release(&sb);
 }
 
-Test(text, private_paths_and_hosts)
+/* The scrubbed-text rule table (docs/receipts.md "Scrubbed text"): each
+ * refused string with the exact reason, then strings that stay accepted. */
+Test(text, scrubbed_rule_table)
 {
-	static const char *const private[] = { "/home/alice/run.log", "C:\\Users\\x", "logs at /Users/bob/x",
-						"LOGS AT /HOME/X", "alice@gpu-node", "ssh gpu-node ./run" };
-	static const char *const public[] = { "docs/_witnesses/run.json", "fak native-performance --next",
-					       "profiles/metal.trace", "home/relative", "" };
+	static const struct {
+		const char *s, *why;
+	} refused[] = {
+		{ "cd /root/secret && ./run", "an absolute path \"/root/secret\"" },
+		{ "--model=/mnt/private/alice/m.gguf", "an absolute path \"/mnt/private/alice/m.gguf\"" },
+		{ "cmd /abs/x", "an absolute path \"/abs/x\"" },
+		{ "run '/opt/x'", "an absolute path \"/opt/x\"" },
+		{ "//server/share", "an absolute path \"//server/share\"" },
+		{ "cmd </etc/passwd", "an absolute path \"/etc/passwd\"" },
+		{ "cmd >/tmp/log 2>&1", "an absolute path \"/tmp/log\"" },
+		{ "~/bench/run", "a home-relative path \"~/bench/run\"" },
+		{ "cp ~alice/x .", "a home-relative path \"~alice/x\"" },
+		{ "ls ~bob", "a home-relative path \"~bob\"" },
+		{ "$HOME/bench", "a home-relative path \"$HOME/bench\"" },
+		{ "--dir=${HOME}", "a home-relative path \"${HOME}\"" },
+		{ "../../etc/passwd", "a '..' path escape \"../../etc/passwd\"" },
+		{ "cd ..", "a '..' path escape \"..\"" },
+		{ "logs/../../x", "a '..' path escape \"logs/../../x\"" },
+		{ "up/..", "a '..' path escape \"up/..\"" },
+		{ "x/USERS/y", "a home folder \"x/USERS/y\"" },
+		{ "c:/home/bob", "a home folder \"c:/home/bob\"" },
+		{ "alice@gpu-node", "an account or e-mail address \"alice@gpu-node\"" },
+		{ "mail bob@example.com", "an account or e-mail address \"bob@example.com\"" },
+		{ "ssh://host/x", "a URL other than the project's public links \"ssh://host/x\"" },
+		{ "see https://example.com/a", "a URL other than the project's public links \"https://example.com/a\"" },
+		{ "http://github.com/anthony-chaudhary/fak/issues/1",
+		  "a URL other than the project's public links \"http://github.com/anthony-chaudhary/fak/issues/1\"" },
+		{ "https://github.com/anthony-chaudhary/fak-private/x",
+		  "a URL other than the project's public links \"https://github.com/anthony-chaudhary/fak-private/x\"" },
+		{ "rsync -a out vm:/data/x", "a remote host:path or host:port \"vm:/data/x\"" },
+		{ "copy gpu7:logs/run.txt", "a remote host:path or host:port \"gpu7:logs/run.txt\"" },
+		{ "host:~/x", "a remote host:path or host:port \"host:~/x\"" },
+		{ "--server=gpu-node.lan:8080", "a remote host:path or host:port \"gpu-node.lan:8080\"" },
+		{ "C:/Users", "a remote host:path or host:port \"C:/Users\"" },
+		{ "curl 10.0.0.7:8080", "an IP address \"10.0.0.7:8080\"" },
+		{ "ping 192.168.1.1.", "an IP address \"192.168.1.1.\"" },
+		{ "fe80::1%eth0", "an IP address \"fe80::1%eth0\"" },
+		{ "[2001:db8::7]:22", "an IP address \"2001:db8::7\"" },
+		{ "2001:0db8:0000:0000:0000:ff00:0042:8329", "an IP address \"2001:0db8:0000:0000:0000:ff00:0042:8329\"" },
+		{ "scp vm:/data/x .", "a remote login \"scp\"" },
+		{ "ssh\talice", "a remote login \"ssh\"" },
+		{ "SSH host run", "a remote login \"SSH\"" },
+		{ "sftp\xC2\xA0host", "a remote login \"sftp\"" },
+		{ "C:\\Users\\x", "a backslash (a Windows path or an escape)" },
+	};
+	static const char *const accepted[] = {
+		"./build/example/decode --weights build/example/weights.bin",
+		"fak native-performance --next",
+		"fak run --out dir/x",
+		"profiles/metal.trace",
+		"home/relative",
+		"sshd-config",
+		"ssh",
+		"lab-node-class-a",
+		"https://github.com/anthony-chaudhary/fak/issues/8635",
+		"see (https://github.com/anthony-chaudhary/fak/pull/12).",
+		"https://github.com/anthony-chaudhary/fak",
+		"docs/_witnesses/issue-8643-prefill/summary.json",
+		"2.3..3.3 tok/s",
+		"3.3 vs 6.966061 tok/s (~47%), native P31/T64 versus llama.cpp P32/T64.",
+		"~ 2 tok/s",
+		"~strike~ and ~47%",
+		"a / b",
+		"<b>bold</b> and <i>x</i>",
+		"sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6",
+		"lever:metal.command-buffer-amortization",
+		"Note: ratio 3:1 at 12:30:45",
+		"v1.2.3.4 and 1.2.3.4.5 and 256.1.1.1",
+		"llama.cpp b9828",
+		"#8643 issue receipt, commit 2b54497aa0",
+		"std::vector",
+		"FILL_SCRUBBED_CAPTURE_COMMAND",
+		"",
+	};
+	struct strbuf why = STRBUF_INIT;
 
-	for (size_t i = 0; i < sizeof(private) / sizeof(private[0]); i++)
-		cr_expect(str_private(private[i]), "%s not seen as private", private[i]);
-	for (size_t i = 0; i < sizeof(public) / sizeof(public[0]); i++)
-		cr_expect(!str_private(public[i]), "%s seen as private", public[i]);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sb_reset(&why);
+		cr_expect(!str_scrubbed(refused[i].s, &why), "\"%s\" accepted", refused[i].s);
+		cr_expect_str_eq(sb_str(&why), refused[i].why, "\"%s\"", refused[i].s);
+		cr_expect(!str_scrubbed(refused[i].s, NULL));
+	}
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		sb_reset(&why);
+		cr_expect(str_scrubbed(accepted[i], &why), "\"%s\" refused: %s", accepted[i], sb_str(&why));
+		cr_expect_eq(why.len, 0);
+	}
+	/* a long word is shown cut, never in the middle of a UTF-8 sequence */
+	sb_reset(&why);
+	cr_expect(!str_scrubbed("/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xC3\xA9zz",
+				&why));
+	cr_expect_str_eq(why.buf, "an absolute path "
+				  "\"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"...");
 	cr_expect(str_contains_ci("abcDEF", "cdE"));
 	cr_expect(!str_contains_ci("abc", "abcd"));
+	sb_release(&why);
 }
 
 Test(strbuf, fresh_buffer_is_a_string)

@@ -363,6 +363,9 @@ static const struct bad bads[] = {
 	  "results[0].lifecycle: expected one of \"CURRENT\", \"DIAGNOSTIC\", \"HISTORICAL\", \"AWAITING REMEASURE\", found \"current\"" },
 	{ "bad-blank-text.json", "results[0].highlight: text is blank" },
 	{ "bad-control-char.json", "results[0].status: text contains a control character" },
+	{ "bad-private-text.json",
+	  "results[1].evidence: text contains a private detail: a home-relative path "
+	  "\"~/runs/cache-2026-03-02\"" },
 	{ "bad-schema.json", "schema: expected \"fak-performance-index/v1\", found \"fak-performance-index/v0\"" },
 	{ "bad-missing-highlight.json", "results[0].highlight: missing required field" },
 	{ "bad-null.json", "results[0].evidence: expected a string, found null" },
