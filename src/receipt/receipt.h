@@ -163,7 +163,9 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 /* Scrubbed machine id: not blank, scrubbed text (str_scrubbed of
  * base/text.h), no ':'. */
 bool receipt_is_scrubbed_id(const char *s);
-/* Blank after trimming ASCII whitespace, or starts with FILL_. */
+/* A template placeholder: contains FILL_, or is an all-zero SHA-256 (64
+ * zeros, with or without "sha256:"). Validation refuses every string of the
+ * receipt document that is one, at its JSON path. */
 bool receipt_is_placeholder(const char *s);
 
 /* ---- comparison criterion ------------------------------------------------ */

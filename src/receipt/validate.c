@@ -1,7 +1,7 @@
 /* Receipt validation: every rule, graph-independent then graph-bound, each
  * finding naming the JSON path it is about. */
-#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +31,48 @@ static void check_scrubbed(const char *path, const char *s, struct findings *out
 
 bool receipt_is_placeholder(const char *s)
 {
-	if (str_blank(s))
+	size_t n;
+
+	if (strstr(s, RECEIPT_FILL_PREFIX))
 		return true;
-	while (isspace((unsigned char)*s))
-		s++;
-	return !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
+	if (!strncmp(s, "sha256:", 7))
+		s += 7;
+	n = strspn(s, "0");
+	return n == 64 && !s[n];
+}
+
+/* Every string of v (members and elements, embedded attestations included)
+ * that is a template placeholder, one finding each at its JSON path. */
+static void check_placeholders(const json_t *v, struct strbuf *path, struct findings *out)
+{
+	size_t len = path->len;
+
+	if (json_is_string(v) && receipt_is_placeholder(json_string_value(v))) {
+		if (strstr(json_string_value(v), RECEIPT_FILL_PREFIX))
+			findings_addf(out, "%s: is a " RECEIPT_FILL_PREFIX " template placeholder; fill "
+					   "in the captured value", path->buf);
+		else
+			findings_addf(out, "%s: an all-zero SHA-256 is a template placeholder, not a "
+					   "digest", path->buf);
+	} else if (json_is_object(v)) {
+		const char *key;
+		const json_t *x;
+
+		/* jansson iterates only non-const objects; nothing is modified */
+		json_object_foreach ((json_t *)(uintptr_t)v, key, x) {
+			sb_addf(path, "%s%s", len ? "." : "", key);
+			check_placeholders(x, path, out);
+			path->len = len;
+			path->buf[len] = '\0';
+		}
+	} else if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			sb_addf(path, "[%zu]", i);
+			check_placeholders(json_array_get(v, i), path, out);
+			path->len = len;
+			path->buf[len] = '\0';
+		}
+	}
 }
 
 static bool is_sha256_hex(const char *s)
@@ -408,9 +445,9 @@ static void check_modules(const struct receipt *r, struct findings *out)
 
 		for (size_t j = 0; j < i && !dup; j++)
 			dup = !strcmp(r->modules[j].module, m->module);
-		if (receipt_is_placeholder(m->module) || receipt_is_placeholder(m->revision))
+		if (str_blank(m->module) || str_blank(m->revision))
 			findings_addf(out, "module_versions[%zu]: module and revision must be captured, "
-					   "not blank or FILL_ placeholders", i);
+					   "not blank", i);
 		else if (m->module[0] == '-' || m->revision[0] == '-')
 			findings_addf(out, "module_versions[%zu]: module and revision must not start "
 					   "with '-'", i);
@@ -436,8 +473,8 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 		char path[64];
 
 		snprintf(path, sizeof(path), "commands[%zu]", i);
-		if (receipt_is_placeholder(r->commands.v[i]))
-			findings_addf(out, "%s: contains private or placeholder details", path);
+		if (str_blank(r->commands.v[i]))
+			findings_addf(out, "%s: is blank", path);
 		check_scrubbed(path, r->commands.v[i], out);
 	}
 	if (!r->nr_artifacts)
@@ -447,7 +484,7 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 		char path[64];
 
 		snprintf(path, sizeof(path), "profiler_artifacts[%zu].path", i);
-		if (receipt_is_placeholder(a->path))
+		if (str_blank(a->path))
 			findings_addf(out, "%s: must be a relative scrubbed path", path);
 		check_scrubbed(path, a->path, out);
 		if (!is_sha256_hex(a->sha256))
@@ -493,8 +530,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 			      RECEIPT_SCHEMA_V2, r->schema);
 	if (strcmp(r->role, "baseline") && strcmp(r->role, "candidate"))
 		findings_addf(out, "role: must be baseline or candidate, got \"%s\"", r->role);
-	if (receipt_is_placeholder(r->revision))
-		findings_addf(out, "revision: is missing or a FILL_ placeholder");
+	if (str_blank(r->revision))
+		findings_addf(out, "revision: is missing");
 	else if (r->revision[0] == '-')
 		findings_addf(out, "revision: must not start with '-'");
 	check_scrubbed("revision", r->revision, out);
@@ -510,7 +547,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	if (r->execution.fallback_count != 0)
 		findings_addf(out, "execution.fallback_count: fallback count must be zero, got %lld",
 			      r->execution.fallback_count);
-	if (receipt_is_placeholder(r->quality.name) || !isfinite(r->quality.score))
+	if (str_blank(r->quality.name) || !isfinite(r->quality.score))
 		findings_addf(out, "quality: metric must be captured and finite");
 	check_modules(r, out);
 	check_controls(&r->controls, out);
@@ -527,5 +564,12 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_commands_artifacts(r, out);
 	check_graph(r, g, out);
 	check_identity(r, g, out);
+	if (r->doc) {
+		struct strbuf path = STRBUF_INIT;
+
+		sb_adds(&path, "");
+		check_placeholders(r->doc, &path, out);
+		sb_release(&path);
+	}
 	findings_sort(out);
 }

@@ -211,6 +211,13 @@ static const struct {
 	{ "reject-private-module.json",
 	  "module_versions[0].module: contains a private detail: an absolute path "
 	  "\"/home/alice/src/model\"" },
+	{ "reject-placeholder-machine.json",
+	  "machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured value" },
+	{ "reject-placeholder-inside.json",
+	  "commands[0]: is a FILL_ template placeholder; fill in the captured value" },
+	{ "reject-zero-artifact-sha.json",
+	  "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, not a "
+	  "digest" },
 	{ "reject-private-revision.json",
 	  "revision: contains a private detail: a remote host:path or host:port \"gpu-node:8080\"" },
 	{ "reject-two-changed-axes.json",
@@ -294,17 +301,24 @@ Test(receipt, the_template_fails_exactly_on_capture_only_values)
 	cr_expect_str_eq(r.comparison.criterion_digest, METAL_DIGEST);
 	receipt_validate(&r, &g, 0, &f);
 	s = tu_join(&f);
-	cr_expect_str_eq(s, "commands[0]: contains private or placeholder details\n"
+	cr_expect_str_eq(s, "commands[0]: is a FILL_ template placeholder; fill in the captured value\n"
 			    "comparison: criterion not resolved: quality.name must be \"exact_match\"\n"
+			    "machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured "
+			    "value\n"
 			    "memory: peak and resident memory are required\n"
-			    "module_versions[0]: module and revision must be captured, not blank or FILL_ "
-			    "placeholders\n"
-			    "profiler_artifacts[0].path: must be a relative scrubbed path\n"
-			    "quality: metric must be captured and finite\n"
+			    "module_versions[0].module: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
+			    "module_versions[0].revision: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
+			    "profiler_artifacts[0].path: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
+			    "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, "
+			    "not a digest\n"
+			    "quality.name: is a FILL_ template placeholder; fill in the captured value\n"
 			    "repetitions[0]: lacks positive end-to-end latency and tok/s\n"
 			    "repetitions[1]: lacks positive end-to-end latency and tok/s\n"
 			    "repetitions[2]: lacks positive end-to-end latency and tok/s\n"
-			    "revision: is missing or a FILL_ placeholder");
+			    "revision: is a FILL_ template placeholder; fill in the captured value");
 	free(s);
 	findings_release(&f);
 	receipt_release(&r);
@@ -408,9 +422,25 @@ Test(receipt_private, scrubbed_machine_id)
 	cr_expect(!receipt_is_scrubbed_id("10.0.0.7"));
 	cr_expect(!receipt_is_scrubbed_id("rack/../node"));
 	cr_expect(receipt_is_scrubbed_id("lab-node-class-a"));
-	cr_expect(receipt_is_placeholder(" FILL_X"));
-	cr_expect(receipt_is_placeholder("\t"));
-	cr_expect(!receipt_is_placeholder("FIL_X"));
+}
+
+Test(receipt_private, placeholders)
+{
+	static const char *const yes[] = {
+		"FILL_X", " FILL_X", "fak run --model FILL_MODEL_PATH",
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"sha256:0000000000000000000000000000000000000000000000000000000000000000",
+	};
+	static const char *const no[] = {
+		"FIL_X", "fill_x", "", "\t", "000", "sha256:",
+		"00000000000000000000000000000000000000000000000000000000000000001",
+		"sha256:0000000000000000000000000000000000000000000000000000000000000001",
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		cr_expect(receipt_is_placeholder(yes[i]), "\"%s\" is not a placeholder", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		cr_expect(!receipt_is_placeholder(no[i]), "\"%s\" is a placeholder", no[i]);
 }
 
 /* ---- statistics ----------------------------------------------------------- */
