@@ -16,7 +16,11 @@ static const char usage[] =
 	"  native-performance   evidence graph, receipts, gate, profiles, front door\n"
 	"  bench system-baseline  sample system load around a benchmark command\n"
 	"\n"
-	"Run 'fak <command> --help' for the options of a command.\n";
+	"Run 'fak <command> --help' for the options of a command.\n"
+	"\n"
+	"exit status: 0 success, 1 invalid input, failed validation or refusal, 2 usage error,\n"
+	"3 gate regression, 4 gate investigate (with --fail-on-investigate); bench\n"
+	"system-baseline exits with its command's status.\n";
 
 static const struct {
 	const char *name;

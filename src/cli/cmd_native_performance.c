@@ -11,14 +11,18 @@
 static const char usage[] =
 	"usage: fak native-performance [--graph FILE] [--json | --next [--json] | --dot"
 	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE"
-	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE] | --gate REQUEST"
+	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]"
+	" | --gate REQUEST [--fail-on-investigate]"
 	" | --profile FILE | --profile-next FILE"
 	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]]";
 
 static const char about[] =
 	"Shows and checks the committed native-performance evidence graph and the evidence\n"
 	"around it. Without a mode it prints the human readout of the graph. Every mode\n"
-	"validates the graph first and fails closed. Nothing here runs a model.";
+	"validates the graph first and fails closed. Nothing here runs a model.\n"
+	"\n"
+	"exit status: 0 success (and --gate pass or investigate), 1 invalid input or refusal,\n"
+	"2 usage error, 3 --gate regression, 4 --gate investigate with --fail-on-investigate";
 
 int np_human(const struct np_ctx *c)
 {
@@ -103,6 +107,8 @@ static int check_usage(const struct np_opts *o, const char *positional)
 		return usage_error("--attach-receipt and --system-baseline go together");
 	if (o->out && !o->attach_receipt)
 		return usage_error("--out goes with --attach-receipt");
+	if (o->fail_on_investigate && !o->gate)
+		return usage_error("--fail-on-investigate goes with --gate");
 	if ((o->as_of || o->index || o->write_doc || o->check_doc) && !o->frontdoor_md)
 		return usage_error("--as-of, --index, --write-doc and --check-doc go with --frontdoor-md");
 	if (o->write_doc && o->check_doc)
@@ -174,6 +180,7 @@ int cmd_native_performance(int argc, char **argv)
 		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline, NULL },
 		{ "out", "FILE", "write the attachment result to FILE (mode 0600) instead of stdout", NULL, &o.out, NULL },
 		{ "gate", "FILE", "classify a candidate against the last accepted receipt in gate request FILE", NULL, &o.gate, NULL },
+		{ "fail-on-investigate", NULL, "with --gate: exit 4 when the classification is investigate", &o.fail_on_investigate, NULL, NULL },
 		{ "profile", "FILE", "validate and classify profile bundle FILE", NULL, &o.profile, NULL },
 		{ "profile-next", "FILE", "select the next lever from profile bundle FILE", NULL, &o.profile_next, NULL },
 		{ "frontdoor-md", NULL, "emit the front-door performance index as Markdown", &o.frontdoor_md, NULL, NULL },

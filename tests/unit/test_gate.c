@@ -448,11 +448,15 @@ Test(gate_sb, every_row_of_the_state_table)
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.c[1].verified = false;
-	sb_expect(&k, false, false, "candidate repetition 1 has an invalid system baseline");
+	err_set(&k.c[1].why, "canonical digest mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
+	sb_expect(&k, false, false, "candidate repetition 1 has an invalid system baseline: "
+				    "candidate.system_baselines[1] fails verification: canonical digest "
+				    "mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.c[2].facts.verdict = "invalid";
-	sb_expect(&k, false, false, "candidate repetition 2 has an invalid system baseline");
+	sb_expect(&k, false, false,
+		  "candidate repetition 2 has an invalid system baseline: its verdict is invalid");
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.a[0].facts.has_top_consumers = true;
