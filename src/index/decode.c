@@ -55,7 +55,8 @@ const char *index_class_name(enum index_class c)
 	return class_names[c];
 }
 
-/* Single-line, trimmed, non-blank, bounded, scrubbed text at path kp. */
+/* Single-line, trimmed, non-blank, bounded, scrubbed text at path kp that
+ * does not contain a marker of the generated block. */
 static int check_text(const char *s, const struct jpath *kp, struct err *e)
 {
 	size_t n = strlen(s);
@@ -69,6 +70,10 @@ static int check_text(const char *s, const struct jpath *kp, struct err *e)
 			return jpath_err(e, kp, "text contains a control character");
 	if (s[0] == ' ' || s[n - 1] == ' ')
 		return jpath_err(e, kp, "text starts or ends with a space");
+	if (strstr(s, INDEX_MARK_BEGIN) || strstr(s, INDEX_MARK_END))
+		return jpath_err(e, kp, "text contains a front-door marker ('%s' or '%s'); the "
+					"generated block's boundaries cannot come from a row",
+				 INDEX_MARK_BEGIN, INDEX_MARK_END);
 	{
 		struct strbuf why = STRBUF_INIT;
 

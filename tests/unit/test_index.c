@@ -363,6 +363,9 @@ static const struct bad bads[] = {
 	  "results[0].lifecycle: expected one of \"CURRENT\", \"DIAGNOSTIC\", \"HISTORICAL\", \"AWAITING REMEASURE\", found \"current\"" },
 	{ "bad-blank-text.json", "results[0].highlight: text is blank" },
 	{ "bad-control-char.json", "results[0].status: text contains a control character" },
+	{ "bad-marker-text.json",
+	  "readout[0].provenance: text contains a front-door marker ('" INDEX_MARK_BEGIN "' or '"
+	  INDEX_MARK_END "'); the generated block's boundaries cannot come from a row" },
 	{ "bad-private-text.json",
 	  "results[1].evidence: text contains a private detail: a home-relative path "
 	  "\"~/runs/cache-2026-03-02\"" },
