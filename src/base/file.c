@@ -108,13 +108,15 @@ static int follow_links(const char *path, char **target, struct err *e)
 			if (saved == ENOENT || saved == ENOTDIR)
 				break;	/* the folder checks say what is missing */
 			free(cur);
-			return err_errno(e, saved, "cannot write '%s'", path);
+			err_errno(e, saved, "cannot write '%s'", path);
+			return -1;
 		}
 		if (!S_ISLNK(st.st_mode))
 			break;
 		if (hops == FILE_MAX_LINKS) {
 			free(cur);
-			return err_errno(e, ELOOP, "cannot write '%s'", path);
+			err_errno(e, ELOOP, "cannot write '%s'", path);
+			return -1;
 		}
 		link = xmalloc(PATH_MAX);
 		n = readlink(cur, link, PATH_MAX);
@@ -123,7 +125,8 @@ static int follow_links(const char *path, char **target, struct err *e)
 
 			free(link);
 			free(cur);
-			return err_errno(e, saved, "cannot write '%s'", path);
+			err_errno(e, saved, "cannot write '%s'", path);
+			return -1;
 		}
 		link[n] = '\0';
 		if (link[0] == '/') {
@@ -195,12 +198,18 @@ static int output_target(const char *path, char **target, char **dir, struct err
 	char *t = NULL, *d, *via;
 	int rc;
 
-	if (!*path)
-		return err_set(e, "cannot write '': the output path is empty; give a file name");
-	if (path[strlen(path) - 1] == '/')
-		return err_set(e, "cannot write '%s': a path ending in '/' names a folder; give a file "
-				  "name", path);
-	TRY(follow_links(path, &t, e));
+	/* explicit returns: the analyzers cannot see that err_set returns -1 */
+	if (!*path) {
+		err_set(e, "cannot write '': the output path is empty; give a file name");
+		return -1;
+	}
+	if (path[strlen(path) - 1] == '/') {
+		err_set(e, "cannot write '%s': a path ending in '/' names a folder; give a file name",
+			path);
+		return -1;
+	}
+	if (follow_links(path, &t, e) < 0)
+		return -1;
 	via = strcmp(t, path) ? xasprintf(" (a symbolic link to '%s')", t) : xstrdup("");
 	d = dir_of(t);
 	rc = check_target(path, via, t, d, e);
