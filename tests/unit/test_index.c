@@ -330,6 +330,24 @@ Test(index, valid_fixtures_have_no_findings)
 	index_release(&idx);
 }
 
+Test(index, graph_provenance_on_the_page_is_scrubbed)
+{
+	struct graph other;
+	struct findings f = FINDINGS_INIT;
+	struct index idx;
+	struct err e;
+
+	cr_assert_eq(graph_load_file(&other, TI_DIR "graph-private-provenance.json", &e), 0, "%s",
+		     e.msg);
+	ti_load(&idx, "valid-small.json", &other, &f);
+	cr_assert_eq(f.nr, 1);
+	cr_assert_str_eq(f.items[0],
+			 "readout[1] (approximate): rung \"resident-q4k-baseline\" witness provenance contains a private detail: an absolute path \"/home/alice/notes/8697.md\"");
+	findings_release(&f);
+	index_release(&idx);
+	graph_release(&other);
+}
+
 Test(index, approximate_pair_must_share_provenance_and_date)
 {
 	struct graph other;
