@@ -316,6 +316,7 @@ static void show_word(struct strbuf *why, const char *rule, const char *w, size_
 bool str_scrubbed(const char *s, struct strbuf *why)
 {
 	const unsigned char *p = (const unsigned char *)s;
+
 	if (strchr(s, '\\')) {
 		if (why)
 			sb_adds(why, "a backslash (a Windows path or an escape)");

@@ -1,9 +1,10 @@
 /* Strict decoding of fak-performance-index/v1 documents. Every object is
  * checked for unknown keys first; the first problem stops decoding with its
  * JSON path. Text fields are single-line, trimmed, non-blank and bounded,
- * so the renderer never has to fold or guess, and scrubbed (base/text.h). Presence rules that the
- * validator reports as findings (dates, retention, identity) are optional
- * here. */
+ * so the renderer never has to fold or guess; they are scrubbed text
+ * (base/text.h) and hold no marker of the generated block. Presence rules
+ * that the validator reports as findings (dates, retention, identity) are
+ * optional here. */
 #include <stdlib.h>
 #include <string.h>
 
