@@ -200,11 +200,14 @@ static int measure(const struct sb_opts *so, char **argv)
 	}
 	attest_render(r, &sb);
 	free(r);
+	/* stdout first: if --out became unwritable during the run, the sealed
+	 * attestation is still not lost */
+	cli_out(sb.buf, sb.len);
 	if (so->out && file_write_atomic(so->out, sb.buf, sb.len, 0600, &e) < 0) {
 		sb_release(&sb);
-		return cli_fail(CMD, &e);
+		cli_errorf(CMD, "%s; the attestation is on standard output", e.msg);
+		return EXIT_FAIL;
 	}
-	cli_out(sb.buf, sb.len);
 	sb_release(&sb);
 	return res.exit_code;
 }
