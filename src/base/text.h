@@ -42,7 +42,7 @@ bool str_contains_ci(const char *hay, const char *needle);
  *     "::" or seven ':');
  *   - ssh, scp or sftp (any case) followed by another word.
  * Returns true when s is scrubbed. Otherwise, when why is non-NULL, appends
- * the first rule broken and the word: `an absolute path "/root/x"`. */
+ * the first rule broken and the word: `an absolute path "/srv/x"`. */
 bool str_scrubbed(const char *s, struct strbuf *why);
 
 /* Appends s in double quotes with `"`, `\` and control characters escaped

@@ -194,7 +194,7 @@ static const struct {
 	  "profiler_artifacts[0].path: contains a private detail: a backslash (a Windows path or an "
 	  "escape)" },
 	{ "reject-private-commands.json",
-	  "commands[0]: contains a private detail: an absolute path \"/root/secret\"\n"
+	  "commands[0]: contains a private detail: an absolute path \"/srv/secret\"\n"
 	  "commands[1]: contains a private detail: an absolute path \"/mnt/private/alice/m.gguf\"\n"
 	  "commands[2]: contains a private detail: a home-relative path \"~/bench/run\"\n"
 	  "commands[3]: contains a private detail: a remote login \"scp\"\n"
@@ -203,7 +203,7 @@ static const struct {
 	  "commands[5]: contains a private detail: a remote login \"ssh\"\n"
 	  "commands[6]: contains a private detail: a URL other than the project's public links "
 	  "\"http://10.0.0.7:8080/run\"\n"
-	  "commands[7]: contains a private detail: an account or e-mail address \"bob@example.com\"\n"
+	  "commands[7]: contains a private detail: an account or e-mail address \"someone@example.com\"\n"
 	  "commands[8]: contains a private detail: a '..' path escape \"logs/../../etc/passwd\"" },
 	{ "reject-private-artifact-escape.json",
 	  "profiler_artifacts[0].path: contains a private detail: a '..' path escape "
