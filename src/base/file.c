@@ -76,14 +76,173 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* Longest chain of symbolic links followed (the kernel's own limit). */
+#define FILE_MAX_LINKS 40
+
+/* The folder of p: "a/b" -> "a", "/a" -> "/", "a" -> ".". Caller frees. */
+static char *dir_of(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	while (slash > p && slash[-1] == '/')
+		slash--;
+	return xstrndup(p, slash == p ? 1 : (size_t)(slash - p));
+}
+
+/* Follows the symbolic links of path's last element, as open(2) would:
+ * *target is the file a write replaces (it need not exist). Caller frees. */
+static int follow_links(const char *path, char **target, struct err *e)
+{
+	char *cur = xstrdup(path);
+
+	for (int hops = 0;; hops++) {
+		struct stat st;
+		char *link, *next;
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0) {
+			int saved = errno;
+
+			if (saved == ENOENT || saved == ENOTDIR)
+				break;	/* the folder checks say what is missing */
+			free(cur);
+			err_errno(e, saved, "cannot write '%s'", path);
+			return -1;
+		}
+		if (!S_ISLNK(st.st_mode))
+			break;
+		if (hops == FILE_MAX_LINKS) {
+			free(cur);
+			err_errno(e, ELOOP, "cannot write '%s'", path);
+			return -1;
+		}
+		link = xmalloc(PATH_MAX);
+		n = readlink(cur, link, PATH_MAX);
+		if (n < 0 || n >= PATH_MAX) {
+			int saved = n < 0 ? errno : ENAMETOOLONG;
+
+			free(link);
+			free(cur);
+			err_errno(e, saved, "cannot write '%s'", path);
+			return -1;
+		}
+		link[n] = '\0';
+		if (link[0] == '/') {
+			next = xstrdup(link);
+		} else {
+			char *dir = dir_of(cur);
+
+			next = xasprintf("%s/%s", dir, link);
+			free(dir);
+		}
+		free(link);
+		free(cur);
+		cur = next;
+	}
+	*target = cur;
+	return 0;
+}
+
+static const char *file_kind(mode_t m)
+{
+	if (S_ISCHR(m))
+		return "character device";
+	if (S_ISBLK(m))
+		return "block device";
+	if (S_ISFIFO(m))
+		return "FIFO";
+	if (S_ISSOCK(m))
+		return "socket";
+	return "special file";
+}
+
+/* The target t (reached from path, via says how) and its folder d are
+ * usable for an atomic replacement. */
+static int check_target(const char *path, const char *via, const char *t, const char *d,
+			struct err *e)
+{
+	struct stat st;
+
+	if (stat(t, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return err_set(e, "cannot write '%s'%s: it is a folder; give the name of a file "
+					  "inside it", path, via);
+		if (!S_ISREG(st.st_mode))
+			return err_set(e, "cannot write '%s'%s: it is a %s, not a regular file; fak only "
+					  "replaces regular files, so give a new file name",
+				       path, via, file_kind(st.st_mode));
+	} else if (errno != ENOENT && errno != ENOTDIR) {
+		return err_errno(e, errno, "cannot write '%s'%s", path, via);
+	}
+	if (stat(d, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return err_set(e, "cannot write '%s'%s: folder '%s' does not exist; create it "
+					  "first", path, via, d);
+		return err_errno(e, errno, "cannot write '%s'%s: folder '%s'", path, via, d);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return err_set(e, "cannot write '%s'%s: '%s' is not a folder", path, via, d);
+	if (access(d, W_OK | X_OK) < 0)
+		return err_set(e, "cannot write '%s'%s: folder '%s' is not writable (%s); choose a "
+				  "folder you can write", path, via, d, strerror(errno));
+	return 0;
+}
+
+/* Resolves path to the file a write replaces and checks it and its folder
+ * (see file_check_output). On success *target and *dir are set (caller
+ * frees both). */
+static int output_target(const char *path, char **target, char **dir, struct err *e)
+{
+	char *t = NULL, *d, *via;
+	int rc;
+
+	/* explicit returns: the analyzers cannot see that err_set returns -1 */
+	if (!*path) {
+		err_set(e, "cannot write '': the output path is empty; give a file name");
+		return -1;
+	}
+	if (path[strlen(path) - 1] == '/') {
+		err_set(e, "cannot write '%s': a path ending in '/' names a folder; give a file name",
+			path);
+		return -1;
+	}
+	if (follow_links(path, &t, e) < 0)
+		return -1;
+	via = strcmp(t, path) ? xasprintf(" (a symbolic link to '%s')", t) : xstrdup("");
+	d = dir_of(t);
+	rc = check_target(path, via, t, d, e);
+	free(via);
+	if (rc < 0) {
+		free(t);
+		free(d);
+		return -1;
+	}
+	*target = t;
+	*dir = d;
+	return 0;
+}
+
+int file_check_output(const char *path, struct err *e)
+{
+	char *target, *dir;
+
+	TRY(output_target(path, &target, &dir, e));
+	free(target);
+	free(dir);
+	return 0;
+}
+
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
-	/* the temporary file lives beside the target so rename() is atomic */
-	char *tmp = xasprintf("%s.fak-tmp-XXXXXX", path);
+	char *target, *dir, *tmp;
 	int fd, dfd, saved;
 
+	TRY(output_target(path, &target, &dir, e));
+	/* A short name beside the target keeps rename() atomic and works for
+	 * a target name of the longest legal length. */
+	tmp = xasprintf("%s/.fak-XXXXXX", dir);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;
@@ -103,7 +262,7 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 		err_errno(e, saved, "cannot write '%s'", path);
 		goto fail_nofile;
 	}
-	if (rename(tmp, path) < 0) {
+	if (rename(tmp, target) < 0) {
 		saved = errno;
 		unlink(tmp);
 		err_errno(e, saved, "cannot write '%s'", path);
@@ -114,11 +273,26 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 		fsync(dfd);
 		close(dfd);
 	}
+	free(target);
 	free(dir);
 	free(tmp);
 	return 0;
 fail_nofile:
+	free(target);
 	free(dir);
 	free(tmp);
 	return -1;
+}
+
+static int stat_path(const char *p, struct stat *st)
+{
+	return strcmp(p, "-") ? stat(p, st) : fstat(STDIN_FILENO, st);
+}
+
+bool file_same(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return stat_path(a, &x) == 0 && stat_path(b, &y) == 0 && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
 }

@@ -1,6 +1,9 @@
 #include "base/text.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/xalloc.h"
 
 static size_t space_len(const unsigned char *p)
 {
@@ -85,10 +88,268 @@ bool str_contains_ci(const char *hay, const char *needle)
 	return false;
 }
 
-bool str_private(const char *s)
+/* ---- scrubbed text ------------------------------------------------------ */
+
+/* Longest part of an offending word quoted in a message. */
+#define SCRUB_SHOW_MAX 80
+
+/* Width of the word separator at p (white space or punctuation), 0 if none. */
+static size_t word_sep(const unsigned char *p)
 {
-	return strchr(s, '\\') || s[0] == '/' || str_contains_ci(s, "/users/") ||
-	       str_contains_ci(s, "/home/") || strchr(s, '@') || str_contains_ci(s, "ssh ");
+	if (*p && (*p < 0x20 || *p == 0x7f || strchr("=\"'()[]{}<>,;|&`", *p)))
+		return 1;
+	return space_len(p);
+}
+
+static bool is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* needle occurs in w[0..n) (case-insensitively when ci) */
+static bool word_has(const char *w, size_t n, const char *needle, bool ci)
+{
+	size_t k = strlen(needle);
+
+	for (size_t i = 0; i + k <= n; i++) {
+		size_t j = 0;
+
+		while (j < k && (ci ? lower(w[i + j]) == lower(needle[j]) : w[i + j] == needle[j]))
+			j++;
+		if (j == k)
+			return true;
+	}
+	return false;
+}
+
+static bool word_starts(const char *w, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(w, prefix, k);
+}
+
+static bool word_ends(const char *w, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n >= k && !memcmp(w + n - k, suffix, k);
+}
+
+/* The project's own address or a page below it. */
+static bool project_url(const char *w, size_t n)
+{
+	size_t k = strlen(TEXT_PROJECT_URL);
+
+	return word_starts(w, n, TEXT_PROJECT_URL) && (n == k || w[k] == '/');
+}
+
+/* host:path or host:port */
+static bool remote(const char *w, size_t n)
+{
+	const char *colon = memchr(w, ':', n);
+	size_t h, r;
+	bool digits = true;
+
+	if (!colon || colon == w || !is_alpha((unsigned char)w[0]))
+		return false;
+	h = (size_t)(colon - w);
+	for (size_t i = 0; i < h; i++)
+		if (!is_alpha((unsigned char)w[i]) && !is_digit((unsigned char)w[i]) && !strchr(".-_", w[i]))
+			return false;
+	r = n - h - 1;
+	if (!r)
+		return false;
+	for (size_t i = 0; i < r; i++)
+		digits &= is_digit((unsigned char)colon[1 + i]);
+	return colon[1] == '/' || colon[1] == '~' || memchr(colon + 1, '/', r) || digits;
+}
+
+/* A number 0..255 of 1-3 digits at w[*i]; advances *i. */
+static bool octet(const char *w, size_t n, size_t *i)
+{
+	size_t start = *i;
+	unsigned v = 0;
+
+	while (*i < n && is_digit((unsigned char)w[*i]) && *i - start < 3)
+		v = v * 10 + (unsigned)(w[(*i)++] - '0');
+	return *i > start && v <= 255 && !(*i < n && is_digit((unsigned char)w[*i]));
+}
+
+/* A dotted quad somewhere in the word, not part of a longer dotted number
+ * or word ("v1.2.3.4" and "1.2.3.4.5" are versions). */
+static bool ipv4(const char *w, size_t n)
+{
+	for (size_t s = 0; s < n; s++) {
+		size_t i = s;
+		int k;
+
+		if (s && (is_alpha((unsigned char)w[s - 1]) || is_digit((unsigned char)w[s - 1]) ||
+			  w[s - 1] == '.' || w[s - 1] == '_'))
+			continue;
+		for (k = 0; k < 4; k++) {
+			if (!octet(w, n, &i))
+				break;
+			if (k < 3 && (i >= n || w[i++] != '.'))
+				break;
+		}
+		if (k < 4)
+			continue;
+		if (i < n && (is_alpha((unsigned char)w[i]) || w[i] == '_' ||
+			      (w[i] == '.' && i + 1 < n && is_digit((unsigned char)w[i + 1]))))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* Hex digits and ':' with "::" or seven ':' (before any %zone or /prefix). */
+static bool ipv6(const char *w, size_t n)
+{
+	size_t colons = 0, hex = 0, i;
+
+	for (i = 0; i < n && w[i] != '%' && w[i] != '/'; i++) {
+		if (w[i] == ':')
+			colons++;
+		else if (is_hex((unsigned char)w[i]))
+			hex++;
+		else
+			return false;
+	}
+	return hex && colons >= 2 && (colons == 7 || word_has(w, i, "::", false));
+}
+
+static bool remote_login(const char *w, size_t n)
+{
+	return (n == 3 && (word_has(w, n, "ssh", true) || word_has(w, n, "scp", true))) ||
+	       (n == 4 && word_has(w, n, "sftp", true));
+}
+
+/* "~/x", "~alice" or "~alice/x" (not "~47%" or "~strike~") */
+static bool home_relative(const char *w, size_t n)
+{
+	size_t i = 1;
+
+	if (w[0] != '~' || n < 2)
+		return false;
+	if (w[1] == '/')
+		return true;
+	if (!is_alpha((unsigned char)w[1]) && w[1] != '_')
+		return false;
+	while (i < n && (is_alpha((unsigned char)w[i]) || is_digit((unsigned char)w[i]) ||
+			 strchr("_-.", w[i])))
+		i++;
+	return i == n || w[i] == '/';
+}
+
+/* "</b>": the word "/b" between '<' and '>' closes an HTML tag. */
+static bool closing_tag(const char *w, size_t n)
+{
+	if (w[-1] != '<' || w[n] != '>')
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!is_alpha((unsigned char)w[i]) && !is_digit((unsigned char)w[i]))
+			return false;
+	return true;
+}
+
+/* The first rule word w[0..n) of s breaks, NULL when none. more: another
+ * word follows. */
+static const char *word_leak(const char *s, const char *w, size_t n, bool more)
+{
+	bool url = word_has(w, n, "://", false);
+
+	if (url && !project_url(w, n))
+		return "a URL other than the project's public links";
+	if (memchr(w, '@', n))
+		return "an account or e-mail address";
+	if (w[0] == '/' && n > 1 && !(w > s && closing_tag(w, n)))
+		return "an absolute path";
+	if (home_relative(w, n) || word_has(w, n, "$HOME", false))
+		return "a home-relative path";
+	if ((n == 2 && !memcmp(w, "..", 2)) || word_starts(w, n, "../") || word_ends(w, n, "/..") ||
+	    word_has(w, n, "/../", false))
+		return "a '..' path escape";
+	if (word_has(w, n, "/home/", true) || word_has(w, n, "/users/", true))
+		return "a home folder";
+	if (!url && remote(w, n))
+		return "a remote host:path or host:port";
+	if (ipv4(w, n) || ipv6(w, n))
+		return "an IP address";
+	if (more && remote_login(w, n))
+		return "a remote login";
+	return NULL;
+}
+
+static void show_word(struct strbuf *why, const char *rule, const char *w, size_t n)
+{
+	char *word;
+	bool cut = n > SCRUB_SHOW_MAX;
+
+	if (cut) {
+		n = SCRUB_SHOW_MAX;
+		while (n > 0 && ((unsigned char)w[n] & 0xc0) == 0x80)
+			n--;	/* never split a UTF-8 sequence */
+	}
+	word = xstrndup(w, n);
+	sb_addf(why, "%s ", rule);
+	sb_add_quoted(why, word);
+	sb_adds(why, cut ? "..." : "");
+	free(word);
+}
+
+bool str_scrubbed(const char *s, struct strbuf *why)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (strchr(s, '\\')) {
+		if (why)
+			sb_adds(why, "a backslash (a Windows path or an escape)");
+		return false;
+	}
+	if (strstr(s, "${HOME}")) {	/* braces split words: look before splitting */
+		if (why)
+			show_word(why, "a home-relative path", "${HOME}", 7);
+		return false;
+	}
+	while (*p) {
+		const unsigned char *w, *next;
+		const char *rule;
+		size_t sep;
+
+		while (*p && (sep = word_sep(p)))
+			p += sep;
+		if (!*p)
+			break;
+		w = p;
+		while (*p && !word_sep(p))
+			p++;
+		next = p;
+		while (*next && (sep = word_sep(next)))
+			next += sep;
+		rule = word_leak(s, (const char *)w, (size_t)(p - w), *next != '\0');
+		if (rule) {
+			if (why)
+				show_word(why, rule, (const char *)w, (size_t)(p - w));
+			return false;
+		}
+	}
+	return true;
 }
 
 void sb_add_quoted(struct strbuf *sb, const char *s)

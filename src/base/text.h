@@ -17,10 +17,33 @@ size_t utf8_seq(const unsigned char *p);
 /* ASCII case-insensitive substring test, independent of the locale. */
 bool str_contains_ci(const char *hay, const char *needle);
 
-/* Looks like it carries a private path, account or host: a backslash, an
- * absolute path, a home folder (/home/, /Users/), user@host or "ssh ".
- * Public documents (receipts, profiles) must not contain such text. */
-bool str_private(const char *s);
+/* The project's public address: URLs under it are scrubbed text. */
+#define TEXT_PROJECT_URL "https://github.com/anthony-chaudhary/fak"
+
+/* Scrubbed text: free text of public evidence (receipts, profiles, index
+ * rows, top-consumer records) names no private path, account or host. The
+ * text is split into words at white space (ASCII and Unicode) and at
+ * = " ' ( ) [ ] { } < > , ; | & `. It is refused when it contains a
+ * backslash, or a word that is
+ *   - an absolute path: starts with '/' and is longer than "/" (an HTML
+ *     closing tag such as "</b>" is not a path);
+ *   - home-relative: "~/...", "~name" or "~name/...", or contains $HOME or
+ *     ${HOME};
+ *   - a '..' escape: "..", "../...", ".../..", or contains "/../";
+ *   - a home folder: contains "/home/" or "/users/" (any case);
+ *   - an account or e-mail address: contains '@';
+ *   - a URL: contains "://", unless it is TEXT_PROJECT_URL or below it
+ *     ("https://github.com/anthony-chaudhary/fak/issues/8635");
+ *   - a remote: host:path or host:port, host a letter then letters, digits,
+ *     '.', '-', '_', and the rest starting with '/' or '~', containing '/',
+ *     or all digits ("vm:/data/x", "gpu-node:8080"; not "sha256:ab12");
+ *   - an IPv4 address (four dotted numbers 0..255 not inside a longer
+ *     dotted number or word) or an IPv6 address (hex digits and ':' with
+ *     "::" or seven ':');
+ *   - ssh, scp or sftp (any case) followed by another word.
+ * Returns true when s is scrubbed. Otherwise, when why is non-NULL, appends
+ * the first rule broken and the word: `an absolute path "/srv/x"`. */
+bool str_scrubbed(const char *s, struct strbuf *why);
 
 /* Appends s in double quotes with `"`, `\` and control characters escaped
  * (\n, \t, \xNN), as used for ids in findings. */

@@ -1,9 +1,11 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/json.h"
 
@@ -14,7 +16,11 @@ static const char usage[] =
 	"  native-performance   evidence graph, receipts, gate, profiles, front door\n"
 	"  bench system-baseline  sample system load around a benchmark command\n"
 	"\n"
-	"Run 'fak <command> --help' for the options of a command.\n";
+	"Run 'fak <command> --help' for the options of a command.\n"
+	"\n"
+	"exit status: 0 success, 1 invalid input, failed validation or refusal, 2 usage error,\n"
+	"3 gate regression, 4 gate investigate (with --fail-on-investigate); bench\n"
+	"system-baseline exits with its command's status.\n";
 
 static const struct {
 	const char *name;
@@ -74,8 +80,36 @@ static int finish(int rc)
 	return rc;
 }
 
+/* Descriptors 0, 1 and 2 are open from here on: each closed one is opened
+ * on /dev/null, as git and OpenSSH do. Otherwise the first file fak opens
+ * (a cgroup folder, an output file) would become the command's standard
+ * output or error. Fails only when /dev/null cannot be opened. */
+static int open_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", O_RDWR);	/* the lowest free descriptor: fd */
+		if (n < 0)
+			return -1;
+		if (n != fd) {
+			if (dup2(n, fd) < 0)
+				return -1;
+			close(n);
+		}
+	}
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
+	if (open_std_fds() < 0) {
+		cli_errorf(NULL, "cannot open '/dev/null' for a closed standard descriptor: %s",
+			   strerror(errno));
+		return EXIT_FAIL;
+	}
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;

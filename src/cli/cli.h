@@ -13,6 +13,7 @@ enum exit_code {
 	EXIT_FAIL = 1,		/* invalid input, failed validation, refusal, internal error */
 	EXIT_USAGE = 2,
 	EXIT_REGRESSION = 3,	/* --gate classified a regression */
+	EXIT_INVESTIGATE = 4,	/* --gate --fail-on-investigate classified investigate */
 };
 
 int cli_main(int argc, char **argv);

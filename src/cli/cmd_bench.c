@@ -1,6 +1,5 @@
 /* fak bench system-baseline: option parsing, then one call into sampler/. */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -99,22 +98,6 @@ static int verify(const char *path, const char *log)
 	return EXIT_OK;
 }
 
-/* Refuse an --out whose folder does not exist before spending a run on it. */
-static int check_out(const char *path)
-{
-	char *copy = xstrdup(path);
-	const char *dir = dirname(copy);
-	int ok = access(dir, W_OK | X_OK) == 0;
-	int saved = errno;
-
-	free(copy);
-	if (!ok) {
-		cli_errorf(CMD, "cannot write '%s': %s", path, strerror(saved));
-		return EXIT_FAIL;
-	}
-	return 0;
-}
-
 static void progress(void *ctx, int64_t done, int64_t total)
 {
 	(void)ctx;
@@ -139,8 +122,11 @@ static int measure(const struct sb_opts *so, char **argv)
 		return rc;
 	if (so->out && !*so->out)
 		return usage_error("--out needs a file name");
-	if (so->out && (rc = check_out(so->out)))
-		return rc;
+	/* before the quiet window: a run is never spent on an unusable --out */
+	if (so->out && file_check_output(so->out, &e) < 0) {
+		cli_errorf(CMD, "--out: %s", e.msg);
+		return EXIT_FAIL;
+	}
 	if (isatty(STDERR_FILENO))
 		ro.progress = progress;
 
@@ -158,11 +144,14 @@ static int measure(const struct sb_opts *so, char **argv)
 	}
 	attest_render(r, &sb);
 	free(r);
+	/* stdout first: if --out became unwritable during the run, the sealed
+	 * attestation is still not lost */
+	cli_out(sb.buf, sb.len);
 	if (so->out && file_write_atomic(so->out, sb.buf, sb.len, 0600, &e) < 0) {
 		sb_release(&sb);
-		return cli_fail(CMD, &e);
+		cli_errorf(CMD, "%s; the attestation is on standard output", e.msg);
+		return EXIT_FAIL;
 	}
-	cli_out(sb.buf, sb.len);
 	sb_release(&sb);
 	return res.exit_code;
 }
@@ -194,8 +183,13 @@ static int system_baseline(int argc, char **argv)
 	if (so.log && !so.verify)
 		return usage_error("--log goes with --verify");
 	if (so.verify) {
-		if (rest < argc)
-			return usage_error("--verify does not accept a command");
+		if (rest < argc) {
+			char why[sizeof(((struct err *)0)->msg)];
+
+			snprintf(why, sizeof(why), "--verify does not accept a command (got '%s')",
+				 argv[rest]);
+			return usage_error(why);
+		}
 		if (!*so.verify || (so.log && !*so.log))
 			return usage_error("--verify and --log need a file name");
 		return verify(so.verify, so.log);

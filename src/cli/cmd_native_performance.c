@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "cli/cli.h"
 #include "cli/np.h"
@@ -10,14 +11,18 @@
 static const char usage[] =
 	"usage: fak native-performance [--graph FILE] [--json | --next [--json] | --dot"
 	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE [--json]"
-	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE] | --gate REQUEST"
+	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]"
+	" | --gate REQUEST [--fail-on-investigate]"
 	" | --profile FILE | --profile-next FILE"
 	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]]";
 
 static const char about[] =
 	"Shows and checks the committed native-performance evidence graph and the evidence\n"
 	"around it. Without a mode it prints the human readout of the graph. Every mode\n"
-	"validates the graph first and fails closed. Nothing here runs a model.";
+	"validates the graph first and fails closed. Nothing here runs a model.\n"
+	"\n"
+	"exit status: 0 success (and --gate pass or investigate), 1 invalid input or refusal,\n"
+	"2 usage error, 3 --gate regression, 4 --gate investigate with --fail-on-investigate";
 
 int np_human(const struct np_ctx *c)
 {
@@ -71,13 +76,19 @@ static int usage_error(const char *why)
 	return EXIT_USAGE;
 }
 
-/* Mode exclusivity and pairing rules; returns 0 or the usage exit code. */
-static int check_usage(const struct np_opts *o, int positional)
+/* Mode exclusivity and pairing rules; returns 0 or the usage exit code.
+ * positional: the first word that is not an option, or NULL. */
+static int check_usage(const struct np_opts *o, const char *positional)
 {
 	int modes = 0;
 
-	if (positional)
-		return usage_error("unexpected argument");
+	if (positional) {
+		char why[sizeof(((struct err *)0)->msg)];
+
+		snprintf(why, sizeof(why), "unexpected argument '%s'; every input is given with an "
+			 "option (see --help)", positional);
+		return usage_error(why);
+	}
 	modes += o->json && !o->next && !o->compare;
 	modes += o->next;
 	modes += o->dot;
@@ -96,6 +107,8 @@ static int check_usage(const struct np_opts *o, int positional)
 		return usage_error("--attach-receipt and --system-baseline go together");
 	if (o->out && !o->attach_receipt)
 		return usage_error("--out goes with --attach-receipt");
+	if (o->fail_on_investigate && !o->gate)
+		return usage_error("--fail-on-investigate goes with --gate");
 	if ((o->as_of || o->index || o->write_doc || o->check_doc) && !o->frontdoor_md)
 		return usage_error("--as-of, --index, --write-doc and --check-doc go with --frontdoor-md");
 	if (o->write_doc && o->check_doc)
@@ -121,6 +134,37 @@ static int check_usage(const struct np_opts *o, int positional)
 	return 0;
 }
 
+/* Output paths are checked before any work: a target that could not be
+ * replaced safely, or one that names input evidence (same file), is refused
+ * and nothing is read or written. Rewriting the receipt of --attach-receipt
+ * or the document of --write-doc in place is what those modes do. */
+static int check_outputs(const struct np_opts *o)
+{
+	const struct {
+		const char *name, *path;
+	} outs[] = { { "out", o->out }, { "write-doc", o->write_doc } },
+	  ins[] = { { "graph", o->graph }, { "system-baseline", o->system_baseline },
+		    { "index", o->index } };
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		if (!outs[i].path)
+			continue;
+		if (file_check_output(outs[i].path, &e) < 0) {
+			cli_errorf(NP_CMD, "--%s: %s", outs[i].name, e.msg);
+			return EXIT_FAIL;
+		}
+		for (size_t j = 0; j < sizeof(ins) / sizeof(ins[0]); j++)
+			if (ins[j].path && file_same(outs[i].path, ins[j].path)) {
+				cli_errorf(NP_CMD, "--%s '%s' is the same file as --%s '%s'; fak never "
+						   "overwrites its input evidence, so write to another file",
+					   outs[i].name, outs[i].path, ins[j].name, ins[j].path);
+				return EXIT_FAIL;
+			}
+	}
+	return 0;
+}
+
 int cmd_native_performance(int argc, char **argv)
 {
 	struct np_opts o = { 0 };
@@ -136,6 +180,7 @@ int cmd_native_performance(int argc, char **argv)
 		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline, NULL },
 		{ "out", "FILE", "write the attachment result to FILE (mode 0600) instead of stdout", NULL, &o.out, NULL },
 		{ "gate", "FILE", "classify a candidate against the last accepted receipt in gate request FILE", NULL, &o.gate, NULL },
+		{ "fail-on-investigate", NULL, "with --gate: exit 4 when the classification is investigate", &o.fail_on_investigate, NULL, NULL },
 		{ "profile", "FILE", "validate and classify profile bundle FILE", NULL, &o.profile, NULL },
 		{ "profile-next", "FILE", "select the next lever from profile bundle FILE", NULL, &o.profile_next, NULL },
 		{ "frontdoor-md", NULL, "emit the front-door performance index as Markdown", &o.frontdoor_md, NULL, NULL },
@@ -160,7 +205,9 @@ int cmd_native_performance(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
-	rc = check_usage(&o, rest < argc);
+	rc = check_usage(&o, rest < argc ? argv[rest] : NULL);
+	if (!rc)
+		rc = check_outputs(&o);
 	if (rc)
 		return rc;
 

@@ -17,6 +17,7 @@ struct np_opts {
 	const char *compare, *candidate;
 	const char *attach_receipt, *system_baseline, *out;
 	const char *gate;
+	bool fail_on_investigate;	/* --gate: exit 4 on investigate */
 	const char *profile, *profile_next;
 	bool frontdoor_md;
 	const char *as_of, *index, *write_doc, *check_doc;

@@ -138,5 +138,7 @@ int np_gate(const struct np_ctx *c)
 	if (!doc)
 		return refuse(what, &f, &e);
 	cli_out_json(doc);
-	return cls == GATE_REGRESSION ? EXIT_REGRESSION : EXIT_OK;
+	if (cls == GATE_REGRESSION)
+		return EXIT_REGRESSION;
+	return cls == GATE_INVESTIGATE && c->o->fail_on_investigate ? EXIT_INVESTIGATE : EXIT_OK;
 }

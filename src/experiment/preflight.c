@@ -65,6 +65,25 @@ static void check_artifact(struct xp *x, struct findings *out)
 			      x->artifact_sha256, x->env->id, pin);
 }
 
+/* A value that goes into the public receipts as it is given. */
+static bool check_text(const char *flag, const char *v, struct findings *out)
+{
+	struct strbuf why = STRBUF_INIT;
+	bool ok = receipt_text_captured(v, &why);
+
+	if (!ok)
+		findings_addf(out, "%s \"%s\": goes into public receipts and cannot: %s", flag, v, why.buf);
+	sb_release(&why);
+	return ok;
+}
+
+/* A revision or module value: captured text that is not an option. */
+static void check_value(const char *flag, const char *v, struct findings *out)
+{
+	if (check_text(flag, v, out) && v[0] == '-')
+		findings_addf(out, "%s \"%s\": must not start with '-'", flag, v);
+}
+
 static void check_identity(struct xp *x, struct findings *out)
 {
 	const struct xp_opts *o = x->o;
@@ -75,34 +94,22 @@ static void check_identity(struct xp *x, struct findings *out)
 	if (!o->revision[0] || !o->revision[1])
 		findings_addf(out, "--revision REV is required (or --baseline-revision and "
 				   "--candidate-revision where the arms differ): the revision each arm runs");
-	for (int a = 0; a < 2; a++) {
-		if (o->revision[a] && !receipt_is_captured(o->revision[a]))
-			findings_addf(out, "--%s-revision: \"%s\" is not a captured revision (blank, FILL_, "
-					   "or starting with '-')", xp_arm_names[a], o->revision[a]);
-	}
+	for (int a = 0; a < 2; a++)
+		if (o->revision[a])
+			check_value(a ? "--candidate-revision (or --revision)" : "--baseline-revision (or --revision)",
+				    o->revision[a], out);
 	if (!o->nr_modules)
 		findings_addf(out, "--module NAME@REV is required: at least one module revision for the "
 				   "receipts (repeatable)");
 	for (size_t i = 0; i < o->nr_modules; i++) {
-		if (!receipt_is_captured(o->modules[i].name) || !receipt_is_captured(o->modules[i].revision))
-			findings_addf(out, "--module %s@%s: name and revision must be captured (not blank, "
-					   "FILL_, or starting with '-')", o->modules[i].name, o->modules[i].revision);
+		check_value("--module", o->modules[i].name, out);
+		check_value("--module", o->modules[i].revision, out);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(o->modules[i].name, o->modules[j].name)) {
 				findings_addf(out, "--module %s: given twice", o->modules[i].name);
 				break;
 			}
 	}
-}
-
-/* A profiler artifact path as a public receipt may carry it: relative,
- * inside the current folder, scrubbed. */
-static bool path_inside(const char *p)
-{
-	if (p[0] == '/' || !strcmp(p, "..") || !strncmp(p, "../", 3) || strstr(p, "/../") ||
-	    (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
-		return false;
-	return true;
 }
 
 static void check_profiles(struct xp *x, struct findings *out)
@@ -119,11 +126,9 @@ static void check_profiles(struct xp *x, struct findings *out)
 		struct err e;
 
 		x->artifacts[i].path = p;
-		if (!path_inside(p) || !receipt_is_scrubbed_text(p)) {
-			findings_addf(out, "--profile-artifact '%s': must be a relative path inside the current "
-					   "folder, without private path or host syntax", p);
+		/* the scrubbed-text rules refuse absolute paths and ".." escapes */
+		if (!check_text("--profile-artifact", p, out))
 			continue;
-		}
 		if (digest_file(p, x->artifacts[i].sha256, &bytes, &e) < 0)
 			findings_addf(out, "--profile-artifact: %s", e.msg);
 	}
@@ -145,10 +150,8 @@ static void check_commands(struct xp *x, struct findings *out)
 		if (strlen(c) >= WL_COMMAND_MAX)
 			findings_addf(out, "%s: the command is longer than %d bytes", cmds[i].flag,
 				      WL_COMMAND_MAX - 1);
-		else if (!receipt_is_scrubbed_text(c))
-			findings_addf(out, "%s: the command goes into public receipts and must not carry "
-					   "private paths, accounts or hosts (or be blank or FILL_): \"%s\"",
-				      cmds[i].flag, c);
+		else
+			check_text(cmds[i].flag, c, out);
 	}
 	if (!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) && !o->quality_cmd)
 		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "

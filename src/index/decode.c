@@ -1,9 +1,10 @@
 /* Strict decoding of fak-performance-index/v1 documents. Every object is
  * checked for unknown keys first; the first problem stops decoding with its
  * JSON path. Text fields are single-line, trimmed, non-blank and bounded,
- * so the renderer never has to fold or guess. Presence rules that the
- * validator reports as findings (dates, retention, identity) are optional
- * here. */
+ * so the renderer never has to fold or guess; they are scrubbed text
+ * (base/text.h) and hold no marker of the generated block. Presence rules
+ * that the validator reports as findings (dates, retention, identity) are
+ * optional here. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,8 @@ const char *index_class_name(enum index_class c)
 	return class_names[c];
 }
 
-/* Single-line, trimmed, non-blank, bounded text at path kp. */
+/* Single-line, trimmed, non-blank, bounded, scrubbed text at path kp that
+ * does not contain a marker of the generated block. */
 static int check_text(const char *s, const struct jpath *kp, struct err *e)
 {
 	size_t n = strlen(s);
@@ -69,6 +71,19 @@ static int check_text(const char *s, const struct jpath *kp, struct err *e)
 			return jpath_err(e, kp, "text contains a control character");
 	if (s[0] == ' ' || s[n - 1] == ' ')
 		return jpath_err(e, kp, "text starts or ends with a space");
+	if (strstr(s, INDEX_MARK_BEGIN) || strstr(s, INDEX_MARK_END))
+		return jpath_err(e, kp, "text contains a front-door marker ('%s' or '%s'); the "
+					"generated block's boundaries cannot come from a row",
+				 INDEX_MARK_BEGIN, INDEX_MARK_END);
+	{
+		struct strbuf why = STRBUF_INIT;
+
+		if (!str_scrubbed(s, &why)) {
+			jpath_err(e, kp, "text contains a private detail: %s", why.buf);
+			sb_release(&why);
+			return -1;
+		}
+	}
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* The generated block inside a Markdown document: exactly one begin and one
- * end marker line, begin first. Everything outside the two markers belongs
- * to the document's author and is kept byte for byte. */
+ * end marker line, begin first. A marker counts only as a line of its own.
+ * Everything outside the two markers belongs to the document's author and is
+ * kept byte for byte. */
 #include <string.h>
 
 #include "index/index.h"
@@ -12,24 +13,6 @@ static size_t line_of(const char *doc, size_t pos)
 	for (size_t i = 0; i < pos; i++)
 		line += doc[i] == '\n';
 	return line;
-}
-
-/* Occurrences of mark (non-overlapping); *first = offset of the first. */
-static size_t count(const char *doc, size_t len, const char *mark, size_t *first)
-{
-	size_t n = 0, mlen = strlen(mark), pos = 0;
-
-	while (pos + mlen <= len) {
-		const char *hit = memmem(doc + pos, len - pos, mark, mlen);
-
-		if (!hit)
-			break;
-		if (!n)
-			*first = (size_t)(hit - doc);
-		n++;
-		pos = (size_t)(hit - doc) + mlen;
-	}
-	return n;
 }
 
 /* The marker at off fills its line: line start before, line end or end of
@@ -44,19 +27,48 @@ static bool own_line(const char *doc, size_t len, size_t off, size_t mlen)
 	       (doc[end] == '\r' && end + 1 < len && doc[end + 1] == '\n');
 }
 
+/* Marker lines of mark: only an occurrence that is a line of its own
+ * counts, so text that quotes a marker (in a sentence, a code span or a
+ * table cell) never moves the block. *first = offset of the first marker
+ * line, *inline_at = offset of the first other occurrence (len if none). */
+static size_t count(const char *doc, size_t len, const char *mark, size_t *first,
+		    size_t *inline_at)
+{
+	size_t n = 0, mlen = strlen(mark), pos = 0;
+
+	*inline_at = len;
+	while (pos + mlen <= len) {
+		const char *hit = memmem(doc + pos, len - pos, mark, mlen);
+		size_t off;
+
+		if (!hit)
+			break;
+		off = (size_t)(hit - doc);
+		if (own_line(doc, len, off, mlen)) {
+			if (!n)
+				*first = off;
+			n++;
+		} else if (*inline_at == len) {
+			*inline_at = off;
+		}
+		pos = off + mlen;
+	}
+	return n;
+}
+
 static int find_one(const char *doc, size_t len, const char *name, const char *what,
 		    const char *mark, size_t *off, struct err *e)
 {
-	size_t n = count(doc, len, mark, off);
+	size_t inline_at, n = count(doc, len, mark, off, &inline_at);
 
+	if (n == 0 && inline_at < len)
+		return err_set(e, "'%s' line %zu: the %s marker must be a line of its own", name,
+			       line_of(doc, inline_at), what);
 	if (n == 0)
 		return err_set(e, "'%s' has no %s marker line '%s'", name, what, mark);
 	if (n > 1)
 		return err_set(e, "'%s' has %zu %s markers; exactly one begin and one end marker line are allowed",
 			       name, n, what);
-	if (!own_line(doc, len, *off, strlen(mark)))
-		return err_set(e, "'%s' line %zu: the %s marker must be a line of its own", name,
-			       line_of(doc, *off), what);
 	return 0;
 }
 

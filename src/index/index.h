@@ -159,9 +159,11 @@ void index_page_release(struct index_page *p);
 
 /* ---- the generated block inside a Markdown document ------------------ */
 
-/* Locates the block: exactly one begin and one end marker, each a line of
- * its own, begin first. *off and *blen cover the begin marker through the end
- * marker (without the end marker's line break). Errors name the document. */
+/* Locates the block: exactly one begin and one end marker line, begin
+ * first; a marker that is not a line of its own is text (an error only when
+ * there is no marker line at all). *off and *blen cover the begin marker
+ * through the end marker (without the end marker's line break). Errors name
+ * the document. */
 int index_doc_find(const char *doc, size_t len, const char *name, size_t *off, size_t *blen,
 		   struct err *e);
 /* out = doc with its block replaced by block (which must carry the markers

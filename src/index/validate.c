@@ -300,6 +300,15 @@ static void resolve(struct findings *f, struct index_readout *r, const struct gr
 	r->native_tps = rung->witnessed.tokens_per_second;
 	r->baseline_tps = g->comparison.tokens_per_second;
 	r->provenance = rung->witnessed.provenance;
+	{
+		/* it lands on the page like any row text (a --graph is outside input) */
+		struct strbuf why = STRBUF_INIT;
+
+		if (!str_scrubbed(r->provenance, &why))
+			readout_add(f, r, "rung %s witness provenance contains a private detail: %s",
+				    quote(&q, r->graph_rung), why.buf);
+		sb_release(&why);
+	}
 	sb_release(&q);
 }
 

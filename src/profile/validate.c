@@ -65,10 +65,21 @@ static bool eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
-static bool scrubbed_text(const char *s)
+/* Text s must be present and scrubbed (str_scrubbed of base/text.h): the
+ * finding is msg, followed by ": <rule broken>" when s is not blank. */
+static void check_scrubbed(struct vctx *c, const char *s, const char *msg)
 {
-	return !str_blank(s) && !str_private(s);
+	struct strbuf why = STRBUF_INIT;
+
+	if (str_blank(s))
+		findings_addf(c->f, "%s", msg);
+	else if (!str_scrubbed(s, &why))
+		findings_addf(c->f, "%s: %s", msg, why.buf);
+	sb_release(&why);
 }
+
+#define OVERRIDE_RULE "selection override requires a positive issue number and scrubbed " \
+		      "issue-backed reason"
 
 static void check_identity(struct vctx *c, const struct envelope *env)
 {
@@ -296,6 +307,14 @@ static void check_record(struct vctx *c, size_t i, const struct profile_attribut
 			      "layer must be non-negative, count must be positive "
 			      "(name %s, layer %lld, count %lld)",
 			      i, q(c, a->name), a->layer, a->count);
+	else {
+		struct strbuf why = STRBUF_INIT;
+
+		if (!str_scrubbed(a->name, &why))
+			findings_addf(c->f, "dispatch attribution %zu name contains a private detail: %s",
+				      i, why.buf);
+		sb_release(&why);
+	}
 	if (!l)
 		findings_addf(c->f, "dispatch attribution %zu references unknown lever %s", i,
 			      q(c, a->lever_id));
@@ -317,9 +336,8 @@ static void check_unavailable(struct vctx *c)
 	if (!known)
 		findings_addf(c->f, "dispatch attribution unavailable reason %s is unknown",
 			      q(c, p->unavailable.reason));
-	if (!scrubbed_text(p->unavailable.detail))
-		findings_addf(c->f, "dispatch attribution unavailable detail must be present and "
-				    "scrubbed");
+	check_scrubbed(c, p->unavailable.detail,
+		       "dispatch attribution unavailable detail must be present and scrubbed");
 }
 
 /* Either non-empty attribution records or a typed unavailability: never
@@ -377,9 +395,10 @@ void profile_validate(const struct profile *p, const struct graph *g, struct fin
 	if (p->nr_counter_comparisons)
 		findings_addf(out, "profile counter comparisons are unsupported; preserve "
 				   "backend-specific counters without cross-backend normalization");
-	if (p->has_override && (p->override.issue_number <= 0 || !scrubbed_text(p->override.reason)))
-		findings_addf(out, "selection override requires a positive issue number and scrubbed "
-				   "issue-backed reason");
+	if (p->has_override && p->override.issue_number <= 0)
+		findings_addf(out, OVERRIDE_RULE);
+	else if (p->has_override)
+		check_scrubbed(&c, p->override.reason, OVERRIDE_RULE);
 	findings_sort(out);
 	for (size_t i = 0; i < c.nr_keep; i++)
 		free(c.keep[i]);

@@ -303,9 +303,15 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struc
 			const struct gate_sb_rep *r = &sd->reps[i];
 			const struct attest_facts *f = &r->facts;
 
-			if (!r->verified || !strcmp(f->verdict, "invalid")) {
-				sb_addf(detail, "%s repetition %zu has an invalid system baseline",
-					sd->name, i);
+			if (!r->verified) {
+				sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
+						"%s.system_baselines[%zu] fails verification: %s",
+					sd->name, i, sd->name, i, r->why.msg[0] ? r->why.msg : "unknown");
+				goto out;
+			}
+			if (!strcmp(f->verdict, "invalid")) {
+				sb_addf(detail, "%s repetition %zu has an invalid system baseline: its "
+						"verdict is invalid", sd->name, i);
 				goto out;
 			}
 			if (f->has_top_consumers) {
@@ -365,9 +371,10 @@ out:
 static void sb_facts(const struct receipt *r, struct gate_sb_rep *reps)
 {
 	for (size_t i = 0; i < r->nr_system_baselines; i++) {
-		struct err e;
-
-		reps[i].verified = attest_check(r->system_baselines[i].json, &reps[i].facts, &e) == 0;
+		reps[i].verified =
+			attest_check(r->system_baselines[i].json, &reps[i].facts, &reps[i].why) == 0;
+		if (reps[i].verified)
+			reps[i].why.msg[0] = '\0';
 		reps[i].binding = i < r->nr_reps ? r->reps[i].system_baseline_digest : NULL;
 	}
 }
@@ -493,15 +500,16 @@ static void add_check(json_t *checks, const char *name, const char *status, cons
 {
 	json_t *c = jobj();
 	va_list ap;
-	char buf[1024];
+	struct strbuf buf = STRBUF_INIT;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	sb_vaddf(&buf, fmt, ap);
 	va_end(ap);
 	jset_str(c, "name", name);
 	jset_str(c, "status", status);
-	jset_str(c, "detail", buf);
+	jset_str(c, "detail", sb_str(&buf));
 	jpush_new(checks, c);
+	sb_release(&buf);
 }
 
 static const char *pf(bool ok)

@@ -64,6 +64,7 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 /* What the gate knows about one repetition's attestation. */
 struct gate_sb_rep {
 	bool verified;			/* attest_check passed; facts valid */
+	struct err why;			/* why attest_check failed (msg "" when verified) */
 	struct attest_facts facts;
 	const char *binding;		/* repetitions[i].system_baseline_digest or NULL */
 };

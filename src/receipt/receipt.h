@@ -185,18 +185,17 @@ enum {
 void receipt_validate(const struct receipt *r, const struct graph *g, unsigned flags,
 		      struct findings *out);
 
-/* Scrubbed machine id: not blank, not private (str_private of base/text.h:
- * a backslash, a leading '/', "/users/" or "/home/" in any case, '@', or
- * "ssh " in any case), no ':'. */
+/* Scrubbed machine id: not blank, scrubbed text (str_scrubbed of
+ * base/text.h), no ':'. */
 bool receipt_is_scrubbed_id(const char *s);
-/* Blank after trimming ASCII whitespace, or starts with FILL_. */
+/* A template placeholder: contains FILL_, or is an all-zero SHA-256 (64
+ * zeros, with or without "sha256:"). Validation refuses every string of the
+ * receipt document that is one, at its JSON path. */
 bool receipt_is_placeholder(const char *s);
-/* A revision or module value: captured (not a placeholder), not an option
- * ('-' first). */
-bool receipt_is_captured(const char *s);
-/* A command or a profiler path a public receipt may carry: captured and
- * without private path, account or host syntax. */
-bool receipt_is_scrubbed_text(const char *s);
+/* Text a public receipt may carry as a captured value (a command, a
+ * revision, a path): not blank, no placeholder, scrubbed (str_scrubbed).
+ * False with the reason appended to why. */
+bool receipt_text_captured(const char *s, struct strbuf *why);
 
 /* ---- sealed metrics (bind.c) --------------------------------------------- */
 

@@ -1,7 +1,7 @@
 /* Receipt validation: every rule, graph-independent then graph-bound, each
  * finding naming the JSON path it is about. */
-#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,26 +18,78 @@
 
 bool receipt_is_scrubbed_id(const char *s)
 {
-	return !str_blank(s) && !str_private(s) && !strchr(s, ':');
+	return !str_blank(s) && str_scrubbed(s, NULL) && !strchr(s, ':');
+}
+
+/* One finding when the free text s at path is not scrubbed (base/text.h). */
+static void check_scrubbed(const char *path, const char *s, struct findings *out)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (!str_scrubbed(s, &why))
+		findings_addf(out, "%s: contains a private detail: %s", path, why.buf);
+	sb_release(&why);
 }
 
 bool receipt_is_placeholder(const char *s)
 {
-	if (str_blank(s))
+	size_t n;
+
+	if (strstr(s, RECEIPT_FILL_PREFIX))
 		return true;
-	while (isspace((unsigned char)*s))
-		s++;
-	return !strncmp(s, RECEIPT_FILL_PREFIX, strlen(RECEIPT_FILL_PREFIX));
+	if (!strncmp(s, "sha256:", 7))
+		s += 7;
+	n = strspn(s, "0");
+	return n == 64 && !s[n];
 }
 
-bool receipt_is_captured(const char *s)
+/* Every string of v (members and elements, embedded attestations included)
+ * that is a template placeholder, one finding each at its JSON path. */
+static void check_placeholders(const json_t *v, struct strbuf *path, struct findings *out)
 {
-	return !receipt_is_placeholder(s) && s[0] != '-';
+	size_t len = path->len;
+
+	if (json_is_string(v) && receipt_is_placeholder(json_string_value(v))) {
+		if (strstr(json_string_value(v), RECEIPT_FILL_PREFIX))
+			findings_addf(out, "%s: is a " RECEIPT_FILL_PREFIX " template placeholder; fill "
+					   "in the captured value", path->buf);
+		else
+			findings_addf(out, "%s: an all-zero SHA-256 is a template placeholder, not a "
+					   "digest", path->buf);
+	} else if (json_is_object(v)) {
+		const char *key;
+		const json_t *x;
+
+		/* jansson iterates only non-const objects; nothing is modified */
+		json_object_foreach ((json_t *)(uintptr_t)v, key, x) {
+			sb_addf(path, "%s%s", len ? "." : "", key);
+			check_placeholders(x, path, out);
+			path->len = len;
+			path->buf[len] = '\0';
+		}
+	} else if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			sb_addf(path, "[%zu]", i);
+			check_placeholders(json_array_get(v, i), path, out);
+			path->len = len;
+			path->buf[len] = '\0';
+		}
+	}
 }
 
-bool receipt_is_scrubbed_text(const char *s)
+bool receipt_text_captured(const char *s, struct strbuf *why)
 {
-	return !receipt_is_placeholder(s) && !str_private(s);
+	if (str_blank(s)) {
+		sb_adds(why, "it is blank");
+		return false;
+	}
+	if (receipt_is_placeholder(s)) {
+		sb_adds(why, "it is a FILL_ placeholder or an all-zero digest");
+		return false;
+	}
+	if (!str_scrubbed(s, why))
+		return false;
+	return true;
 }
 
 /* ---- comparison identity ------------------------------------------------- */
@@ -412,15 +464,23 @@ static void check_modules(const struct receipt *r, struct findings *out)
 
 		for (size_t j = 0; j < i && !dup; j++)
 			dup = !strcmp(r->modules[j].module, m->module);
-		if (receipt_is_placeholder(m->module) || receipt_is_placeholder(m->revision))
+		if (str_blank(m->module) || str_blank(m->revision))
 			findings_addf(out, "module_versions[%zu]: module and revision must be captured, "
-					   "not blank or FILL_ placeholders", i);
+					   "not blank", i);
 		else if (m->module[0] == '-' || m->revision[0] == '-')
 			findings_addf(out, "module_versions[%zu]: module and revision must not start "
 					   "with '-'", i);
 		else if (dup)
 			findings_addf(out, "module_versions[%zu]: module \"%s\" is listed twice", i,
 				      m->module);
+		{
+			char path[64];
+
+			snprintf(path, sizeof(path), "module_versions[%zu].module", i);
+			check_scrubbed(path, m->module, out);
+			snprintf(path, sizeof(path), "module_versions[%zu].revision", i);
+			check_scrubbed(path, m->revision, out);
+		}
 	}
 }
 
@@ -428,17 +488,24 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 {
 	if (!r->commands.n)
 		findings_addf(out, "commands: at least one scrubbed command is required");
-	for (size_t i = 0; i < r->commands.n; i++)
-		if (!receipt_is_scrubbed_text(r->commands.v[i]))
-			findings_addf(out, "commands[%zu]: contains private or placeholder details", i);
+	for (size_t i = 0; i < r->commands.n; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "commands[%zu]", i);
+		if (str_blank(r->commands.v[i]))
+			findings_addf(out, "%s: is blank", path);
+		check_scrubbed(path, r->commands.v[i], out);
+	}
 	if (!r->nr_artifacts)
 		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
 	for (size_t i = 0; i < r->nr_artifacts; i++) {
 		const struct receipt_artifact *a = &r->artifacts[i];
+		char path[64];
 
-		if (!receipt_is_scrubbed_text(a->path))
-			findings_addf(out, "profiler_artifacts[%zu].path: must be a relative scrubbed "
-					   "path", i);
+		snprintf(path, sizeof(path), "profiler_artifacts[%zu].path", i);
+		if (str_blank(a->path))
+			findings_addf(out, "%s: must be a relative scrubbed path", path);
+		check_scrubbed(path, a->path, out);
 		if (!digest_is_hex(a->sha256))
 			findings_addf(out, "profiler_artifacts[%zu].sha256: must be 64 lowercase hex "
 					   "digits", i);
@@ -484,11 +551,15 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 			      RECEIPT_SCHEMA_V2, r->schema);
 	if (strcmp(r->role, "baseline") && strcmp(r->role, "candidate"))
 		findings_addf(out, "role: must be baseline or candidate, got \"%s\"", r->role);
-	if (!receipt_is_captured(r->revision))
-		findings_addf(out, "revision: %s", receipt_is_placeholder(r->revision) ?
-				   "is missing or a FILL_ placeholder" : "must not start with '-'");
-	if (!receipt_is_scrubbed_id(r->machine.scrubbed_id))
+	if (str_blank(r->revision))
+		findings_addf(out, "revision: is missing");
+	else if (r->revision[0] == '-')
+		findings_addf(out, "revision: must not start with '-'");
+	check_scrubbed("revision", r->revision, out);
+	if (str_blank(r->machine.scrubbed_id) || (str_scrubbed(r->machine.scrubbed_id, NULL) &&
+						   strchr(r->machine.scrubbed_id, ':')))
 		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
+	check_scrubbed("machine.scrubbed_id", r->machine.scrubbed_id, out);
 	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))
 		findings_addf(out, "execution: must name an engine and a forward path");
 	else if (strcmp(r->execution.engine, RECEIPT_ENGINE))
@@ -497,7 +568,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	if (r->execution.fallback_count != 0)
 		findings_addf(out, "execution.fallback_count: fallback count must be zero, got %lld",
 			      r->execution.fallback_count);
-	if (receipt_is_placeholder(r->quality.name) || !isfinite(r->quality.score))
+	if (str_blank(r->quality.name) || !isfinite(r->quality.score))
 		findings_addf(out, "quality: metric must be captured and finite");
 	check_modules(r, out);
 	check_controls(&r->controls, out);
@@ -513,5 +584,12 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_commands_artifacts(r, out);
 	check_graph(r, g, out);
 	check_identity(r, g, out);
+	if (r->doc) {
+		struct strbuf path = STRBUF_INIT;
+
+		sb_adds(&path, "");
+		check_placeholders(r->doc, &path, out);
+		sb_release(&path);
+	}
 	findings_sort(out);
 }

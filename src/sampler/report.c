@@ -11,6 +11,7 @@
 #include "base/dates.h"
 #include "base/digest.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "sampler/attest.h"
 
 #define MS ((int64_t)1000000)
@@ -66,6 +67,9 @@ void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX])
 		end = start + REPORT_IMAGE_MAX - 1;
 	memcpy(out, image + start, end - start);
 	out[end - start] = '\0';
+	/* a process may name itself anything ("alice@gpu-node", an address) */
+	if (!str_scrubbed(out, NULL))
+		report_copy(out, REPORT_IMAGE_MAX, "scrubbed");
 }
 
 /* ---- policy ----------------------------------------------------------- */
@@ -370,7 +374,8 @@ static int check_consumers(const struct report *r, struct err *e)
 		char scrubbed[REPORT_IMAGE_MAX];
 
 		report_scrub_image(c->image, scrubbed);
-		if (strcmp(scrubbed, c->image) || strchr(c->image, '/') || strchr(c->image, '\\'))
+		if (strcmp(scrubbed, c->image) || strchr(c->image, '/') || strchr(c->image, '\\') ||
+		    !str_scrubbed(c->image, NULL))
 			return err_set(e, "top_non_sut_consumers[%zu].image: must be a scrubbed basename", i);
 		if (c->pid <= 0)
 			return err_set(e, "top_non_sut_consumers[%zu].pid: must be positive", i);

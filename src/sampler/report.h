@@ -178,7 +178,8 @@ void metric_unavailable(struct metric *m, const char *fmt, ...) __attribute__((f
 void report_copy(char *dst, size_t cap, const char *src);
 
 /* Executable image reduced to its last path element; "unknown" for "",
- * "." or "/". Backslashes count as separators. */
+ * "." or "/", "scrubbed" when the element is not scrubbed text (base/text.h:
+ * an account, an address...). Backslashes count as separators. */
 void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX]);
 
 /* Whether a finding code makes the verdict invalid (else investigate). */

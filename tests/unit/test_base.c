@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base/dates.h"
@@ -235,7 +237,7 @@ Test(file, atomic_write_sets_mode_and_leaves_nothing_on_failure)
 	cr_expect_str_eq(sb.buf, "{}\n");
 	snprintf(path, sizeof(path), "%s/missing/out.json", dir);
 	cr_expect_eq(file_write_atomic(path, "{}\n", 3, 0600, &e), -1);
-	cr_expect(strstr(e.msg, "No such file or directory") != NULL, "%s", e.msg);
+	cr_expect(strstr(e.msg, "/missing' does not exist; create it first") != NULL, "%s", e.msg);
 	{
 		/* only out.json remains: no temporary files */
 		char cmd[256];
@@ -243,6 +245,136 @@ Test(file, atomic_write_sets_mode_and_leaves_nothing_on_failure)
 		cr_expect_eq(system(cmd), 0);
 	}
 	sb_release(&sb);
+}
+
+/* "<dir>/<name>" into buf. */
+static const char *in_dir(char *buf, size_t n, const char *dir, const char *name)
+{
+	snprintf(buf, n, "%s/%s", dir, name);
+	return buf;
+}
+
+Test(file, check_output_refuses_what_cannot_be_replaced_safely)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", p[512], q[256];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct err e;
+	int sock;
+
+	cr_assert_not_null(mkdtemp(dir));
+	/* a new file, an existing regular file, and a link to either are fine */
+	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "new.json"), &e), 0, "%s", e.msg);
+	cr_assert_eq(file_write_atomic(p, "x", 1, 0600, &e), 0, "%s", e.msg);
+	cr_expect_eq(file_check_output(p, &e), 0, "%s", e.msg);
+	cr_assert_eq(symlink("new.json", in_dir(q, sizeof(q), dir, "link.json")), 0);
+	cr_expect_eq(file_check_output(q, &e), 0, "%s", e.msg);
+
+	cr_expect_eq(file_check_output("", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot write '': the output path is empty; give a file name");
+	cr_expect_eq(file_check_output(dir, &e), -1);
+	cr_expect(strstr(e.msg, "': it is a folder; give the name of a file inside it"), "%s", e.msg);
+	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "sub/"), &e), -1);
+	cr_expect(strstr(e.msg, "a path ending in '/' names a folder"), "%s", e.msg);
+	cr_expect_eq(file_check_output("/dev/null", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot write '/dev/null': it is a character device, not a regular "
+				"file; fak only replaces regular files, so give a new file name");
+	cr_assert_eq(mkfifo(in_dir(p, sizeof(p), dir, "fifo"), 0600), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "it is a FIFO, not a regular file"), "%s", e.msg);
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	cr_assert(sock >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", dir);
+	cr_assert_eq(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_expect_eq(file_check_output(sa.sun_path, &e), -1);
+	cr_expect(strstr(e.msg, "it is a socket, not a regular file"), "%s", e.msg);
+	close(sock);
+	/* a link is judged by what it leads to, and the message names both */
+	cr_assert_eq(symlink("/dev/null", in_dir(p, sizeof(p), dir, "null")), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "null' (a symbolic link to '/dev/null'): it is a character device"),
+		  "%s", e.msg);
+	cr_assert_eq(symlink("loop", in_dir(p, sizeof(p), dir, "loop")), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "Too many levels of symbolic links"), "%s", e.msg);
+	/* the folder of a link's target must exist too */
+	cr_assert_eq(symlink("gone/x.json", in_dir(p, sizeof(p), dir, "dangling")), 0);
+	cr_expect_eq(file_check_output(p, &e), -1);
+	cr_expect(strstr(e.msg, "/gone' does not exist; create it first"), "%s", e.msg);
+	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "new.json/x"), &e), -1);
+	cr_expect(strstr(e.msg, "new.json' is not a folder"), "%s", e.msg);
+	/* a folder fak cannot write (root writes everywhere, so only as a user) */
+	if (geteuid() != 0) {
+		cr_assert_eq(mkdir(in_dir(q, sizeof(q), dir, "ro"), 0500), 0);
+		cr_expect_eq(file_check_output(in_dir(p, sizeof(p), q, "x.json"), &e), -1);
+		cr_expect(strstr(e.msg, "ro' is not writable (Permission denied); choose a folder"),
+			  "%s", e.msg);
+	}
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		cr_expect_eq(system(cmd), 0);
+	}
+}
+
+Test(file, atomic_write_through_links_with_long_names)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", p[512], q[512], name[256], cmd[128];
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	struct err e;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(mkdir(in_dir(p, sizeof(p), dir, "real"), 0755), 0);
+	cr_assert_eq(file_write_atomic(in_dir(p, sizeof(p), dir, "real/doc.md"), "old", 3, 0640, &e), 0);
+	cr_assert_eq(symlink("real/doc.md", in_dir(q, sizeof(q), dir, "doc.md")), 0);
+	cr_expect_eq(file_write_atomic(q, "new", 3, 0640, &e), 0, "%s", e.msg);
+	cr_expect_eq(lstat(q, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link was replaced");
+	cr_expect_eq(file_read(p, 100, &sb, &e), 0);
+	cr_expect_str_eq(sb.buf, "new");
+	/* a device behind a link is refused and left alone */
+	cr_assert_eq(symlink("/dev/null", in_dir(p, sizeof(p), dir, "null")), 0);
+	cr_expect_eq(file_write_atomic(p, "x", 1, 0600, &e), -1);
+	cr_expect_eq(lstat(p, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode));
+	/* the longest legal name */
+	memset(name, 'n', 255);
+	name[255] = '\0';
+	cr_expect_eq(file_write_atomic(in_dir(p, sizeof(p), dir, name), "x", 1, 0600, &e), 0, "%s",
+		     e.msg);
+	cr_expect_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_size, 1);
+	/* no temporary file anywhere: doc.md, null, real, the long name; real/doc.md */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 4 && test $(ls -A %s/real | wc -l) -eq 1",
+		 dir, dir);
+	cr_expect_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+	sb_release(&sb);
+}
+
+Test(file, same_file_by_device_and_inode)
+{
+	char dir[] = "/tmp/fak-test-XXXXXX", a[128], b[128], c[128];
+	struct err e;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(file_write_atomic(in_dir(a, sizeof(a), dir, "a"), "x", 1, 0600, &e), 0);
+	cr_assert_eq(link(a, in_dir(b, sizeof(b), dir, "hard")), 0);
+	cr_assert_eq(symlink("a", in_dir(c, sizeof(c), dir, "soft")), 0);
+	cr_expect(file_same(a, a));
+	cr_expect(file_same(a, b));
+	cr_expect(file_same(c, a));
+	cr_assert_eq(file_write_atomic(in_dir(b, sizeof(b), dir, "b"), "x", 1, 0600, &e), 0);
+	cr_expect(!file_same(a, b), "equal contents are not the same file");
+	cr_expect(!file_same(a, in_dir(c, sizeof(c), dir, "missing")));
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		cr_expect_eq(system(cmd), 0);
+	}
 }
 
 Test(dates, parse_format_and_calendar_rules)
@@ -327,19 +459,106 @@ Test(text, blank_and_quoting)
 	sb_release(&sb);
 }
 
-Test(text, private_paths_and_hosts)
+/* The scrubbed-text rule table (docs/receipts.md "Scrubbed text"): each
+ * refused string with the exact reason, then strings that stay accepted. */
+Test(text, scrubbed_rule_table)
 {
-	static const char *const private[] = { "/home/alice/run.log", "C:\\Users\\x", "logs at /Users/bob/x",
-						"LOGS AT /HOME/X", "alice@gpu-node", "ssh gpu-node ./run" };
-	static const char *const public[] = { "docs/_witnesses/run.json", "fak native-performance --next",
-					       "profiles/metal.trace", "home/relative", "" };
+	static const struct {
+		const char *s, *why;
+	} refused[] = {
+		{ "cd /srv/secret && ./run", "an absolute path \"/srv/secret\"" },
+		{ "--model=/mnt/private/alice/m.gguf", "an absolute path \"/mnt/private/alice/m.gguf\"" },
+		{ "cmd /abs/x", "an absolute path \"/abs/x\"" },
+		{ "run '/opt/x'", "an absolute path \"/opt/x\"" },
+		{ "//server/share", "an absolute path \"//server/share\"" },
+		{ "cmd </etc/passwd", "an absolute path \"/etc/passwd\"" },
+		{ "cmd >/tmp/log 2>&1", "an absolute path \"/tmp/log\"" },
+		{ "~/bench/run", "a home-relative path \"~/bench/run\"" },
+		{ "cp ~alice/x .", "a home-relative path \"~alice/x\"" },
+		{ "ls ~someone", "a home-relative path \"~someone\"" },
+		{ "$HOME/bench", "a home-relative path \"$HOME/bench\"" },
+		{ "--dir=${HOME}", "a home-relative path \"${HOME}\"" },
+		{ "../../etc/passwd", "a '..' path escape \"../../etc/passwd\"" },
+		{ "cd ..", "a '..' path escape \"..\"" },
+		{ "logs/../../x", "a '..' path escape \"logs/../../x\"" },
+		{ "up/..", "a '..' path escape \"up/..\"" },
+		{ "x/USERS/y", "a home folder \"x/USERS/y\"" },
+		{ "c:/home/someone", "a home folder \"c:/home/someone\"" },
+		{ "alice@gpu-node", "an account or e-mail address \"alice@gpu-node\"" },
+		{ "mail someone@example.com", "an account or e-mail address \"someone@example.com\"" },
+		{ "ssh://host/x", "a URL other than the project's public links \"ssh://host/x\"" },
+		{ "see https://example.com/a", "a URL other than the project's public links \"https://example.com/a\"" },
+		{ "http://github.com/anthony-chaudhary/fak/issues/1",
+		  "a URL other than the project's public links \"http://github.com/anthony-chaudhary/fak/issues/1\"" },
+		{ "https://github.com/anthony-chaudhary/fak-private/x",
+		  "a URL other than the project's public links \"https://github.com/anthony-chaudhary/fak-private/x\"" },
+		{ "rsync -a out vm:/data/x", "a remote host:path or host:port \"vm:/data/x\"" },
+		{ "copy gpu7:logs/run.txt", "a remote host:path or host:port \"gpu7:logs/run.txt\"" },
+		{ "host:~/x", "a remote host:path or host:port \"host:~/x\"" },
+		{ "--server=gpu-node.lan:8080", "a remote host:path or host:port \"gpu-node.lan:8080\"" },
+		{ "C:/Users", "a remote host:path or host:port \"C:/Users\"" },
+		{ "curl 10.0.0.7:8080", "an IP address \"10.0.0.7:8080\"" },
+		{ "ping 192.168.1.1.", "an IP address \"192.168.1.1.\"" },
+		{ "fe80::1%eth0", "an IP address \"fe80::1%eth0\"" },
+		{ "[2001:db8::7]:22", "an IP address \"2001:db8::7\"" },
+		{ "2001:0db8:0000:0000:0000:ff00:0042:8329", "an IP address \"2001:0db8:0000:0000:0000:ff00:0042:8329\"" },
+		{ "scp vm:/data/x .", "a remote login \"scp\"" },
+		{ "ssh\talice", "a remote login \"ssh\"" },
+		{ "SSH host run", "a remote login \"SSH\"" },
+		{ "sftp\xC2\xA0host", "a remote login \"sftp\"" },
+		{ "C:\\Users\\x", "a backslash (a Windows path or an escape)" },
+	};
+	static const char *const accepted[] = {
+		"./build/example/decode --weights build/example/weights.bin",
+		"fak native-performance --next",
+		"fak run --out dir/x",
+		"profiles/metal.trace",
+		"home/relative",
+		"sshd-config",
+		"ssh",
+		"lab-node-class-a",
+		"https://github.com/anthony-chaudhary/fak/issues/8635",
+		"see (https://github.com/anthony-chaudhary/fak/pull/12).",
+		"https://github.com/anthony-chaudhary/fak",
+		"docs/_witnesses/issue-8643-prefill/summary.json",
+		"2.3..3.3 tok/s",
+		"3.3 vs 6.966061 tok/s (~47%), native P31/T64 versus llama.cpp P32/T64.",
+		"~ 2 tok/s",
+		"~strike~ and ~47%",
+		"a / b",
+		"<b>bold</b> and <i>x</i>",
+		"sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6",
+		"lever:metal.command-buffer-amortization",
+		"Note: ratio 3:1 at 12:30:45",
+		"v1.2.3.4 and 1.2.3.4.5 and 256.1.1.1",
+		"llama.cpp b9828",
+		"#8643 issue receipt, commit 2b54497aa0",
+		"std::vector",
+		"FILL_SCRUBBED_CAPTURE_COMMAND",
+		"",
+	};
+	struct strbuf why = STRBUF_INIT;
 
-	for (size_t i = 0; i < sizeof(private) / sizeof(private[0]); i++)
-		cr_expect(str_private(private[i]), "%s not seen as private", private[i]);
-	for (size_t i = 0; i < sizeof(public) / sizeof(public[0]); i++)
-		cr_expect(!str_private(public[i]), "%s seen as private", public[i]);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sb_reset(&why);
+		cr_expect(!str_scrubbed(refused[i].s, &why), "\"%s\" accepted", refused[i].s);
+		cr_expect_str_eq(sb_str(&why), refused[i].why, "\"%s\"", refused[i].s);
+		cr_expect(!str_scrubbed(refused[i].s, NULL));
+	}
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		sb_reset(&why);
+		cr_expect(str_scrubbed(accepted[i], &why), "\"%s\" refused: %s", accepted[i], sb_str(&why));
+		cr_expect_eq(why.len, 0);
+	}
+	/* a long word is shown cut, never in the middle of a UTF-8 sequence */
+	sb_reset(&why);
+	cr_expect(!str_scrubbed("/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xC3\xA9zz",
+				&why));
+	cr_expect_str_eq(why.buf, "an absolute path "
+				  "\"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"...");
 	cr_expect(str_contains_ci("abcDEF", "cdE"));
 	cr_expect(!str_contains_ci("abc", "abcd"));
+	sb_release(&why);
 }
 
 Test(strbuf, fresh_buffer_is_a_string)

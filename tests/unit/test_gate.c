@@ -375,7 +375,17 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 		"repetitions[1]: lacks positive end-to-end latency and tok/s");
 	refused(GFIX "pass.json", "last_accepted.revision", json_string("FILL_COMMITTED_REVISION"),
 		"gate: last accepted: invalid native-performance receipt",
-		"revision: is missing or a FILL_ placeholder");
+		"revision: is a FILL_ template placeholder; fill in the captured value");
+	refused(GFIX "pass.json", "last_accepted.revision", json_string(" "),
+		"gate: last accepted: invalid native-performance receipt", "revision: is missing");
+	/* placeholders never validate, wherever they are */
+	refused(GFIX "reject-placeholder-machine.json", NULL, NULL,
+		"gate: candidate: invalid native-performance receipt",
+		"machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured value");
+	refused(GFIX "reject-zero-profile-sha.json", NULL, NULL,
+		"gate: last accepted: invalid native-performance receipt",
+		"profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, not a "
+		"digest");
 	refused(GFIX "pass.json", "candidate.role", json_string("baseline"),
 		"gate: candidate: invalid native-performance receipt",
 		"changed_axes: a baseline declares no changed axis");
@@ -479,11 +489,15 @@ Test(gate_sb, every_row_of_the_state_table)
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.c[1].verified = false;
-	sb_expect(&k, false, false, "candidate repetition 1 has an invalid system baseline");
+	err_set(&k.c[1].why, "canonical digest mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
+	sb_expect(&k, false, false, "candidate repetition 1 has an invalid system baseline: "
+				    "candidate.system_baselines[1] fails verification: canonical digest "
+				    "mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.c[2].facts.verdict = "invalid";
-	sb_expect(&k, false, false, "candidate repetition 2 has an invalid system baseline");
+	sb_expect(&k, false, false,
+		  "candidate repetition 2 has an invalid system baseline: its verdict is invalid");
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.a[0].facts.has_top_consumers = true;

@@ -330,6 +330,24 @@ Test(index, valid_fixtures_have_no_findings)
 	index_release(&idx);
 }
 
+Test(index, graph_provenance_on_the_page_is_scrubbed)
+{
+	struct graph other;
+	struct findings f = FINDINGS_INIT;
+	struct index idx;
+	struct err e;
+
+	cr_assert_eq(graph_load_file(&other, TI_DIR "graph-private-provenance.json", &e), 0, "%s",
+		     e.msg);
+	ti_load(&idx, "valid-small.json", &other, &f);
+	cr_assert_eq(f.nr, 1);
+	cr_assert_str_eq(f.items[0],
+			 "readout[1] (approximate): rung \"resident-q4k-baseline\" witness provenance contains a private detail: an absolute path \"/home/alice/notes/8697.md\"");
+	findings_release(&f);
+	index_release(&idx);
+	graph_release(&other);
+}
+
 Test(index, approximate_pair_must_share_provenance_and_date)
 {
 	struct graph other;
@@ -363,6 +381,12 @@ static const struct bad bads[] = {
 	  "results[0].lifecycle: expected one of \"CURRENT\", \"DIAGNOSTIC\", \"HISTORICAL\", \"AWAITING REMEASURE\", found \"current\"" },
 	{ "bad-blank-text.json", "results[0].highlight: text is blank" },
 	{ "bad-control-char.json", "results[0].status: text contains a control character" },
+	{ "bad-marker-text.json",
+	  "readout[0].provenance: text contains a front-door marker ('" INDEX_MARK_BEGIN "' or '"
+	  INDEX_MARK_END "'); the generated block's boundaries cannot come from a row" },
+	{ "bad-private-text.json",
+	  "results[1].evidence: text contains a private detail: a home-relative path "
+	  "\"~/runs/cache-2026-03-02\"" },
 	{ "bad-schema.json", "schema: expected \"fak-performance-index/v1\", found \"fak-performance-index/v0\"" },
 	{ "bad-missing-highlight.json", "results[0].highlight: missing required field" },
 	{ "bad-null.json", "results[0].evidence: expected a string, found null" },

@@ -206,7 +206,7 @@ Test(frontdoor_md, hostile_text_stays_text)
 	ti_valid(&idx, "valid-hostile-markdown.json", &g);
 	page = render(&idx, "2026-03-05");
 	expect_contains(page,
-			"| Pipe \\| in cell, \\*star\\*, \\_under\\_ and snake_case, \\`tick\\`, \\[link\\](http://x), \\<b>html\\</b>, \\&amp; entity, \\~strike\\~ & more \\\\ back | # not a heading \\| 1. not a list | !\\[img\\](x.png) \\*\\*bold\\*\\*; observed");
+			"| Pipe \\| in cell, \\*star\\*, \\_under\\_ and snake_case, \\`tick\\`, \\[link\\](#x), \\<b>html\\</b>, \\&amp; entity, \\~strike\\~ & more | # not a heading \\| 1. not a list | !\\[img\\](x.png) \\*\\*bold\\*\\*; observed");
 	expect_contains(page, "\n\\# Intro that looks like a heading\n");
 	expect_contains(page, "\n1\\. Not a list item\n");
 	expect_contains(page, "\n\\- not a bullet\n");

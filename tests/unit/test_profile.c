@@ -193,6 +193,9 @@ static const struct {
 	{ "reject-unsupported-counter-comparison.json",
 	  "profile counter comparisons are unsupported; preserve backend-specific counters without "
 	  "cross-backend normalization" },
+	{ "reject-private-detail.json",
+	  "dispatch attribution unavailable detail must be present and scrubbed: an absolute path "
+	  "\"/Users/alice/traces/decode.trace\"" },
 };
 
 Test(profile, rejected_fixtures_fail_validation_with_exact_findings)
@@ -699,20 +702,50 @@ Test(profile, attribution_unavailable_state)
 			   "unknown reason");
 	p.unavailable.reason = "backend-does-not-expose-dispatch-attribution";
 	{
-		static const char *const bad[] = {
-			"", "  ", "/opt/capture.log", "see C:\\traces", "ran on /Users/someone/x",
-			"ran on /HOME/x", "user@host", "via SSH host", "\xe2\x80\x83",
+		/* blank: the rule alone; unscrubbed: the rule and what broke it */
+		static const struct {
+			const char *detail, *why;
+		} bad[] = {
+			{ "", "" },
+			{ "  ", "" },
+			{ "\xe2\x80\x83", "" },
+			{ "/opt/capture.log", ": an absolute path \"/opt/capture.log\"" },
+			{ "see C:\\traces", ": a backslash (a Windows path or an escape)" },
+			{ "ran on /Users/someone/x", ": an absolute path \"/Users/someone/x\"" },
+			{ "ran on x/HOME/y", ": a home folder \"x/HOME/y\"" },
+			{ "user@host", ": an account or e-mail address \"user@host\"" },
+			{ "via SSH host", ": a remote login \"SSH\"" },
+			{ "export ../../traces", ": a '..' path escape \"../../traces\"" },
+			{ "node 10.1.2.3", ": an IP address \"10.1.2.3\"" },
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-			p.unavailable.detail = bad[i];
-			tp_expect_findings(&p, &g,
-					   "dispatch attribution unavailable detail must be present and scrubbed",
-					   bad[i]);
+			char want[256];
+
+			snprintf(want, sizeof(want),
+				 "dispatch attribution unavailable detail must be present and scrubbed%s",
+				 bad[i].why);
+			p.unavailable.detail = bad[i].detail;
+			tp_expect_findings(&p, &g, want, bad[i].detail);
 		}
 	}
 	p.unavailable.detail = "relative/path is fine; sshd is not a host";
 	tp_expect_findings(&p, &g, "", "scrubbed detail");
+	profile_release(&p);
+}
+
+Test(profile, attribution_names_are_scrubbed)
+{
+	struct profile p;
+
+	tp_load(&p, LB);
+	p.attributions[0].name = "/home/alice/kernels.metal:q4k";
+	tp_expect_findings(&p, &g,
+			   "dispatch attribution 0 name contains a private detail: an absolute path "
+			   "\"/home/alice/kernels.metal:q4k\"",
+			   "private kernel name");
+	p.attributions[0].name = "kernel_mul_mv_q4_K_f32";
+	tp_expect_findings(&p, &g, "", "kernel name");
 	profile_release(&p);
 }
 
@@ -799,17 +832,26 @@ Test(profile, selection_override_rules)
 		{ 8395, "\t\n", false },
 		{ 8395, "see /home/someone/notes", false },
 		{ 8395, "ask someone@example", false },
+		{ 8395, "https://github.com/anthony-chaudhary/fak/issues/8395", true },
+		{ 8395, "https://tracker.example/8395", false },
+	};
+	static const char *const why[] = {
+		[6] = ": an absolute path \"/home/someone/notes\"",
+		[7] = ": an account or e-mail address \"someone@example\"",
+		[9] = ": a URL other than the project's public links \"https://tracker.example/8395\"",
 	};
 	struct profile p;
 
 	tp_load(&p, "synthetic-metal-bandwidth-override.json");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[256];
+
+		snprintf(want, sizeof(want), "selection override requires a positive issue number and "
+					     "scrubbed issue-backed reason%s",
+			 i < sizeof(why) / sizeof(why[0]) && why[i] ? why[i] : "");
 		p.override.issue_number = cases[i].issue;
 		p.override.reason = cases[i].reason;
-		tp_expect_findings(&p, &g,
-				   cases[i].ok ? "" : "selection override requires a positive issue number and "
-						      "scrubbed issue-backed reason",
-				   cases[i].reason);
+		tp_expect_findings(&p, &g, cases[i].ok ? "" : want, cases[i].reason);
 	}
 	profile_release(&p);
 }

@@ -215,10 +215,41 @@ static const struct {
 	{ "reject-foreign-engine.json",
 	  "comparison: criterion not resolved: execution.engine must be \"fak-native\"\n"
 	  "execution.engine: must be \"fak-native\", got \"llama.cpp\"" },
-	{ "reject-private-command.json", "commands[0]: contains private or placeholder details" },
+	{ "reject-private-command.json",
+	  "commands[0]: contains a private detail: an absolute path \"/home/alice/run.sh\"" },
 	{ "reject-private-machine.json",
-	  "machine.scrubbed_id: is empty or contains private path/host syntax" },
-	{ "reject-private-artifact.json", "profiler_artifacts[0].path: must be a relative scrubbed path" },
+	  "machine.scrubbed_id: contains a private detail: an account or e-mail address "
+	  "\"alice@lab-host\"" },
+	{ "reject-private-artifact.json",
+	  "profiler_artifacts[0].path: contains a private detail: a backslash (a Windows path or an "
+	  "escape)" },
+	{ "reject-private-commands.json",
+	  "commands[0]: contains a private detail: an absolute path \"/srv/secret\"\n"
+	  "commands[1]: contains a private detail: an absolute path \"/mnt/private/alice/m.gguf\"\n"
+	  "commands[2]: contains a private detail: a home-relative path \"~/bench/run\"\n"
+	  "commands[3]: contains a private detail: a remote login \"scp\"\n"
+	  "commands[4]: contains a private detail: a URL other than the project's public links "
+	  "\"ssh://host/x\"\n"
+	  "commands[5]: contains a private detail: a remote login \"ssh\"\n"
+	  "commands[6]: contains a private detail: a URL other than the project's public links "
+	  "\"http://10.0.0.7:8080/run\"\n"
+	  "commands[7]: contains a private detail: an account or e-mail address \"someone@example.com\"\n"
+	  "commands[8]: contains a private detail: a '..' path escape \"logs/../../etc/passwd\"" },
+	{ "reject-private-artifact-escape.json",
+	  "profiler_artifacts[0].path: contains a private detail: a '..' path escape "
+	  "\"../../etc/passwd\"" },
+	{ "reject-private-module.json",
+	  "module_versions[0].module: contains a private detail: an absolute path "
+	  "\"/home/alice/src/model\"" },
+	{ "reject-placeholder-machine.json",
+	  "machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured value" },
+	{ "reject-placeholder-inside.json",
+	  "commands[0]: is a FILL_ template placeholder; fill in the captured value" },
+	{ "reject-zero-artifact-sha.json",
+	  "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, not a "
+	  "digest" },
+	{ "reject-private-revision.json",
+	  "revision: contains a private detail: a remote host:path or host:port \"gpu-node:8080\"" },
 	{ "reject-two-changed-axes.json",
 	  "changed_axes: a candidate declares exactly one changed axis "
 	  "\"lever:metal.command-buffer-amortization\" and no other" },
@@ -300,17 +331,24 @@ Test(receipt, the_template_fails_exactly_on_capture_only_values)
 	cr_expect_str_eq(r.comparison.criterion_digest, METAL_DIGEST);
 	receipt_validate(&r, &g, 0, &f);
 	s = tu_join(&f);
-	cr_expect_str_eq(s, "commands[0]: contains private or placeholder details\n"
+	cr_expect_str_eq(s, "commands[0]: is a FILL_ template placeholder; fill in the captured value\n"
 			    "comparison: criterion not resolved: quality.name must be \"exact_match\"\n"
+			    "machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured "
+			    "value\n"
 			    "memory: peak and resident memory are required\n"
-			    "module_versions[0]: module and revision must be captured, not blank or FILL_ "
-			    "placeholders\n"
-			    "profiler_artifacts[0].path: must be a relative scrubbed path\n"
-			    "quality: metric must be captured and finite\n"
+			    "module_versions[0].module: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
+			    "module_versions[0].revision: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
+			    "profiler_artifacts[0].path: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
+			    "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, "
+			    "not a digest\n"
+			    "quality.name: is a FILL_ template placeholder; fill in the captured value\n"
 			    "repetitions[0]: lacks positive end-to-end latency and tok/s\n"
 			    "repetitions[1]: lacks positive end-to-end latency and tok/s\n"
 			    "repetitions[2]: lacks positive end-to-end latency and tok/s\n"
-			    "revision: is missing or a FILL_ placeholder");
+			    "revision: is a FILL_ template placeholder; fill in the captured value");
 	free(s);
 	findings_release(&f);
 	receipt_release(&r);
@@ -405,26 +443,34 @@ Test(receipt_decode, v1_may_omit_the_comparison_but_v2_may_not)
 
 /* ---- private and scrubbed syntax ----------------------------------------- */
 
-Test(receipt_private, leading_slash_backslash_home_users_at_and_ssh)
+Test(receipt_private, scrubbed_machine_id)
 {
-	static const char *const priv[] = { "/abs/x", "C:\\Users\\a", "run /home/bob/x", "x/USERS/y",
-					    "a@b", "SSH host run", "ssh host" };
-	static const char *const ok[] = { "fak run --out dir/x", "cmd /abs/x", "profiles/run.json",
-					  "sshd-config", "lab-node" };
-
-	for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
-		cr_expect(str_private(priv[i]), "%s", priv[i]);
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		cr_expect(!str_private(ok[i]), "%s", ok[i]);
 	cr_expect(!receipt_is_scrubbed_id("host:22"));
 	cr_expect(!receipt_is_scrubbed_id("https://x"));
 	cr_expect(!receipt_is_scrubbed_id("  "));
 	cr_expect(!receipt_is_scrubbed_id("user@host"));
-	cr_expect(receipt_is_scrubbed_id("FILL_SCRUBBED_MACHINE_ID"));
+	cr_expect(!receipt_is_scrubbed_id("10.0.0.7"));
+	cr_expect(!receipt_is_scrubbed_id("rack/../node"));
 	cr_expect(receipt_is_scrubbed_id("lab-node-class-a"));
-	cr_expect(receipt_is_placeholder(" FILL_X"));
-	cr_expect(receipt_is_placeholder("\t"));
-	cr_expect(!receipt_is_placeholder("FIL_X"));
+}
+
+Test(receipt_private, placeholders)
+{
+	static const char *const yes[] = {
+		"FILL_X", " FILL_X", "fak run --model FILL_MODEL_PATH",
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"sha256:0000000000000000000000000000000000000000000000000000000000000000",
+	};
+	static const char *const no[] = {
+		"FIL_X", "fill_x", "", "\t", "000", "sha256:",
+		"00000000000000000000000000000000000000000000000000000000000000001",
+		"sha256:0000000000000000000000000000000000000000000000000000000000000001",
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		cr_expect(receipt_is_placeholder(yes[i]), "\"%s\" is not a placeholder", yes[i]);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		cr_expect(!receipt_is_placeholder(no[i]), "\"%s\" is a placeholder", no[i]);
 }
 
 /* ---- comparison ----------------------------------------------------------- */

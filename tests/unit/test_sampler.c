@@ -563,6 +563,15 @@ Test(report_scrub, images)
 	cr_expect_str_eq(out, "unknown");
 	report_scrub_image("/", out);
 	cr_expect_str_eq(out, "unknown");
+	/* a process names itself: what is not scrubbed text is withheld */
+	report_scrub_image("/usr/bin/alice@gpu-node", out);
+	cr_expect_str_eq(out, "scrubbed");
+	report_scrub_image("10.0.0.7", out);
+	cr_expect_str_eq(out, "scrubbed");
+	report_scrub_image("ssh alice", out);
+	cr_expect_str_eq(out, "scrubbed");
+	report_scrub_image("ssh", out);
+	cr_expect_str_eq(out, "ssh");
 }
 
 Test(report_policy, ranges)
@@ -646,6 +655,18 @@ static void ed_basename(struct report *r)
 	r->policy.include_top_consumers = true;
 	strcpy(r->consumers[0].image, "secret/path");
 }
+static void ed_account(struct report *r)
+{
+	ed_consumers(r);
+	r->policy.include_top_consumers = true;
+	strcpy(r->consumers[0].image, "alice@gpu-node");
+}
+static void ed_address(struct report *r)
+{
+	ed_consumers(r);
+	r->policy.include_top_consumers = true;
+	strcpy(r->consumers[0].image, "10.0.0.7");
+}
 static void ed_consumer_order(struct report *r)
 {
 	ed_consumers(r);
@@ -682,6 +703,8 @@ Test(report_validate, cgroup_reason) { refuse_resealed(ed_cgroup_reason, "an una
 Test(report_validate, cleanup) { refuse_resealed(ed_cleanup, "nothing can be recorded when cleanup was not attempted"); }
 Test(report_validate, consumers_opt_in) { refuse_resealed(ed_consumers, "require policy include_top_consumers"); }
 Test(report_validate, consumer_basename) { refuse_resealed(ed_basename, "must be a scrubbed basename"); }
+Test(report_validate, consumer_account) { refuse_resealed(ed_account, "must be a scrubbed basename"); }
+Test(report_validate, consumer_address) { refuse_resealed(ed_address, "must be a scrubbed basename"); }
 Test(report_validate, consumer_order) { refuse_resealed(ed_consumer_order, "ordered by CPU, RSS, then PID"); }
 Test(report_validate, exit_code) { refuse_resealed(ed_exit, "must be 124 after a timeout"); }
 Test(report_validate, policy) { refuse_resealed(ed_policy, "maximum_sampler_duty_percent must be in (0,100]"); }

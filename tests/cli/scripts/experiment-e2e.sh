@@ -24,7 +24,7 @@ grep -q '^run [0-9]*: loading$' run/logs/baseline-1.stdout || fail "the workload
 grep -q 'a diagnostic on stderr' run/logs/candidate-2.stderr || fail "the workload's stderr is not in its log"
 
 # the receipts stand on their own
-"$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json \
+"$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json --json \
 	>cmp.json || fail "--compare refused the receipts"
 "$FAK" native-performance --graph graph.json --gate run/gate-request.json >gate.json
 rc=$?
