@@ -17,6 +17,7 @@
 #include "experiment/experiment.h"
 #include "experiment/metrics.h"
 #include "receipt/gate.h"
+#include "render/render.h"
 #include "sampler/workload.h"
 
 #define CMD "bench experiment"
@@ -120,27 +121,19 @@ static void show_output(void *ctx, const struct xp_step *s, const char *out_log,
 	fflush(stderr);
 }
 
-/* The summary on stdout: per arm, then the shift and the gate. */
+/* The summary on stdout: the comparison as --compare prints it, then the
+ * gate's verdict and where everything is. */
 static void summary_text(const struct ex_opts *eo, const struct xp_result *res)
 {
-	const json_t *c = res->comparison, *g = res->gate;
-	const char *const sides[2] = { "baseline_samples", "candidate_samples" };
+	struct strbuf sb = STRBUF_INIT;
 
-	printf("experiment %s: lever %s, envelope %s\n", eo->out_dir,
-	       json_string_value(json_object_get(c, "changed_lever_id")),
-	       json_string_value(json_object_get(c, "envelope_id")));
-	for (int i = 0; i < 2; i++) {
-		const json_t *s = json_object_get(c, sides[i]);
-
-		printf("  %-9s  median %.4g tok/s  noise %.2f%%  n=%lld\n", xp_arm_names[i],
-		       json_number_value(json_object_get(s, "median")),
-		       json_number_value(json_object_get(s, "noise_percent")),
-		       json_integer_value(json_object_get(s, "repetitions")));
-	}
-	printf("  delta      %+.2f%% (candidate mean against baseline mean)\n",
-	       json_number_value(json_object_get(c, "delta_percent")));
-	printf("gate: %s (fak native-performance --gate %s/gate-request.json)\n",
-	       json_string_value(json_object_get(g, "classification")), eo->out_dir);
+	render_comparison_text(&sb, res->comparison);
+	sb_addf(&sb, "\ngate       %s (fak native-performance --gate %s/gate-request.json)\n",
+		json_string_value(json_object_get(res->gate, "classification")), eo->out_dir);
+	sb_addf(&sb, "written    %s/: baseline.json candidate.json comparison.json gate-request.json gate.json "
+		     "attestations/ logs/\n", eo->out_dir);
+	cli_out(sb.buf, sb.len);
+	sb_release(&sb);
 }
 
 /* ---- options ------------------------------------------------------------- */

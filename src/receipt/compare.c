@@ -238,6 +238,98 @@ static void invalid_runs(const struct receipt *r, struct findings *out)
 	}
 }
 
+/* The experiment member, when either receipt has one: the same order,
+ * seed, parser and schedule in both (one experiment), and no attestation
+ * in both receipts. */
+static void same_experiment(const struct receipt *b, const struct receipt *c, struct findings *out)
+{
+	static const char *const keys[] = { "order", "seed", "metrics_parser", "schedule" };
+
+	if (b->has_experiment != c->has_experiment) {
+		findings_addf(out, "experiment: only the %s receipt records an experiment; compare the two "
+				   "receipts of one experiment", b->has_experiment ? "baseline" : "candidate");
+		return;
+	}
+	for (size_t i = 0; b->has_experiment && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *x = json_object_get(b->experiment.json, keys[i]),
+			     *y = json_object_get(c->experiment.json, keys[i]);
+
+		if ((x || y) && !(x && y && json_equal(x, y)))
+			findings_addf(out, "experiment.%s: the receipts record different %s; they come from "
+					   "different experiments", keys[i], keys[i]);
+	}
+	for (size_t i = 0; i < b->nr_reps && i < b->nr_system_baselines; i++)
+		for (size_t j = 0; j < c->nr_reps && j < c->nr_system_baselines; j++)
+			if (b->reps[i].system_baseline_digest && c->reps[j].system_baseline_digest &&
+			    !strcmp(b->reps[i].system_baseline_digest, c->reps[j].system_baseline_digest))
+				findings_addf(out, "system_baselines: baseline repetition %zu and candidate "
+						   "repetition %zu bind the same attestation", i, j);
+}
+
+/* How the arms' repetitions were arranged in time: interleaved, blocked
+ * (every repetition of one arm before the other's), or unknown without an
+ * experiment member. */
+static json_t *order_json(const struct receipt *r)
+{
+	json_t *o = jobj(), *runs;
+	const struct receipt_experiment *x = &r->experiment;
+	long last_base = -1, first_base = -1, last_cand = -1, first_cand = -1;
+	const char *arrangement = "unknown";
+
+	if (!r->has_experiment) {
+		jset_str(o, "requested", NULL);
+		jset_str(o, "arrangement", arrangement);
+		jset_new(o, "runs", json_null());
+		return o;
+	}
+	runs = jarr();
+	for (size_t i = 0; i < x->nr_schedule; i++) {
+		const struct receipt_run *u = &x->schedule[i];
+		json_t *e = jobj();
+		bool base = !strcmp(u->arm, "baseline");
+
+		jset_str(e, "arm", u->arm);
+		jset_str(e, "kind", u->kind);
+		jset_int(e, "index", u->index);
+		jset_str(e, "started_at_utc", u->started_at_utc);
+		jpush_new(runs, e);
+		if (strcmp(u->kind, "repetition"))
+			continue;
+		if (base) {
+			first_base = first_base < 0 ? (long)i : first_base;
+			last_base = (long)i;
+		} else {
+			first_cand = first_cand < 0 ? (long)i : first_cand;
+			last_cand = (long)i;
+		}
+	}
+	if (first_base >= 0 && first_cand >= 0)
+		arrangement = last_base < first_cand || last_cand < first_base ? "blocked" : "interleaved";
+	jset_str(o, "requested", x->order);
+	jset_str(o, "arrangement", arrangement);
+	if (!strcmp(arrangement, "blocked"))
+		jset_str(o, "warning", "every repetition of one arm ran before the other's, so a drift of the "
+				       "machine over time can pass for an effect of the lever; run with --order "
+				       "interleaved");
+	jset_new(o, "runs", runs);
+	return o;
+}
+
+/* Per repetition: are its values sealed by a fak.system-baseline/v2
+ * attestation (validation has checked that they equal it)? */
+static json_t *binding_json(const struct receipt *r)
+{
+	json_t *a = jarr();
+
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		const json_t *sch = i < r->nr_system_baselines ? json_object_get(r->system_baselines[i].json, "schema")
+							      : NULL;
+
+		jpush_new(a, json_boolean(json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2)));
+	}
+	return a;
+}
+
 json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 			const struct graph *g, const char **what, struct findings *out)
 {
@@ -285,6 +377,12 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 		findings_sort(out);
 		return NULL;
 	}
+	same_experiment(base, cand, out);
+	if (out->nr) {
+		*what = "compare: the receipts are not the two arms of one experiment";
+		findings_sort(out);
+		return NULL;
+	}
 
 	/* the noise threshold is the criterion's; validation resolved it */
 	crit = receipt_criterion(base, g, NULL);
@@ -324,5 +422,13 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	jset_new(doc, "baseline_samples", samples_json(&sb, vb));
 	jset_new(doc, "candidate_samples", samples_json(&sc, vc));
 	jset_new(doc, "statistics", st);
+	jset_new(doc, "order", order_json(base));
+	{
+		json_t *b = jobj();
+
+		jset_new(b, "baseline", binding_json(base));
+		jset_new(b, "candidate", binding_json(cand));
+		jset_new(doc, "metrics_bound", b);
+	}
 	return doc;
 }

@@ -195,6 +195,57 @@ static void metric_notes(struct strbuf *out, const json_t *metric)
 	end(&l);
 }
 
+/* How the arms ran in time, each run with its start, and the warning of a
+ * blocked arrangement. */
+static void order_text(struct strbuf *out, const json_t *order)
+{
+	const json_t *runs = get(order, "runs");
+	const char *req = str(order, "requested"), *arr = str(order, "arrangement");
+	struct line l = LINE(out, 11);
+	size_t i;
+	const json_t *u;
+
+	if (!json_is_array(runs)) {
+		sb_adds(out, "order      unknown: the receipts record no experiment schedule\n");
+		return;
+	}
+	sb_addf(out, "order      %s%s%s\n", arr, strcmp(req, arr) ? ", requested " : "",
+		strcmp(req, arr) ? req : "");
+	json_array_foreach (runs, i, u) {
+		const char *kind = str(u, "kind");
+
+		sb_addf(out, "           %2zu  %-9s  %-10s %3lld  %s\n", i + 1, str(u, "arm"),
+			!strcmp(kind, "warmup") ? "warm-up" : kind, (long long)json_integer_value(get(u, "index")) + 1,
+			str(u, "started_at_utc"));
+	}
+	if (get(order, "warning")) {
+		put(&l, "", "warning   ");
+		words(&l, str(order, "warning"));
+		end(&l);
+	}
+}
+
+/* How many repetitions of each arm are sealed by their attestation. */
+static void bound_text(struct strbuf *out, const json_t *bound)
+{
+	static const char *const arms[] = { "baseline", "candidate" };
+	size_t n = 0, total = 0, i;
+	const json_t *v;
+
+	for (int a = 0; a < 2; a++)
+		json_array_foreach (get(bound, arms[a]), i, v) {
+			total++;
+			n += json_is_true(v);
+		}
+	if (n == total)
+		sb_addf(out, "metrics    sealed: every repetition (%zu) equals its attestation's measurement\n", n);
+	else if (!n)
+		sb_addf(out, "metrics    not sealed: no repetition (of %zu) was measured by fak; the values were "
+			     "typed in\n", total);
+	else
+		sb_addf(out, "metrics    %zu of %zu repetitions sealed; the others were typed in\n", n, total);
+}
+
 void render_comparison_text(struct strbuf *out, const json_t *doc)
 {
 	static const char *const metrics[] = { "tokens_per_second", "end_to_end_milliseconds" };
@@ -206,6 +257,8 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	sb_addf(out, "lever      %s\n", str(doc, "changed_lever_id"));
 	sb_addf(out, "revisions  %s (baseline) \u2192 %s (candidate)\n", str(doc, "baseline_revision"),
 		str(doc, "candidate_revision"));
+	bound_text(out, get(doc, "metrics_bound"));
+	order_text(out, get(doc, "order"));
 	sb_addch(out, '\n');
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
 		render_metric_line(out, get(st, metrics[i]));

@@ -120,11 +120,40 @@ Test(render_comparison, the_whole_text_with_notes)
 	jset_str(ms, "repetitions_needed_reason", "the observed shift is within the noise threshold");
 	jset_new(st, "end_to_end_milliseconds", ms);
 	jset_new(doc, "statistics", st);
+	{
+		json_t *order = jobj(), *runs = jarr(), *bound = jobj(), *b = jarr(), *c = jarr();
+		const char *arms[2] = { "baseline", "candidate" };
+
+		for (int i = 0; i < 2; i++) {
+			json_t *u = jobj();
+
+			jset_str(u, "arm", arms[i]);
+			jset_str(u, "kind", "repetition");
+			jset_int(u, "index", 0);
+			jset_str(u, "started_at_utc", i ? "2026-12-01T00:00:02Z" : "2026-12-01T00:00:01Z");
+			jpush_new(runs, u);
+		}
+		jset_str(order, "requested", "blocked");
+		jset_str(order, "arrangement", "blocked");
+		jset_str(order, "warning", "every repetition of one arm ran before the other's");
+		jset_new(order, "runs", runs);
+		jset_new(doc, "order", order);
+		jpush_new(b, json_true());
+		jpush_new(c, json_false());
+		jset_new(bound, "baseline", b);
+		jset_new(bound, "candidate", c);
+		jset_new(doc, "metrics_bound", bound);
+	}
 	render_comparison_text(&sb, doc);
 	cr_expect_str_eq(sb.buf,
 			 "envelope   env\n"
 			 "lever      lever.x\n"
 			 "revisions  r1 (baseline) \u2192 r2 (candidate)\n"
+			 "metrics    1 of 2 repetitions sealed; the others were typed in\n"
+			 "order      blocked\n"
+			 "            1  baseline   repetition   1  2026-12-01T00:00:01Z\n"
+			 "            2  candidate  repetition   1  2026-12-01T00:00:02Z\n"
+			 "warning    every repetition of one arm ran before the other's\n"
 			 "\n"
 			 "tok/s  10.00 \u00b11%  \u2192  11.00 \u00b11%  +10.0% [+5.0%, +15.0%] 90% CI  "
 			 "p=0.100  n=3+3  faster\n"
