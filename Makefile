@@ -33,7 +33,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 # Small test-only programs (e.g. the JCS cross-check driver).
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
-.PHONY: all run check test unit cli sanitize lint fuzz bench install clean example-build
+.PHONY: all run check test unit cli sanitize lint fuzz bench install clean example-build example
 all: $(BUILD)/fak
 
 $(BUILD)/%.o: %.c
@@ -99,6 +99,12 @@ example-build: $(EXAMPLE_BIN)
 	  >$(BUILD)/example/run.log; \
 	tail -1 $(BUILD)/example/run.log; \
 	echo "$(BUILD)/example/profile.json: written"
+
+# The whole loop on the example: the next lever's interleaved A/B, sealed
+# receipts, comparison and gate, in a new folder each time.
+example: $(BUILD)/fak example-build
+	BUILD=$(BUILD) FAK=$(BUILD)/fak examples/cpu-decode/experiment.sh \
+	  $(BUILD)/example/experiment-$$(date -u +%Y%m%dT%H%M%SZ)
 
 # One build's unit and CLI tests.
 test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN)

@@ -128,8 +128,9 @@ static void summary_text(const struct ex_opts *eo, const struct xp_result *res)
 	struct strbuf sb = STRBUF_INIT;
 
 	render_comparison_text(&sb, res->comparison);
-	sb_addf(&sb, "\ngate       %s (fak native-performance --gate %s/gate-request.json)\n",
-		json_string_value(json_object_get(res->gate, "classification")), eo->out_dir);
+	sb_addf(&sb, "\ngate       %s: %s\n           (fak native-performance --gate %s/gate-request.json)\n",
+		json_string_value(json_object_get(res->gate, "classification")),
+		json_string_value(json_object_get(res->gate, "reason")), eo->out_dir);
 	sb_addf(&sb, "written    %s/: baseline.json candidate.json comparison.json gate-request.json gate.json "
 		     "attestations/ logs/\n", eo->out_dir);
 	cli_out(sb.buf, sb.len);

@@ -719,8 +719,22 @@ static const char *structural(const struct gate_request *q, const struct graph *
 
 /* Checks in order; returns the classification. *sb_investigate tells
  * whether system-baseline evidence caused an investigate. */
+/* The names of the failed checks, "engine, memory". */
+static void failed_checks(const json_t *checks, struct strbuf *out)
+{
+	size_t i, n = 0;
+	const json_t *c;
+
+	json_array_foreach (checks, i, c)
+		if (strcmp(json_string_value(json_object_get(c, "status")), "pass"))
+			sb_addf(out, "%s%s", n++ ? ", " : "", json_string_value(json_object_get(c, "name")));
+}
+
+/* Checks in order; returns the classification, and in *why the rule that
+ * decided it, in words. *sb_investigate tells whether system-baseline
+ * evidence caused an investigate. */
 static enum gate_class judge(const struct gate_request *q, const struct side *sa,
-			     const struct side *sc, json_t *checks, bool *sb_investigate)
+			     const struct side *sc, json_t *checks, bool *sb_investigate, struct strbuf *why)
 {
 	const struct gate_policy *p = &q->policy;
 	const struct receipt *a = sa->r, *c = sc->r;
@@ -742,6 +756,8 @@ static enum gate_class judge(const struct gate_request *q, const struct side *sa
 					add_check(checks, "ambient_evidence", "fail",
 						  "%s repetition %zu verdict=%s", names[s], i,
 						  ss[s]->ev[i].status);
+					sb_addf(why, "the ambient evidence of %s repetition %zu is %s", names[s],
+						i, ss[s]->ev[i].status);
 					return GATE_INVESTIGATE;
 				}
 	}
@@ -787,15 +803,42 @@ static enum gate_class judge(const struct gate_request *q, const struct side *sa
 		sb_release(&detail);
 	}
 
-	if (hard)
+	if (hard) {
+		sb_adds(why, "hard checks failed: ");
+		failed_checks(checks, why);
 		return GATE_REGRESSION;
-	if (*sb_investigate)
+	}
+	if (*sb_investigate) {
+		sb_adds(why, "the system-baseline evidence does not qualify (see the system_baseline check)");
 		return GATE_INVESTIGATE;
-	if (floor_fail || drop >= p->regression_drop_percent)
+	}
+	num(x, cm);
+	num(y, p->minimum_throughput_tokens_per_second);
+	if (floor_fail) {
+		sb_addf(why, "the candidate mean %s tok/s is below the floor %s", x, y);
 		return GATE_REGRESSION;
-	if (sa->used.noise_percent > p->maximum_noise_percent ||
-	    sc->used.noise_percent > p->maximum_noise_percent || drop >= p->investigate_drop_percent)
+	}
+	if (drop >= p->regression_drop_percent) {
+		sb_addf(why, "throughput dropped %.2f%%, at or beyond the regression threshold %g%%", drop,
+			p->regression_drop_percent);
+		return GATE_REGRESSION;
+	}
+	for (int s = 0; s < 2; s++) {
+		const struct side *sd = s ? sc : sa;
+
+		if (sd->used.noise_percent > p->maximum_noise_percent) {
+			sb_addf(why, "the %s noise %.2f%% exceeds the %g%% the policy allows", s ? "candidate" : "accepted",
+				sd->used.noise_percent, p->maximum_noise_percent);
+			return GATE_INVESTIGATE;
+		}
+	}
+	if (drop >= p->investigate_drop_percent) {
+		sb_addf(why, "throughput dropped %.2f%%, at or beyond the investigate threshold %g%%", drop,
+			p->investigate_drop_percent);
 		return GATE_INVESTIGATE;
+	}
+	sb_addf(why, "every check passed; noise within %g%%, no drop of %g%% or more", p->maximum_noise_percent,
+		p->investigate_drop_percent);
 	return GATE_PASS;
 }
 
@@ -808,6 +851,7 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	struct stats_comparison shift;
 	struct err e;
 	json_t *doc, *checks, *shift_json;
+	struct strbuf why = STRBUF_INIT;
 	double am, cm;
 	bool sb_investigate = false;
 
@@ -857,12 +901,13 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 		return NULL;
 	}
 	checks = jarr();
-	*cls = judge(q, &sa, &sc, checks, &sb_investigate);
+	*cls = judge(q, &sa, &sc, checks, &sb_investigate, &why);
 	doc = jobj();
 	jset_str(doc, "schema", GATE_VERDICT_SCHEMA);
 	jset_str(doc, "envelope_id", p->envelope_id);
 	jset_str(doc, "criterion_digest", a->comparison.criterion_digest);
 	jset_str(doc, "classification", class_names[*cls]);
+	jset_str(doc, "reason", why.buf);
 	jset_str(doc, "accepted_revision", a->revision);
 	jset_str(doc, "candidate_revision", c->revision);
 	jset_num(doc, "accepted_mean_tokens_per_second", am);
@@ -887,6 +932,7 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 		json_decref(suspects);
 		sb_release(&paths);
 	}
+	sb_release(&why);
 	side_release(&sa);
 	side_release(&sc);
 	return doc;
