@@ -1,0 +1,36 @@
+# The whole loop on the real example workload, with short quiet windows:
+# `fak bench experiment` on the example's next lever writes receipts that
+# --compare accepts as they are, every repetition bound to what its run
+# measured, a gate that decides, and a tok/s edited afterwards is refused
+# with the repetition named.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+build=$(dirname "$FAK")
+graph=$ROOT/examples/cpu-decode/graph.json
+make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
+printf '0123456789abcdef0123456789abcdef\n' >machine-id
+
+# receipts carry relative paths: the build folder as seen from the checkout
+BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run" \
+	--baseline-duration 20ms --interval 10ms --machine-id-file "$PWD/machine-id" >out.txt 2>err.txt ||
+	{ cat err.txt; fail "the experiment failed"; }
+grep -q '^lever      cpu.q8-row-blocked-sse2-matvec$' out.txt || { cat out.txt; fail "not the next lever"; }
+grep -q '^metrics    sealed: every repetition (6) equals its attestation' out.txt || fail "not every repetition sealed"
+grep -q '^order      interleaved$' out.txt || fail "order"
+
+"$FAK" native-performance --graph "$graph" --compare run/baseline.json --candidate run/candidate.json --json \
+	>cmp.json || fail "--compare refused the runner's receipts"
+jq -e '.metrics_bound.baseline + .metrics_bound.candidate | all' cmp.json >/dev/null || fail "unbound repetition"
+# the row-blocked kernel is the real optimization: at least a few percent at 90%
+jq -e '.statistics.tokens_per_second.shift_percent > 0' cmp.json >/dev/null || fail "no gain measured"
+"$FAK" native-performance --graph "$graph" --gate run/gate-request.json >gate.json
+rc=$?
+[ $rc = 0 ] || [ $rc = 3 ] || fail "--gate exit $rc"
+jq -e '.classification | IN("pass", "investigate", "regression")' gate.json >/dev/null || fail "no decision"
+
+jq '.repetitions[2].tokens_per_second *= 2' run/candidate.json >edited.json
+if "$FAK" native-performance --graph "$graph" --compare run/baseline.json --candidate edited.json \
+	>/dev/null 2>e.txt; then fail "an edited tok/s was accepted"; fi
+grep -q '^  repetitions\[2\].tokens_per_second: .* differs from .*, the value sealed in system_baselines\[2\]$' e.txt ||
+	{ cat e.txt; fail "the finding does not name the repetition"; }
+echo ok
