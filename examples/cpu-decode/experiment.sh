@@ -5,7 +5,8 @@
 #
 # LEVER defaults to the graph's --next lever. The baseline arm runs the
 # example with what is enabled today; the candidate arm adds the lever's
-# flag. Everything else comes from `make example-build`: the binary, the
+# flag (GRAPH=FILE: another copy of the example graph). Everything else
+# comes from `make example-build`: the binary, the
 # weights (whose sha256 the graph pins) and the profile.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +15,7 @@ FAK=${FAK:-build/fak}
 BUILD=${BUILD:-build}
 out=${1:?usage: experiment.sh OUT_DIR [LEVER] [options...]}
 shift
-graph=examples/cpu-decode/graph.json
+graph=${GRAPH:-examples/cpu-decode/graph.json}
 lever=$("$FAK" native-performance --graph "$graph" --next --json | jq -r '.lever.id // empty')
 case "${1:-}" in
 cpu.*) lever=$1; shift ;;

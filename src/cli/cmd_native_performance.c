@@ -14,7 +14,9 @@ static const char usage[] =
 	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]"
 	" | --gate REQUEST [--fail-on-investigate]"
 	" | --profile FILE | --profile-next FILE"
-	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]]";
+	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]"
+	" | --promote DIR|REQUEST [--dry-run] [--index FILE] [--witness-root DIR]"
+	" | --verify-witnesses [DIR] [--index FILE]]";
 
 static const char about[] =
 	"Shows and checks the committed native-performance evidence graph and the evidence\n"
@@ -99,6 +101,8 @@ static int check_usage(const struct np_opts *o, const char *positional)
 	modes += o->profile != NULL;
 	modes += o->profile_next != NULL;
 	modes += o->frontdoor_md;
+	modes += o->promote != NULL;
+	modes += o->verify_witnesses;
 	if (modes > 1)
 		return usage_error("choose one mode");
 	if ((o->compare != NULL) != (o->candidate != NULL))
@@ -109,8 +113,14 @@ static int check_usage(const struct np_opts *o, const char *positional)
 		return usage_error("--out goes with --attach-receipt");
 	if (o->fail_on_investigate && !o->gate)
 		return usage_error("--fail-on-investigate goes with --gate");
-	if ((o->as_of || o->index || o->write_doc || o->check_doc) && !o->frontdoor_md)
-		return usage_error("--as-of, --index, --write-doc and --check-doc go with --frontdoor-md");
+	if ((o->as_of || o->write_doc || o->check_doc) && !o->frontdoor_md)
+		return usage_error("--as-of, --write-doc and --check-doc go with --frontdoor-md");
+	if (o->index && !o->frontdoor_md && !o->promote && !o->verify_witnesses)
+		return usage_error("--index goes with --frontdoor-md, --promote and --verify-witnesses");
+	if (o->dry_run && !o->promote)
+		return usage_error("--dry-run goes with --promote");
+	if (o->witness_root && !o->promote && !o->verify_witnesses)
+		return usage_error("--witness-root goes with --promote and --verify-witnesses");
 	if (o->write_doc && o->check_doc)
 		return usage_error("choose one of --write-doc and --check-doc");
 	{
@@ -122,6 +132,7 @@ static int check_usage(const struct np_opts *o, const char *positional)
 			{ "system-baseline", o->system_baseline }, { "out", o->out }, { "gate", o->gate },
 			{ "profile", o->profile }, { "profile-next", o->profile_next }, { "as-of", o->as_of },
 			{ "index", o->index }, { "write-doc", o->write_doc }, { "check-doc", o->check_doc },
+			{ "promote", o->promote }, { "witness-root", o->witness_root },
 		};
 		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
 			if (vals[i].value && !*vals[i].value) {
@@ -188,6 +199,10 @@ int cmd_native_performance(int argc, char **argv)
 		{ "index", "FILE", "use result rows FILE instead of the committed index", NULL, &o.index, NULL },
 		{ "write-doc", "FILE", "replace the generated block between the markers in FILE", NULL, &o.write_doc, NULL },
 		{ "check-doc", "FILE", "fail when the generated block in FILE is stale", NULL, &o.check_doc, NULL },
+		{ "promote", "DIR", "promote a passing experiment (or gate request) to graph, index, witness", NULL, &o.promote, NULL },
+		{ "dry-run", NULL, "with --promote: print the changes as a unified diff, write nothing", &o.dry_run, NULL, NULL },
+		{ "witness-root", "DIR", "witness folder root (default: docs/witnesses of the checkout)", NULL, &o.witness_root, NULL },
+		{ "verify-witnesses", NULL, "re-verify every witness ([DIR]: the witness root)", &o.verify_witnesses, NULL, NULL },
 		{ 0 },
 	};
 	struct graph g;
@@ -205,9 +220,13 @@ int cmd_native_performance(int argc, char **argv)
 	case OPTS_OK:
 		break;
 	}
+	if (o.verify_witnesses && !o.witness_root && rest < argc)
+		o.witness_root = argv[rest++];
 	rc = check_usage(&o, rest < argc ? argv[rest] : NULL);
 	if (!rc)
 		rc = check_outputs(&o);
+	if (!rc)
+		rc = np_recover(&o);
 	if (rc)
 		return rc;
 
@@ -241,6 +260,10 @@ int cmd_native_performance(int argc, char **argv)
 		rc = np_profile(&c, true);
 	else if (o.frontdoor_md)
 		rc = np_frontdoor(&c);
+	else if (o.promote)
+		rc = np_promote(&c);
+	else if (o.verify_witnesses)
+		rc = np_verify_witnesses(&c);
 	else
 		rc = np_human(&c);
 	graph_release(&g);

@@ -21,6 +21,9 @@ struct np_opts {
 	const char *profile, *profile_next;
 	bool frontdoor_md;
 	const char *as_of, *index, *write_doc, *check_doc;
+	const char *promote;		/* --promote DIR|GATE_REQUEST */
+	bool dry_run, verify_witnesses;
+	const char *witness_root;	/* --witness-root, or --verify-witnesses DIR */
 };
 
 struct np_ctx {
@@ -42,6 +45,13 @@ int np_gate(const struct np_ctx *c);
 
 /* profiles (np_profile.c): next=false for --profile, true for --profile-next */
 int np_profile(const struct np_ctx *c, bool next);
+
+/* promotion and witnesses (np_witness.c) */
+/* Before anything else: a promotion journal beside the graph file in use
+ * (--graph, or the checkout's data file) is completed or rolled back. */
+int np_recover(const struct np_opts *o);
+int np_promote(const struct np_ctx *c);
+int np_verify_witnesses(const struct np_ctx *c);
 
 /* front door (np_frontdoor.c) */
 int np_frontdoor(const struct np_ctx *c);

@@ -1,0 +1,192 @@
+/* --promote, --verify-witnesses, and the recovery of an interrupted
+ * promotion that every native-performance command runs first. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/diff.h"
+#include "base/xalloc.h"
+#include "cli/cli.h"
+#include "cli/np.h"
+#include "index/index.h"
+#include "witness/witness.h"
+
+#define CHECKOUT_GRAPH "data/native-performance-graph.json"
+#define CHECKOUT_INDEX "data/performance-index.json"
+#define CHECKOUT_WITNESSES "docs/witnesses"
+
+/* The checkout fak runs in: the nearest folder, from the current one up,
+ * that holds the committed graph and index. Caller frees; NULL outside. */
+static char *checkout_root(void)
+{
+	char dir[PATH_MAX];
+
+	if (!getcwd(dir, sizeof(dir)))
+		return NULL;
+	for (;;) {
+		char *g = xasprintf("%s/" CHECKOUT_GRAPH, dir), *i = xasprintf("%s/" CHECKOUT_INDEX, dir);
+		bool found = access(g, F_OK) == 0 && access(i, F_OK) == 0;
+
+		free(g);
+		free(i);
+		if (found)
+			return xstrdup(dir);
+		if (!strcmp(dir, "/"))
+			return NULL;
+		strcpy(dir, dirname(dir));
+	}
+}
+
+/* The files a promotion reads and writes: each flag, else the checkout's. */
+static int resolve(const struct np_opts *o, struct witness_paths *p, char **own, struct err *e)
+{
+	char *top = checkout_root();
+
+	own[0] = own[1] = own[2] = NULL;
+	if (o->graph && !strcmp(o->graph, "-")) {
+		free(top);
+		return err_set(e, "--promote writes the graph: give it as a file, not standard input");
+	}
+	p->graph = o->graph ? o->graph : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;
+	p->index = o->index ? o->index : top ? (own[1] = xasprintf("%s/" CHECKOUT_INDEX, top)) : NULL;
+	p->root = o->witness_root ? o->witness_root : top ? (own[2] = xasprintf("%s/" CHECKOUT_WITNESSES, top)) : NULL;
+	free(top);
+	if (!p->graph || !p->index || !p->root)
+		return err_set(e, "outside a checkout of fak, give --graph FILE, --index FILE and --witness-root DIR "
+				  "(the compiled-in data cannot be rewritten)");
+	return 0;
+}
+
+static void release(char **own)
+{
+	for (int i = 0; i < 3; i++)
+		free(own[i]);
+}
+
+int np_recover(const struct np_opts *o)
+{
+	char *top = NULL, *dir, *copy = NULL;
+	const char *what;
+	struct err e;
+	int rc = 0;
+
+	if (o->graph && strcmp(o->graph, "-")) {
+		copy = xstrdup(o->graph);
+		dir = xstrdup(dirname(copy));
+	} else if ((top = checkout_root())) {
+		dir = xasprintf("%s/data", top);
+	} else {
+		return 0;
+	}
+	if (witness_recover(dir, &what, &e) < 0)
+		rc = cli_fail(NP_CMD, &e);
+	else if (*what)
+		cli_errorf(NP_CMD, "an interrupted promotion was found in '%s' and %s", dir, what);
+	free(copy);
+	free(top);
+	free(dir);
+	return rc;
+}
+
+int np_promote(const struct np_ctx *c)
+{
+	const struct np_opts *o = c->o;
+	struct witness_paths paths;
+	struct promotion p;
+	struct findings f = FINDINGS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *own[3];
+	struct err e;
+	int rc = EXIT_OK;
+
+	if (resolve(o, &paths, own, &e) < 0) {
+		release(own);
+		return cli_fail(NP_CMD, &e);
+	}
+	if (witness_promote_plan(o->promote, &paths, FAK_VERSION, &p, &f, &e) < 0) {
+		rc = cli_fail(NP_CMD, &e);
+		goto out;
+	}
+	if (f.nr) {
+		rc = cli_findings(NP_CMD, "promote: refused; nothing written", &f);
+		goto out;
+	}
+	if (o->dry_run) {
+		sb_addf(&sb, "dry run: nothing written. %s would be promoted with:\n", p.lever_id);
+		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len, paths.graph, &sb);
+		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len, paths.index, &sb);
+		sb_addf(&sb, "new witness folder %s/%s/:\n", paths.root, p.rel);
+		for (size_t i = 0; i < p.nr_files; i++)
+			sb_addf(&sb, "  %s (%zu bytes)\n", p.files[i].path, p.files[i].data.len);
+		cli_out(sb.buf, sb.len);
+		goto out;
+	}
+	if (witness_promote_commit(&p, &paths, &e) < 0) {
+		rc = cli_fail(NP_CMD, &e);
+		goto out;
+	}
+	sb_addf(&sb, "promoted %s in %s: %s\n", p.lever_id, p.envelope_id, p.summary);
+	sb_addf(&sb, "  witness  %s/%s/ (manifest %s)\n", paths.root, p.rel, p.manifest_digest);
+	sb_addf(&sb, "  graph    %s: %s enabled, present, witnessed", paths.graph, p.lever_id);
+	for (size_t i = 0; i < p.nr_disabled; i++)
+		sb_addf(&sb, "%s%s", i ? ", " : "; conflicting lever turned off: ", p.disabled[i]);
+	sb_addf(&sb, "\n  index    %s: a CURRENT row for %s%s\n", paths.index, p.envelope_id,
+		p.demoted ? "; the previous CURRENT row is HISTORICAL" : "");
+	if (p.next_lever)
+		sb_addf(&sb, "next: %s\n", p.next_lever);
+	else
+		sb_adds(&sb, "next: no lever is ready\n");
+	if (!o->graph)
+		sb_adds(&sb, "rebuild (make) so the graph compiled into fak follows the committed data\n");
+	cli_out(sb.buf, sb.len);
+out:
+	findings_release(&f);
+	sb_release(&sb);
+	promotion_release(&p);
+	release(own);
+	return rc;
+}
+
+int np_verify_witnesses(const struct np_ctx *c)
+{
+	const struct np_opts *o = c->o;
+	struct index idx;
+	struct witness_summary sum;
+	struct findings f = FINDINGS_INIT;
+	char *top = o->witness_root ? NULL : checkout_root(), *root;
+	struct err e;
+	int rc;
+
+	if (!o->witness_root && !top) {
+		cli_errorf(NP_CMD, "--verify-witnesses: outside a checkout of fak, name the witness root "
+				   "(--verify-witnesses DIR)");
+		return EXIT_USAGE;
+	}
+	root = o->witness_root ? xstrdup(o->witness_root) : xasprintf("%s/" CHECKOUT_WITNESSES, top);
+	if ((o->index ? index_load_file(&idx, o->index, &e) : index_load_default(&idx, &e)) < 0) {
+		free(top);
+		free(root);
+		return cli_fail(NP_CMD, &e);
+	}
+	index_validate(&idx, c->g, &f);
+	if (!f.nr)
+		witness_verify(root, c->g, &idx, &sum, &f);
+	if (f.nr) {
+		rc = cli_findings(NP_CMD, "witnesses do not verify", &f);
+	} else {
+		printf("VERIFIED %zu witness folder%s under %s; %zu external witness%s (recorded before fak kept "
+		       "witness folders: they name their issue)\n",
+		       sum.verified, sum.verified == 1 ? "" : "s", o->witness_root ? o->witness_root : CHECKOUT_WITNESSES,
+		       sum.external, sum.external == 1 ? "" : "es");
+		rc = EXIT_OK;
+	}
+	findings_release(&f);
+	index_release(&idx);
+	free(top);
+	free(root);
+	return rc;
+}

@@ -1,0 +1,356 @@
+/* Writing a promotion all together or not at all.
+ *
+ * 1. The journal (in the graph file's folder) says "staging" and lists the
+ *    staged paths: the new graph and index beside their targets, the new
+ *    witness folder beside the witness root. Each is written and fsynced.
+ * 2. The journal is rewritten (atomically) to "committing" with the renames
+ *    to run: witness folder, graph, index.
+ * 3. The renames run; the journal is removed.
+ * A crash in 1 leaves staged files that the next fak command deletes (rolled
+ * back: nothing visible changed); a crash in 2 or 3 leaves a journal whose
+ * renames the next fak command completes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/digest.h"
+#include "base/file.h"
+#include "base/json.h"
+#include "base/xalloc.h"
+#include "witness/witness.h"
+
+#define JOURNAL_SCHEMA "fak-promotion-journal/v1"
+
+/* FAK_PROMOTE_FAULT=N: SIGKILL at the N-th step (tests only). */
+static void fault_point(int *step)
+{
+	static int target = -1;
+
+	if (target < 0) {
+		const char *v = getenv(WITNESS_FAULT_ENV);
+
+		target = v ? atoi(v) : 0;
+	}
+	if (++*step == target)
+		kill(getpid(), SIGKILL);
+}
+
+static char *dir_of(const char *path)
+{
+	char *c = xstrdup(path), *d = xstrdup(dirname(c));
+
+	free(c);
+	return d;
+}
+
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* mkdir -p of path's parents (not path itself). */
+static int make_parents(const char *path, struct err *e)
+{
+	char *c = xstrdup(path);
+
+	for (char *s = c + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(c, 0755) < 0 && errno != EEXIST) {
+			int saved = errno;
+
+			err_errno(e, saved, "cannot create '%s'", c);
+			free(c);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(c);
+	return 0;
+}
+
+/* rm -r of a staging folder fak made itself. */
+static void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d))) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = xasprintf("%s/%s", path, de->d_name);
+		remove_tree(sub);
+		free(sub);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+static int write_synced(const char *path, const struct strbuf *data, struct err *e)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	size_t off = 0;
+
+	if (fd < 0)
+		return err_errno(e, errno, "cannot write '%s'", path);
+	while (off < data->len) {
+		ssize_t n = write(fd, data->buf + off, data->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+
+			close(fd);
+			return err_errno(e, saved, "cannot write '%s'", path);
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0)
+		return err_errno(e, errno, "cannot write '%s'", path);
+	return 0;
+}
+
+static int write_journal(const char *path, const char *state, json_t *staged, json_t *steps, struct err *e)
+{
+	json_t *j = jobj();
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	jset_str(j, "schema", JOURNAL_SCHEMA);
+	jset_str(j, "state", state);
+	jset_new(j, "staged", json_incref(staged));
+	jset_new(j, "steps", json_incref(steps));
+	json_write_pretty(&sb, j);
+	rc = file_write_atomic(path, sb.buf, sb.len, 0600, e);
+	sb_release(&sb);
+	json_decref(j);
+	return rc;
+}
+
+static json_t *step(const char *kind, const char *from, const char *to, const struct strbuf *data)
+{
+	json_t *s = jobj();
+
+	jset_str(s, "kind", kind);
+	jset_str(s, "from", from);
+	jset_str(s, "to", to);
+	if (data) {
+		char hex[65];
+
+		sha256_hex(data->buf, data->len, hex);
+		jset_str(s, "sha256", hex);
+	}
+	return s;
+}
+
+/* Runs one rename of the journal, or checks it already ran. */
+static int run_step(const json_t *s, struct err *e)
+{
+	const char *kind = json_string_value(json_object_get(s, "kind"));
+	const char *from = json_string_value(json_object_get(s, "from"));
+	const char *to = json_string_value(json_object_get(s, "to"));
+	const char *sha = json_string_value(json_object_get(s, "sha256"));
+	struct stat st;
+	char *dir;
+
+	if (!kind || !from || !to)
+		return err_set(e, "the promotion journal is damaged");
+	if (lstat(from, &st) == 0) {
+		if (make_parents(to, e) < 0)
+			return -1;
+		if (rename(from, to) < 0)
+			return err_errno(e, errno, "cannot move '%s' to '%s'", from, to);
+		dir = dir_of(to);
+		sync_dir(dir);
+		free(dir);
+		return 0;
+	}
+	if (stat(to, &st) < 0)
+		return err_set(e, "neither '%s' nor '%s' exists; the promotion cannot be completed", from, to);
+	if (sha) {
+		char hex[65];
+		int64_t bytes;
+
+		if (digest_file(to, hex, &bytes, e) < 0)
+			return -1;
+		if (strcmp(hex, sha))
+			return err_set(e, "'%s' is not what the promotion wrote; the promotion cannot be completed", to);
+	}
+	return 0;
+}
+
+int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths, struct err *e)
+{
+	char graph[PATH_MAX], index[PATH_MAX], rootparent[PATH_MAX];
+	char *gdir = NULL, *idir = NULL, *journal = NULL, *gtmp = NULL, *itmp = NULL, *wtmp = NULL,
+	     *wdest = NULL, *copy = NULL;
+	json_t *staged = jarr(), *steps = jarr();
+	int fault = 0, rc = -1;
+	struct stat st;
+
+	if (!realpath(paths->graph, graph) || !realpath(paths->index, index)) {
+		err_errno(e, errno, "cannot resolve the graph or index path");
+		goto out;
+	}
+	copy = xstrdup(paths->root);
+	if (!realpath(dirname(copy), rootparent)) {
+		err_errno(e, errno, "cannot resolve the folder of the witness root '%s'", paths->root);
+		goto out;
+	}
+	free(copy);
+	copy = xstrdup(paths->root);
+	wdest = xasprintf("%s/%s/%s", rootparent, basename(copy), p->rel);
+	gdir = dir_of(graph);
+	idir = dir_of(index);
+	journal = xasprintf("%s/" WITNESS_JOURNAL, gdir);
+	if (stat(journal, &st) == 0) {
+		err_set(e, "'%s' exists: another promotion is unfinished", journal);
+		goto out;
+	}
+	gtmp = xasprintf("%s/.fak-promote-%ld-graph", gdir, (long)getpid());
+	itmp = xasprintf("%s/.fak-promote-%ld-index", idir, (long)getpid());
+	wtmp = xasprintf("%s/.fak-promote-%ld-witness", rootparent, (long)getpid());
+	jpush_new(staged, json_string(gtmp));
+	jpush_new(staged, json_string(itmp));
+	jpush_new(staged, json_string(wtmp));
+	if (write_journal(journal, "staging", staged, steps, e) < 0)
+		goto out;
+	fault_point(&fault);
+	if (write_synced(gtmp, &p->new_graph, e) < 0)
+		goto out;
+	fault_point(&fault);
+	if (write_synced(itmp, &p->new_index, e) < 0)
+		goto out;
+	fault_point(&fault);
+	if (mkdir(wtmp, 0755) < 0) {
+		err_errno(e, errno, "cannot create '%s'", wtmp);
+		goto out;
+	}
+	for (size_t i = 0; i < p->nr_files; i++) {
+		char *f = xasprintf("%s/%s", wtmp, p->files[i].path);
+		int r = make_parents(f, e) < 0 ? -1 : write_synced(f, &p->files[i].data, e);
+
+		free(f);
+		if (r < 0)
+			goto out;
+	}
+	sync_dir(wtmp);
+	fault_point(&fault);
+	jpush_new(steps, step("dir", wtmp, wdest, NULL));
+	jpush_new(steps, step("file", gtmp, graph, &p->new_graph));
+	jpush_new(steps, step("file", itmp, index, &p->new_index));
+	if (write_journal(journal, "committing", staged, steps, e) < 0)
+		goto out;
+	fault_point(&fault);
+	for (size_t i = 0; i < json_array_size(steps); i++) {
+		if (run_step(json_array_get(steps, i), e) < 0)
+			goto out;
+		fault_point(&fault);
+	}
+	if (unlink(journal) < 0) {
+		err_errno(e, errno, "cannot remove '%s'", journal);
+		goto out;
+	}
+	sync_dir(gdir);
+	rc = 0;
+out:
+	if (rc < 0 && journal) {
+		/* finish now as the next command would: roll back while staging,
+		 * complete while committing */
+		const char *what;
+		struct err e2;
+
+		witness_recover(gdir, &what, &e2);
+	}
+	json_decref(staged);
+	json_decref(steps);
+	free(copy);
+	free(gdir);
+	free(idir);
+	free(journal);
+	free(gtmp);
+	free(itmp);
+	free(wtmp);
+	free(wdest);
+	return rc;
+}
+
+int witness_recover(const char *dir, const char **what, struct err *e)
+{
+	char *path = xasprintf("%s/" WITNESS_JOURNAL, dir);
+	struct strbuf sb = STRBUF_INIT;
+	const char *state;
+	json_t *j = NULL;
+	int rc = -1;
+
+	if (what)
+		*what = "";
+	if (access(path, F_OK) < 0) {
+		free(path);
+		return 0;
+	}
+	if (file_read(path, (size_t)1 << 20, &sb, e) < 0 || !(j = json_parse_strict(sb.buf, sb.len, path, e)))
+		goto out;
+	state = json_string_value(json_object_get(j, "state"));
+	if (!state || strcmp(json_string_value(json_object_get(j, "schema")) ? json_string_value(json_object_get(j, "schema")) : "",
+			     JOURNAL_SCHEMA)) {
+		err_set(e, "'%s' is not a promotion journal", path);
+		goto out;
+	}
+	if (!strcmp(state, "staging")) {
+		size_t i;
+		const json_t *s;
+
+		json_array_foreach (json_object_get(j, "staged"), i, s)
+			if (json_is_string(s))
+				remove_tree(json_string_value(s));
+		if (what)
+			*what = "rolled back";
+	} else if (!strcmp(state, "committing")) {
+		size_t i;
+		const json_t *s;
+
+		json_array_foreach (json_object_get(j, "steps"), i, s)
+			if (run_step(s, e) < 0) {
+				err_prefix(e, "recovering the promotion of '%s'", path);
+				goto out;
+			}
+		if (what)
+			*what = "completed";
+	} else {
+		err_set(e, "'%s': unknown state \"%s\"", path, state);
+		goto out;
+	}
+	if (unlink(path) < 0) {
+		err_errno(e, errno, "cannot remove '%s'", path);
+		goto out;
+	}
+	sync_dir(dir);
+	rc = 0;
+out:
+	json_decref(j);
+	sb_release(&sb);
+	free(path);
+	return rc;
+}

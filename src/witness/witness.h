@@ -1,0 +1,92 @@
+#ifndef FAK_WITNESS_WITNESS_H
+#define FAK_WITNESS_WITNESS_H
+/* Promotion: a passing experiment becomes an immutable witness folder, the
+ * lever's witnessed effect in the graph and a CURRENT row of the index, all
+ * together or not at all; and the verification of every witness.
+ *
+ * A witness folder is <root>/<envelope>/<lever>/<date>-<12 hex>/ holding the
+ * receipts, attestations, gate request, the recomputed comparison and gate
+ * verdict, the digests of the logs, and MANIFEST.json (every file's size
+ * and sha256, the fak version, the sha256 of the graph file at promotion).
+ * The 12 hex digits begin the sha256 of MANIFEST.json, so the name proves
+ * the manifest. The graph and the index name a folder as
+ * "witness <envelope>/<lever>/<date>-<12 hex>" (relative to the root). */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/findings.h"
+#include "base/strbuf.h"
+#include "graph/graph.h"
+#include "index/index.h"
+
+#define WITNESS_MANIFEST_SCHEMA "fak-witness-manifest/v1"
+#define WITNESS_REF_PREFIX "witness "
+/* The journal of a promotion in progress, in the graph file's folder. */
+#define WITNESS_JOURNAL ".fak-promotion-journal.json"
+
+/* Where a promotion reads and writes. */
+struct witness_paths {
+	const char *graph;	/* the graph file (read and replaced) */
+	const char *index;	/* the index file (read and replaced) */
+	const char *root;	/* the witness root folder */
+};
+
+/* A computed promotion: nothing written yet. */
+struct promotion {
+	char *name;		/* "<date>-<12 hex>" */
+	char *rel;		/* "<envelope>/<lever>/<name>" */
+	char *manifest_digest;	/* "sha256:<hex>" of MANIFEST.json */
+	struct strbuf old_graph, new_graph, old_index, new_index;
+	/* the witness folder's files: path relative to the folder, bytes */
+	struct witness_file {
+		char *path;
+		struct strbuf data;
+	} *files;
+	size_t nr_files;
+	/* for the report */
+	char *lever_id, *envelope_id, *next_lever, *summary;
+	char **disabled;	/* conflicting levers turned off */
+	size_t nr_disabled;
+	char *demoted;		/* the previous CURRENT row's envelope key, or NULL */
+};
+
+/* Computes the promotion of `from`: an experiment folder (written by `fak
+ * bench experiment`) or a gate request file (a manual loop). Trusts
+ * nothing in it: every attestation, log and receipt is verified, the
+ * comparison and the gate are recomputed, and only a `pass` under a policy
+ * that requires system baselines is promoted; the lever must still be
+ * ready in the graph and the witness folder must not exist. Refusals are
+ * findings (out); e for I/O. version: fak's. */
+int witness_promote_plan(const char *from, const struct witness_paths *paths, const char *version,
+			 struct promotion *p, struct findings *out, struct err *e);
+
+/* Writes the promotion through a journal: every file is staged first, then
+ * the renames run; a crash at any point leaves either nothing or a
+ * journal that witness_recover completes. */
+int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths, struct err *e);
+void promotion_release(struct promotion *p);
+
+/* Finds a journal in dir (the graph file's folder) and completes or rolls
+ * back the promotion it describes. *what (may be NULL) gets "", "completed"
+ * or "rolled back". */
+int witness_recover(const char *dir, const char **what, struct err *e);
+
+/* What --verify-witnesses found. */
+struct witness_summary {
+	size_t folders, verified, external;
+};
+
+/* Re-verifies every witness folder under root (manifest, digests,
+ * attestations, receipts, a passing gate verdict), that each witnessed
+ * lever and each index row naming a witness names one that verifies, and
+ * that no folder is orphaned. External witnesses (evidence recorded before
+ * fak kept witness folders, which names an issue instead) are counted. */
+void witness_verify(const char *root, const struct graph *g, const struct index *idx,
+		    struct witness_summary *sum, struct findings *out);
+
+/* The test knob of the fault-injection tests: $FAK_PROMOTE_FAULT=N kills
+ * fak with SIGKILL at the N-th step of witness_promote_commit. */
+#define WITNESS_FAULT_ENV "FAK_PROMOTE_FAULT"
+
+#endif

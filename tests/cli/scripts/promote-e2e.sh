@@ -1,0 +1,66 @@
+# The loop closed on the example: fak bench experiment, then --promote into
+# copies of the example graph and the committed index: --next names the
+# following lever, the front-door page shows the new CURRENT row,
+# --verify-witnesses passes, and changing any byte of the witness makes it
+# fail with the file named. The copy of the example graph asks for noise
+# within 10% instead of 2%: a shared test machine's memory bandwidth varies
+# more from run to run than the example's own criterion allows. A busy host
+# can still make a run's gate investigate (the sampler saw other load); the
+# experiment is then measured again, up to four times.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+build=$(dirname "$FAK")
+make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
+printf '0123456789abcdef0123456789abcdef\n' >machine-id
+jq '.criteria[].maximum_noise_percent = 10' "$ROOT/examples/cpu-decode/graph.json" >graph.json
+cp "$ROOT/examples/cpu-decode/index.json" index.json
+cp "$ROOT/docs/QWEN-PERFORMANCE-INDEX.md" page.md
+np() { "$FAK" native-performance --graph graph.json "$@"; }
+
+try=1
+while :; do
+	GRAPH=$PWD/graph.json BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
+		--baseline-duration 100ms --interval 20ms --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
+		{ cat xp.txt; fail "experiment"; }
+	[ "$(jq -r .classification run$try/gate.json)" = pass ] && break
+	echo "attempt $try: gate $(jq -r '.classification + ": " + .reason' run$try/gate.json)"
+	[ $try -lt 4 ] || fail "no passing run in 4 attempts"
+	try=$((try + 1))
+done
+run=run$try
+
+np --index index.json --witness-root witnesses --promote $run >promote.txt || { cat promote.txt; fail "promote"; }
+grep -q '^promoted cpu.q8-row-blocked-sse2-matvec in cpu-decode-synthetic-q8-linux-amd64-p2-t5: median ' promote.txt ||
+	{ cat promote.txt; fail "promote output"; }
+grep -qx 'next: cpu.drop-row-recheck' promote.txt || fail "promote does not name the next lever"
+np --next --json | jq -e '.lever.id == "cpu.drop-row-recheck"' >/dev/null || fail "--next did not advance"
+np --json | jq -e '.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec")
+	| .enabled and .status == "present" and .witnessed.classification == "witnessed"
+	  and (.witnessed.receipt | startswith("witness cpu-decode-synthetic-q8-linux-amd64-p2-t5/"))' >/dev/null ||
+	fail "the lever is not enabled and witnessed"
+day=$(jq -r .observed_on witnesses/*/*/*/MANIFEST.json)
+np --frontdoor-md --index index.json --as-of "$day" --write-doc page.md || fail "--write-doc"
+grep -q '^| \*\*CURRENT\*\* | `cpu-decode-synthetic-q8-linux-amd64-p2-t5` |' page.md || fail "no CURRENT row on the page"
+np --index index.json --verify-witnesses witnesses >v.txt || { cat v.txt; fail "--verify-witnesses"; }
+grep -q '^VERIFIED 1 witness folder under witnesses; ' v.txt || { cat v.txt; fail "verify output"; }
+
+# any byte of any file of the witness: --verify-witnesses fails naming that file
+w=$(cd witnesses && echo */*/*)
+for f in $(cd "witnesses/$w" && find . -type f | sed 's|^\./||' | sort); do
+	cp "witnesses/$w/$f" saved
+	printf 'X' | dd of="witnesses/$w/$f" bs=1 seek=10 conv=notrunc 2>/dev/null
+	if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then
+		fail "a changed byte in $f went unnoticed"; fi
+	grep -q "$w/$f" err.txt || { cat err.txt; fail "the finding does not name $f"; }
+	cp saved "witnesses/$w/$f"
+done
+np --index index.json --verify-witnesses witnesses >/dev/null || fail "restored witness does not verify"
+# an orphaned folder and a missing one
+cp -r "witnesses/$w" "witnesses/$w-copy"
+if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an orphan went unnoticed"; fi
+grep -q "orphaned" err.txt || { cat err.txt; fail "orphan finding"; }
+rm -rf "witnesses/$w-copy" "witnesses/$w"
+if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "a missing witness went unnoticed"; fi
+grep -q 'lever "cpu.q8-row-blocked-sse2-matvec": its witness .* does not verify or does not exist' err.txt ||
+	{ cat err.txt; fail "missing witness finding"; }
+echo ok

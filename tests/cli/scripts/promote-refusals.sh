@@ -1,0 +1,62 @@
+# --promote refuses, with graph, index and witness root left byte for byte
+# unchanged: an investigate run, a regression run, the same run twice, a
+# graph whose lever changed since the experiment; --dry-run writes nothing.
+set -u
+. "$FIX/experiment/lib.sh"
+fail() { echo "FAIL: $*"; exit 1; }
+cp "$ROOT/examples/cpu-decode/index.json" index.json
+state() { find graph.json index.json wit -type f 2>/dev/null | sort | xargs sha256sum 2>/dev/null; ls -a . | grep -c fak-; }
+promote() { "$FAK" native-performance --graph graph.json --index index.json --witness-root wit --promote "$@"; }
+refused() {	# refused RUN PATTERN: refused, with the finding, nothing changed
+	before=$(state)
+	if promote "$1" >out.txt 2>err.txt; then cat out.txt; fail "$1 was promoted"; fi
+	grep -q '^fak native-performance: promote: refused; nothing written' err.txt || { cat err.txt; fail "$1: header"; }
+	grep -q "$2" err.txt || { cat err.txt; fail "$1: no finding '$2'"; }
+	[ "$(state)" = "$before" ] || fail "$1: something changed"
+}
+pass_run() {	# a passing run in $1 (a busy host may need another try)
+	for t in 1 2 3 4; do
+		rm -rf "$1" runs.count
+		xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir "$1" >/dev/null || fail "run"
+		[ "$(jq -r .classification "$1/gate.json")" = pass ] && return 0
+	done
+	fail "no passing run in 4 attempts"
+}
+
+xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=97.5 ./bench.sh' --out-dir drop >/dev/null || fail "drop run"
+refused drop "^  gate: investigate ("
+xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=50 ./bench.sh' --out-dir slow >/dev/null || fail "slow run"
+refused slow "^  gate: $(jq -r .classification slow/gate.json) ("
+
+pass_run good
+before=$(state)
+promote good --dry-run >dry.txt || fail "--dry-run"
+[ "$(state)" = "$before" ] || fail "--dry-run wrote something"
+grep -q '^-      "enabled": false,$' dry.txt && grep -q '^+      "enabled": true,$' dry.txt || { cat dry.txt; fail "dry-run diff"; }
+grep -q '^new witness folder wit/test-cpu-p4-t8/cpu.fast/' dry.txt || fail "dry-run witness"
+
+# the graph changed since the experiment: the lever was enabled by hand
+cp graph.json graph.orig
+jq '(.levers[] | select(.id == "cpu.fast")) |= (.enabled = true | .status = "present")' graph.orig >graph.json
+refused good "^  lever \"cpu.fast\" is not ready in 'graph.json' any more"
+cp graph.orig graph.json
+
+promote good >/dev/null || fail "the passing run was not promoted"
+refused good "^  lever \"cpu.fast\" is not ready"
+# the same folder again, into the graph as it was: the witness exists
+cp graph.json graph.promoted
+cp graph.orig graph.json
+cp index.json index.promoted
+cp "$ROOT/examples/cpu-decode/index.json" index.json
+refused good "^  witness folder 'wit/test-cpu-p4-t8/cpu.fast/.*' exists already: this run was promoted$"
+
+# evidence edited inside the folder is refused
+cp -r good edited
+jq '.repetitions[0].tokens_per_second = 130' good/candidate.json >edited/candidate.json
+refused edited "^  gate-request.json: its candidate is not candidate.json$"
+jq --slurpfile c edited/candidate.json '.candidate = $c[0]' good/gate-request.json >edited/gate-request.json
+refused edited "repetitions\[0\].tokens_per_second: 130 differs from 120"
+cp -r good badlog
+printf 'x' >>badlog/logs/candidate-1.stdout
+refused badlog "^  logs/candidate-1.stdout: not the output attestations/candidate-1.json sealed$"
+echo ok
