@@ -27,7 +27,6 @@
 #include "base/xalloc.h"
 #include "witness/witness.h"
 
-#define JOURNAL_SCHEMA "fak-promotion-journal/v1"
 
 /* FAK_PROMOTE_FAULT=N: SIGKILL at the N-th step (tests only). */
 static void fault_point(int *step)
@@ -137,7 +136,7 @@ static int write_journal(const char *path, const char *state, json_t *staged, js
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
-	jset_str(j, "schema", JOURNAL_SCHEMA);
+	jset_str(j, "schema", WITNESS_JOURNAL_SCHEMA);
 	jset_str(j, "state", state);
 	jset_new(j, "staged", json_incref(staged));
 	jset_new(j, "steps", json_incref(steps));
@@ -165,37 +164,32 @@ static json_t *step(const char *kind, const char *from, const char *to, const st
 }
 
 /* Runs one rename of the journal, or checks it already ran. */
-static int run_step(const json_t *s, struct err *e)
+static int run_step(const struct witness_step *s, struct err *e)
 {
-	const char *kind = json_string_value(json_object_get(s, "kind"));
-	const char *from = json_string_value(json_object_get(s, "from"));
-	const char *to = json_string_value(json_object_get(s, "to"));
-	const char *sha = json_string_value(json_object_get(s, "sha256"));
 	struct stat st;
 	char *dir;
 
-	if (!kind || !from || !to)
-		return err_set(e, "the promotion journal is damaged");
-	if (lstat(from, &st) == 0) {
-		if (make_parents(to, e) < 0)
+	if (lstat(s->from, &st) == 0) {
+		if (make_parents(s->to, e) < 0)
 			return -1;
-		if (rename(from, to) < 0)
-			return err_errno(e, errno, "cannot move '%s' to '%s'", from, to);
-		dir = dir_of(to);
+		if (rename(s->from, s->to) < 0)
+			return err_errno(e, errno, "cannot move '%s' to '%s'", s->from, s->to);
+		dir = dir_of(s->to);
 		sync_dir(dir);
 		free(dir);
 		return 0;
 	}
-	if (stat(to, &st) < 0)
-		return err_set(e, "neither '%s' nor '%s' exists; the promotion cannot be completed", from, to);
-	if (sha) {
+	if (stat(s->to, &st) < 0)
+		return err_set(e, "neither '%s' nor '%s' exists; the promotion cannot be completed", s->from, s->to);
+	if (s->sha256) {
 		char hex[65];
 		int64_t bytes;
 
-		if (digest_file(to, hex, &bytes, e) < 0)
+		if (digest_file(s->to, hex, &bytes, e) < 0)
 			return -1;
-		if (strcmp(hex, sha))
-			return err_set(e, "'%s' is not what the promotion wrote; the promotion cannot be completed", to);
+		if (strcmp(hex, s->sha256))
+			return err_set(e, "'%s' is not what the promotion wrote; the promotion cannot be completed",
+				       s->to);
 	}
 	return 0;
 }
@@ -263,10 +257,25 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	if (write_journal(journal, "committing", staged, steps, e) < 0)
 		goto out;
 	fault_point(&fault);
-	for (size_t i = 0; i < json_array_size(steps); i++) {
-		if (run_step(json_array_get(steps, i), e) < 0)
+	{
+		struct strbuf jb = STRBUF_INIT;
+		struct witness_journal j;
+		int r = file_read(journal, (size_t)1 << 20, &jb, e);
+
+		/* the renames as recovery would read them back */
+		if (r == 0)
+			r = witness_journal_parse(jb.buf, jb.len, &j, e);
+		sb_release(&jb);
+		if (r < 0)
 			goto out;
-		fault_point(&fault);
+		for (size_t i = 0; i < j.nr_steps && r == 0; i++) {
+			r = run_step(&j.steps[i], e);
+			if (r == 0)
+				fault_point(&fault);
+		}
+		witness_journal_release(&j);
+		if (r < 0)
+			goto out;
 	}
 	if (unlink(journal) < 0) {
 		err_errno(e, errno, "cannot remove '%s'", journal);
@@ -300,8 +309,8 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 {
 	char *path = xasprintf("%s/" WITNESS_JOURNAL, dir);
 	struct strbuf sb = STRBUF_INIT;
-	const char *state;
-	json_t *j = NULL;
+	struct witness_journal j;
+	bool parsed = false;
 	int rc = -1;
 
 	if (what)
@@ -310,37 +319,26 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 		free(path);
 		return 0;
 	}
-	if (file_read(path, (size_t)1 << 20, &sb, e) < 0 || !(j = json_parse_strict(sb.buf, sb.len, path, e)))
+	if (file_read(path, (size_t)1 << 20, &sb, e) < 0)
 		goto out;
-	state = json_string_value(json_object_get(j, "state"));
-	if (!state || strcmp(json_string_value(json_object_get(j, "schema")) ? json_string_value(json_object_get(j, "schema")) : "",
-			     JOURNAL_SCHEMA)) {
-		err_set(e, "'%s' is not a promotion journal", path);
+	if (witness_journal_parse(sb.buf, sb.len, &j, e) < 0) {
+		err_prefix(e, "'%s' cannot be recovered; look at it and remove it by hand", path);
 		goto out;
 	}
-	if (!strcmp(state, "staging")) {
-		size_t i;
-		const json_t *s;
-
-		json_array_foreach (json_object_get(j, "staged"), i, s)
-			if (json_is_string(s))
-				remove_tree(json_string_value(s));
+	parsed = true;
+	if (!j.committing) {
+		for (size_t i = 0; i < j.nr_staged; i++)
+			remove_tree(j.staged[i]);
 		if (what)
 			*what = "rolled back";
-	} else if (!strcmp(state, "committing")) {
-		size_t i;
-		const json_t *s;
-
-		json_array_foreach (json_object_get(j, "steps"), i, s)
-			if (run_step(s, e) < 0) {
+	} else {
+		for (size_t i = 0; i < j.nr_steps; i++)
+			if (run_step(&j.steps[i], e) < 0) {
 				err_prefix(e, "recovering the promotion of '%s'", path);
 				goto out;
 			}
 		if (what)
 			*what = "completed";
-	} else {
-		err_set(e, "'%s': unknown state \"%s\"", path, state);
-		goto out;
 	}
 	if (unlink(path) < 0) {
 		err_errno(e, errno, "cannot remove '%s'", path);
@@ -349,7 +347,8 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 	sync_dir(dir);
 	rc = 0;
 out:
-	json_decref(j);
+	if (parsed)
+		witness_journal_release(&j);
 	sb_release(&sb);
 	free(path);
 	return rc;

@@ -115,64 +115,46 @@ static bool verify_folder(const char *root, const char *rel, struct findings *ou
 	char *dir = xasprintf("%s/%s", root, rel), *mpath = xasprintf("%s/MANIFEST.json", dir);
 	struct strbuf mb = STRBUF_INIT;
 	struct refs actual = { 0 };
-	size_t before = out->nr, i;
-	const json_t *f, *files;
-	json_t *m = NULL;
+	struct witness_manifest m;
+	size_t before = out->nr;
 	struct err e;
-	char hex[65], *want = NULL;
+	char hex[65], *want;
 
-	if (file_read(mpath, FILE_CAP, &mb, &e) < 0 || !(m = json_parse_strict(mb.buf, mb.len, "MANIFEST.json", &e))) {
+	if (file_read(mpath, FILE_CAP, &mb, &e) < 0 || witness_manifest_parse(mb.buf, mb.len, &m, &e) < 0) {
 		findings_addf(out, "%s/MANIFEST.json: %s", rel, e.msg);
 		goto out;
 	}
 	sha256_hex(mb.buf, mb.len, hex);
-	files = json_object_get(m, "files");
-	{
-		const char *schema = json_string_value(json_object_get(m, "schema"));
-		const char *env = json_string_value(json_object_get(m, "envelope_id"));
-		const char *lever = json_string_value(json_object_get(m, "lever_id"));
-		const char *day = json_string_value(json_object_get(m, "observed_on"));
-
-		if (!schema || strcmp(schema, WITNESS_MANIFEST_SCHEMA) || !env || !lever || !day || !json_is_array(files)) {
-			findings_addf(out, "%s/MANIFEST.json: not a %s manifest", rel, WITNESS_MANIFEST_SCHEMA);
-			goto out;
-		}
-		want = xasprintf("%s/%s/%s-%.12s", env, lever, day, hex);
-		if (strcmp(want, rel))
-			findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the manifest was changed or "
-					   "the folder moved", rel, hex, want);
-	}
+	want = xasprintf("%s/%s/%s-%.12s", m.envelope_id, m.lever_id, m.observed_on, hex);
+	if (strcmp(want, rel))
+		findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the manifest was changed or "
+				   "the folder moved", rel, hex, want);
+	free(want);
 	list_files(dir, "", &actual);
-	json_array_foreach (files, i, f) {
-		const char *path = json_string_value(json_object_get(f, "path"));
-		const char *sha = json_string_value(json_object_get(f, "sha256"));
-		json_int_t bytes = json_integer_value(json_object_get(f, "bytes"));
+	for (size_t i = 0; i < m.nr_files; i++) {
+		const struct witness_entry *f = &m.files[i];
 		struct strbuf data = STRBUF_INIT;
-		char *fp;
 		bool listed = false;
+		char *fp;
 
-		if (!path || !sha || strstr(path, "..") || path[0] == '/') {
-			findings_addf(out, "%s/MANIFEST.json: files[%zu] is malformed", rel, i);
-			continue;
-		}
 		for (size_t k = 0; k < actual.n; k++)
-			if (actual.v[k] && !strcmp(actual.v[k], path)) {
+			if (actual.v[k] && !strcmp(actual.v[k], f->path)) {
 				free(actual.v[k]);
 				actual.v[k] = NULL;
 				listed = true;
 			}
-		fp = xasprintf("%s/%s", dir, path);
+		fp = xasprintf("%s/%s", dir, f->path);
 		if (!listed || file_read(fp, FILE_CAP, &data, &e) < 0) {
-			findings_addf(out, "%s/%s: listed in the manifest but missing", rel, path);
+			findings_addf(out, "%s/%s: listed in the manifest but missing", rel, f->path);
 		} else {
 			char got[65];
 
 			sha256_hex(data.buf, data.len, got);
-			if ((json_int_t)data.len != bytes || strcmp(got, sha))
+			if ((long long)data.len != f->bytes || strcmp(got, f->sha256))
 				findings_addf(out, "%s/%s: %zu bytes with sha256 %s; the manifest says %lld bytes with sha256 %s",
-					      rel, path, data.len, got, (long long)bytes, sha);
+					      rel, f->path, data.len, got, f->bytes, f->sha256);
 			else
-				check_contents(rel, path, &data, out);
+				check_contents(rel, f->path, &data, out);
 		}
 		free(fp);
 		sb_release(&data);
@@ -180,12 +162,11 @@ static bool verify_folder(const char *root, const char *rel, struct findings *ou
 	for (size_t k = 0; k < actual.n; k++)
 		if (actual.v[k])
 			findings_addf(out, "%s/%s: not listed in the manifest", rel, actual.v[k]);
+	witness_manifest_release(&m);
 out:
 	for (size_t k = 0; k < actual.n; k++)
 		free(actual.v[k]);
 	free(actual.v);
-	free(want);
-	json_decref(m);
 	sb_release(&mb);
 	free(mpath);
 	free(dir);

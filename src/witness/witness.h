@@ -17,6 +17,7 @@
 #include "base/err.h"
 #include "base/findings.h"
 #include "base/strbuf.h"
+#include "base/json.h"
 #include "graph/graph.h"
 #include "index/index.h"
 
@@ -24,6 +25,7 @@
 #define WITNESS_REF_PREFIX "witness "
 /* The journal of a promotion in progress, in the graph file's folder. */
 #define WITNESS_JOURNAL ".fak-promotion-journal.json"
+#define WITNESS_JOURNAL_SCHEMA "fak-promotion-journal/v1"
 
 /* Where a promotion reads and writes. */
 struct witness_paths {
@@ -84,6 +86,39 @@ struct witness_summary {
  * fak kept witness folders, which names an issue instead) are counted. */
 void witness_verify(const char *root, const struct graph *g, const struct index *idx,
 		    struct witness_summary *sum, struct findings *out);
+
+/* Strict decoders of the two documents a witness and a promotion keep on
+ * disk (they are outside input once written): MANIFEST.json and the
+ * journal. Errors carry the JSON path. */
+struct witness_manifest {
+	json_t *doc;		/* owned; strings borrow into it */
+	const char *envelope_id, *lever_id, *observed_on, *fak_version, *graph_sha256;
+	struct witness_entry {
+		const char *path, *sha256;
+		long long bytes;
+	} *files;		/* owned array */
+	size_t nr_files;
+};
+int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e);
+void witness_manifest_release(struct witness_manifest *m);
+
+struct witness_journal {
+	json_t *doc;		/* owned */
+	bool committing;	/* else staging */
+	const char **staged;	/* owned array of borrowed paths */
+	size_t nr_staged;
+	struct witness_step {
+		bool dir;
+		const char *from, *to, *sha256;	/* sha256 NULL for a folder */
+	} *steps;
+	size_t nr_steps;
+};
+/* Also refuses any path fak would not have written: every staged and
+ * every "from" path is absolute and named .fak-promote-*, and a step moves
+ * it only below its own folder (a damaged or planted journal cannot make
+ * recovery delete or move anything else). */
+int witness_journal_parse(const char *buf, size_t len, struct witness_journal *j, struct err *e);
+void witness_journal_release(struct witness_journal *j);
 
 /* The test knob of the fault-injection tests: $FAK_PROMOTE_FAULT=N kills
  * fak with SIGKILL at the N-th step of witness_promote_commit. */
