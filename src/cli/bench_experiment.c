@@ -319,6 +319,8 @@ int bench_experiment(int argc, char **argv)
 	if ((rc = check_usage(&eo, &o)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;
+	if ((rc = cli_recover_promotion(CMD, eo.graph)))
+		goto out_opts;
 	if ((eo.graph ? graph_load_file(&g, eo.graph, &e) : graph_load_default(&g, &e)) < 0) {
 		rc = cli_fail(CMD, &e);
 		goto out_opts;

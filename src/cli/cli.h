@@ -33,6 +33,10 @@ void cli_out_json(json_t *doc);
 /* Subcommands. argv[0] is the subcommand name. */
 int cmd_native_performance(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* Completes or rolls back an interrupted promotion whose journal lies next
+ * to graph (NULL or "-": the checkout's data file, when in a checkout);
+ * says so on stderr under cmd. Returns 0 or EXIT_FAIL (np_witness.c). */
+int cli_recover_promotion(const char *cmd, const char *graph);
 /* `fak bench experiment` (bench_experiment.c). */
 int bench_experiment(int argc, char **argv);
 

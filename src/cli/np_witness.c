@@ -67,15 +67,15 @@ static void release(char **own)
 		free(own[i]);
 }
 
-int np_recover(const struct np_opts *o)
+int cli_recover_promotion(const char *cmd, const char *graph)
 {
 	char *top = NULL, *dir, *copy = NULL;
 	const char *what;
 	struct err e;
 	int rc = 0;
 
-	if (o->graph && strcmp(o->graph, "-")) {
-		copy = xstrdup(o->graph);
+	if (graph && strcmp(graph, "-")) {
+		copy = xstrdup(graph);
 		dir = xstrdup(dirname(copy));
 	} else if ((top = checkout_root())) {
 		dir = xasprintf("%s/data", top);
@@ -83,13 +83,18 @@ int np_recover(const struct np_opts *o)
 		return 0;
 	}
 	if (witness_recover(dir, &what, &e) < 0)
-		rc = cli_fail(NP_CMD, &e);
+		rc = cli_fail(cmd, &e);
 	else if (*what)
-		cli_errorf(NP_CMD, "an interrupted promotion was found in '%s' and %s", dir, what);
+		cli_errorf(cmd, "an interrupted promotion was found in '%s' and %s", dir, what);
 	free(copy);
 	free(top);
 	free(dir);
 	return rc;
+}
+
+int np_recover(const struct np_opts *o)
+{
+	return cli_recover_promotion(NP_CMD, o->graph);
 }
 
 int np_promote(const struct np_ctx *c)
