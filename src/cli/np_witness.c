@@ -37,7 +37,12 @@ static char *checkout_root(void)
 			return xstrdup(dir);
 		if (!strcmp(dir, "/"))
 			return NULL;
-		strcpy(dir, dirname(dir));
+		{
+			/* dirname works in place: its result may overlap dir */
+			const char *up = dirname(dir);
+
+			memmove(dir, up, strlen(up) + 1);
+		}
 	}
 }
 
@@ -100,8 +105,8 @@ int np_recover(const struct np_opts *o)
 int np_promote(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
-	struct witness_paths paths;
-	struct promotion p;
+	struct witness_paths paths = { 0 };
+	struct promotion p = { 0 };
 	struct findings f = FINDINGS_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char *own[3];

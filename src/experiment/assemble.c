@@ -79,7 +79,9 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 {
 	const struct xp_opts *o = x->o;
 	size_t n = (size_t)x->env->repetitions;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct xp_done **reps = xcalloc(n + 1, sizeof(*reps)), *quality = NULL;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct report **sealed = xcalloc(n + 1, sizeof(*sealed));
 	struct receipt t, r;
 	struct receipt_rep *rv = NULL;

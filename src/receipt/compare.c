@@ -315,9 +315,7 @@ static json_t *order_json(const struct receipt *r)
 	return o;
 }
 
-/* Per repetition: are its values sealed by a fak.system-baseline/v2
- * attestation (validation has checked that they equal it)? */
-static json_t *binding_json(const struct receipt *r)
+json_t *receipt_metrics_bound_json(const struct receipt *r)
 {
 	json_t *a = jarr();
 
@@ -426,8 +424,8 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	{
 		json_t *b = jobj();
 
-		jset_new(b, "baseline", binding_json(base));
-		jset_new(b, "candidate", binding_json(cand));
+		jset_new(b, "baseline", receipt_metrics_bound_json(base));
+		jset_new(b, "candidate", receipt_metrics_bound_json(cand));
 		jset_new(doc, "metrics_bound", b);
 	}
 	return doc;

@@ -922,6 +922,13 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	jset_new(doc, "accepted_samples", samples_json(&sa));
 	jset_new(doc, "candidate_samples", samples_json(&sc));
 	jset_new(doc, "checks", checks);
+	{
+		json_t *b = jobj();
+
+		jset_new(b, "last_accepted", receipt_metrics_bound_json(a));
+		jset_new(b, "candidate", receipt_metrics_bound_json(c));
+		jset_new(doc, "metrics_bound", b);
+	}
 	if (*cls != GATE_PASS && (!sb_investigate || *cls == GATE_REGRESSION)) {
 		struct strbuf paths = STRBUF_INIT;
 		json_t *suspects = suspects_json(a, c, &paths);

@@ -211,6 +211,11 @@ int receipt_memory_from_reports(const struct report *const *reps, size_t n, long
 int receipt_quality_from_reports(const struct report *const *reps, size_t n, struct wl_quality *q,
 				 struct err *e);
 
+/* Per repetition of a valid receipt: whether its values are sealed by a
+ * fak.system-baseline/v2 attestation (validation checked that they equal
+ * it). A new JSON array of booleans. */
+json_t *receipt_metrics_bound_json(const struct receipt *r);
+
 /* ---- comparison criterion ------------------------------------------------ */
 
 /* Resolve the comparison criterion from the run identity of r: the lever's

@@ -485,10 +485,12 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 				findings_addf(out, "candidate.json: repetition %zu is not sealed", i);
 	}
 	l = (struct lever *)(uintptr_t)graph_lever(&g, s.cand.changed_lever_id);
-	if (!l || !graph_lever_ready(&g, l))
+	if (!l || !graph_lever_ready(&g, l)) {
 		findings_addf(out, "lever \"%s\" is not ready in '%s' any more (enabled, witnessed, or a dependency "
 				   "off): the graph changed since the experiment; run it again",
 			      s.cand.changed_lever_id, paths->graph);
+		goto done;
+	}
 	if (out->nr)
 		goto done;
 	env = graph_envelope(&g, l->app.envelope_id);
