@@ -79,7 +79,9 @@ int cli_recover_promotion(const char *cmd, const char *graph)
 	struct err e;
 	int rc = 0;
 
-	if (graph && strcmp(graph, "-")) {
+	if (graph && !strcmp(graph, "-")) {
+		return 0;	/* standard input: no folder of its own */
+	} else if (graph) {
 		copy = xstrdup(graph);
 		dir = xstrdup(dirname(copy));
 	} else if ((top = checkout_root())) {

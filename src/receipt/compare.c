@@ -320,10 +320,15 @@ json_t *receipt_metrics_bound_json(const struct receipt *r)
 	json_t *a = jarr();
 
 	for (size_t i = 0; i < r->nr_reps; i++) {
-		const json_t *sch = i < r->nr_system_baselines ? json_object_get(r->system_baselines[i].json, "schema")
-							      : NULL;
+		const json_t *att = i < r->nr_system_baselines ? r->system_baselines[i].json : NULL;
+		const json_t *sch = att ? json_object_get(att, "schema") : NULL;
+		struct attest_facts facts;
+		struct err e;
 
-		jpush_new(a, json_boolean(json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2)));
+		/* only a verified v2 attestation seals (the gate keeps a failed
+		 * one as evidence to judge, not as a binding) */
+		jpush_new(a, json_boolean(json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2) &&
+					  attest_check(att, &facts, &e) == 0));
 	}
 	return a;
 }
