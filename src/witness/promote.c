@@ -17,6 +17,7 @@
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "sampler/report.h"
+#include "witness/internal.h"
 #include "witness/witness.h"
 
 #define READ_CAP ((size_t)64 << 20)
@@ -306,7 +307,7 @@ static double num_at(const json_t *o, const char *a, const char *b)
 }
 
 /* "7.942 -> 18.18 tok/s median (+128.9%, 90% interval +122.6%..+134.4%, n=3+3)" */
-static char *shift_text(const json_t *cmp)
+char *witness_shift_text(const json_t *cmp)
 {
 	const json_t *t = metric_of(cmp, "tokens_per_second");
 
@@ -387,7 +388,7 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	date_format(day + review_days, r);
 	jset_str(o, "lifecycle", "CURRENT");
 	jset_str(o, "envelope_key", env->id);
-	t2 = shift_text(cmp);
+	t2 = witness_shift_text(cmp);
 	s = xasprintf("%s: %s with lever %s.", env->throughput_metric, t2, lever);
 	jset_str(o, "highlight", s);
 	free(s);
@@ -577,7 +578,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	}
 
 	/* the graph */
-	p->summary = shift_text(cmp);
+	p->summary = witness_shift_text(cmp);
 	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, day);
 	texts[1] = xasprintf("%s, promoted by fak %s; manifest %s",
 			     sealed ? "fak bench experiment (sealed metrics)"

@@ -44,6 +44,14 @@ grep -q '^| \*\*CURRENT\*\* | `cpu-decode-synthetic-q8-linux-amd64-p2-t5` |' pag
 np --index index.json --verify-witnesses witnesses >v.txt || { cat v.txt; fail "--verify-witnesses"; }
 grep -q '^VERIFIED 1 witness folder under witnesses; ' v.txt || { cat v.txt; fail "verify output"; }
 
+# the graph may only quote what the witness proves
+cp graph.json graph.good
+jq '(.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec") | .witnessed.summary) |= sub("median [^;]*"; "median 1 -> 99 tok/s")' \
+	graph.good >graph.json
+if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an edited witnessed summary verified"; fi
+grep -q 'lever "cpu.q8-row-blocked-sse2-matvec": does not quote what its witness proves' err.txt || { cat err.txt; fail "quote"; }
+cp graph.good graph.json
+
 # any byte of any file of the witness: --verify-witnesses fails naming that file
 w=$(cd witnesses && echo */*/*)
 for f in $(cd "witnesses/$w" && find . -type f | sed 's|^\./||' | sort); do
