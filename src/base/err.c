@@ -50,7 +50,7 @@ int err_errno(struct err *e, int errnum, const char *fmt, ...)
 	return err_set(e, "%s: %s", what, strerror(errnum));
 }
 
-void bug_at(const char *file, int line, const char *fmt, ...)
+void bug_report(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,5 +59,4 @@ void bug_at(const char *file, int line, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	abort();
 }

@@ -79,9 +79,11 @@ int cli_recover_promotion(const char *cmd, const char *graph)
 	struct err e;
 	int rc = 0;
 
-	if (graph && !strcmp(graph, "-")) {
-		return 0;	/* standard input: no folder of its own */
-	} else if (graph) {
+	/* A graph on standard input has no folder of its own; outside a
+	 * checkout without --graph there is no evidence folder at all. */
+	if (graph && !strcmp(graph, "-"))
+		return 0;
+	if (graph) {
 		copy = xstrdup(graph);
 		dir = xstrdup(dirname(copy));
 	} else if ((top = checkout_root())) {

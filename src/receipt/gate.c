@@ -131,10 +131,11 @@ json_t *gate_policy_json(const struct graph *g, const struct lever *l, const cha
 {
 	const struct envelope *env = graph_envelope(g, l->app.envelope_id);
 	const struct criterion *c = env ? graph_criterion(g, env->id) : NULL;
-	json_t *p = jobj();
 
-	if (!c)
+	/* A validated graph gives every lever an envelope with a criterion. */
+	if (!env || !c)
 		BUG("lever \"%s\" has no envelope criterion", l->id);
+	json_t *p = jobj();
 	jset_str(p, "schema", GATE_POLICY_V2);
 	jset_str(p, "envelope_id", env->id);
 	jset_str(p, "changed_lever_id", l->id);
