@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 #include "receipt/gate.h"
+#include "render/chart.h"
 
 /* The finished runs of one arm and kind, by index. */
 static size_t runs_of(const struct xp *x, int arm, const char *kind, const struct xp_done **v)
@@ -206,16 +207,39 @@ static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted
 	return q;
 }
 
-static int write_doc(const struct xp *x, const char *name, const json_t *doc, struct err *e)
+const char *const xp_file_names[XP_NR_FILES] = {
+	"baseline.json", "candidate.json", "comparison.json", "gate-request.json", "gate.json", "chart.svg",
+};
+
+/* Writes the bytes of file k of xp_file_names (mode 0600: evidence; the
+ * chart 0644) and records their digest. */
+static int write_file(const struct xp *x, struct xp_result *res, size_t k, const struct strbuf *sb,
+		      struct err *e)
+{
+	char *path = xasprintf("%s/%s", x->o->out_dir, xp_file_names[k]);
+	int rc = file_write_atomic(path, sb->buf, sb->len, k + 1 == XP_NR_FILES ? 0644 : 0600, e);
+
+	sha256_hex(sb->buf, sb->len, res->sha256[k]);
+	free(path);
+	return rc;
+}
+
+/* Writes every file; the documents in docs[] follow xp_file_names. */
+static int write_all(const struct xp *x, struct xp_result *res, const json_t *const docs[XP_NR_FILES - 1],
+		     struct err *e)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = xasprintf("%s/%s", x->o->out_dir, name);
-	int rc;
+	int rc = 0;
 
-	json_write_pretty(&sb, doc);
-	rc = file_write_atomic(path, sb.buf, sb.len, 0600, e);
+	for (size_t k = 0; k < XP_NR_FILES && rc == 0; k++) {
+		sb_reset(&sb);
+		if (k + 1 < XP_NR_FILES)
+			json_write_pretty(&sb, docs[k]);
+		else
+			render_chart_runs(&sb, res->comparison);
+		rc = write_file(x, res, k, &sb, e);
+	}
 	sb_release(&sb);
-	free(path);
 	return rc;
 }
 
@@ -258,10 +282,14 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 		goto out;
 	}
 	res->gate_class = (int)cls;
-	if (write_doc(x, "baseline.json", docs[0], e) < 0 || write_doc(x, "candidate.json", docs[1], e) < 0 ||
-	    write_doc(x, "comparison.json", res->comparison, e) < 0 ||
-	    write_doc(x, "gate-request.json", req, e) < 0 || write_doc(x, "gate.json", res->gate, e) < 0)
-		goto out;
+	{
+		const json_t *const files[XP_NR_FILES - 1] = { docs[0], docs[1], res->comparison, req, res->gate };
+
+		if (write_all(x, res, files, e) < 0)
+			goto out;
+	}
+	res->receipts[0] = json_incref(docs[0]);
+	res->receipts[1] = json_incref(docs[1]);
 	rv = 0;
 out:
 	if (out->nr)
