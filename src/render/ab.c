@@ -351,7 +351,9 @@ static void gate_tail(struct strbuf *out, const json_t *gate)
 	struct strbuf t = STRBUF_INIT;
 	bool first = true;
 
-	for (int k = 0; k < 2; k++)
+	/* the repetitions left out matter only when the decision uses the
+	 * clean ones */
+	for (int k = 0; k < 2 && !strcmp(str(get(gate, "throughput_shift"), "population"), "clean_only"); k++)
 		json_array_foreach (get(get(gate, sides[k]), "exclusions"), i, x) {
 			sb_reset(&t);
 			/* 0-based, as the gate's own details count */

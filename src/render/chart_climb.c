@@ -37,8 +37,9 @@ static void number(char *buf, double v)
 }
 
 /* Text split at spaces into lines of at most max code points, at most
- * LEVER_LINES of them; the last takes the rest (svg_text cuts it). Line
- * breaks and tabs count as spaces. Returns the number of lines. */
+ * LEVER_LINES of them; the last takes the rest (svg_text cuts it, and shows
+ * its line breaks and tabs as spaces). A line break in the text starts a
+ * line while there is one to start. Returns the number of lines. */
 static size_t split(const char *text, size_t max, struct strbuf lines[LEVER_LINES])
 {
 	size_t n = 1, w = 0;
@@ -49,6 +50,12 @@ static size_t split(const char *text, size_t max, struct strbuf lines[LEVER_LINE
 		size_t len = strcspn(text, " \t\r\n"), ww = 0;
 
 		if (!len) {
+			/* a line break in the text starts a line while there is one */
+			if ((*text == '\n' || *text == '\r') && w && n < LEVER_LINES) {
+				text += text[0] == '\r' && text[1] == '\n';
+				n++;
+				w = 0;
+			}
 			text++;
 			continue;
 		}
