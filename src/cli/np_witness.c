@@ -37,7 +37,13 @@ static char *checkout_root(void)
 			return xstrdup(dir);
 		if (!strcmp(dir, "/"))
 			return NULL;
-		strcpy(dir, dirname(dir));
+		{
+			/* dirname may return a pointer into dir: strcpy would
+			 * copy between overlapping ranges */
+			const char *up = dirname(dir);
+
+			memmove(dir, up, strlen(up) + 1);
+		}
 	}
 }
 
@@ -100,7 +106,7 @@ int np_recover(const struct np_opts *o)
 int np_promote(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
-	struct witness_paths paths;
+	struct witness_paths paths = { 0 };
 	struct promotion p;
 	struct findings f = FINDINGS_INIT;
 	struct strbuf sb = STRBUF_INIT;

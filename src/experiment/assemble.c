@@ -80,8 +80,8 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 {
 	const struct xp_opts *o = x->o;
 	size_t n = (size_t)x->env->repetitions;
-	const struct xp_done **reps = xcalloc(n + 1, sizeof(*reps)), *quality = NULL;
-	const struct report **sealed = xcalloc(n + 1, sizeof(*sealed));
+	const struct xp_done **reps = xcalloc(n + 1, sizeof(const struct xp_done *)), *quality = NULL;
+	const struct report **sealed = xcalloc(n + 1, sizeof(const struct report *));
 	struct receipt t, r;
 	struct receipt_rep *rv = NULL;
 	struct receipt_module *mods = NULL;

@@ -74,7 +74,7 @@ struct graph_climb *graph_climbs(const struct graph *g)
 		for (size_t i = 0; i < g->nr_levers; i++)
 			keep[i] = !strcmp(g->levers[i].app.envelope_id, v->id);
 		n = dependency_order(g->nr_levers, keep, lever_deps, g->levers, &g->lever_ids, order);
-		c[k].levers = xcalloc(n + 1, sizeof(*c[k].levers));
+		c[k].levers = xcalloc(n + 1, sizeof(const struct lever *));
 		for (size_t i = 0; i < n; i++)
 			c[k].levers[i] = &g->levers[order[i]];
 		c[k].nr_levers = n;
@@ -85,7 +85,7 @@ struct graph_climb *graph_climbs(const struct graph *g)
 		for (size_t i = 0; i < g->nr_rungs; i++)
 			keep[i] = true;
 		n = dependency_order(g->nr_rungs, keep, rung_deps, g->rungs, &g->rung_ids, order);
-		c[k].rungs = xcalloc(n + 1, sizeof(*c[k].rungs));
+		c[k].rungs = xcalloc(n + 1, sizeof(const struct rung *));
 		for (size_t i = 0; i < n; i++)
 			c[k].rungs[i] = &g->rungs[order[i]];
 		c[k].nr_rungs = n;

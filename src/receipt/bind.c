@@ -282,7 +282,7 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 			    struct findings *out)
 {
 	size_t bound = 0, unbound = 0;
-	const struct report **b = xcalloc(n + 1, sizeof(*b));
+	const struct report **b = xcalloc(n + 1, sizeof(const struct report *));
 	struct err e;
 
 	if (n > r->nr_reps)
@@ -315,7 +315,7 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 		findings_addf(out, "system_baselines: an experiment's repetitions are bound by fak.system-baseline/v2 "
 				   "attestations; %zu are not", unbound);
 	if (bound && bound == r->nr_reps && !unbound) {
-		long long peak, resident;
+		long long peak = 0, resident = 0;
 
 		if (receipt_memory_from_reports(b, bound, &peak, &resident, &e) < 0)
 			findings_addf(out, "memory: %s", e.msg);
@@ -324,7 +324,7 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 					   "by the bound attestations",
 				      r->memory.peak_bytes, r->memory.resident_bytes, peak, resident);
 		if (!strcmp(b[0]->workload.parser, WL_PARSER_JSON)) {
-			struct wl_quality q;
+			struct wl_quality q = { 0 };
 			char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
 
 			if (receipt_quality_from_reports(b, bound, &q, &e) < 0) {

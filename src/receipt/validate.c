@@ -370,7 +370,7 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 static void check_system_baselines(const struct receipt *r, bool sb_rules, struct findings *out)
 {
 	size_t n = r->nr_system_baselines;
-	struct report **reps = xcalloc(n ? n : 1, sizeof(*reps));
+	struct report **reps = xcalloc(n ? n : 1, sizeof(struct report *));
 
 	if (is_v1(r)) {
 		if (n && sb_rules)

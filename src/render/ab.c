@@ -330,9 +330,10 @@ static void gate_checks(struct strbuf *out, const json_t *gate)
 	size_t i, wide = 0;
 	char label[64];
 
-	json_array_foreach (get(gate, "checks"), i, c)
+	json_array_foreach (get(gate, "checks"), i, c) {
 		if (wrap_width(str(c, "name")) > wide)
 			wide = wrap_width(str(c, "name"));
+	}
 	wide = wide > 20 ? 20 : wide;
 	json_array_foreach (get(gate, "checks"), i, c) {
 		/* status and name in columns, two spaces, the detail */
@@ -373,8 +374,9 @@ static void gate_tail(struct strbuf *out, const json_t *gate)
 		first = false;
 	}
 	if (b) {
-		json_array_foreach (get(b, "guarded_commands"), i, s)
+		json_array_foreach (get(b, "guarded_commands"), i, s) {
 			label_line(out, i ? "" : "bisect", json_string_value(s));
+		}
 		sb_reset(&t);
 		sb_addf(&t, "stop at the %s", str(b, "stop_condition"));
 		label_line(out, "", t.buf);

@@ -78,8 +78,8 @@ static void md_lever_rows(struct strbuf *out, const struct lever *l)
 	sb_reset(&t);
 	sb_addf(&t, "%s, %s", l->enabled ? "enabled" : "disabled", l->status);
 	md_field(out, "state", MD_TEXT, t.buf, NULL);
-	md_field(out, "dependencies", MD_CODES, NULL, &l->deps);
-	md_field(out, "conflicts", MD_CODES, NULL, &l->conflicts);
+	md_field(out, "dependencies", MD_CODES, "", &l->deps);
+	md_field(out, "conflicts", MD_CODES, "", &l->conflicts);
 	sb_reset(&t);
 	sb_addf(&t, "expected (%s)", l->expected.classification);
 	md_field(out, t.buf, MD_TEXT, l->expected.summary, NULL);

@@ -489,7 +489,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 		findings_addf(out, "lever \"%s\" is not ready in '%s' any more (enabled, witnessed, or a dependency "
 				   "off): the graph changed since the experiment; run it again",
 			      s.cand.changed_lever_id, paths->graph);
-	if (out->nr)
+	if (out->nr || !l)
 		goto done;
 	env = graph_envelope(&g, l->app.envelope_id);
 	crit = graph_criterion(&g, env->id);
