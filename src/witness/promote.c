@@ -363,7 +363,12 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	date_format(day + review_days, r);
 	jset_str(o, "lifecycle", "CURRENT");
 	jset_str(o, "envelope_key", env->id);
-	s = xasprintf("%s: %s with lever %s.", env->throughput_metric, shift_text(cmp), lever);
+	{
+		char *shift = shift_text(cmp);
+
+		s = xasprintf("%s: %s with lever %s.", env->throughput_metric, shift, lever);
+		free(shift);
+	}
 	jset_str(o, "highlight", s);
 	free(s);
 	s = xasprintf("PASS: gate pass against the accepted baseline; every repetition measured and sealed by "
