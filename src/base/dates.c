@@ -153,7 +153,7 @@ int timestamp_parse(const char *s, int64_t *ns)
 	char day[11], again[40];
 	struct err e;
 	long days = 0;
-	int hh = 0, mm = 0, ss = 0, n = 0;
+	int hh, mm, ss, n = 0;
 	int64_t frac = 0;
 	const char *p;
 

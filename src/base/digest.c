@@ -112,12 +112,17 @@ void digest_hmac(const void *key, size_t klen, const void *msg, size_t mlen, cha
 	hex(md, out);
 }
 
-int digest_is_hex(const char *s)
+int digest_is_hexn(const char *s, size_t n)
 {
 	size_t i;
 
 	for (i = 0; s[i]; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return 0;
-	return i == 64;
+	return i == n;
+}
+
+int digest_is_hex(const char *s)
+{
+	return digest_is_hexn(s, 64);
 }

@@ -16,5 +16,7 @@ int digest_file(const char *path, char hex[65], int64_t *bytes, struct err *e);
 void digest_hmac(const void *key, size_t klen, const void *msg, size_t mlen, char hex[65]);
 /* 64 lowercase hex digits. */
 int digest_is_hex(const char *s);
+/* Exactly n lowercase hex digits. */
+int digest_is_hexn(const char *s, size_t n);
 
 #endif

@@ -110,7 +110,7 @@ static void copy_file(const char *path)
 	close(fd);
 }
 
-static void show_output(void *ctx, const struct xp_step *s, const char *out_log, const char *err_log)
+static void show_output(void *ctx, const struct receipt_step *s, const char *out_log, const char *err_log)
 {
 	char title[64];
 
@@ -182,7 +182,7 @@ static int parse_seed(const char *s, uint64_t *out)
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v >= XP_SEED_MAX) {
+	if (!*s || *end || errno || s[0] == '-' || v >= RECEIPT_SEED_MAX) {
 		char msg[256];
 
 		snprintf(msg, sizeof(msg), "--seed must be an integer in 0..2^53-1 (got \"%.64s\")", s);
@@ -212,19 +212,19 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		return usage_error("--baseline-revision and --candidate-revision go together");
 	o->revision[0] = eo->revision ? eo->revision : eo->base_rev;
 	o->revision[1] = eo->revision ? eo->revision : eo->cand_rev;
-	o->order = XP_ORDER_INTERLEAVED;
+	o->order = RECEIPT_ORDER_INTERLEAVED;
 	if (eo->order) {
 		size_t i;
 
-		for (i = 0; i < 3 && strcmp(eo->order, xp_order_names[i]); i++)
+		for (i = 0; i < 3 && strcmp(eo->order, receipt_order_names[i]); i++)
 			;
 		if (i == 3)
 			return usage_error("--order must be interleaved, random or blocked");
-		o->order = (enum xp_order)i;
+		o->order = (enum receipt_order)i;
 	}
-	if (eo->seed && o->order != XP_ORDER_RANDOM)
+	if (eo->seed && o->order != RECEIPT_ORDER_RANDOM)
 		return usage_error("--seed goes with --order random");
-	if (o->order == XP_ORDER_RANDOM) {
+	if (o->order == RECEIPT_ORDER_RANDOM) {
 		if (eo->seed) {
 			if (parse_seed(eo->seed, &o->seed))
 				return EXIT_USAGE;
@@ -235,7 +235,7 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 				cli_errorf(CMD, "cannot draw a seed: %s; give --seed N", strerror(errno));
 				return EXIT_FAIL;
 			}
-			o->seed = r % XP_SEED_MAX;
+			o->seed = r % RECEIPT_SEED_MAX;
 		}
 	}
 	{
@@ -340,6 +340,12 @@ int bench_experiment(int argc, char **argv)
 	if ((rc = check_usage(&eo, &o, &fmt)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;
+	if (getenv("FAK_PROC_ROOT")) {
+		cli_errorf(CMD, "FAK_PROC_ROOT is set: a testing knob that points the sampler at another proc "
+				"tree; an experiment measures this machine, so unset it");
+		rc = EXIT_USAGE;
+		goto out_opts;
+	}
 	if ((rc = cli_recover_promotion(CMD, eo.graph)))
 		goto out_opts;
 	if ((eo.graph ? graph_load_file(&g, eo.graph, &e) : graph_load_default(&g, &e)) < 0) {

@@ -38,8 +38,7 @@ static char *checkout_root(void)
 		if (!strcmp(dir, "/"))
 			return NULL;
 		{
-			/* dirname may return a pointer into dir: strcpy would
-			 * copy between overlapping ranges */
+			/* dirname works in place: its result may overlap dir */
 			const char *up = dirname(dir);
 
 			memmove(dir, up, strlen(up) + 1);
@@ -80,7 +79,9 @@ int cli_recover_promotion(const char *cmd, const char *graph)
 	struct err e;
 	int rc = 0;
 
-	if (graph && strcmp(graph, "-")) {
+	if (graph && !strcmp(graph, "-")) {
+		return 0;	/* standard input: no folder of its own */
+	} else if (graph) {
 		copy = xstrdup(graph);
 		dir = xstrdup(dirname(copy));
 	} else if ((top = checkout_root())) {
@@ -107,7 +108,7 @@ int np_promote(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
 	struct witness_paths paths = { 0 };
-	struct promotion p;
+	struct promotion p = { 0 };
 	struct findings f = FINDINGS_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char *own[3];

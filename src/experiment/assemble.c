@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/file.h"
 #include "base/xalloc.h"
@@ -28,16 +29,17 @@ static json_t *experiment_json(const struct xp *x, int arm)
 	json_t *o = jobj(), *sched = jarr();
 	const struct xp_opts *op = x->o;
 
-	jset_str(o, "order", xp_order_names[op->order]);
-	if (op->order == XP_ORDER_RANDOM)
+	jset_str(o, "id", x->experiment_id);
+	jset_str(o, "order", receipt_order_names[op->order]);
+	if (op->order == RECEIPT_ORDER_RANDOM)
 		jset_int(o, "seed", (long long)op->seed);
 	jset_str(o, "metrics_parser", op->parser);
 	for (size_t k = 0; k < x->nr_done; k++) {
-		const struct xp_step *s = &x->steps[k];
+		const struct receipt_step *s = &x->steps[k];
 		const struct report *r = x->done[k].rep;
 		json_t *u = jobj();
 
-		jset_str(u, "arm", xp_arm_names[s->arm]);
+		jset_str(u, "arm", receipt_arm_names[s->arm]);
 		jset_str(u, "kind", s->kind);
 		jset_int(u, "index", s->index);
 		jset_str(u, "started_at_utc", r->command_window.started_at_utc);
@@ -80,8 +82,10 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 {
 	const struct xp_opts *o = x->o;
 	size_t n = (size_t)x->env->repetitions;
-	const struct xp_done **reps = xcalloc(n + 1, sizeof(const struct xp_done *)), *quality = NULL;
-	const struct report **sealed = xcalloc(n + 1, sizeof(const struct report *));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	const struct xp_done **reps = xcalloc(n + 1, sizeof(*reps)), *quality = NULL;
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	const struct report **sealed = xcalloc(n + 1, sizeof(*sealed));
 	struct receipt t, r;
 	struct receipt_rep *rv = NULL;
 	struct receipt_module *mods = NULL;
@@ -100,10 +104,10 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	}
 	json_decref(tpl);
 	r = t;
-	r.role = xp_arm_names[arm];
+	r.role = receipt_arm_names[arm];
 	r.revision = o->revision[arm];
 	r.machine.scrubbed_id = x->machine_id;
-	if (arm == XP_CANDIDATE) {
+	if (arm == RECEIPT_ARM_CANDIDATE) {
 		axis = axis_buf = xasprintf("lever:%s", x->lever->id);
 		r.changed_axes = (struct receipt_strs){ .v = &axis, .n = 1 };
 	}
@@ -121,13 +125,13 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	r.reps = rv;
 	r.nr_reps = n;
 	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes, e) < 0) {
-		findings_addf(out, "%s memory: %s", xp_arm_names[arm], e->msg);
+		findings_addf(out, "%s memory: %s", receipt_arm_names[arm], e->msg);
 		goto out_t;
 	}
 	if (quality) {
 		q = quality->rep->workload.metrics.quality;
 	} else if (receipt_quality_from_reports(sealed, n, &q, e) < 0) {
-		findings_addf(out, "%s quality: %s", xp_arm_names[arm], e->msg);
+		findings_addf(out, "%s quality: %s", receipt_arm_names[arm], e->msg);
 		goto out_t;
 	}
 	r.quality = (struct receipt_quality){ q.name, q.score, q.higher_is_better };
@@ -167,43 +171,16 @@ out:
 
 static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted, const json_t *candidate)
 {
-	const struct criterion *c = x->crit;
-	const struct receipt *la = NULL;
-	json_t *q = jobj(), *p = jobj();
-	struct receipt tmp;
-	struct err e;
+	const json_t *la = x->has_last_accepted ? x->last_accepted.doc : last_accepted;
+	const char *rev = json_string_value(json_object_get(la, "revision"));
+	json_t *q = jobj();
 
 	jset_str(q, "schema", GATE_REQUEST_V2);
-	jset_str(p, "schema", GATE_POLICY_V2);
-	jset_str(p, "envelope_id", x->env->id);
-	jset_str(p, "changed_lever_id", x->lever->id);
-	if (x->has_last_accepted) {
-		la = &x->last_accepted;
-	} else {
-		if (receipt_decode(&tmp, last_accepted, NULL, &e) < 0)
-			BUG("the baseline receipt just built does not decode: %s", e.msg);
-		la = &tmp;
-	}
-	jset_str(p, "accepted_revision", la->revision);
-	jset_int(p, "minimum_repetitions", c->minimum_repetitions);
-	jset_num(p, "maximum_noise_percent", c->maximum_noise_percent);
-	jset_num(p, "investigate_drop_percent", c->investigate_drop_percent);
-	jset_num(p, "regression_drop_percent", c->regression_drop_percent);
-	jset_num(p, "minimum_throughput_tokens_per_second", c->minimum_throughput_tokens_per_second);
-	jset_int(p, "maximum_peak_bytes", x->env->memory_gib * (1LL << 30));
-	jset_str(p, "quality_metric", c->quality_metric);
-	jset_num(p, "minimum_quality_score", c->minimum_quality_score);
-	jset_bool(p, "quality_higher_is_better", c->quality_higher_is_better);
-	jset_str(p, "required_engine", RECEIPT_ENGINE);
-	jset_str(p, "required_forward_path", x->env->forward_path);
-	jset_bool(p, "require_system_baseline", true);
 	/* the sampled attribution is an explicit choice (--attribution sampled) */
-	jset_bool(p, "allow_sampled_system_baseline", !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED));
-	jset_new(q, "policy", p);
-	jset_new(q, "last_accepted", json_deep_copy(la == &tmp ? last_accepted : x->last_accepted.doc));
+	jset_new(q, "policy", gate_policy_json(x->o->g, x->lever, rev ? rev : "",
+					       !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED)));
+	jset_new(q, "last_accepted", json_deep_copy(la));
 	jset_new(q, "candidate", json_deep_copy(candidate));
-	if (la == &tmp)
-		receipt_release(&tmp);
 	return q;
 }
 
@@ -231,7 +208,9 @@ static int write_all(const struct xp *x, struct xp_result *res, const json_t *co
 	struct strbuf sb = STRBUF_INIT;
 	int rc = 0;
 
-	for (size_t k = 0; k < XP_NR_FILES && rc == 0; k++) {
+	size_t k;
+
+	for (k = 0; k < XP_NR_FILES && rc == 0; k++) {
 		sb_reset(&sb);
 		if (k + 1 < XP_NR_FILES)
 			json_write_pretty(&sb, docs[k]);
@@ -240,6 +219,14 @@ static int write_all(const struct xp *x, struct xp_result *res, const json_t *co
 		rc = write_file(x, res, k, &sb, e);
 	}
 	sb_release(&sb);
+	if (rc < 0)
+		/* all the files or none of them: remove those written */
+		while (k-- > 0) {
+			char *path = xasprintf("%s/%s", x->o->out_dir, xp_file_names[k]);
+
+			unlink(path);
+			free(path);
+		}
 	return rc;
 }
 
@@ -282,6 +269,12 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 		goto out;
 	}
 	res->gate_class = (int)cls;
+	/* a stop that arrived while this was computed: no receipt */
+	if ((res->signal = xp_pending_stop())) {
+		res->status = XP_INTERRUPTED;
+		rv = 0;
+		goto out;
+	}
 	{
 		const json_t *const files[XP_NR_FILES - 1] = { docs[0], docs[1], res->comparison, req, res->gate };
 

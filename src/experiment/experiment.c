@@ -1,6 +1,8 @@
 /* The experiment from end to end: checks, schedule, runs, documents. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -34,7 +36,7 @@ void xp_result_release(struct xp_result *res)
 }
 
 /* A SIGINT, SIGTERM or SIGHUP that arrived while blocked; 0 for none. */
-static int pending_stop(void)
+int xp_pending_stop(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t set;
@@ -76,12 +78,23 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 		xp_release(&x);
 		return 0;
 	}
-	if (xp_plan(o->order, o->seed, (size_t)x.env->warmups, (size_t)x.env->repetitions,
+	if (receipt_plan(o->order, o->seed, (size_t)x.env->warmups, (size_t)x.env->repetitions,
 		    o->quality_cmd != NULL, &x.steps, &x.nr_steps, e) < 0) {
 		xp_release(&x);
 		return -1;
 	}
 	x.done = xcalloc(x.nr_steps, sizeof(*x.done));
+	{
+		unsigned char id[16];
+
+		if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+			err_errno(e, errno, "cannot draw an experiment id");
+			xp_release(&x);
+			return -1;
+		}
+		for (int i = 0; i < 16; i++)
+			snprintf(x.experiment_id + 2 * i, 3, "%02x", id[i]);
+	}
 	/* Interrupts stay pending between runs: the next run's sampler sees
 	 * them at once, and none is lost while documents are written. */
 	sigemptyset(&stop);
@@ -109,7 +122,7 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 			goto out;
 		}
 	}
-	if ((sig = pending_stop())) {
+	if ((sig = xp_pending_stop())) {
 		res->status = XP_INTERRUPTED;
 		res->signal = sig;
 		rc = 0;
@@ -117,7 +130,8 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	}
 	if (xp_assemble(&x, res, out, e) < 0)
 		goto out;
-	res->status = out->nr ? XP_RUN_FAILED : XP_DONE;
+	if (res->status != XP_INTERRUPTED)
+		res->status = out->nr ? XP_RUN_FAILED : XP_DONE;
 	rc = 0;
 out:
 	findings_sort(out);

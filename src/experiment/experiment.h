@@ -17,39 +17,15 @@
 #include "base/err.h"
 #include "base/findings.h"
 #include "graph/graph.h"
+#include "receipt/receipt.h"
 #include "sampler/run.h"
 
-enum xp_order { XP_ORDER_INTERLEAVED, XP_ORDER_RANDOM, XP_ORDER_BLOCKED };
-extern const char *const xp_order_names[3];	/* "interleaved", "random", "blocked" */
-
-/* Largest seed: every value stays an exact JSON number. */
-#define XP_SEED_MAX ((uint64_t)1 << 53)
-/* Largest number of runs an experiment plans (warm-ups, repetitions and
- * quality runs of both arms). */
-#define XP_MAX_STEPS 100000
-
-enum { XP_BASELINE, XP_CANDIDATE };
-extern const char *const xp_arm_names[2];	/* "baseline", "candidate" */
-
-/* One run of the schedule. */
-struct xp_step {
-	int arm;		/* XP_BASELINE | XP_CANDIDATE */
-	const char *kind;	/* WL_KIND_WARMUP | WL_KIND_REPETITION | WL_KIND_QUALITY */
-	int64_t index;		/* 0-based within arm and kind */
-};
-
+/* "baseline-2", "candidate-warmup-1", "baseline-quality" (1-based): the
+ * file names of a run's logs and attestation. */
+void xp_step_name(const struct receipt_step *s, char *out, size_t cap);
 /* "baseline repetition 2", "candidate warm-up 1", "baseline quality run"
  * (1-based): how messages name a run. */
-void xp_step_title(const struct xp_step *s, char *out, size_t cap);
-
-/* The order of every run. Warm-ups first (both arms, alternating), then the
- * repetitions: interleaved in ABBA blocks (A B, B A, A B, ...), random with
- * each pair's order drawn from seed, or blocked (every baseline repetition,
- * then every candidate one; each arm's warm-ups open its block). Quality
- * runs, when asked for, follow each arm's last repetition. *steps is
- * allocated (caller frees). Pure. */
-int xp_plan(enum xp_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
-	    struct xp_step **steps, size_t *nr, struct err *e);
+void xp_step_title(const struct receipt_step *s, char *out, size_t cap);
 
 /* The platform fak runs on, "os/arch" as envelopes name it (linux/amd64,
  * linux/arm64, darwin/arm64, ...). */
@@ -70,7 +46,7 @@ struct xp_module {
 /* What the progress callback is told after each run (and, with the
  * sampler's own callback, during each quiet window). */
 struct xp_progress {
-	const struct xp_step *step;
+	const struct receipt_step *step;
 	size_t done, total;		/* runs finished, runs planned */
 	int64_t elapsed_ns, left_ns;	/* left_ns < 0: not known yet */
 	bool has_tps;
@@ -93,8 +69,8 @@ struct xp_opts {
 	const char *last_accepted;	/* receipt file, or NULL: this run's baseline */
 	const char *parser;		/* WL_PARSER_JSON | WL_PARSER_LLAMA_BENCH */
 	const char *quality_cmd;	/* required with llama-bench, else NULL */
-	enum xp_order order;
-	uint64_t seed;			/* XP_ORDER_RANDOM only */
+	enum receipt_order order;
+	uint64_t seed;			/* RECEIPT_ORDER_RANDOM only */
 	const char *machine_id_file;	/* NULL: the system's */
 	const char *proc_root;
 	/* Sampler flags: windows, timeout, policy, attribution, limits. argv,
@@ -102,7 +78,7 @@ struct xp_opts {
 	struct run_opts sampler;
 	void (*progress)(void *ctx, const struct xp_progress *p);
 	/* After each run, with the paths of its captured stdout and stderr. */
-	void (*show_output)(void *ctx, const struct xp_step *s, const char *out_log, const char *err_log);
+	void (*show_output)(void *ctx, const struct receipt_step *s, const char *out_log, const char *err_log);
 	void *ctx;
 };
 

@@ -1,5 +1,6 @@
 /* What the experiment learns about the machine it runs on: its platform
  * (checked against the envelope before anything runs) and a scrubbed id. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +70,12 @@ static bool nvidia_gpu(const char *proc_root, const char *model)
 			struct strbuf l = STRBUF_INIT;
 
 			sb_add(&l, line, end ? (size_t)(end - line) : strlen(line));
-			found = strstr(l.buf, model) != NULL;
+			/* the model as a whole word: "A100", not "A1000" */
+			for (const char *m = strstr(l.buf, model); m && !found; m = strstr(m + 1, model)) {
+				char before = m == l.buf ? ' ' : m[-1], after = m[strlen(model)];
+
+				found = !isalnum((unsigned char)before) && !isalnum((unsigned char)after);
+			}
 			sb_release(&l);
 		}
 	}

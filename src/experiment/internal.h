@@ -27,11 +27,12 @@ struct xp {
 	const struct envelope *env;
 	const struct criterion *crit;
 	char machine_id[40];
+	char experiment_id[33];		/* random, sealed into every run */
 	char artifact_sha256[65];
 	struct xp_artifact *artifacts;	/* nr_profile_artifacts */
 	struct receipt last_accepted;	/* when o->last_accepted */
 	bool has_last_accepted;
-	struct xp_step *steps;
+	struct receipt_step *steps;
 	size_t nr_steps;
 	struct xp_done *done;		/* per step, in schedule order */
 	size_t nr_done;
@@ -50,12 +51,23 @@ void xp_preflight(struct xp *x, struct findings *out);
  * stopped it (*sig set, nothing sealed); -1 on an internal error. */
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out,
 		struct err *e);
-/* "baseline-2", "candidate-warmup-1", "baseline-quality" (1-based): the
- * file names of a run's logs and attestation. */
-void xp_step_name(const struct xp_step *s, char *out, size_t cap);
+
+/* Reads what parser mp needs of a captured stdout of size bytes at fd:
+ * its tail, or all of it up to the parser's limit (beyond it, why says so
+ * and nothing is read). The runner and --verify --log read alike. -1 with
+ * errno on a read error. */
+struct metrics_parser;
+int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb, char *why,
+		   size_t cap);
+
+/* experiment.c: a SIGINT, SIGTERM or SIGHUP that arrived while blocked;
+ * 0 for none. */
+int xp_pending_stop(void);
 
 /* assemble.c: receipts, comparison, gate request and verdict, written into
- * the output folder. 0, or findings in out (nothing written), or -1. */
+ * the output folder, all or none. 0, or findings in out (nothing written),
+ * or res->status XP_INTERRUPTED (a stop arrived first: nothing written), or
+ * -1. */
 int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struct err *e);
 
 #endif

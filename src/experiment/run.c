@@ -15,9 +15,9 @@
 #include "experiment/metrics.h"
 #include "sampler/attest.h"
 
-void xp_step_name(const struct xp_step *s, char *out, size_t cap)
+void xp_step_name(const struct receipt_step *s, char *out, size_t cap)
 {
-	const char *arm = xp_arm_names[s->arm];
+	const char *arm = receipt_arm_names[s->arm];
 
 	if (!strcmp(s->kind, WL_KIND_REPETITION))
 		snprintf(out, cap, "%s-%lld", arm, (long long)s->index + 1);
@@ -27,9 +27,9 @@ void xp_step_name(const struct xp_step *s, char *out, size_t cap)
 		snprintf(out, cap, "%s-quality", arm);
 }
 
-void xp_step_title(const struct xp_step *s, char *out, size_t cap)
+void xp_step_title(const struct receipt_step *s, char *out, size_t cap)
 {
-	const char *arm = xp_arm_names[s->arm];
+	const char *arm = receipt_arm_names[s->arm];
 
 	if (!strcmp(s->kind, WL_KIND_REPETITION))
 		snprintf(out, cap, "%s repetition %lld", arm, (long long)s->index + 1);
@@ -41,13 +41,12 @@ void xp_step_title(const struct xp_step *s, char *out, size_t cap)
 
 struct hook {
 	struct xp *x;
-	const struct xp_step *s;
+	size_t k;			/* the run's position in the schedule */
+	const struct receipt_step *s;
 	int out_fd, err_fd;
 };
 
-/* Reads what the parser needs of the captured stdout: its tail, or all of
- * it up to the parser's limit (*why says so beyond it). */
-static int read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
+int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
 		       char *why, size_t cap)
 {
 	int64_t off = !mp->whole && size > (int64_t)mp->max_bytes ? size - (int64_t)mp->max_bytes : 0;
@@ -78,16 +77,20 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 {
 	const struct hook *h = ctx;
 	const struct xp *x = h->x;
-	const struct xp_step *s = h->s;
+	const struct receipt_step *s = h->s;
 	bool quality = !strcmp(s->kind, WL_KIND_QUALITY);
 	struct strbuf sb = STRBUF_INIT;
 	char why[REPORT_TEXT_MAX];
 	struct err pe;
 
 	memset(w, 0, sizeof(*w));
+	report_copy(w->label.experiment_id, sizeof(w->label.experiment_id), x->experiment_id);
+	w->label.sequence = (int64_t)h->k;
+	report_copy(w->label.machine_id, sizeof(w->label.machine_id), x->machine_id);
+	report_copy(w->label.revision, sizeof(w->label.revision), x->o->revision[s->arm]);
 	report_copy(w->label.envelope_id, sizeof(w->label.envelope_id), x->env->id);
 	report_copy(w->label.lever_id, sizeof(w->label.lever_id), x->lever->id);
-	report_copy(w->label.arm, sizeof(w->label.arm), xp_arm_names[s->arm]);
+	report_copy(w->label.arm, sizeof(w->label.arm), receipt_arm_names[s->arm]);
 	report_copy(w->label.kind, sizeof(w->label.kind), s->kind);
 	w->label.index = s->index;
 	report_copy(w->command, sizeof(w->command), quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
@@ -97,7 +100,7 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
 	    digest_fd(h->err_fd, w->err.sha256, &w->err.bytes, e) < 0)
 		return err_prefix(e, "captured output");
-	if (read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why, sizeof(why)) < 0) {
+	if (xp_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why, sizeof(why)) < 0) {
 		sb_release(&sb);
 		return err_errno(e, errno ? errno : EIO, "cannot read the captured output");
 	}
@@ -142,7 +145,7 @@ static int open_log(const char *dir, const char *name, const char *ext, char **p
 }
 
 /* Why a finished run cannot count (findings), if it cannot. */
-static void judge(const struct xp *x, const struct xp_step *s, const struct report *r, const char *name,
+static void judge(const struct xp *x, const struct receipt_step *s, const struct report *r, const char *name,
 		  struct findings *out)
 {
 	char title[64];
@@ -169,14 +172,14 @@ static void judge(const struct xp *x, const struct xp_step *s, const struct repo
 
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out, struct err *e)
 {
-	const struct xp_step *s = &x->steps[k];
+	const struct receipt_step *s = &x->steps[k];
 	const char *cmd = !strcmp(s->kind, WL_KIND_QUALITY) ? x->o->quality_cmd : x->o->cmd[s->arm];
 	static char sh[] = "/bin/sh", dash_c[] = "-c";
 	/* execv's argv is char *const[]: the command string is not written to */
 	char *argv[] = { sh, dash_c, (char *)(uintptr_t)cmd, NULL };
 	char name[64];
 	char *out_path = NULL, *err_path = NULL, *att_path = NULL;
-	struct hook h = { .x = x, .s = s, .out_fd = -1, .err_fd = -1 };
+	struct hook h = { .x = x, .k = k, .s = s, .out_fd = -1, .err_fd = -1 };
 	struct child_stdio io;
 	struct run_opts ro = x->o->sampler;
 	struct run_result res;

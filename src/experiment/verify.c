@@ -7,7 +7,7 @@
 
 #include "base/digest.h"
 #include "base/file.h"
-#include "experiment/experiment.h"
+#include "experiment/internal.h"
 #include "experiment/metrics.h"
 #include "sampler/report.h"
 
@@ -32,15 +32,33 @@ int xp_verify_log(const struct report *r, const char *log_path, char *summary, s
 	if (bytes != w->out.bytes || strcmp(hex, w->out.sha256))
 		return err_set(e, "'%s' is not the sealed stdout: %lld bytes with sha256 %s, sealed %lld bytes with "
 				  "sha256 %s", log_path, (long long)bytes, hex, (long long)w->out.bytes, w->out.sha256);
-	if (file_read(log_path, mp->whole ? mp->max_bytes : (size_t)1 << 30, &sb, e) < 0) {
-		sb_release(&sb);
-		return -1;
+	if (r->command_exit_code) {
+		/* the runner parses nothing a failed command printed */
+		snprintf(summary, cap, "log matches; the command failed (exit %lld), so its output was not parsed",
+			 (long long)r->command_exit_code);
+		return 0;
 	}
-	if (!mp->whole && sb.len > mp->max_bytes)
-		rc = metrics_parse(w->parser, sb.buf + sb.len - mp->max_bytes, mp->max_bytes, w->prompt_tokens,
-				   w->decode_tokens, &m, &pe);
-	else
-		rc = metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens, &m, &pe);
+	{
+		int fd = open(log_path, O_RDONLY | O_CLOEXEC);
+		char why[REPORT_TEXT_MAX];
+
+		if (fd < 0)
+			return err_errno(e, errno, "cannot read '%s'", log_path);
+		rc = xp_read_output(fd, bytes, mp, &sb, why, sizeof(why));
+		close(fd);
+		if (rc < 0) {
+			sb_release(&sb);
+			return err_errno(e, errno ? errno : EIO, "cannot read '%s'", log_path);
+		}
+		if (why[0]) {
+			sb_release(&sb);
+			if (w->has_metrics || strcmp(why, w->metrics_error))
+				return err_set(e, "'%s': %s, unlike what the attestation sealed", log_path, why);
+			snprintf(summary, cap, "log matches; it yields no metrics, as sealed");
+			return 0;
+		}
+	}
+	rc = metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens, &m, &pe);
 	sb_release(&sb);
 	if (rc < 0) {
 		if (w->has_metrics)

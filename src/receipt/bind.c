@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/dates.h"
+#include "receipt/receipt.h"
 #include "base/digest.h"
 #include "base/xalloc.h"
 #include "receipt/bind.h"
@@ -40,20 +41,14 @@ static void same_metric(size_t i, const char *key, bool has, double v, bool seal
 	}
 }
 
-static bool has_command(const struct receipt *r, const char *cmd)
-{
-	for (size_t i = 0; i < r->commands.n; i++)
-		if (!strcmp(r->commands.v[i], cmd))
-			return true;
-	return false;
-}
-
-/* The label of a sealed run must name this receipt's envelope, lever, arm
- * and the slot it is attached to. */
+/* The label of a sealed run must name this receipt's experiment, machine,
+ * revision, envelope, lever, arm and the slot it is attached to, and its
+ * command must be the arm's (commands[0]; the quality run's: commands[1]). */
 static void check_label(const struct receipt *r, const struct workload *w, const char *where,
 			const char *kind, size_t index, struct findings *out)
 {
 	const struct wl_label *l = &w->label;
+	size_t ci = strcmp(kind, WL_KIND_QUALITY) ? 0 : 1;
 
 	if (strcmp(l->envelope_id, r->envelope_id) || strcmp(l->lever_id, r->changed_lever_id) ||
 	    strcmp(l->arm, r->role) || strcmp(l->kind, kind) || l->index != (int64_t)index)
@@ -62,9 +57,18 @@ static void check_label(const struct receipt *r, const struct workload *w, const
 				   "envelope \"%s\"",
 			      where, l->arm, l->kind, (long long)l->index, l->lever_id, l->envelope_id, r->role,
 			      kind, index, r->changed_lever_id, r->envelope_id);
-	if (!has_command(r, w->command))
-		findings_addf(out, "%s.workload.command: the sealed command is not one of this receipt's "
-				   "commands", where);
+	if (r->has_experiment && strcmp(l->experiment_id, r->experiment.id))
+		findings_addf(out, "%s.workload.label.experiment_id: sealed in experiment %s; this receipt records "
+				   "experiment %s", where, l->experiment_id, r->experiment.id);
+	if (strcmp(l->machine_id, r->machine.scrubbed_id))
+		findings_addf(out, "%s.workload.label.machine_id: sealed on machine %s; the receipt says %s", where,
+			      l->machine_id, r->machine.scrubbed_id);
+	if (strcmp(l->revision, r->revision))
+		findings_addf(out, "%s.workload.label.revision: sealed at revision %s; the receipt says %s", where,
+			      l->revision, r->revision);
+	if (ci >= r->commands.n || strcmp(r->commands.v[ci], w->command))
+		findings_addf(out, "%s.workload.command: the sealed command is not commands[%zu] of this receipt", where,
+			      ci);
 }
 
 static void check_rep(const struct receipt *r, size_t i, const struct report *rep, struct findings *out)
@@ -133,93 +137,87 @@ int receipt_quality_from_reports(const struct report *const *reps, size_t n, str
 
 static const char *const orders[] = { "interleaved", "random", "blocked", NULL };
 
-static bool in(const char *s, const char *const *set)
+static int order_of(const char *s)
 {
-	for (; *set; set++)
-		if (!strcmp(s, *set))
-			return true;
-	return false;
+	for (int i = 0; orders[i]; i++)
+		if (!strcmp(s, orders[i]))
+			return i;
+	return -1;
 }
 
-/* The schedule entry of (arm, kind, index); NULL when absent. */
-static const struct receipt_run *find_run(const struct receipt_experiment *x, const char *arm,
-					  const char *kind, long long index)
+/* The position of (arm, kind, index) in the schedule; -1 when absent. */
+static long find_run(const struct receipt_experiment *x, const char *arm, const char *kind, long long index)
 {
 	for (size_t i = 0; i < x->nr_schedule; i++) {
 		const struct receipt_run *u = &x->schedule[i];
 
 		if (!strcmp(u->arm, arm) && !strcmp(u->kind, kind) && u->index == index)
-			return u;
+			return (long)i;
 	}
-	return NULL;
+	return -1;
 }
 
-/* A sealed run and its schedule entry agree on digest and start time. */
+/* A sealed run and its schedule entry agree on position, digest and start. */
 static void check_entry(const struct receipt_experiment *x, const char *arm, const char *kind, long long index,
 			const struct report *rep, const char *where, struct findings *out)
 {
-	const struct receipt_run *u = find_run(x, arm, kind, index);
+	long pos = find_run(x, arm, kind, index);
+	const struct receipt_run *u;
 
-	if (!u)
+	if (pos < 0)
 		return;	/* reported by check_schedule */
+	u = &x->schedule[pos];
+	if (rep->workload.label.sequence != pos)
+		findings_addf(out, "%s.workload.label.sequence: sealed as run %lld of its experiment; the schedule "
+				   "lists it as run %ld", where, (long long)rep->workload.label.sequence, pos);
 	if (strcmp(u->attestation_digest, rep->digest))
-		findings_addf(out, "experiment.schedule: the %s arm's %s %lld names attestation %s, not %s "
-				   "(%s)", arm, kind, index, u->attestation_digest, rep->digest, where);
+		findings_addf(out, "experiment.schedule[%ld]: names attestation %s, not %s (%s)", pos,
+			      u->attestation_digest, rep->digest, where);
 	if (strcmp(u->started_at_utc, rep->command_window.started_at_utc))
-		findings_addf(out, "experiment.schedule: the %s arm's %s %lld started at %s; %s sealed %s",
-			      arm, kind, index, u->started_at_utc, where, rep->command_window.started_at_utc);
+		findings_addf(out, "experiment.schedule[%ld].started_at_utc: %s; %s sealed %s", pos, u->started_at_utc,
+			      where, rep->command_window.started_at_utc);
 }
 
-/* Structure of the schedule: every entry well-formed and unique, in the
- * order the runs started, and this arm's repetitions, warm-ups and quality
- * run all listed. */
+/* The schedule is exactly the plan of the recorded order and seed for the
+ * receipt's warm-ups and repetitions (receipt_plan): the order cannot be
+ * told otherwise than it ran. */
 static void check_schedule(const struct receipt *r, struct findings *out)
 {
-	static const char *const arms[] = { "baseline", "candidate", NULL };
-	static const char *const kinds[] = { WL_KIND_WARMUP, WL_KIND_REPETITION, WL_KIND_QUALITY, NULL };
 	const struct receipt_experiment *x = &r->experiment;
-	long long warmups = 0, reps = 0, quality = 0;
-	int64_t prev = 0;
+	struct receipt_step *plan = NULL;
+	size_t n = 0;
+	int order = order_of(x->order);
+	struct err e;
 
-	for (size_t i = 0; i < x->nr_schedule; i++) {
+	if (order < 0 || r->controls.warmups < 0 || (x->has_seed && (x->seed < 0 || x->seed >= (1LL << 53))))
+		return;	/* reported by check_experiment and check_controls */
+	if (receipt_plan((enum receipt_order)order, x->has_seed ? (uint64_t)x->seed : 0, (size_t)r->controls.warmups,
+			 r->nr_reps, x->quality_attestation != NULL, &plan, &n, &e) < 0) {
+		findings_addf(out, "experiment.schedule: %s", e.msg);
+		return;
+	}
+	if (x->nr_schedule != n) {
+		findings_addf(out, "experiment.schedule: lists %zu runs; the %s plan of %lld warm-up(s) and %zu "
+				   "repetition(s) per arm has %zu", x->nr_schedule, x->order, r->controls.warmups,
+			      r->nr_reps, n);
+		free(plan);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
 		const struct receipt_run *u = &x->schedule[i];
 		int64_t t;
 
-		if (!in(u->arm, arms) || !in(u->kind, kinds) || u->index < 0) {
-			findings_addf(out, "experiment.schedule[%zu]: arm must be baseline or candidate, kind "
-					   "warmup, repetition or quality, index non-negative", i);
-			continue;
-		}
+		if (strcmp(u->arm, receipt_arm_names[plan[i].arm]) || strcmp(u->kind, plan[i].kind) ||
+		    u->index != plan[i].index)
+			findings_addf(out, "experiment.schedule[%zu]: the %s arm's %s %lld; the %s plan runs the %s "
+					   "arm's %s %lld here", i, u->arm, u->kind, u->index, x->order,
+				      receipt_arm_names[plan[i].arm], plan[i].kind, (long long)plan[i].index);
 		if (timestamp_parse(u->started_at_utc, &t) < 0)
 			findings_addf(out, "experiment.schedule[%zu].started_at_utc: not an RFC 3339 UTC time", i);
-		else if (i && t <= prev)
-			findings_addf(out, "experiment.schedule[%zu]: starts no later than the run before it; the "
-					   "schedule lists runs in the order they started", i);
-		else
-			prev = t;
 		if (strncmp(u->attestation_digest, "sha256:", 7) || !digest_is_hex(u->attestation_digest + 7))
 			findings_addf(out, "experiment.schedule[%zu].attestation_digest: not a sha256 digest", i);
-		if (find_run(x, u->arm, u->kind, u->index) != u)
-			findings_addf(out, "experiment.schedule[%zu]: the %s arm's %s %lld is listed twice", i,
-				      u->arm, u->kind, u->index);
-		if (strcmp(u->arm, r->role))
-			continue;
-		warmups += !strcmp(u->kind, WL_KIND_WARMUP);
-		reps += !strcmp(u->kind, WL_KIND_REPETITION);
-		quality += !strcmp(u->kind, WL_KIND_QUALITY);
 	}
-	for (size_t i = 0; i < r->nr_reps; i++)
-		if (!find_run(x, r->role, WL_KIND_REPETITION, (long long)i))
-			findings_addf(out, "experiment.schedule: the %s arm's repetition %zu is not listed", r->role, i);
-	if (reps != (long long)r->nr_reps)
-		findings_addf(out, "experiment.schedule: lists %lld repetitions of the %s arm for %zu in the "
-				   "receipt", reps, r->role, r->nr_reps);
-	if (warmups != r->controls.warmups)
-		findings_addf(out, "experiment.schedule: lists %lld warm-ups of the %s arm; controls.warmups "
-				   "says %lld", warmups, r->role, r->controls.warmups);
-	if (quality != (x->quality_attestation ? 1 : 0))
-		findings_addf(out, "experiment.schedule: lists %lld quality runs of the %s arm; %s", quality,
-			      r->role, x->quality_attestation ? "its quality attestation needs one" : "none was sealed");
+	free(plan);
 }
 
 /* The llama-bench arm's own quality run. */
@@ -240,15 +238,15 @@ static void check_quality_run(const struct receipt *r, bool all_bound, struct fi
 			findings_addf(out, "experiment.quality_attestation: verdict invalid: the quality run "
 					   "did not run cleanly");
 		else if (all_bound && q->workload.has_metrics) {
-			const struct wl_quality *s = &q->workload.metrics.quality;
+			const struct wl_quality *sq = &q->workload.metrics.quality;
 			char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
 
-			if (strcmp(s->name, r->quality.name) || s->score != r->quality.score ||
-			    s->higher_is_better != r->quality.higher_is_better) {
+			if (strcmp(sq->name, r->quality.name) || sq->score != r->quality.score ||
+			    sq->higher_is_better != r->quality.higher_is_better) {
 				num(a, r->quality.score);
-				num(b, s->score);
+				num(b, sq->score);
 				findings_addf(out, "quality: %s=%s differs from %s=%s, sealed by the quality run",
-					      r->quality.name, a, s->name, b);
+					      r->quality.name, a, sq->name, b);
 			}
 		}
 	}
@@ -260,7 +258,9 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 	const struct receipt_experiment *x = &r->experiment;
 	bool llama = !strcmp(x->metrics_parser, WL_PARSER_LLAMA_BENCH);
 
-	if (!in(x->order, orders))
+	if (!digest_is_hexn(x->id, 32))
+		findings_addf(out, "experiment.id: must be 32 lowercase hex digits");
+	if (order_of(x->order) < 0)
 		findings_addf(out, "experiment.order: must be interleaved, random or blocked, got \"%s\"", x->order);
 	else if (x->has_seed != !strcmp(x->order, "random"))
 		findings_addf(out, "experiment.seed: %s", x->has_seed ? "only a random order records a seed"
@@ -279,10 +279,12 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 }
 
 void receipt_check_bindings(const struct receipt *r, const struct report *const *reports, size_t n,
-			    struct findings *out)
+			    bool partial, struct findings *out)
 {
+	size_t attached = n;
 	size_t bound = 0, unbound = 0;
-	const struct report **b = xcalloc(n + 1, sizeof(const struct report *));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	const struct report **b = xcalloc(n + 1, sizeof(*b));
 	struct err e;
 
 	if (n > r->nr_reps)
@@ -314,6 +316,12 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 	if (r->has_experiment && unbound)
 		findings_addf(out, "system_baselines: an experiment's repetitions are bound by fak.system-baseline/v2 "
 				   "attestations; %zu are not", unbound);
+	if (bound && !r->has_experiment)
+		findings_addf(out, "experiment: sealed runs (fak.system-baseline/v2) belong to an experiment; this "
+				   "receipt records none");
+	if ((bound || r->has_experiment) && attached < r->nr_reps && !partial)
+		findings_addf(out, "system_baselines: %zu of %zu repetitions are attached; a receipt of sealed runs "
+				   "binds every repetition", attached, r->nr_reps);
 	if (bound && bound == r->nr_reps && !unbound) {
 		long long peak = 0, resident = 0;
 

@@ -1,6 +1,7 @@
 #ifndef FAK_RECEIPT_BIND_H
 #define FAK_RECEIPT_BIND_H
 /* Inside receipt/: the sealed-metrics rules of receipt_validate. */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/findings.h"
@@ -11,8 +12,10 @@
  * NULL where attest_check failed (that has its own finding). Appends one
  * finding per mismatch between a repetition and its sealed run, per
  * schedule problem of the experiment member, and for memory or quality
- * that differ from what a fully bound receipt's runs measured. */
+ * that differ from what a fully bound receipt's runs measured. partial:
+ * fewer attestations than repetitions are allowed (while --attach-receipt
+ * builds the receipt up); otherwise sealed runs bind every repetition. */
 void receipt_check_bindings(const struct receipt *r, const struct report *const *reports, size_t n,
-			    struct findings *out);
+			    bool partial, struct findings *out);
 
 #endif

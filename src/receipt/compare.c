@@ -317,10 +317,15 @@ static json_t *order_json(const struct receipt *r)
 
 bool receipt_rep_bound(const struct receipt *r, size_t i)
 {
-	const json_t *sch = i < r->nr_system_baselines ? json_object_get(r->system_baselines[i].json, "schema")
-						      : NULL;
+	const json_t *att = i < r->nr_system_baselines ? r->system_baselines[i].json : NULL;
+	const json_t *sch = att ? json_object_get(att, "schema") : NULL;
+	struct attest_facts facts;
+	struct err e;
 
-	return json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2);
+	/* only a verified v2 attestation seals (the gate keeps a failed one as
+	 * evidence to judge, not as a binding) */
+	return json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2) &&
+	       attest_check(att, &facts, &e) == 0;
 }
 
 struct receipt_row *receipt_rows(const struct receipt *r)
@@ -343,9 +348,7 @@ struct receipt_row *receipt_rows(const struct receipt *r)
 	return rows;
 }
 
-/* Per repetition: are its values sealed by a fak.system-baseline/v2
- * attestation (validation has checked that they equal it)? */
-static json_t *binding_json(const struct receipt *r)
+json_t *receipt_metrics_bound_json(const struct receipt *r)
 {
 	json_t *a = jarr();
 
@@ -450,8 +453,8 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	{
 		json_t *b = jobj();
 
-		jset_new(b, "baseline", binding_json(base));
-		jset_new(b, "candidate", binding_json(cand));
+		jset_new(b, "baseline", receipt_metrics_bound_json(base));
+		jset_new(b, "candidate", receipt_metrics_bound_json(cand));
 		jset_new(doc, "metrics_bound", b);
 	}
 	return doc;

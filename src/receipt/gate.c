@@ -133,6 +133,35 @@ void gate_release(struct gate_request *q)
 
 /* ---- policy --------------------------------------------------------------- */
 
+json_t *gate_policy_json(const struct graph *g, const struct lever *l, const char *accepted_revision,
+			 bool allow_sampled)
+{
+	const struct envelope *env = graph_envelope(g, l->app.envelope_id);
+	const struct criterion *c = env ? graph_criterion(g, env->id) : NULL;
+	json_t *p = jobj();
+
+	if (!c)
+		BUG("lever \"%s\" has no envelope criterion", l->id);
+	jset_str(p, "schema", GATE_POLICY_V2);
+	jset_str(p, "envelope_id", env->id);
+	jset_str(p, "changed_lever_id", l->id);
+	jset_str(p, "accepted_revision", accepted_revision);
+	jset_int(p, "minimum_repetitions", c->minimum_repetitions);
+	jset_num(p, "maximum_noise_percent", c->maximum_noise_percent);
+	jset_num(p, "investigate_drop_percent", c->investigate_drop_percent);
+	jset_num(p, "regression_drop_percent", c->regression_drop_percent);
+	jset_num(p, "minimum_throughput_tokens_per_second", c->minimum_throughput_tokens_per_second);
+	jset_int(p, "maximum_peak_bytes", env->memory_gib * (1LL << 30));
+	jset_str(p, "quality_metric", c->quality_metric);
+	jset_num(p, "minimum_quality_score", c->minimum_quality_score);
+	jset_bool(p, "quality_higher_is_better", c->quality_higher_is_better);
+	jset_str(p, "required_engine", RECEIPT_ENGINE);
+	jset_str(p, "required_forward_path", env->forward_path);
+	jset_bool(p, "require_system_baseline", true);
+	jset_bool(p, "allow_sampled_system_baseline", allow_sampled);
+	return p;
+}
+
 static void num(char buf[JSON_NUMBER_MAX], double d)
 {
 	json_format_double(buf, d);
@@ -929,6 +958,13 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	jset_new(doc, "accepted_samples", samples_json(&sa));
 	jset_new(doc, "candidate_samples", samples_json(&sc));
 	jset_new(doc, "checks", checks);
+	{
+		json_t *b = jobj();
+
+		jset_new(b, "last_accepted", receipt_metrics_bound_json(a));
+		jset_new(b, "candidate", receipt_metrics_bound_json(c));
+		jset_new(doc, "metrics_bound", b);
+	}
 	if (*cls != GATE_PASS && (!sb_investigate || *cls == GATE_REGRESSION)) {
 		struct strbuf paths = STRBUF_INIT;
 		json_t *suspects = suspects_json(a, c, &paths);

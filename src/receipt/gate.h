@@ -43,6 +43,15 @@ struct gate_request {
 	struct receipt last_accepted, candidate;
 };
 
+/* The policy the envelope's criterion implies for gating lever l (its
+ * envelope must have a criterion): the criterion's bounds, the envelope's
+ * memory ceiling (memory_gib GiB) and forward path, fak-native, system
+ * baselines required; allow_sampled is the explicit opt-in. A new object in
+ * the documented key order; what `fak bench experiment` writes and what
+ * --promote requires. */
+json_t *gate_policy_json(const struct graph *g, const struct lever *l, const char *accepted_revision,
+			 bool allow_sampled);
+
 /* Strict decode (unknown keys, wrong types, missing members are errors with
  * the JSON path). name appears in errors. */
 int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e);

@@ -307,12 +307,13 @@ static int dec_run_elem(void *p, const json_t *o, const struct jpath *at, struct
 static int dec_experiment(struct receipt_experiment *x, const json_t *o, const struct jpath *at,
 			  struct err *e)
 {
-	static const char *const keys[] = { "order", "seed", "metrics_parser", "schedule",
+	static const char *const keys[] = { "id", "order", "seed", "metrics_parser", "schedule",
 					    "quality_attestation", NULL };
 	int rc;
 
 	x->json = o;
-	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "order", JD_REQUIRED, &x->order, e) < 0)
+	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "id", JD_REQUIRED, &x->id, e) < 0 ||
+	    jd_str(o, at, "order", JD_REQUIRED, &x->order, e) < 0)
 		return -1;
 	rc = jd_int(o, at, "seed", JD_OPTIONAL, &x->seed, e);
 	if (rc < 0)

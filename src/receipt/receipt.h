@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "base/findings.h"
@@ -117,6 +118,7 @@ struct receipt_run {
  * parser, and for llama-bench the arm's sealed quality run. */
 struct receipt_experiment {
 	const json_t *json;		/* borrowed from the receipt document */
+	const char *id;			/* 32 hex digits: the experiment */
 	const char *order;		/* interleaved | random | blocked */
 	bool has_seed;
 	long long seed;
@@ -178,6 +180,9 @@ enum {
 	/* Skip every system-baseline rule (attestations and bindings); the gate
 	 * judges that evidence itself. */
 	RECEIPT_SKIP_SYSTEM_BASELINES = 1 << 0,
+	/* Fewer attestations than repetitions, while --attach-receipt builds
+	 * a receipt up (a finished receipt of sealed runs binds them all). */
+	RECEIPT_PARTIAL = 1 << 1,
 };
 
 /* Every rule of the receipt contract, graph-independent first, then the
@@ -199,6 +204,37 @@ bool receipt_is_placeholder(const char *s);
  * False with the reason appended to why. */
 bool receipt_text_captured(const char *s, struct strbuf *why);
 
+/* ---- experiment schedules (plan.c) --------------------------------------- */
+
+enum receipt_order { RECEIPT_ORDER_INTERLEAVED, RECEIPT_ORDER_RANDOM, RECEIPT_ORDER_BLOCKED };
+extern const char *const receipt_order_names[3];	/* "interleaved", "random", "blocked" */
+
+/* Largest seed: every value stays an exact JSON number. */
+#define RECEIPT_SEED_MAX ((uint64_t)1 << 53)
+/* Largest number of runs an experiment plans (warm-ups, repetitions and
+ * quality runs of both arms). */
+#define RECEIPT_MAX_STEPS 100000
+
+enum { RECEIPT_ARM_BASELINE, RECEIPT_ARM_CANDIDATE };
+extern const char *const receipt_arm_names[2];	/* "baseline", "candidate" */
+
+/* One run of an experiment's schedule. */
+struct receipt_step {
+	int arm;		/* RECEIPT_ARM_* */
+	const char *kind;	/* "warmup" | "repetition" | "quality" (WL_KIND_*) */
+	int64_t index;		/* 0-based within arm and kind */
+};
+
+/* The order of every run of an experiment. Warm-ups first (both arms,
+ * alternating), then the repetitions: interleaved in ABBA blocks (A B, B A,
+ * A B, ...), random with each pair's order drawn from seed, or blocked
+ * (every baseline repetition, then every candidate one; each arm's warm-ups
+ * open its block). Quality runs, when asked for, follow each arm's last
+ * repetition. The runner runs this plan and validation checks that a
+ * receipt's schedule is exactly it. *steps is allocated (caller frees). */
+int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
+		 struct receipt_step **steps, size_t *nr, struct err *e);
+
 /* ---- sealed metrics (bind.c) --------------------------------------------- */
 
 /* The memory a receipt states for its runs' sealed attestations (v2): peak =
@@ -212,6 +248,11 @@ int receipt_memory_from_reports(const struct report *const *reps, size_t n, long
  * direction. */
 int receipt_quality_from_reports(const struct report *const *reps, size_t n, struct wl_quality *q,
 				 struct err *e);
+
+/* Per repetition of a valid receipt: whether its values are sealed by a
+ * fak.system-baseline/v2 attestation (validation checked that they equal
+ * it). A new JSON array of booleans. */
+json_t *receipt_metrics_bound_json(const struct receipt *r);
 
 /* ---- comparison criterion ------------------------------------------------ */
 
@@ -268,9 +309,9 @@ void receipt_shift_json(json_t *o, const struct stats_comparison *c);
 
 /* ---- repetitions as reports list them ------------------------------------ */
 
-/* Whether repetition i's values are sealed: its attestation is a
+/* Whether repetition i's values are sealed: its attestation is a verified
  * fak.system-baseline/v2 one (validation checks that they equal its sealed
- * metrics). */
+ * metrics). receipt_metrics_bound_json is this for every repetition. */
 bool receipt_rep_bound(const struct receipt *r, size_t i);
 
 /* One repetition of a receipt. */

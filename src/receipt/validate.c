@@ -367,10 +367,11 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 /* Every attached attestation is decoded and verified once. sb_rules: the
  * system-baseline rules apply (the gate judges that evidence itself); the
  * sealed-metrics bindings always do. */
-static void check_system_baselines(const struct receipt *r, bool sb_rules, struct findings *out)
+static void check_system_baselines(const struct receipt *r, bool sb_rules, unsigned flags, struct findings *out)
 {
 	size_t n = r->nr_system_baselines;
-	struct report **reps = xcalloc(n ? n : 1, sizeof(struct report *));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	struct report **reps = xcalloc(n ? n : 1, sizeof(*reps));
 
 	if (is_v1(r)) {
 		if (n && sb_rules)
@@ -431,7 +432,7 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, struc
 					   "attestation at system_baselines[%zu]", i, i);
 		}
 	}
-	receipt_check_bindings(r, (const struct report *const *)reps, n, out);
+	receipt_check_bindings(r, (const struct report *const *)reps, n, (flags & RECEIPT_PARTIAL) != 0, out);
 	for (size_t i = 0; i < n; i++)
 		free(reps[i]);
 	free(reps);
@@ -574,7 +575,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
 	check_ambient(r, flags, out);
-	check_system_baselines(r, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), out);
+	check_system_baselines(r, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), flags, out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)
 		findings_addf(out, "memory: peak and resident memory are required");
 	if (!controls_complete(&r->unchanged_controls))

@@ -134,6 +134,15 @@ static void reap_stale(int parent_fd)
 		pid = strtol(de->d_name + strlen(CG_PREFIX), &end, 10);
 		if (*end || pid <= 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
 			continue;
+		/* only our own: another user's (or another pid namespace's) fak
+		 * is not ours to judge */
+		{
+			struct stat st;
+
+			if (fstatat(parent_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+			    st.st_uid != geteuid())
+				continue;
+		}
 		dir = openat(parent_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dir < 0)
 			continue;

@@ -146,8 +146,11 @@ int child_spawn(struct child *ch, const char *path, char *const argv[], const si
 			_exit(127);
 		/* stderr first: the default stdout is a copy of fak's stderr */
 		if (redirect(io->err, STDERR_FILENO, -1) < 0 || redirect(io->out, STDOUT_FILENO, STDERR_FILENO) < 0 ||
-		    redirect(io->in, STDIN_FILENO, -1) < 0)
+		    redirect(io->in, STDIN_FILENO, -1) < 0) {
+			/* never run the command with the wrong streams */
 			send_msg(pfd[1], 2, errno);
+			_exit(127);
+		}
 		if (cgroup_procs_fd >= 0 && write(cgroup_procs_fd, "0", 1) != 1)
 			send_msg(pfd[1], 1, errno);
 		execv(path, argv);

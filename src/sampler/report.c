@@ -117,7 +117,7 @@ int policy_check(const struct policy *p, struct err *e)
 static const char *const invalidating[] = {
 	"NO_SAMPLES", "INVALID_BASELINE_WINDOW", "INVALID_WINDOW", "SAMPLER_COVERAGE_LIMITED",
 	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID", "WORKLOAD_TIME_EXCEEDS_WINDOW",
-	NULL,
+	"WORKLOAD_RATE_EXCEEDS_WINDOW", NULL,
 };
 
 bool report_code_invalidates(const char *code)
@@ -197,6 +197,15 @@ static void classify_workload(struct classify *c)
 		finding(c, "WORKLOAD_TIME_EXCEEDS_WINDOW",
 			"the reported end-to-end time %.3f ms exceeds the command window of %.3f ms",
 			w->metrics.end_to_end_ms, (double)c->r->command_window.duration_ns / 1e6);
+	/* the envelope's decode tokens at the reported rate cannot take longer
+	 * than the command ran (a rate can only be checked from below) */
+	if (w->metrics.has_throughput &&
+	    (double)w->decode_tokens / w->metrics.tokens_per_second * 1e9 > (double)c->r->command_window.duration_ns + 1e6)
+		finding(c, "WORKLOAD_RATE_EXCEEDS_WINDOW",
+			"%lld decode tokens at the reported %.6g tok/s take %.3f ms, longer than the command window of "
+			"%.3f ms", (long long)w->decode_tokens, w->metrics.tokens_per_second,
+			(double)w->decode_tokens / w->metrics.tokens_per_second * 1e3,
+			(double)c->r->command_window.duration_ns / 1e6);
 }
 
 void report_classify(struct report *r)
@@ -405,6 +414,9 @@ static int check_workload(const struct workload *w, struct err *e)
 
 	if (!l->envelope_id[0] || !l->lever_id[0] || (strcmp(l->arm, "baseline") && strcmp(l->arm, "candidate")))
 		return err_set(e, "workload.label: names an envelope, a lever and the arm baseline or candidate");
+	if (!digest_is_hexn(l->experiment_id, 32) || !l->machine_id[0] ||
+	    !l->revision[0])
+		return err_set(e, "workload.label: names its experiment (32 hex digits), machine and revision");
 	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) && strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
 	if (!w->command[0])
@@ -639,11 +651,15 @@ static json_t *workload_json(const struct workload *w)
 {
 	json_t *o = jobj(), *l = jobj();
 
+	jset_str(l, "experiment_id", w->label.experiment_id);
+	jset_int(l, "sequence", w->label.sequence);
 	jset_str(l, "envelope_id", w->label.envelope_id);
 	jset_str(l, "lever_id", w->label.lever_id);
 	jset_str(l, "arm", w->label.arm);
 	jset_str(l, "kind", w->label.kind);
 	jset_int(l, "index", w->label.index);
+	jset_str(l, "machine_id", w->label.machine_id);
+	jset_str(l, "revision", w->label.revision);
 	jset_new(o, "label", l);
 	jset_str(o, "command", w->command);
 	jset_new(o, "stdout", stream_json(&w->out));
@@ -656,6 +672,7 @@ static json_t *workload_json(const struct workload *w)
 	else
 		jset_str(o, "metrics_error", w->metrics_error);
 	jset_new(o, "peak_rss_bytes", metric_json(&w->peak_rss_bytes, "bytes"));
+	jset_new(o, "fak_rss_at_fork_bytes", metric_json(&w->fak_rss_at_fork_bytes, "bytes"));
 	return o;
 }
 
@@ -1034,19 +1051,24 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 {
 	static const char *const known[] = { "label", "command", "stdout", "stderr", "parser",
 					     "prompt_tokens", "decode_tokens", "metrics", "metrics_error",
-					     "peak_rss_bytes", NULL };
-	static const char *const label_known[] = { "envelope_id", "lever_id", "arm", "kind", "index", NULL };
+					     "peak_rss_bytes", "fak_rss_at_fork_bytes", NULL };
+	static const char *const label_known[] = { "experiment_id", "sequence", "envelope_id", "lever_id", "arm",
+						   "kind", "index", "machine_id", "revision", NULL };
 	struct jpath kp = JP_KEY(at, "workload"), lp = JP_KEY(&kp, "label"), mp = JP_KEY(&kp, "metrics");
 	const json_t *x, *l, *m;
 	int rc;
 
 	TRY(get_member(o, at, "workload", known, &x, e));
 	TRY(get_member(x, &kp, "label", label_known, &l, e));
+	TRY(get_text(l, &lp, "experiment_id", JD_REQUIRED, w->label.experiment_id, sizeof(w->label.experiment_id), e));
+	TRY(get_count(l, &lp, "sequence", &w->label.sequence, e));
 	TRY(get_text(l, &lp, "envelope_id", JD_REQUIRED, w->label.envelope_id, sizeof(w->label.envelope_id), e));
 	TRY(get_text(l, &lp, "lever_id", JD_REQUIRED, w->label.lever_id, sizeof(w->label.lever_id), e));
 	TRY(get_text(l, &lp, "arm", JD_REQUIRED, w->label.arm, sizeof(w->label.arm), e));
 	TRY(get_text(l, &lp, "kind", JD_REQUIRED, w->label.kind, sizeof(w->label.kind), e));
 	TRY(get_count(l, &lp, "index", &w->label.index, e));
+	TRY(get_text(l, &lp, "machine_id", JD_REQUIRED, w->label.machine_id, sizeof(w->label.machine_id), e));
+	TRY(get_text(l, &lp, "revision", JD_REQUIRED, w->label.revision, sizeof(w->label.revision), e));
 	TRY(get_text(x, &kp, "command", JD_REQUIRED, w->command, sizeof(w->command), e));
 	TRY(get_stream(x, &kp, "stdout", &w->out, e));
 	TRY(get_stream(x, &kp, "stderr", &w->err, e));
@@ -1063,7 +1085,8 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 		     sizeof(w->metrics_error), e));
 	if (w->has_metrics ? json_object_get(x, "metrics_error") != NULL : !w->metrics_error[0])
 		return jpath_err(e, &kp, "holds either metrics or a non-empty metrics_error");
-	return get_metric(x, &kp, "peak_rss_bytes", "bytes", &w->peak_rss_bytes, e);
+	TRY(get_metric(x, &kp, "peak_rss_bytes", "bytes", &w->peak_rss_bytes, e));
+	return get_metric(x, &kp, "fak_rss_at_fork_bytes", "bytes", &w->fak_rss_at_fork_bytes, e);
 }
 
 int report_decode(const json_t *doc, struct report *r, struct err *e)

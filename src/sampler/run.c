@@ -1,6 +1,7 @@
 #include "sampler/run.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include "sampler/cgroup.h"
 #include "sampler/child.h"
 #include "sampler/fold.h"
+#include "sampler/proc_read.h"
 
 struct runner {
 	const struct run_opts *o;
@@ -207,8 +209,29 @@ static void sut_cpu(struct runner *rn, struct fold_input *in, bool sampled, char
 	in->sut_cpu_ns = ns;
 }
 
-static void workload_rss(struct workload *w, const struct child *ch)
+/* fak's resident memory now, from /proc/self/statm; 0 when unknown. */
+static uint64_t own_rss(const char *proc_root, long page_size)
 {
+	char path[PATH_MAX], buf[256];
+	unsigned long long size, resident;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/self/statm", proc_root);
+	n = proc_read_at(AT_FDCWD, path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
+		return 0;
+	return (uint64_t)resident * (uint64_t)page_size;
+}
+
+static void workload_rss(struct workload *w, const struct child *ch, uint64_t fork_rss)
+{
+	if (fork_rss)
+		metric_set(&w->fak_rss_at_fork_bytes, (double)fork_rss, "/proc/self/statm resident before the fork");
+	else
+		metric_unavailable(&w->fak_rss_at_fork_bytes, "/proc/self/statm could not be read");
 	if (ch->unreaped > 0)
 		metric_unavailable(&w->peak_rss_bytes, "%lld descendant process(es) were never reaped",
 				   (long long)ch->unreaped);
@@ -216,7 +239,7 @@ static void workload_rss(struct workload *w, const struct child *ch)
 		metric_unavailable(&w->peak_rss_bytes, "wait4 reported no resident set size");
 	else
 		metric_set(&w->peak_rss_bytes, (double)ch->max_rss_kib * 1024,
-			   "largest wait4 ru_maxrss of a reaped SUT process");
+			   "largest wait4 ru_maxrss of a reaped SUT process (with fak's memory at fork)");
 }
 
 static int setup_signals(struct runner *rn, struct err *e)
@@ -255,6 +278,7 @@ struct run_state {
 	struct fold_input in;
 	struct cgroup cg;
 	struct workload workload;
+	uint64_t fork_rss;
 	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
 	char exe[PATH_MAX];
 };
@@ -333,6 +357,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		int64_t cpu0 = self_cpu_ns();
 
 		take(&rn, &st->command, CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
+		if (o->workload)
+			st->fork_rss = own_rss(o->proc_root, cfg.page_size);
 		if (child_spawn(&rn.ch, st->exe, o->argv, o->child_mask ? o->child_mask : &rn.old_mask, o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
 				st->cg.active ? st->cg.procs_wfd : -1, st->placement, sizeof(st->placement), e) < 0)
 			goto out_census;
@@ -384,7 +410,7 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	if (o->workload) {
 		if (o->workload(o->workload_ctx, res, &st->workload, e) < 0)
 			goto out_census;
-		workload_rss(&st->workload, &rn.ch);
+		workload_rss(&st->workload, &rn.ch, st->fork_rss);
 		in->workload = &st->workload;
 	}
 	rc = fold_report(r, in, e);

@@ -55,12 +55,17 @@ struct wl_metrics {
 #define WL_KIND_QUALITY "quality"
 
 /* Which run of which experiment this is: an attestation cannot be moved to
- * another arm, repetition or experiment without breaking its binding. */
+ * another arm, repetition, experiment, machine or revision without breaking
+ * its binding. */
 struct wl_label {
+	char experiment_id[33];	/* 32 lowercase hex digits, random per experiment */
+	int64_t sequence;	/* 0-based position in the experiment's schedule */
 	char envelope_id[WL_ID_MAX], lever_id[WL_ID_MAX];
 	char arm[16];		/* "baseline" | "candidate" */
 	char kind[16];		/* WL_KIND_* */
 	int64_t index;		/* 0-based within arm and kind */
+	char machine_id[64];	/* the scrubbed machine id of the receipts */
+	char revision[WL_ID_MAX];	/* the arm's revision */
 };
 
 /* One captured output stream: its size and digest (64 lowercase hex). */
@@ -78,9 +83,12 @@ struct workload {
 	bool has_metrics;
 	struct wl_metrics metrics;	/* when has_metrics */
 	char metrics_error[REPORT_TEXT_MAX];	/* why not, otherwise "" */
-	/* Largest ru_maxrss of any reaped SUT process (wait4): exact per
-	 * process, measured by the sampler. */
+	/* Largest ru_maxrss of any reaped SUT process (wait4), measured by the
+	 * sampler: an upper bound, since the kernel charges a forked child
+	 * with the resident memory of the process that forked it, fak's own
+	 * (fak_rss_at_fork_bytes) until exec. */
 	struct metric peak_rss_bytes;
+	struct metric fak_rss_at_fork_bytes;
 };
 
 /* The JSON form in documented key order (new reference): tokens_per_second,

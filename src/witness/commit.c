@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,11 +61,42 @@ static void sync_dir(const char *dir)
 	}
 }
 
-/* mkdir -p of path's parents (not path itself). */
+/* No element of path that exists is a symbolic link (path absolute). */
+static bool no_links(const char *path)
+{
+	char *c = xstrdup(path);
+	bool ok = true;
+
+	for (char *s = c + 1;; s++) {
+		if (*s == '/' || !*s) {
+			char save = *s;
+			struct stat st;
+
+			*s = '\0';
+			if (lstat(c, &st) < 0) {
+				*s = save;
+				break;	/* what does not exist yet is not a link */
+			}
+			if (S_ISLNK(st.st_mode))
+				ok = false;
+			*s = save;
+			if (!save || !ok)
+				break;
+		}
+	}
+	free(c);
+	return ok;
+}
+
+/* mkdir -p of path's parents (not path itself), never through a link. */
 static int make_parents(const char *path, struct err *e)
 {
 	char *c = xstrdup(path);
 
+	if (!no_links(path)) {
+		free(c);
+		return err_set(e, "'%s' passes through a symbolic link; fak does not follow one here", path);
+	}
 	for (char *s = c + 1; *s; s++) {
 		if (*s != '/')
 			continue;
@@ -82,16 +114,35 @@ static int make_parents(const char *path, struct err *e)
 	return 0;
 }
 
-/* rm -r of a staging folder fak made itself. */
+/* A path a journal may act on: absolute, through no link, and (when it
+ * exists) fak's own: owned by this user, not a link itself. */
+static bool ours(const char *path)
+{
+	struct stat st;
+
+	if (path[0] != '/' || !no_links(path))
+		return false;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT;
+	return st.st_uid == geteuid() && !S_ISLNK(st.st_mode);
+}
+
+/* rm -r of a staging folder fak made itself, never following a link. */
 static void remove_tree(const char *path)
 {
-	DIR *d = opendir(path);
+	struct stat st;
+	DIR *d;
 	struct dirent *de;
 
-	if (!d) {
-		unlink(path);
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);	/* a file, or a link itself (never what it points to) */
 		return;
 	}
+	d = opendir(path);
+	if (!d)
+		return;
 	while ((de = readdir(d))) {
 		char *sub;
 
@@ -103,6 +154,31 @@ static void remove_tree(const char *path)
 	}
 	closedir(d);
 	rmdir(path);
+}
+
+/* The lock that keeps promotions and recoveries of one folder apart: held
+ * for the whole promotion, tried by recovery. -1 with e when wait is false
+ * and another process holds it (*busy set). */
+static int lock_folder(const char *dir, bool wait, bool *busy, struct err *e)
+{
+	char *path = xasprintf("%s/.fak-promotion.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	*busy = false;
+	if (fd < 0) {
+		err_errno(e, errno, "cannot open '%s'", path);
+		free(path);
+		return -1;
+	}
+	if (flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB) < 0) {
+		*busy = errno == EWOULDBLOCK;
+		err_errno(e, errno, "cannot lock '%s'", path);
+		close(fd);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return fd;
 }
 
 static int write_synced(const char *path, const struct strbuf *data, struct err *e)
@@ -169,6 +245,9 @@ static int run_step(const struct witness_step *s, struct err *e)
 	struct stat st;
 	char *dir;
 
+	if (!ours(s->from) || !no_links(s->to))
+		return err_set(e, "the step '%s' -> '%s' is not fak's own (a link, or another user's file); "
+				  "fak does not follow it", s->from, s->to);
 	if (lstat(s->from, &st) == 0) {
 		if (make_parents(s->to, e) < 0)
 			return -1;
@@ -200,7 +279,8 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	char *gdir = NULL, *idir = NULL, *journal = NULL, *gtmp = NULL, *itmp = NULL, *wtmp = NULL,
 	     *wdest = NULL, *copy = NULL;
 	json_t *staged = jarr(), *steps = jarr();
-	int fault = 0, rc = -1;
+	int fault = 0, rc = -1, lock = -1;
+	bool wrote_journal = false, busy;
 	struct stat st;
 
 	if (!realpath(paths->graph, graph) || !realpath(paths->index, index)) {
@@ -218,9 +298,33 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	gdir = dir_of(graph);
 	idir = dir_of(index);
 	journal = xasprintf("%s/" WITNESS_JOURNAL, gdir);
-	if (stat(journal, &st) == 0) {
+	/* one promotion of this folder at a time; recovery waits for us */
+	if ((lock = lock_folder(gdir, true, &busy, e)) < 0)
+		goto out;
+	if (lstat(journal, &st) == 0) {
 		err_set(e, "'%s' exists: another promotion is unfinished", journal);
 		goto out;
+	}
+	{
+		/* what was planned from must still be there: no lost update */
+		const struct {
+			const char *path;
+			const struct strbuf *was;
+		} in[2] = { { graph, &p->old_graph }, { index, &p->old_index } };
+
+		for (int i = 0; i < 2; i++) {
+			char now[65], then[65];
+			int64_t bytes;
+
+			if (digest_file(in[i].path, now, &bytes, e) < 0)
+				goto out;
+			sha256_hex(in[i].was->buf, in[i].was->len, then);
+			if (strcmp(now, then)) {
+				err_set(e, "'%s' changed while the promotion was prepared; run --promote again",
+					in[i].path);
+				goto out;
+			}
+		}
 	}
 	gtmp = xasprintf("%s/.fak-promote-%ld-graph", gdir, (long)getpid());
 	itmp = xasprintf("%s/.fak-promote-%ld-index", idir, (long)getpid());
@@ -230,6 +334,7 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	jpush_new(staged, json_string(wtmp));
 	if (write_journal(journal, "staging", staged, steps, e) < 0)
 		goto out;
+	wrote_journal = true;
 	fault_point(&fault);
 	if (write_synced(gtmp, &p->new_graph, e) < 0)
 		goto out;
@@ -284,7 +389,9 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	sync_dir(gdir);
 	rc = 0;
 out:
-	if (rc < 0 && journal) {
+	if (lock >= 0)
+		close(lock);	/* recovery below takes it again */
+	if (rc < 0 && wrote_journal) {
 		/* finish now as the next command would: roll back while staging,
 		 * complete while committing */
 		const char *what;
@@ -313,11 +420,34 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 	bool parsed = false;
 	int rc = -1;
 
+	struct stat st;
+	int lock = -1;
+	bool busy;
+
 	if (what)
 		*what = "";
-	if (access(path, F_OK) < 0) {
+	if (lstat(path, &st) < 0) {
 		free(path);
 		return 0;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		/* not ours to follow: another user's, or a link */
+		if (what)
+			*what = "left alone (not a file of this user's)";
+		free(path);
+		return 0;
+	}
+	if ((lock = lock_folder(dir, false, &busy, e)) < 0) {
+		free(path);
+		if (!busy)
+			return -1;
+		if (what)
+			*what = "left alone: a promotion is running";
+		return 0;
+	}
+	if (lstat(path, &st) < 0) {
+		rc = 0;	/* finished while we waited for the lock */
+		goto out;
 	}
 	if (file_read(path, (size_t)1 << 20, &sb, e) < 0)
 		goto out;
@@ -327,6 +457,12 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 	}
 	parsed = true;
 	if (!j.committing) {
+		for (size_t i = 0; i < j.nr_staged; i++)
+			if (!ours(j.staged[i])) {
+				err_set(e, "'%s' names '%s', which is not fak's own; look at it and remove the "
+					   "journal by hand", path, j.staged[i]);
+				goto out;
+			}
 		for (size_t i = 0; i < j.nr_staged; i++)
 			remove_tree(j.staged[i]);
 		if (what)
@@ -349,6 +485,8 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 out:
 	if (parsed)
 		witness_journal_release(&j);
+	if (lock >= 0)
+		close(lock);
 	sb_release(&sb);
 	free(path);
 	return rc;

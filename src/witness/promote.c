@@ -17,6 +17,7 @@
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "sampler/report.h"
+#include "witness/internal.h"
 #include "witness/witness.h"
 
 #define READ_CAP ((size_t)64 << 20)
@@ -87,6 +88,7 @@ static void check_runs(const char *dir, const struct source *s, struct promotion
 {
 	char *adir = xasprintf("%s/attestations", dir), *ldir = xasprintf("%s/logs", dir);
 	const struct receipt_experiment *x = &s->cand.experiment;
+	bool *taken = xcalloc(x->nr_schedule + 1, sizeof(*taken));
 	size_t matched = 0;
 	json_t *logs = jarr();
 	struct dirent **names = NULL;
@@ -125,10 +127,11 @@ static void check_runs(const char *dir, const struct source *s, struct promotion
 		snprintf(rel, sizeof(rel), "attestations/%s", name);
 		add_file(p, rel, sb.buf, sb.len);
 		for (size_t k = 0; k < x->nr_schedule && !listed; k++)
-			listed = !strcmp(x->schedule[k].attestation_digest, facts.digest);
+			if (!taken[k] && !strcmp(x->schedule[k].attestation_digest, facts.digest))
+				listed = taken[k] = true;
 		if (!listed)
-			findings_addf(out, "attestations/%s: %s is not a run of the experiment's schedule", name,
-				      facts.digest);
+			findings_addf(out, "attestations/%s: %s is not a run of the experiment's schedule, or a "
+					   "second copy of one", name, facts.digest);
 		else
 			matched++;
 		/* the logs of the run */
@@ -136,6 +139,14 @@ static void check_runs(const char *dir, const struct source *s, struct promotion
 		stem = xstrndup(name, len - 5);
 		if (attest_parse(sb.buf, sb.len, &doc, &e) == 0 && attest_check_report(doc, r, &e) == 0) {
 			static const char *const ext[2] = { "stdout", "stderr" };
+			const struct wl_label *lb = &r->workload.label;
+			struct receipt_step step = { !strcmp(lb->arm, "candidate"), lb->kind, lb->index };
+			char want[64];
+
+			xp_step_name(&step, want, sizeof(want));
+			if (!r->has_workload || strcmp(want, stem))
+				findings_addf(out, "attestations/%s: holds the run %s", name,
+					      r->has_workload ? want : "of no experiment");
 
 			for (int k = 0; k < 2; k++) {
 				char *lp = xasprintf("%s/%s.%s", ldir, stem, ext[k]), hex[65], summary[256];
@@ -182,6 +193,7 @@ out:
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	free(taken);
 	json_decref(logs);
 	free(adir);
 	free(ldir);
@@ -250,6 +262,19 @@ static void load_request(const char *path, struct source *s, struct promotion *p
 
 /* ---- the effects ----------------------------------------------------------- */
 
+static bool all_true(const json_t *a)
+{
+	size_t i;
+	const json_t *v;
+
+	if (!json_is_array(a))
+		return false;
+	json_array_foreach (a, i, v)
+		if (!json_is_true(v))
+			return false;
+	return true;
+}
+
 /* The day the candidate's last repetition started. */
 static int observed_day(const struct receipt *c, long *day, struct err *e)
 {
@@ -282,7 +307,7 @@ static double num_at(const json_t *o, const char *a, const char *b)
 }
 
 /* "7.942 -> 18.18 tok/s median (+128.9%, 90% interval +122.6%..+134.4%, n=3+3)" */
-static char *shift_text(const json_t *cmp)
+char *witness_shift_text(const json_t *cmp)
 {
 	const json_t *t = metric_of(cmp, "tokens_per_second");
 
@@ -352,27 +377,26 @@ static char *update_index(json_t *doc, const json_t *row, const char *key, const
 }
 
 static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day, long review_days,
-		       const char *lever)
+		       const char *lever, bool sealed)
 {
 	const json_t *t = metric_of(cmp, "tokens_per_second");
 	json_t *o = jobj();
 	char d[11], r[11];
-	char *s;
+	char *s, *t2;
 
 	date_format(day, d);
 	date_format(day + review_days, r);
 	jset_str(o, "lifecycle", "CURRENT");
 	jset_str(o, "envelope_key", env->id);
-	{
-		char *shift = shift_text(cmp);
-
-		s = xasprintf("%s: %s with lever %s.", env->throughput_metric, shift, lever);
-		free(shift);
-	}
+	t2 = witness_shift_text(cmp);
+	s = xasprintf("%s: %s with lever %s.", env->throughput_metric, t2, lever);
 	jset_str(o, "highlight", s);
 	free(s);
-	s = xasprintf("PASS: gate pass against the accepted baseline; every repetition measured and sealed by "
-		      "fak; verdict %s.", json_string_value(json_object_get(t, "verdict")));
+	free(t2);
+	s = xasprintf("PASS: gate pass against the accepted baseline; %s; verdict %s.",
+		      sealed ? "every repetition measured and sealed by fak"
+			     : "the repetitions' values were typed in a manual loop, not sealed by fak",
+		      json_string_value(json_object_get(t, "verdict")));
 	jset_str(o, "status", s);
 	free(s);
 	s = xasprintf(WITNESS_REF_PREFIX "%s", rel);
@@ -435,6 +459,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	const struct envelope *env;
 	const struct criterion *crit;
 	enum gate_class cls;
+	bool sealed = false;
 	long observed = 0;
 	int rc = -1;
 
@@ -478,23 +503,55 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 		findings_addf(out, "gate: %s (%s); only a pass is promoted",
 			      json_string_value(json_object_get(verdict, "classification")),
 			      json_string_value(json_object_get(verdict, "reason")));
-	if (!s.req.policy.require_system_baseline)
-		findings_addf(out, "gate-request.json: the policy does not require system baselines; only a pass "
-				   "with strict system baselines is promoted");
-	if (S_ISDIR(st.st_mode)) {
-		size_t i;
-		const json_t *v;
-
-		json_array_foreach (json_object_get(json_object_get(cmp, "metrics_bound"), "candidate"), i, v)
-			if (!json_is_true(v))
-				findings_addf(out, "candidate.json: repetition %zu is not sealed", i);
-	}
 	l = (struct lever *)(uintptr_t)graph_lever(&g, s.cand.changed_lever_id);
-	if (!l || !graph_lever_ready(&g, l))
+	if (l) {
+		/* the strict policy of the envelope's criterion, not the file's */
+		json_t *want = gate_policy_json(&g, l, s.req.last_accepted.revision, false);
+		const json_t *have = json_object_get(s.req.doc, "policy");
+		const char *k;
+		json_t *v;
+
+		json_object_foreach (want, k, v) {
+			const json_t *h = json_object_get(have, k);
+
+			/* 2 and 2.0 are one number once written and read back */
+			if (json_is_number(v) && json_is_number(h) ? json_number_value(v) != json_number_value(h)
+								    : !json_equal(v, h))
+				findings_addf(out, "gate-request.json: policy.%s is not what envelope \"%s\"'s criterion "
+						   "implies for a strict promotion", k, s.req.policy.envelope_id);
+		}
+		if (json_object_size(have) != json_object_size(want))
+			findings_addf(out, "gate-request.json: the policy has members the strict policy has not");
+		json_decref(want);
+	}
+	{
+		/* the candidate against the baseline it ran with: never slower */
+		const char *v = json_string_value(json_object_get(metric_of(cmp, "tokens_per_second"), "verdict"));
+
+		if (v && !strcmp(v, "slower"))
+			findings_addf(out, "comparison: the candidate is slower than the baseline it ran against; a gate "
+					   "pass against another accepted receipt does not make it a gain");
+	}
+	sealed = all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "candidate")) &&
+		 all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "baseline"));
+	if (S_ISDIR(st.st_mode) && !sealed)
+		findings_addf(out, "the receipts of an experiment folder are sealed throughout; some repetitions are "
+				   "not (see --compare)");
+	if (S_ISDIR(st.st_mode) && !json_equal(s.req.last_accepted.doc, s.base.doc)) {
+		json_t *b = receipt_metrics_bound_json(&s.req.last_accepted);
+
+		if (!all_true(b))
+			findings_addf(out, "gate-request.json: its last_accepted is another receipt than baseline.json, "
+					   "and not a sealed one");
+		json_decref(b);
+	}
+	if (!l || !graph_lever_ready(&g, l)) {
 		findings_addf(out, "lever \"%s\" is not ready in '%s' any more (enabled, witnessed, or a dependency "
 				   "off): the graph changed since the experiment; run it again",
 			      s.cand.changed_lever_id, paths->graph);
-	if (out->nr || !l)
+		goto done;
+	}
+	if (out->nr)
 		goto done;
 	env = graph_envelope(&g, l->app.envelope_id);
 	crit = graph_criterion(&g, env->id);
@@ -528,9 +585,12 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	}
 
 	/* the graph */
-	p->summary = shift_text(cmp);
+	p->summary = witness_shift_text(cmp);
 	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, day);
-	texts[1] = xasprintf("fak bench experiment, promoted by fak %s; manifest %s", version, p->manifest_digest);
+	texts[1] = xasprintf("%s, promoted by fak %s; manifest %s",
+			     sealed ? "fak bench experiment (sealed metrics)"
+				    : "a manual loop (values typed in, not sealed by fak)",
+			     version, p->manifest_digest);
 	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
 	p->lever_id = xstrdup(l->id);
 	p->envelope_id = xstrdup(env->id);
@@ -549,7 +609,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 		p->next_lever = next ? xstrdup(next->id) : NULL;
 		/* the index */
 		retention = xasprintf("superseded on %s by " WITNESS_REF_PREFIX "%s", day, p->rel);
-		row = new_row(env, p->rel, cmp, observed, graph_criterion_review_period_days(crit), l->id);
+		row = new_row(env, p->rel, cmp, observed, graph_criterion_review_period_days(crit), l->id, sealed);
 		p->demoted = update_index(idx.doc, row, env->id, retention);
 		json_write_pretty(&p->new_index, idx.doc);
 		if (!out->nr) {

@@ -14,6 +14,8 @@
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
+#include "receipt/gate.h"
+#include "witness/internal.h"
 #include "witness/witness.h"
 
 #define FILE_CAP ((size_t)64 << 20)
@@ -108,9 +110,73 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 	}
 }
 
+/* The folder's comparison and gate, recomputed from its receipts and gate
+ * request against the graph, must equal the documents it keeps and pass.
+ * *claim gets the shift the folder proves (caller frees). */
+static void recompute(const char *dir, const char *rel, const struct graph *g, char **claim, struct findings *out)
+{
+	static const char *const names[] = { "baseline.json", "candidate.json", "gate-request.json",
+					     "comparison.json", "gate.json" };
+	struct strbuf sb[5] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	struct receipt b, c;
+	struct gate_request q;
+	bool hb = false, hc = false, hq = false;
+	json_t *cmp = NULL, *verdict = NULL, *kept_cmp = NULL, *kept_gate = NULL;
+	const char *what = NULL;
+	enum gate_class cls;
+	struct err e;
+
+	*claim = NULL;
+	for (int i = 0; i < 5; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		int rc = file_read(path, FILE_CAP, &sb[i], &e);
+
+		free(path);
+		if (rc < 0) {
+			findings_addf(out, "%s/%s: %s", rel, names[i], e.msg);
+			goto out;
+		}
+	}
+	if (!(hb = receipt_parse(&b, sb[0].buf, sb[0].len, "baseline.json", &e) == 0) ||
+	    !(hc = receipt_parse(&c, sb[1].buf, sb[1].len, "candidate.json", &e) == 0) ||
+	    !(hq = gate_parse(&q, sb[2].buf, sb[2].len, "gate-request.json", &e) == 0) ||
+	    !(kept_cmp = json_parse_strict(sb[3].buf, sb[3].len, "comparison.json", &e)) ||
+	    !(kept_gate = json_parse_strict(sb[4].buf, sb[4].len, "gate.json", &e))) {
+		findings_addf(out, "%s: %s", rel, e.msg);
+		goto out;
+	}
+	cmp = receipt_compare(&b, &c, g, &what, out);
+	if (!cmp) {
+		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s)", rel, what);
+		goto out;
+	}
+	if (!json_equal(cmp, kept_cmp))
+		findings_addf(out, "%s/comparison.json: not what the receipts give", rel);
+	verdict = gate_evaluate(&q, g, &cls, &what, out);
+	if (!verdict)
+		findings_addf(out, "%s/gate-request.json: the gate refuses it (%s)", rel, what);
+	else if (cls != GATE_PASS || !json_equal(verdict, kept_gate))
+		findings_addf(out, "%s/gate.json: not the passing verdict the gate request gives", rel);
+	*claim = witness_shift_text(cmp);
+out:
+	if (hb)
+		receipt_release(&b);
+	if (hc)
+		receipt_release(&c);
+	if (hq)
+		gate_release(&q);
+	json_decref(cmp);
+	json_decref(verdict);
+	json_decref(kept_cmp);
+	json_decref(kept_gate);
+	for (int i = 0; i < 5; i++)
+		sb_release(&sb[i]);
+}
+
 /* One folder: its manifest names it, lists exactly its files, each with its
- * size and digest, and the evidence in it verifies. */
-static bool verify_folder(const char *root, const char *rel, struct findings *out)
+ * size and digest, and the evidence in it verifies and recomputes. */
+static bool verify_folder(const char *root, const char *rel, const struct graph *g, char **claim,
+			  struct findings *out)
 {
 	char *dir = xasprintf("%s/%s", root, rel), *mpath = xasprintf("%s/MANIFEST.json", dir);
 	struct strbuf mb = STRBUF_INIT;
@@ -163,6 +229,8 @@ static bool verify_folder(const char *root, const char *rel, struct findings *ou
 		if (actual.v[k])
 			findings_addf(out, "%s/%s: not listed in the manifest", rel, actual.v[k]);
 	witness_manifest_release(&m);
+	if (out->nr == before)
+		recompute(dir, rel, g, claim, out);
 out:
 	for (size_t k = 0; k < actual.n; k++)
 		free(actual.v[k]);
@@ -205,11 +273,79 @@ static void walk(const char *root, const char *rel, int depth, struct refs *out,
 	free(dir);
 }
 
+/* Evidence recorded before fak kept witness folders (seeds 000 and 002):
+ * the only witnessed lever and CURRENT rows that may name no witness. Each
+ * is pinned to the RFC 8785 digest of its exact text (the lever's
+ * `witnessed` object, the row object), so none can be edited into another
+ * claim and stay "external". */
+static const struct {
+	const char *kind, *id, *digest;
+} externals[] = {
+	{ "lever", "metal.resident-q4k-weights",
+	  "sha256:f45b7f6075eb73b93637ec6e815f83d987c961f7550ef8b33b452d067ec76ccc" },
+	{ "row", "q38-bf16-tp2-arithmetic-ttfc",
+	  "sha256:b3a66afbea6ffa7120e550984ab0d06086e9a76b6ac354609ce13f844d95b3df" },
+	{ "row", "q38-q4km-native-cuda-a100-cold-decode",
+	  "sha256:ccce3af6056aa2c331af0ed6174ff47e835abcd5b3265c32fdcee6c2f1c98023" },
+	{ "row", "q38-a100-p2060-prompt-attention",
+	  "sha256:fd69f1ca38416b1a496d447ccaa7451e2f26e87a393dc08b737063359536940a" },
+	{ "row", "q38-q4km-native-metal-m3pro-sequence-prefill",
+	  "sha256:7f0678be676de021a8e49e0b9da774f8d54319b2b6c52c5e76d913e3b4f54164" },
+	{ "row", "q38-q4km-native-metal-m3pro-fullrun",
+	  "sha256:af4237fc71288a7e646b7e8429cb222ddad551bfff93079cbeff45e5f00ee6e8" },
+};
+
+static bool external_ok(const char *kind, const char *id, const json_t *v)
+{
+	char d[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	if (!v || json_digest(v, NULL, d, &e) < 0)
+		return false;
+	for (size_t i = 0; i < sizeof(externals) / sizeof(externals[0]); i++)
+		if (!strcmp(externals[i].kind, kind) && !strcmp(externals[i].id, id) && !strcmp(externals[i].digest, d))
+			return true;
+	return false;
+}
+
+struct folder {
+	char *rel, *claim;	/* claim: NULL unless it verified */
+	bool named;
+};
+
+/* The verified folder rel names, if any. */
+static struct folder *lookup(struct folder *f, size_t n, const char *rel)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(f[i].rel, rel))
+			return &f[i];
+	return NULL;
+}
+
+/* A citation of a witness: the folder verifies, belongs to prefix (the
+ * citing lever's envelope and lever, or the row's envelope key), and the
+ * citing text quotes the claim the folder proves. */
+static void cite(struct folder *f, size_t n, const char *who, const char *ref, const char *prefix,
+		 const char *text, struct findings *out)
+{
+	struct folder *w = lookup(f, n, ref);
+
+	if (!w || !w->claim) {
+		findings_addf(out, "%s: its witness %s does not verify or does not exist", who, ref);
+		return;
+	}
+	w->named = true;
+	if (strncmp(ref, prefix, strlen(prefix)) || ref[strlen(prefix)] != '/')
+		findings_addf(out, "%s: cites witness %s, which belongs to another envelope or lever", who, ref);
+	if (!text || !strstr(text, w->claim))
+		findings_addf(out, "%s: does not quote what its witness proves (%s)", who, w->claim);
+}
+
 void witness_verify(const char *root, const struct graph *g, const struct index *idx,
 		    struct witness_summary *sum, struct findings *out)
 {
-	struct refs folders = { 0 }, named = { 0 };
-	struct strmap ok = STRMAP_INIT;
+	struct refs dirs = { 0 };
+	struct folder *f;
 	struct stat st;
 
 	memset(sum, 0, sizeof(*sum));
@@ -217,75 +353,95 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 		if (!S_ISDIR(st.st_mode))
 			findings_addf(out, "witness root '%s' is not a folder", root);
 		else
-			walk(root, "", 0, &folders, out);
+			walk(root, "", 0, &dirs, out);
 	} else if (errno != ENOENT) {
 		findings_addf(out, "witness root '%s': %s", root, strerror(errno));
 	}
-	for (size_t i = 0; i < folders.n; i++) {
+	f = xcalloc(dirs.n + 1, sizeof(*f));
+	for (size_t i = 0; i < dirs.n; i++) {
+		f[i].rel = dirs.v[i];
 		sum->folders++;
-		if (verify_folder(root, folders.v[i], out)) {
+		if (verify_folder(root, f[i].rel, g, &f[i].claim, out) && f[i].claim)
 			sum->verified++;
-			strmap_put(&ok, folders.v[i], i, NULL);
+		else {
+			free(f[i].claim);
+			f[i].claim = NULL;
 		}
 	}
-	/* what the graph and the index name */
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
 		const char *s;
 		size_t len;
+		char *who;
 
 		if (!l->has_witnessed)
 			continue;
+		who = xasprintf("lever \"%s\"", l->id);
 		if (find_ref(l->witnessed.receipt, &s, &len) || find_ref(l->witnessed.provenance, &s, &len)) {
-			char *r = xstrndup(s, len);
-			size_t k;
+			char *r = xstrndup(s, len), *prefix = xasprintf("%s/%s", l->app.envelope_id, l->id);
 
-			ref_add(&named, r, len);
-			if (!strmap_get(&ok, r, &k))
-				findings_addf(out, "lever \"%s\": its witness %s does not verify or does not exist", l->id, r);
+			cite(f, dirs.n, who, r, prefix, l->witnessed.summary, out);
 			free(r);
+			free(prefix);
 		} else {
-			sum->external++;
+			json_t *lj = graph_lever_json(l);
+
+			if (external_ok("lever", l->id, json_object_get(lj, "witnessed")))
+				sum->external++;
+			else
+				findings_addf(out, "%s: its witnessed effect names no witness folder (only the seeds' "
+						   "evidence, pinned as it stands, may)", who);
+			json_decref(lj);
 		}
+		free(who);
 	}
 	for (size_t i = 0; i < idx->nr_rows; i++) {
 		const struct index_row *row = &idx->rows[i];
 		const char *texts[2] = { row->evidence, row->retention }, *s;
+		struct strbuf where = STRBUF_INIT;
 		size_t len;
 		bool any = false;
 
+		index_row_path(row, &where);
 		for (int t = 0; t < 2; t++)
 			if (find_ref(texts[t], &s, &len)) {
 				char *r = xstrndup(s, len);
-				size_t k;
-				struct strbuf where = STRBUF_INIT;
+				struct folder *w;
 
 				any = true;
-				ref_add(&named, r, len);
-				index_row_path(row, &where);
-				if (!strmap_get(&ok, r, &k))
+				if (t == 0) {
+					char *who = xasprintf("index %s", where.buf);
+
+					cite(f, dirs.n, who, r, row->envelope_key, row->highlight, out);
+					free(who);
+				} else if ((w = lookup(f, dirs.n, r)) && w->claim) {
+					w->named = true;	/* what superseded a row */
+				} else {
 					findings_addf(out, "index %s: its witness %s does not verify or does not exist",
 						      where.buf, r);
-				sb_release(&where);
+				}
 				free(r);
 			}
-		if (!any && row->lifecycle == INDEX_CURRENT)
-			sum->external++;
-	}
-	for (size_t i = 0; i < folders.n; i++) {
-		bool used = false;
+		if (!any && row->lifecycle == INDEX_CURRENT) {
+			const json_t *rj = json_array_get(json_object_get(idx->doc, row->table == INDEX_RESULTS ? "results"
+														 : "awaiting"),
+							  row->pos);
 
-		for (size_t k = 0; k < named.n && !used; k++)
-			used = !strcmp(named.v[k], folders.v[i]);
-		if (!used)
-			findings_addf(out, "%s: orphaned: no lever and no index row names it", folders.v[i]);
+			if (external_ok("row", row->envelope_key, rj))
+				sum->external++;
+			else
+				findings_addf(out, "index %s: a CURRENT row that names no witness folder (only the "
+						   "seeds' rows, pinned as they stand, may)", where.buf);
+		}
+		sb_release(&where);
 	}
+	for (size_t i = 0; i < dirs.n; i++) {
+		if (!f[i].named && f[i].claim)
+			findings_addf(out, "%s: orphaned: no lever and no index row names it", f[i].rel);
+		free(f[i].claim);
+		free(dirs.v[i]);
+	}
+	free(f);
+	free(dirs.v);
 	findings_sort(out);
-	for (size_t i = 0; i < folders.n; i++)
-		free(folders.v[i]);
-	free(folders.v);
-	for (size_t i = 0; i < named.n; i++)
-		free(named.v[i]);
-	free(named.v);
-	strmap_release(&ok);
 }

@@ -11,14 +11,14 @@
 
 /* The schedule as a string: "Bw0 Cw0 B0 C0 C1 B1" (B/C arm, w warm-up,
  * q quality, digits the index). */
-static void plan_text(enum xp_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
+static void plan_text(enum receipt_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
 		      char *out, size_t cap)
 {
-	struct xp_step *v;
+	struct receipt_step *v;
 	size_t n, len = 0;
 	struct err e;
 
-	cr_assert_eq(xp_plan(order, seed, warmups, reps, quality, &v, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(receipt_plan(order, seed, warmups, reps, quality, &v, &n, &e), 0, "%s", e.msg);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(out + len, cap - len, "%s%c%s%lld", i ? " " : "", v[i].arm ? 'C' : 'B',
@@ -28,62 +28,62 @@ static void plan_text(enum xp_order order, uint64_t seed, size_t warmups, size_t
 	free(v);
 }
 
-Test(xp_plan, interleaved_is_abba_after_the_warmups)
+Test(receipt_plan, interleaved_is_abba_after_the_warmups)
 {
 	char s[256];
 
-	plan_text(XP_ORDER_INTERLEAVED, 0, 1, 3, false, s, sizeof(s));
+	plan_text(RECEIPT_ORDER_INTERLEAVED, 0, 1, 3, false, s, sizeof(s));
 	cr_assert_str_eq(s, "Bw0 Cw0 B0 C0 C1 B1 B2 C2");
-	plan_text(XP_ORDER_INTERLEAVED, 0, 2, 4, true, s, sizeof(s));
+	plan_text(RECEIPT_ORDER_INTERLEAVED, 0, 2, 4, true, s, sizeof(s));
 	cr_assert_str_eq(s, "Bw0 Cw0 Bw1 Cw1 B0 C0 C1 B1 B2 C2 C3 B3 Bq0 Cq0");
-	plan_text(XP_ORDER_INTERLEAVED, 0, 0, 1, false, s, sizeof(s));
+	plan_text(RECEIPT_ORDER_INTERLEAVED, 0, 0, 1, false, s, sizeof(s));
 	cr_assert_str_eq(s, "B0 C0");
 }
 
-Test(xp_plan, blocked_runs_each_arm_as_one_block)
+Test(receipt_plan, blocked_runs_each_arm_as_one_block)
 {
 	char s[256];
 
-	plan_text(XP_ORDER_BLOCKED, 0, 1, 3, false, s, sizeof(s));
+	plan_text(RECEIPT_ORDER_BLOCKED, 0, 1, 3, false, s, sizeof(s));
 	cr_assert_str_eq(s, "Bw0 B0 B1 B2 Cw0 C0 C1 C2");
-	plan_text(XP_ORDER_BLOCKED, 0, 0, 2, true, s, sizeof(s));
+	plan_text(RECEIPT_ORDER_BLOCKED, 0, 0, 2, true, s, sizeof(s));
 	cr_assert_str_eq(s, "B0 B1 Bq0 C0 C1 Cq0");
 }
 
-Test(xp_plan, random_shuffles_within_pairs_and_replays_from_its_seed)
+Test(receipt_plan, random_shuffles_within_pairs_and_replays_from_its_seed)
 {
 	char a[1024], b[1024], c[1024];
-	struct xp_step *v;
+	struct receipt_step *v;
 	size_t n, firsts = 0;
 	struct err e;
 
-	plan_text(XP_ORDER_RANDOM, 42, 1, 40, false, a, sizeof(a));
-	plan_text(XP_ORDER_RANDOM, 42, 1, 40, false, b, sizeof(b));
-	plan_text(XP_ORDER_RANDOM, 43, 1, 40, false, c, sizeof(c));
+	plan_text(RECEIPT_ORDER_RANDOM, 42, 1, 40, false, a, sizeof(a));
+	plan_text(RECEIPT_ORDER_RANDOM, 42, 1, 40, false, b, sizeof(b));
+	plan_text(RECEIPT_ORDER_RANDOM, 43, 1, 40, false, c, sizeof(c));
 	cr_assert_str_eq(a, b, "the same seed must replay the same order");
 	cr_assert_str_neq(a, c, "another seed gives another order");
-	cr_assert_eq(xp_plan(XP_ORDER_RANDOM, 7, 0, 200, false, &v, &n, &e), 0);
+	cr_assert_eq(receipt_plan(RECEIPT_ORDER_RANDOM, 7, 0, 200, false, &v, &n, &e), 0);
 	for (size_t i = 0; i < n; i += 2) {
 		/* each pair holds both arms with the same index */
 		cr_assert_neq(v[i].arm, v[i + 1].arm);
 		cr_assert_eq(v[i].index, (int64_t)(i / 2));
 		cr_assert_eq(v[i + 1].index, (int64_t)(i / 2));
-		firsts += v[i].arm == XP_BASELINE;
+		firsts += v[i].arm == RECEIPT_ARM_BASELINE;
 	}
 	/* a fair coin: 200 pairs, baseline first far from always or never */
 	cr_assert(firsts > 60 && firsts < 140, "baseline first in %zu of 200 pairs", firsts);
 	free(v);
 }
 
-Test(xp_plan, refuses_what_it_cannot_plan)
+Test(receipt_plan, refuses_what_it_cannot_plan)
 {
-	struct xp_step *v;
+	struct receipt_step *v;
 	size_t n;
 	struct err e;
 
-	cr_assert_eq(xp_plan(XP_ORDER_INTERLEAVED, 0, 1, 0, false, &v, &n, &e), -1);
+	cr_assert_eq(receipt_plan(RECEIPT_ORDER_INTERLEAVED, 0, 1, 0, false, &v, &n, &e), -1);
 	cr_assert_str_eq(e.msg, "an experiment needs at least one repetition per arm");
-	cr_assert_eq(xp_plan(XP_ORDER_INTERLEAVED, 0, 1, XP_MAX_STEPS, false, &v, &n, &e), -1);
+	cr_assert_eq(receipt_plan(RECEIPT_ORDER_INTERLEAVED, 0, 1, RECEIPT_MAX_STEPS, false, &v, &n, &e), -1);
 	cr_assert(strstr(e.msg, "exceed"), "%s", e.msg);
 }
 

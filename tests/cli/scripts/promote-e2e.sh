@@ -6,7 +6,7 @@
 # within 10% instead of 2%: a shared test machine's memory bandwidth varies
 # more from run to run than the example's own criterion allows. A busy host
 # can still make a run's gate investigate (the sampler saw other load); the
-# experiment is then measured again, up to four times.
+# experiment is then measured again, up to six times.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 build=$(dirname "$FAK")
@@ -24,7 +24,7 @@ while :; do
 		{ cat xp.txt; fail "experiment"; }
 	[ "$(jq -r .classification run$try/gate.json)" = pass ] && break
 	echo "attempt $try: gate $(jq -r '.classification + ": " + .reason' run$try/gate.json)"
-	[ $try -lt 4 ] || fail "no passing run in 4 attempts"
+	[ $try -lt 6 ] || fail "no passing run in 6 attempts"
 	try=$((try + 1))
 done
 run=run$try
@@ -43,6 +43,14 @@ np --frontdoor-md --index index.json --as-of "$day" --write-doc page.md || fail 
 grep -q '^| \*\*CURRENT\*\* | `cpu-decode-synthetic-q8-linux-amd64-p2-t5` |' page.md || fail "no CURRENT row on the page"
 np --index index.json --verify-witnesses witnesses >v.txt || { cat v.txt; fail "--verify-witnesses"; }
 grep -q '^VERIFIED 1 witness folder under witnesses; ' v.txt || { cat v.txt; fail "verify output"; }
+
+# the graph may only quote what the witness proves
+cp graph.json graph.good
+jq '(.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec") | .witnessed.summary) |= sub("median [^;]*"; "median 1 -> 99 tok/s")' \
+	graph.good >graph.json
+if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an edited witnessed summary verified"; fi
+grep -q 'lever "cpu.q8-row-blocked-sse2-matvec": does not quote what its witness proves' err.txt || { cat err.txt; fail "quote"; }
+cp graph.good graph.json
 
 # any byte of any file of the witness: --verify-witnesses fails naming that file
 w=$(cd witnesses && echo */*/*)

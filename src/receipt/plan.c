@@ -1,11 +1,11 @@
 /* The schedule of an experiment: which arm runs when. */
-#include "experiment/experiment.h"
+#include "receipt/receipt.h"
 
 #include "base/xalloc.h"
 #include "sampler/workload.h"
 
-const char *const xp_order_names[3] = { "interleaved", "random", "blocked" };
-const char *const xp_arm_names[2] = { "baseline", "candidate" };
+const char *const receipt_order_names[3] = { "interleaved", "random", "blocked" };
+const char *const receipt_arm_names[2] = { "baseline", "candidate" };
 
 /* splitmix64: a small, well-studied generator whose stream depends only on
  * the seed, so a recorded seed replays the same order anywhere. */
@@ -18,28 +18,28 @@ static uint64_t splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-static void add(struct xp_step *v, size_t *n, int arm, const char *kind, size_t index)
+static void add(struct receipt_step *v, size_t *n, int arm, const char *kind, size_t index)
 {
-	v[(*n)++] = (struct xp_step){ arm, kind, (int64_t)index };
+	v[(*n)++] = (struct receipt_step){ arm, kind, (int64_t)index };
 }
 
-int xp_plan(enum xp_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
-	    struct xp_step **steps, size_t *nr, struct err *e)
+int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
+	    struct receipt_step **steps, size_t *nr, struct err *e)
 {
 	size_t total, n = 0;
-	struct xp_step *v;
+	struct receipt_step *v;
 	uint64_t state = seed;
 
 	*steps = NULL;
 	*nr = 0;
 	if (reps == 0)
 		return err_set(e, "an experiment needs at least one repetition per arm");
-	if (warmups > XP_MAX_STEPS || reps > XP_MAX_STEPS ||
-	    (total = 2 * (warmups + reps + (quality ? 1 : 0))) > XP_MAX_STEPS)
+	if (warmups > RECEIPT_MAX_STEPS || reps > RECEIPT_MAX_STEPS ||
+	    (total = 2 * (warmups + reps + (quality ? 1 : 0))) > RECEIPT_MAX_STEPS)
 		return err_set(e, "%zu warm-ups and %zu repetitions per arm exceed %d runs", warmups, reps,
-			       XP_MAX_STEPS);
+			       RECEIPT_MAX_STEPS);
 	v = xcalloc(total, sizeof(*v));
-	if (order == XP_ORDER_BLOCKED) {
+	if (order == RECEIPT_ORDER_BLOCKED) {
 		for (int arm = 0; arm < 2; arm++) {
 			for (size_t i = 0; i < warmups; i++)
 				add(v, &n, arm, WL_KIND_WARMUP, i);
@@ -50,18 +50,18 @@ int xp_plan(enum xp_order order, uint64_t seed, size_t warmups, size_t reps, boo
 		}
 	} else {
 		for (size_t i = 0; i < warmups; i++) {
-			add(v, &n, XP_BASELINE, WL_KIND_WARMUP, i);
-			add(v, &n, XP_CANDIDATE, WL_KIND_WARMUP, i);
+			add(v, &n, RECEIPT_ARM_BASELINE, WL_KIND_WARMUP, i);
+			add(v, &n, RECEIPT_ARM_CANDIDATE, WL_KIND_WARMUP, i);
 		}
 		for (size_t i = 0; i < reps; i++) {
-			int first = order == XP_ORDER_INTERLEAVED ? (int)(i & 1) : (int)(splitmix64(&state) >> 63);
+			int first = order == RECEIPT_ORDER_INTERLEAVED ? (int)(i & 1) : (int)(splitmix64(&state) >> 63);
 
 			add(v, &n, first, WL_KIND_REPETITION, i);
 			add(v, &n, !first, WL_KIND_REPETITION, i);
 		}
 		if (quality) {
-			add(v, &n, XP_BASELINE, WL_KIND_QUALITY, 0);
-			add(v, &n, XP_CANDIDATE, WL_KIND_QUALITY, 0);
+			add(v, &n, RECEIPT_ARM_BASELINE, WL_KIND_QUALITY, 0);
+			add(v, &n, RECEIPT_ARM_CANDIDATE, WL_KIND_QUALITY, 0);
 		}
 	}
 	*steps = v;

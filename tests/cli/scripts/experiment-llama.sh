@@ -1,0 +1,48 @@
+# fak bench experiment --metrics llama-bench with --quality-command: each
+# repetition's row (n_prompt and n_gen of the envelope) is sealed, each arm's
+# quality run follows its last repetition and is sealed into the receipt;
+# the receipts compare; an edited quality is refused.
+set -u
+. "$FIX/experiment/lib.sh"
+fail() { echo "FAIL: $*"; exit 1; }
+# a stand-in for llama-bench -o jsonl -pg 4,8 -r 1: one matching row, one other
+cat >llama.sh <<'SH'
+#!/bin/sh
+echo "llama-bench log lines go to stderr" >&2
+sleep 0.1
+printf '{"build_commit": "x", "n_prompt": 4, "n_gen": 0, "n_depth": 0, "avg_ns": 1000000}\n'
+printf '{"build_commit": "x", "n_prompt": 4, "n_gen": %s, "n_depth": 0, "avg_ns": %s}\n' "${2:-8}" "$1"
+SH
+chmod +x llama.sh
+cat >quality.sh <<'SH'
+#!/bin/sh
+echo "checking the generated text against the reference"
+echo '{"name": "exact_match", "score": 1, "higher_is_better": true}'
+SH
+chmod +x quality.sh
+q=./quality.sh
+xp --metrics llama-bench --quality-command "$q" --baseline './llama.sh 80000000' --candidate './llama.sh 64000000' \
+	--out-dir run >out.txt 2>err.txt || { cat err.txt; fail "the experiment failed"; }
+[ "$(ls run/attestations | tr '\n' ' ')" = \
+	"baseline-1.json baseline-2.json baseline-3.json baseline-quality.json baseline-warmup-1.json candidate-1.json candidate-2.json candidate-3.json candidate-quality.json candidate-warmup-1.json " ] ||
+	{ ls run/attestations; fail "attestations"; }
+order=$(jq -r '[.experiment.schedule[] | .arm[0:1] + (if .kind == "warmup" then "w" elif .kind == "quality" then "q" else "" end)] | join(" ")' run/baseline.json)
+[ "$order" = "bw cw b c c b b c bq cq" ] || fail "schedule: $order"
+# 8 generated tokens in 80 ms end to end: 100 tok/s; 64 ms: 125 tok/s
+[ "$(jq -c '[.repetitions[].tokens_per_second]' run/baseline.json)" = "[100,100,100]" ] || fail "baseline tok/s"
+[ "$(jq -c '[.repetitions[].end_to_end_milliseconds]' run/candidate.json)" = "[64,64,64]" ] || fail "candidate ms"
+jq -e '.experiment.metrics_parser == "llama-bench/v1" and .experiment.quality_attestation.workload.parser == "quality-line/v1"
+	and .quality.score == 1 and (.commands | length) == 2' run/candidate.json >/dev/null || fail "candidate receipt"
+"$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json >/dev/null ||
+	fail "--compare refused"
+jq '.quality.score = 0.5' run/candidate.json >q.json
+if "$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate q.json >/dev/null 2>e.txt; then
+	fail "an edited quality was accepted"; fi
+grep -q '^  quality: exact_match=0.5 differs from exact_match=1, sealed by the quality run$' e.txt || { cat e.txt; fail "finding"; }
+# a row that does not match the envelope's P/T is a failed run
+rm -rf run2
+if xp --metrics llama-bench --quality-command "$q" --baseline './llama.sh 80000000' \
+	--candidate './llama.sh 64000000 9' --out-dir run2 >/dev/null 2>e2.txt; then
+	fail "a run without the envelope's row was accepted"; fi
+grep -q "candidate warm-up 1 failed: WORKLOAD_METRICS_INVALID: no llama-bench result has the envelope's shape pp4+tg8" e2.txt || { cat e2.txt; fail "row finding"; }
+echo ok
