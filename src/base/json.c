@@ -10,6 +10,33 @@
 #include "base/text.h"
 #include "base/xalloc.h"
 
+bool json_same(const json_t *a, const json_t *b)
+{
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (json_is_object(a) && json_is_object(b)) {
+		const char *k;
+		json_t *v;
+
+		if (json_object_size(a) != json_object_size(b))
+			return false;
+		/* jansson iterates only non-const objects; nothing is modified */
+		json_object_foreach ((json_t *)(uintptr_t)a, k, v)
+			if (!json_same(v, json_object_get(b, k)))
+				return false;
+		return true;
+	}
+	if (json_is_array(a) && json_is_array(b)) {
+		if (json_array_size(a) != json_array_size(b))
+			return false;
+		for (size_t i = 0; i < json_array_size(a); i++)
+			if (!json_same(json_array_get(a, i), json_array_get(b, i)))
+				return false;
+		return true;
+	}
+	return json_equal(a, b);
+}
+
 /* ---- parsing -------------------------------------------------------- */
 
 json_t *json_parse_strict(const char *buf, size_t len, const char *what, struct err *e)

@@ -21,6 +21,11 @@
  * what is NULL). */
 json_t *json_parse_strict(const char *buf, size_t len, const char *what, struct err *e);
 
+/* Deep equality where numbers compare by value (2 and 2.0 are equal: a
+ * document built in memory and the same document read back from its text
+ * differ only in that). Object member order does not matter. */
+bool json_same(const json_t *a, const json_t *b);
+
 /* ---- output ---------------------------------------------------------- */
 
 /* Two-space indented document followed by one newline. */

@@ -514,9 +514,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 		json_object_foreach (want, k, v) {
 			const json_t *h = json_object_get(have, k);
 
-			/* 2 and 2.0 are one number once written and read back */
-			if (json_is_number(v) && json_is_number(h) ? json_number_value(v) != json_number_value(h)
-								    : !json_equal(v, h))
+			if (!json_same(v, h))
 				findings_addf(out, "gate-request.json: policy.%s is not what envelope \"%s\"'s criterion "
 						   "implies for a strict promotion", k, s.req.policy.envelope_id);
 		}

@@ -123,6 +123,7 @@ static void recompute(const char *dir, const char *rel, const struct graph *g, c
 	bool hb = false, hc = false, hq = false;
 	json_t *cmp = NULL, *verdict = NULL, *kept_cmp = NULL, *kept_gate = NULL;
 	const char *what = NULL;
+	struct findings why = FINDINGS_INIT;
 	enum gate_class cls;
 	struct err e;
 
@@ -145,17 +146,20 @@ static void recompute(const char *dir, const char *rel, const struct graph *g, c
 		findings_addf(out, "%s: %s", rel, e.msg);
 		goto out;
 	}
-	cmp = receipt_compare(&b, &c, g, &what, out);
+	/* compare and gate report their refusals in a list of their own */
+	cmp = receipt_compare(&b, &c, g, &what, &why);
 	if (!cmp) {
-		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s)", rel, what);
+		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s: %s)", rel, what,
+			      why.nr ? why.items[0] : "");
 		goto out;
 	}
-	if (!json_equal(cmp, kept_cmp))
+	if (!json_same(cmp, kept_cmp))
 		findings_addf(out, "%s/comparison.json: not what the receipts give", rel);
-	verdict = gate_evaluate(&q, g, &cls, &what, out);
+	verdict = gate_evaluate(&q, g, &cls, &what, &why);
 	if (!verdict)
-		findings_addf(out, "%s/gate-request.json: the gate refuses it (%s)", rel, what);
-	else if (cls != GATE_PASS || !json_equal(verdict, kept_gate))
+		findings_addf(out, "%s/gate-request.json: the gate refuses it (%s: %s)", rel, what,
+			      why.nr ? why.items[0] : "");
+	else if (cls != GATE_PASS || !json_same(verdict, kept_gate))
 		findings_addf(out, "%s/gate.json: not the passing verdict the gate request gives", rel);
 	*claim = witness_shift_text(cmp);
 out:
@@ -169,6 +173,7 @@ out:
 	json_decref(verdict);
 	json_decref(kept_cmp);
 	json_decref(kept_gate);
+	findings_release(&why);
 	for (int i = 0; i < 5; i++)
 		sb_release(&sb[i]);
 }

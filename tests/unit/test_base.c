@@ -589,3 +589,27 @@ Test(findings, sorted_bytewise_with_duplicates_kept)
 	cr_expect(findings_contain(&f, "ver a"));
 	findings_release(&f);
 }
+
+Test(json_same, numbers_by_value_members_in_any_order)
+{
+	struct err e;
+	const char *text = "{\"x\": 2, \"y\": [1, {\"z\": 0.5}]}";
+	json_t *a = json_parse_strict(text, strlen(text), NULL, &e);
+	json_t *b = jobj(), *arr = jarr(), *o = jobj();
+
+	cr_assert(a, "%s", e.msg);
+	jset_num(o, "z", 0.5);
+	jpush_new(arr, json_real(1.0));
+	jpush_new(arr, o);
+	jset_new(b, "y", arr);
+	jset_num(b, "x", 2.0);
+	cr_assert(!json_equal(a, b), "jansson tells 2 from 2.0");
+	cr_assert(json_same(a, b));
+	jset_num(b, "x", 2.5);
+	cr_assert(!json_same(a, b));
+	jset_num(b, "x", 2);
+	jset_str(b, "w", "extra");
+	cr_assert(!json_same(a, b));
+	json_decref(a);
+	json_decref(b);
+}

@@ -63,11 +63,17 @@ for f in $(cd "witnesses/$w" && find . -type f | sed 's|^\./||' | sort); do
 	cp saved "witnesses/$w/$f"
 done
 np --index index.json --verify-witnesses witnesses >/dev/null || fail "restored witness does not verify"
-# an orphaned folder and a missing one
+# a copied (moved) folder, an orphaned one, a missing one
 cp -r "witnesses/$w" "witnesses/$w-copy"
-if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an orphan went unnoticed"; fi
-grep -q "orphaned" err.txt || { cat err.txt; fail "orphan finding"; }
-rm -rf "witnesses/$w-copy" "witnesses/$w"
+if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "a moved copy went unnoticed"; fi
+grep -q "$w-copy/MANIFEST.json: its sha256 .* names the folder $w; the manifest was changed or the folder moved" \
+	err.txt || { cat err.txt; fail "moved finding"; }
+rm -rf "witnesses/$w-copy"
+jq '.criteria[].maximum_noise_percent = 10' "$ROOT/examples/cpu-decode/graph.json" >before.json
+if "$FAK" native-performance --graph before.json --index "$ROOT/examples/cpu-decode/index.json" \
+	--verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an orphan went unnoticed"; fi
+grep -q "^  $w: orphaned: no lever and no index row names it$" err.txt || { cat err.txt; fail "orphan finding"; }
+rm -rf "witnesses/$w"
 if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then fail "a missing witness went unnoticed"; fi
 grep -q 'lever "cpu.q8-row-blocked-sse2-matvec": its witness .* does not verify or does not exist' err.txt ||
 	{ cat err.txt; fail "missing witness finding"; }
