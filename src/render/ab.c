@@ -1,6 +1,7 @@
 /* A/B results in Markdown, CSV and (for the gate and the runner) text: the
  * comparison and gate documents as they are, with the receipts they judged
  * for the per-repetition values. Formatting and layout only. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -144,19 +145,21 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 		num(st, "noise_threshold_percent"));
 }
 
-/* "sealed: 6 of 6 repetitions" from the comparison's metrics_bound. */
-static void bound_count(const json_t *cmp, size_t *n, size_t *total)
+/* How many repetitions the document's metrics_bound (comparison or
+ * verdict: one array per arm) says are sealed, of how many. */
+static void bound_count(const json_t *doc, size_t *n, size_t *total)
 {
-	static const char *const arms[] = { "baseline", "candidate" };
-	const json_t *v;
+	const char *arm;
+	const json_t *a, *v;
 	size_t i;
 
 	*n = *total = 0;
-	for (int a = 0; a < 2; a++)
-		json_array_foreach (get(get(cmp, "metrics_bound"), arms[a]), i, v) {
+	json_object_foreach ((json_t *)(uintptr_t)get(doc, "metrics_bound"), arm, a) {
+		json_array_foreach (a, i, v) {
 			(*total)++;
 			*n += json_is_true(v);
 		}
+	}
 }
 
 static void md_gate_means(struct strbuf *out, const json_t *gate)
@@ -225,7 +228,6 @@ static void md_evidence(struct strbuf *out, const struct render_ab *ab)
 	md_row(out, "lever", lever_of(ab), true);
 	if (ab->comparison) {
 		const json_t *order = get(ab->comparison, "order");
-		size_t n, total;
 
 		if (json_is_array(get(order, "runs"))) {
 			sb_adds(&t, str(order, "arrangement"));
@@ -234,7 +236,11 @@ static void md_evidence(struct strbuf *out, const struct render_ab *ab)
 		} else
 			sb_adds(&t, "unknown: the receipts record no experiment schedule");
 		md_row(out, "order", t.buf, false);
-		bound_count(ab->comparison, &n, &total);
+	}
+	if (get(doc, "metrics_bound")) {
+		size_t n, total;
+
+		bound_count(doc, &n, &total);
 		sb_reset(&t);
 		sb_addf(&t, "%zu of %zu repetitions sealed by their attestation", n, total);
 		md_row(out, "metrics", t.buf, false);
