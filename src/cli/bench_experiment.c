@@ -13,11 +13,11 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "cli/report.h"
 #include "cli/sampler_flags.h"
 #include "experiment/experiment.h"
 #include "experiment/metrics.h"
 #include "receipt/gate.h"
-#include "render/render.h"
 #include "sampler/workload.h"
 
 #define CMD "bench experiment"
@@ -28,7 +28,8 @@ static const char usage[] =
 	"           [--baseline-revision REV --candidate-revision REV] [--module NAME@REV]...\n"
 	"           [--order interleaved|random|blocked] [--seed N] [--metrics json|llama-bench]\n"
 	"           [--quality-command CMD] [--last-accepted RECEIPT] [--graph FILE] [--show-output]\n"
-	"           [--json] [--baseline-duration DUR] [--interval DUR] [--timeout DUR] ...";
+	"           [--format text|json|md|csv | --json] [--baseline-duration DUR] [--interval DUR]\n"
+	"           [--timeout DUR] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
@@ -36,14 +37,15 @@ static const char about[] =
 	"run goes through the system-baseline sampler with its output captured in DIR/logs/; the\n"
 	"metrics its last stdout line reports are sealed into its attestation. Then DIR gets\n"
 	"baseline.json and candidate.json (attested receipts), attestations/, comparison.json,\n"
-	"gate-request.json and gate.json, and stdout the comparison summary. Every input is checked\n"
-	"before the first run; DIR must not exist yet or be empty. CMD runs with /bin/sh -c.\n"
+	"gate-request.json, gate.json and chart.svg (every run's tok/s in order), and stdout the\n"
+	"summary (--format text, json, md or csv). Every input is checked before the first run;\n"
+	"DIR must not exist yet or be empty. CMD runs with /bin/sh -c.\n"
 	"Exit 0 when the receipts were written, 1 when an input is missing or a run failed (its\n"
 	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
 
 struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev, *cand_rev;
-	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file;
+	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
 	struct optlist profiles, modules;
 	bool show_output, json;
 	struct sampler_flags sf;
@@ -121,20 +123,34 @@ static void show_output(void *ctx, const struct receipt_step *s, const char *out
 	fflush(stderr);
 }
 
-/* The summary on stdout: the comparison as --compare prints it, then the
- * gate's verdict and where everything is. */
-static void summary_text(const struct ex_opts *eo, const struct xp_result *res)
+/* The summary on stdout in fmt: the comparison as --compare prints it, the
+ * gate's verdict and what was written where; json is the summary document. */
+static int summary(const struct ex_opts *eo, enum render_format fmt, const struct xp_result *res)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct render_file files[XP_NR_FILES];
+	struct render_ab ab = { .comparison = res->comparison, .gate = res->gate, .files = files,
+				.nr_files = XP_NR_FILES, .out_dir = eo->out_dir };
+	struct receipt r[2];
+	json_t *doc = jobj();
+	struct err e;
 
-	render_comparison_text(&sb, res->comparison);
-	sb_addf(&sb, "\ngate       %s: %s\n           (fak native-performance --gate %s/gate-request.json)\n",
-		json_string_value(json_object_get(res->gate, "classification")),
-		json_string_value(json_object_get(res->gate, "reason")), eo->out_dir);
-	sb_addf(&sb, "written    %s/: baseline.json candidate.json comparison.json gate-request.json gate.json "
-		     "attestations/ logs/\n", eo->out_dir);
-	cli_out(sb.buf, sb.len);
-	sb_release(&sb);
+	jset_str(doc, "schema", "fak-bench-experiment-summary/v1");
+	jset_str(doc, "out_dir", eo->out_dir);
+	jset_new(doc, "comparison", json_incref(res->comparison));
+	jset_new(doc, "gate", json_incref(res->gate));
+	for (size_t k = 0; k < XP_NR_FILES; k++)
+		files[k] = (struct render_file){ xp_file_names[k], res->sha256[k] };
+	if (receipt_decode(&r[0], res->receipts[0], NULL, &e) < 0)
+		BUG("the baseline receipt just written does not decode: %s", e.msg);
+	if (receipt_decode(&r[1], res->receipts[1], NULL, &e) < 0)
+		BUG("the candidate receipt just written does not decode: %s", e.msg);
+	report_ab_arms(&ab, &r[0], "baseline", &r[1]);
+	report_print_ab(fmt, &ab, render_experiment_text, doc);
+	report_ab_release(&ab);
+	receipt_release(&r[0]);
+	receipt_release(&r[1]);
+	json_decref(doc);
+	return EXIT_OK;
 }
 
 /* ---- options ------------------------------------------------------------- */
@@ -176,13 +192,15 @@ static int parse_seed(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int check_usage(const struct ex_opts *eo, struct xp_opts *o)
+static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_format *fmt)
 {
 	const char *const required[][2] = {
 		{ "baseline", eo->baseline }, { "candidate", eo->candidate }, { "out-dir", eo->out_dir },
 	};
 	char msg[256];
 
+	if (report_format(eo->format, eo->json, fmt, msg, sizeof(msg)) < 0)
+		return usage_error(msg);
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!required[i][1] || !*required[i][1]) {
 			snprintf(msg, sizeof(msg), "--%s is required and must not be empty", required[i][0]);
@@ -299,7 +317,9 @@ int bench_experiment(int argc, char **argv)
 		{ "machine-id-file", "FILE", "machine id to hash (default /etc/machine-id)", NULL,
 		  &eo.machine_id_file, NULL },
 		{ "show-output", NULL, "copy each run's stdout and stderr to stderr", &eo.show_output, NULL, NULL },
-		{ "json", NULL, "print the summary as JSON", &eo.json, NULL, NULL },
+		{ "json", NULL, "print the summary as JSON (the same as --format json)", &eo.json, NULL, NULL },
+		{ "format", "FORMAT", "the summary: text (default), json, md or csv",
+		  NULL, &eo.format, NULL },
 		SAMPLER_FLAG_OPTS(&eo.sf),
 		{ 0 },
 	};
@@ -307,6 +327,7 @@ int bench_experiment(int argc, char **argv)
 	struct xp_module *modules = NULL;
 	char **copies = NULL;
 	struct xp_result res;
+	enum render_format fmt;
 	struct findings f = FINDINGS_INIT;
 	struct view view = { .tty = isatty(STDERR_FILENO) };
 	struct graph g;
@@ -316,7 +337,7 @@ int bench_experiment(int argc, char **argv)
 	rc = parse(argc, argv, opts, &o.lever_id);
 	if (rc)
 		goto out_opts;
-	if ((rc = check_usage(&eo, &o)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||
+	if ((rc = check_usage(&eo, &o, &fmt)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;
 	if (getenv("FAK_PROC_ROOT")) {
@@ -370,18 +391,7 @@ int bench_experiment(int argc, char **argv)
 		rc = 128 + res.signal;
 		break;
 	case XP_DONE:
-		if (eo.json) {
-			json_t *doc = jobj();
-
-			jset_str(doc, "schema", "fak-bench-experiment-summary/v1");
-			jset_str(doc, "out_dir", eo.out_dir);
-			jset_new(doc, "comparison", json_incref(res.comparison));
-			jset_new(doc, "gate", json_incref(res.gate));
-			cli_out_json(doc);
-		} else {
-			summary_text(&eo, &res);
-		}
-		rc = EXIT_OK;
+		rc = summary(&eo, fmt, &res);
 		break;
 	}
 	xp_result_release(&res);

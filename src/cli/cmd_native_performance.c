@@ -9,8 +9,9 @@
 #include "render/render.h"
 
 static const char usage[] =
-	"usage: fak native-performance [--graph FILE] [--json | --next [--json] | --dot"
-	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE [--json]"
+	"usage: fak native-performance [--graph FILE] [--format FORMAT | --json]"
+	" [--next | --dot | --chart climb [--out FILE]"
+	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE [--chart FILE]"
 	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]"
 	" | --gate REQUEST [--fail-on-investigate]"
 	" | --profile FILE | --profile-next FILE"
@@ -22,6 +23,10 @@ static const char about[] =
 	"Shows and checks the committed native-performance evidence graph and the evidence\n"
 	"around it. Without a mode it prints the human readout of the graph. Every mode\n"
 	"validates the graph first and fails closed. Nothing here runs a model.\n"
+	"\n"
+	"FORMAT: text (the default), json, md (Markdown for a pull request) or csv (one row per\n"
+	"repetition) for --compare, --gate, --next, --profile and --profile-next; text or json\n"
+	"for the graph itself. --json is --format json.\n"
 	"\n"
 	"exit status: 0 success (and --gate pass or investigate), 1 invalid input or refusal,\n"
 	"2 usage error, 3 --gate regression, 4 --gate investigate with --fail-on-investigate";
@@ -47,7 +52,7 @@ int np_next(const struct np_ctx *c)
 	const struct lever *l = graph_next(c->g, NULL);
 	struct strbuf sb = STRBUF_INIT;
 
-	if (c->o->json) {
+	if (c->fmt == RENDER_JSON) {
 		json_t *doc = jobj();
 
 		jset_str(doc, "schema", "fak-native-performance-next/v1");
@@ -55,7 +60,12 @@ int np_next(const struct np_ctx *c)
 		cli_out_json(doc);
 		return EXIT_OK;
 	}
-	render_next_text(&sb, l);
+	if (c->fmt == RENDER_MD)
+		render_next_md(&sb, l);
+	else if (c->fmt == RENDER_CSV)
+		render_next_csv(&sb, l);
+	else
+		render_next_text(&sb, l);
 	cli_out(sb.buf, sb.len);
 	sb_release(&sb);
 	return EXIT_OK;
@@ -79,8 +89,9 @@ static int usage_error(const char *why)
 }
 
 /* Mode exclusivity and pairing rules; returns 0 or the usage exit code.
- * positional: the first word that is not an option, or NULL. */
-static int check_usage(const struct np_opts *o, const char *positional)
+ * positional: the first word that is not an option, or NULL. *fmt gets
+ * the output format. */
+static int check_usage(const struct np_opts *o, const char *positional, enum render_format *fmt)
 {
 	int modes = 0;
 
@@ -91,7 +102,9 @@ static int check_usage(const struct np_opts *o, const char *positional)
 			 "option (see --help)", positional);
 		return usage_error(why);
 	}
-	modes += o->json && !o->next && !o->compare;
+	/* --json and --format go with a report mode, or choose the graph view */
+	modes += (o->json || o->format) && !(o->next || o->compare || o->gate || o->profile || o->profile_next);
+	modes += o->chart && !o->compare;
 	modes += o->next;
 	modes += o->dot;
 	modes += o->baseline != NULL;
@@ -109,8 +122,8 @@ static int check_usage(const struct np_opts *o, const char *positional)
 		return usage_error("--compare and --candidate go together");
 	if ((o->attach_receipt != NULL) != (o->system_baseline != NULL))
 		return usage_error("--attach-receipt and --system-baseline go together");
-	if (o->out && !o->attach_receipt)
-		return usage_error("--out goes with --attach-receipt");
+	if (o->out && !o->attach_receipt && !(o->chart && !o->compare))
+		return usage_error("--out goes with --attach-receipt and --chart climb");
 	if (o->fail_on_investigate && !o->gate)
 		return usage_error("--fail-on-investigate goes with --gate");
 	if ((o->as_of || o->write_doc || o->check_doc) && !o->frontdoor_md)
@@ -133,6 +146,7 @@ static int check_usage(const struct np_opts *o, const char *positional)
 			{ "profile", o->profile }, { "profile-next", o->profile_next }, { "as-of", o->as_of },
 			{ "index", o->index }, { "write-doc", o->write_doc }, { "check-doc", o->check_doc },
 			{ "promote", o->promote }, { "witness-root", o->witness_root },
+			{ "format", o->format }, { "chart", o->chart },
 		};
 		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
 			if (vals[i].value && !*vals[i].value) {
@@ -141,6 +155,12 @@ static int check_usage(const struct np_opts *o, const char *positional)
 				snprintf(why, sizeof(why), "--%s needs a non-empty value", vals[i].name);
 				return usage_error(why);
 			}
+	}
+	{
+		char why[256];
+
+		if (np_report_usage(o, fmt, why, sizeof(why)) < 0)
+			return usage_error(why);
 	}
 	return 0;
 }
@@ -153,9 +173,10 @@ static int check_outputs(const struct np_opts *o)
 {
 	const struct {
 		const char *name, *path;
-	} outs[] = { { "out", o->out }, { "write-doc", o->write_doc } },
+	} outs[] = { { "out", o->out }, { "write-doc", o->write_doc },
+		     { "chart", o->compare ? o->chart : NULL } },
 	  ins[] = { { "graph", o->graph }, { "system-baseline", o->system_baseline },
-		    { "index", o->index } };
+		    { "index", o->index }, { "compare", o->compare }, { "candidate", o->candidate } };
 	struct err e;
 
 	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
@@ -181,7 +202,9 @@ int cmd_native_performance(int argc, char **argv)
 	struct np_opts o = { 0 };
 	const struct opt opts[] = {
 		{ "graph", "FILE", "use graph FILE instead of the committed default", NULL, &o.graph, NULL },
-		{ "json", NULL, "emit JSON: the graph (--next: the lever; --compare: the comparison)", &o.json, NULL, NULL },
+		{ "json", NULL, "emit JSON (the same as --format json)", &o.json, NULL, NULL },
+		{ "format", "FORMAT", "text (default), json, md or csv (see FORMAT above)", NULL, &o.format, NULL },
+		{ "chart", "climb|FILE", "climb: the hill climb as SVG; with --compare: its runs chart to FILE", NULL, &o.chart, NULL },
 		{ "next", NULL, "emit the first dependency-ready unwitnessed lever", &o.next, NULL, NULL },
 		{ "dot", NULL, "emit the lever graph as Graphviz DOT", &o.dot, NULL, NULL },
 		{ "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER", NULL, &o.baseline, NULL },
@@ -189,7 +212,7 @@ int cmd_native_performance(int argc, char **argv)
 		{ "candidate", "FILE", "candidate receipt FILE used with --compare", NULL, &o.candidate, NULL },
 		{ "attach-receipt", "FILE", "append --system-baseline attestation to receipt FILE", NULL, &o.attach_receipt, NULL },
 		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline, NULL },
-		{ "out", "FILE", "write the attachment result to FILE (mode 0600) instead of stdout", NULL, &o.out, NULL },
+		{ "out", "FILE", "write the attachment (mode 0600) or the climb chart to FILE, not stdout", NULL, &o.out, NULL },
 		{ "gate", "FILE", "classify a candidate against the last accepted receipt in gate request FILE", NULL, &o.gate, NULL },
 		{ "fail-on-investigate", NULL, "with --gate: exit 4 when the classification is investigate", &o.fail_on_investigate, NULL, NULL },
 		{ "profile", "FILE", "validate and classify profile bundle FILE", NULL, &o.profile, NULL },
@@ -222,7 +245,7 @@ int cmd_native_performance(int argc, char **argv)
 	}
 	if (o.verify_witnesses && !o.witness_root && rest < argc)
 		o.witness_root = argv[rest++];
-	rc = check_usage(&o, rest < argc ? argv[rest] : NULL);
+	rc = check_usage(&o, rest < argc ? argv[rest] : NULL, &c.fmt);
 	if (!rc)
 		rc = check_outputs(&o);
 	if (!rc)
@@ -244,8 +267,8 @@ int cmd_native_performance(int argc, char **argv)
 		rc = np_next(&c);
 	else if (o.compare)
 		rc = np_compare(&c);
-	else if (o.json)
-		rc = np_json(&c);
+	else if (o.chart)
+		rc = np_chart_climb(&c);
 	else if (o.dot)
 		rc = np_dot(&c);
 	else if (o.baseline)
@@ -264,6 +287,8 @@ int cmd_native_performance(int argc, char **argv)
 		rc = np_promote(&c);
 	else if (o.verify_witnesses)
 		rc = np_verify_witnesses(&c);
+	else if (c.fmt == RENDER_JSON)
+		rc = np_json(&c);
 	else
 		rc = np_human(&c);
 	graph_release(&g);

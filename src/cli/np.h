@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "graph/graph.h"
+#include "render/report.h"
 
 #define NP_CMD "native-performance"
 
@@ -24,11 +25,14 @@ struct np_opts {
 	const char *promote;		/* --promote DIR|GATE_REQUEST */
 	bool dry_run, verify_witnesses;
 	const char *witness_root;	/* --witness-root, or --verify-witnesses DIR */
+	const char *format;		/* --format text|json|md|csv */
+	const char *chart;		/* --chart climb, or with --compare the SVG file */
 };
 
 struct np_ctx {
 	const struct np_opts *o;
 	const struct graph *g;	/* loaded and valid */
+	enum render_format fmt;	/* --format, --json, or text */
 };
 
 /* graph views (cmd_native_performance.c) */
@@ -36,6 +40,13 @@ int np_human(const struct np_ctx *c);
 int np_json(const struct np_ctx *c);
 int np_next(const struct np_ctx *c);
 int np_dot(const struct np_ctx *c);
+
+/* reports (np_report.c): the usage rules of --format and --chart (0, or
+ * the message in why), --chart climb, and printing a report */
+int np_report_usage(const struct np_opts *o, enum render_format *fmt, char *why, size_t cap);
+int np_chart_climb(const struct np_ctx *c);
+/* The runs chart of a comparison document into path (0644, atomic). */
+int np_write_chart(const char *path, const json_t *comparison, struct err *e);
 
 /* receipts (np_receipt.c) */
 int np_baseline(const struct np_ctx *c);

@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "cli/cli.h"
 #include "cli/np.h"
+#include "cli/report.h"
 #include "receipt/gate.h"
 #include "receipt/receipt.h"
 #include "render/render.h"
@@ -34,39 +35,48 @@ int np_baseline(const struct np_ctx *c)
 	return EXIT_OK;
 }
 
+static void compare_text(struct strbuf *out, const struct render_ab *ab)
+{
+	render_comparison_text(out, ab->comparison);
+}
+
 int np_compare(const struct np_ctx *c)
 {
 	struct receipt base, cand;
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
+	char sha[2][65];
 	struct err e;
 	json_t *doc;
+	int rc = EXIT_OK;
 
-	if (receipt_load(&base, c->o->compare, &e) < 0) {
+	if (receipt_load_sha256(&base, c->o->compare, sha[0], &e) < 0) {
 		err_prefix(&e, "compare: baseline");
 		return cli_fail(NP_CMD, &e);
 	}
-	if (receipt_load(&cand, c->o->candidate, &e) < 0) {
+	if (receipt_load_sha256(&cand, c->o->candidate, sha[1], &e) < 0) {
 		receipt_release(&base);
 		err_prefix(&e, "compare: candidate");
 		return cli_fail(NP_CMD, &e);
 	}
 	doc = receipt_compare(&base, &cand, c->g, &what, &f);
+	if (!doc) {
+		rc = refuse(what, &f, &e);
+	} else if (c->o->chart && np_write_chart(c->o->chart, doc, &e) < 0) {
+		rc = cli_fail(NP_CMD, &e);
+	} else {
+		const struct render_file files[] = { { "baseline receipt", sha[0] },
+						     { "candidate receipt", sha[1] } };
+		struct render_ab ab = { .comparison = doc, .files = files, .nr_files = 2 };
+
+		report_ab_arms(&ab, &base, "baseline", &cand);
+		report_print_ab(c->fmt, &ab, compare_text, doc);
+		report_ab_release(&ab);
+	}
+	json_decref(doc);
 	receipt_release(&base);
 	receipt_release(&cand);
-	if (!doc)
-		return refuse(what, &f, &e);
-	if (!c->o->json) {
-		struct strbuf sb = STRBUF_INIT;
-
-		render_comparison_text(&sb, doc);
-		cli_out(sb.buf, sb.len);
-		sb_release(&sb);
-		json_decref(doc);
-		return EXIT_OK;
-	}
-	cli_out_json(doc);
-	return EXIT_OK;
+	return rc;
 }
 
 static int load_attestation(const char *path, json_t **doc, struct err *e)
@@ -126,18 +136,29 @@ int np_gate(const struct np_ctx *c)
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
 	enum gate_class cls;
+	char sha[65];
 	struct err e;
 	json_t *doc;
 
-	if (gate_load(&q, c->o->gate, &e) < 0) {
+	if (gate_load_sha256(&q, c->o->gate, sha, &e) < 0) {
 		err_prefix(&e, "gate");
 		return cli_fail(NP_CMD, &e);
 	}
 	doc = gate_evaluate(&q, c->g, &cls, &what, &f);
-	gate_release(&q);
-	if (!doc)
+	if (!doc) {
+		gate_release(&q);
 		return refuse(what, &f, &e);
-	cli_out_json(doc);
+	}
+	{
+		const struct render_file files[] = { { "gate request", sha } };
+		struct render_ab ab = { .gate = doc, .policy = &q.policy, .files = files, .nr_files = 1 };
+
+		report_ab_arms(&ab, &q.last_accepted, "last_accepted", &q.candidate);
+		report_print_ab(c->fmt, &ab, render_gate_text, doc);
+		report_ab_release(&ab);
+	}
+	json_decref(doc);
+	gate_release(&q);
 	if (cls == GATE_REGRESSION)
 		return EXIT_REGRESSION;
 	return cls == GATE_INVESTIGATE && c->o->fail_on_investigate ? EXIT_INVESTIGATE : EXIT_OK;

@@ -11,6 +11,7 @@
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 #include "receipt/gate.h"
+#include "render/chart.h"
 
 /* The finished runs of one arm and kind, by index. */
 static size_t runs_of(const struct xp *x, int arm, const char *kind, const struct xp_done **v)
@@ -183,16 +184,49 @@ static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted
 	return q;
 }
 
-static int write_doc(const struct xp *x, const char *name, const json_t *doc, struct err *e)
+const char *const xp_file_names[XP_NR_FILES] = {
+	"baseline.json", "candidate.json", "comparison.json", "gate-request.json", "gate.json", "chart.svg",
+};
+
+/* Writes the bytes of file k of xp_file_names (mode 0600: evidence; the
+ * chart 0644) and records their digest. */
+static int write_file(const struct xp *x, struct xp_result *res, size_t k, const struct strbuf *sb,
+		      struct err *e)
+{
+	char *path = xasprintf("%s/%s", x->o->out_dir, xp_file_names[k]);
+	int rc = file_write_atomic(path, sb->buf, sb->len, k + 1 == XP_NR_FILES ? 0644 : 0600, e);
+
+	sha256_hex(sb->buf, sb->len, res->sha256[k]);
+	free(path);
+	return rc;
+}
+
+/* Writes every file; the documents in docs[] follow xp_file_names. */
+static int write_all(const struct xp *x, struct xp_result *res, const json_t *const docs[XP_NR_FILES - 1],
+		     struct err *e)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *path = xasprintf("%s/%s", x->o->out_dir, name);
-	int rc;
+	int rc = 0;
 
-	json_write_pretty(&sb, doc);
-	rc = file_write_atomic(path, sb.buf, sb.len, 0600, e);
+	size_t k;
+
+	for (k = 0; k < XP_NR_FILES && rc == 0; k++) {
+		sb_reset(&sb);
+		if (k + 1 < XP_NR_FILES)
+			json_write_pretty(&sb, docs[k]);
+		else
+			render_chart_runs(&sb, res->comparison);
+		rc = write_file(x, res, k, &sb, e);
+	}
 	sb_release(&sb);
-	free(path);
+	if (rc < 0)
+		/* all the files or none of them: remove those written */
+		while (k-- > 0) {
+			char *path = xasprintf("%s/%s", x->o->out_dir, xp_file_names[k]);
+
+			unlink(path);
+			free(path);
+		}
 	return rc;
 }
 
@@ -242,25 +276,13 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 		goto out;
 	}
 	{
-		const char *names[] = { "baseline.json", "candidate.json", "comparison.json", "gate-request.json",
-					"gate.json" };
-		const json_t *docs_out[] = { docs[0], docs[1], res->comparison, req, res->gate };
-		size_t i;
+		const json_t *const files[XP_NR_FILES - 1] = { docs[0], docs[1], res->comparison, req, res->gate };
 
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (write_doc(x, names[i], docs_out[i], e) < 0)
-				break;
-		if (i < sizeof(names) / sizeof(names[0])) {
-			/* all the documents or none of them */
-			while (i--) {
-				char *path = xasprintf("%s/%s", x->o->out_dir, names[i]);
-
-				unlink(path);
-				free(path);
-			}
+		if (write_all(x, res, files, e) < 0)
 			goto out;
-		}
 	}
+	res->receipts[0] = json_incref(docs[0]);
+	res->receipts[1] = json_incref(docs[1]);
 	rv = 0;
 out:
 	if (out->nr)

@@ -30,6 +30,8 @@ void xp_result_release(struct xp_result *res)
 {
 	json_decref(res->comparison);
 	json_decref(res->gate);
+	json_decref(res->receipts[0]);
+	json_decref(res->receipts[1]);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -89,12 +89,21 @@ enum xp_status {
 	XP_INTERRUPTED,		/* SIGINT/SIGTERM/SIGHUP: no receipt */
 };
 
+/* The files an experiment writes into its folder when it is done, in
+ * this order: baseline.json, candidate.json, comparison.json,
+ * gate-request.json, gate.json and chart.svg (the runs chart of the
+ * comparison). */
+#define XP_NR_FILES 6
+extern const char *const xp_file_names[XP_NR_FILES];
+
 struct xp_result {
 	enum xp_status status;
 	int signal;		/* XP_INTERRUPTED */
 	/* XP_DONE: the documents as written (new references). */
 	json_t *comparison, *gate;
+	json_t *receipts[2];	/* baseline, candidate */
 	int gate_class;		/* enum gate_class */
+	char sha256[XP_NR_FILES][65];	/* XP_DONE: of each file's bytes, as xp_file_names */
 };
 
 /* Runs the experiment. Returns -1 with e set on an internal error (I/O);

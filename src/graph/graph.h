@@ -165,6 +165,24 @@ bool graph_lever_ready(const struct graph *g, const struct lever *l);
  * NULL when none. The graph must be valid. */
 const struct lever *graph_next(const struct graph *g, const char *envelope_id);
 
+/* The hill climb of one envelope, as the climb chart draws it. */
+struct graph_climb {
+	const struct envelope *env;
+	const struct criterion *crit;		/* its criterion (the floor), NULL if none */
+	const struct throughput *comparison;	/* the legacy comparison point: only in the
+						 * legacy envelope's climb, else NULL */
+	const struct rung **rungs;		/* the legacy rungs (legacy envelope only) */
+	size_t nr_rungs;
+	const struct lever **levers;		/* the envelope's levers */
+	size_t nr_levers;
+};
+/* One climb per envelope, in graph order (g->nr_envelopes of them; free
+ * with graph_climbs_release). Rungs and levers keep graph order, except
+ * that each comes after everything it depends on. Everything is borrowed
+ * from g, which must be valid. */
+struct graph_climb *graph_climbs(const struct graph *g);
+void graph_climbs_release(struct graph_climb *c, size_t n);
+
 /* JSON values in documented key order (new references; caller decrefs).
  * Envelopes carry platform and warmups explicitly (the legacy top-level
  * envelope keeps its original members); criteria follow envelope order,

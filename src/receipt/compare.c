@@ -315,21 +315,45 @@ static json_t *order_json(const struct receipt *r)
 	return o;
 }
 
+bool receipt_rep_bound(const struct receipt *r, size_t i)
+{
+	const json_t *att = i < r->nr_system_baselines ? r->system_baselines[i].json : NULL;
+	const json_t *sch = att ? json_object_get(att, "schema") : NULL;
+	struct attest_facts facts;
+	struct err e;
+
+	/* only a verified v2 attestation seals (the gate keeps a failed one as
+	 * evidence to judge, not as a binding) */
+	return json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2) &&
+	       attest_check(att, &facts, &e) == 0;
+}
+
+struct receipt_row *receipt_rows(const struct receipt *r)
+{
+	struct receipt_row *rows = xcalloc(r->nr_reps + 1, sizeof(*rows));
+
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		rows[i] = (struct receipt_row){ .rep = &r->reps[i], .metrics_bound = receipt_rep_bound(r, i),
+						.run = -1 };
+		for (size_t k = 0; r->has_experiment && k < r->experiment.nr_schedule; k++) {
+			const struct receipt_run *u = &r->experiment.schedule[k];
+
+			if (!strcmp(u->arm, r->role) && !strcmp(u->kind, "repetition") && u->index == (long long)i) {
+				rows[i].run = (long long)k;
+				rows[i].started_at_utc = u->started_at_utc;
+				break;
+			}
+		}
+	}
+	return rows;
+}
+
 json_t *receipt_metrics_bound_json(const struct receipt *r)
 {
 	json_t *a = jarr();
 
-	for (size_t i = 0; i < r->nr_reps; i++) {
-		const json_t *att = i < r->nr_system_baselines ? r->system_baselines[i].json : NULL;
-		const json_t *sch = att ? json_object_get(att, "schema") : NULL;
-		struct attest_facts facts;
-		struct err e;
-
-		/* only a verified v2 attestation seals (the gate keeps a failed
-		 * one as evidence to judge, not as a binding) */
-		jpush_new(a, json_boolean(json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2) &&
-					  attest_check(att, &facts, &e) == 0));
-	}
+	for (size_t i = 0; i < r->nr_reps; i++)
+		jpush_new(a, json_boolean(receipt_rep_bound(r, i)));
 	return a;
 }
 

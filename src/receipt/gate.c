@@ -101,6 +101,11 @@ int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *
 
 int gate_load(struct gate_request *q, const char *path, struct err *e)
 {
+	return gate_load_sha256(q, path, NULL, e);
+}
+
+int gate_load_sha256(struct gate_request *q, const char *path, char sha256[65], struct err *e)
+{
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
@@ -109,6 +114,8 @@ int gate_load(struct gate_request *q, const char *path, struct err *e)
 		sb_release(&sb);
 		return -1;
 	}
+	if (sha256)
+		sha256_hex(sb.buf, sb.len, sha256);
 	rc = gate_parse(q, sb_str(&sb), sb.len, path, e);
 	sb_release(&sb);
 	return rc;

@@ -56,6 +56,8 @@ json_t *gate_policy_json(const struct graph *g, const struct lever *l, const cha
  * the JSON path). name appears in errors. */
 int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e);
 int gate_load(struct gate_request *q, const char *path, struct err *e);
+/* The same, and the sha256 of the file's bytes (hex) in sha256. */
+int gate_load_sha256(struct gate_request *q, const char *path, char sha256[65], struct err *e);
 void gate_release(struct gate_request *q);
 
 enum gate_class { GATE_PASS, GATE_INVESTIGATE, GATE_REGRESSION };

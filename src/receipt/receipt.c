@@ -434,6 +434,11 @@ int receipt_parse(struct receipt *r, const char *buf, size_t len, const char *na
 
 int receipt_load(struct receipt *r, const char *path, struct err *e)
 {
+	return receipt_load_sha256(r, path, NULL, e);
+}
+
+int receipt_load_sha256(struct receipt *r, const char *path, char sha256[65], struct err *e)
+{
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
@@ -442,6 +447,8 @@ int receipt_load(struct receipt *r, const char *path, struct err *e)
 		sb_release(&sb);
 		return -1;
 	}
+	if (sha256)
+		sha256_hex(sb.buf, sb.len, sha256);
 	rc = receipt_parse(r, sb_str(&sb), sb.len, path, e);
 	sb_release(&sb);
 	return rc;

@@ -166,6 +166,8 @@ int receipt_decode(struct receipt *r, const json_t *v, const struct jpath *at, s
 int receipt_parse(struct receipt *r, const char *buf, size_t len, const char *name, struct err *e);
 /* Read a receipt file (bounded) and decode it. */
 int receipt_load(struct receipt *r, const char *path, struct err *e);
+/* The same, and the sha256 of the file's bytes (hex) in sha256. */
+int receipt_load_sha256(struct receipt *r, const char *path, char sha256[65], struct err *e);
 void receipt_release(struct receipt *r);
 
 /* The receipt in documented key order (new reference). Embedded attestations
@@ -304,6 +306,26 @@ int receipt_metric_compare(const struct receipt *base, const struct receipt *can
  * shift_percent, interval {lower, upper}, interval_percent, confidence_level,
  * p_value, mann_whitney_u, ties, exact, method. */
 void receipt_shift_json(json_t *o, const struct stats_comparison *c);
+
+/* ---- repetitions as reports list them ------------------------------------ */
+
+/* Whether repetition i's values are sealed: its attestation is a verified
+ * fak.system-baseline/v2 one (validation checks that they equal its sealed
+ * metrics). receipt_metrics_bound_json is this for every repetition. */
+bool receipt_rep_bound(const struct receipt *r, size_t i);
+
+/* One repetition of a receipt. */
+struct receipt_row {
+	const struct receipt_rep *rep;	/* borrowed from the receipt */
+	bool metrics_bound;		/* receipt_rep_bound */
+	long long run;			/* 0-based position in the receipt's experiment
+					 * schedule; -1 when it records none */
+	const char *started_at_utc;	/* from that schedule; NULL when none */
+};
+
+/* One row per repetition of r, in repetition order (r->nr_reps of them;
+ * caller frees the array). */
+struct receipt_row *receipt_rows(const struct receipt *r);
 
 /* ---- attachment ---------------------------------------------------------- */
 

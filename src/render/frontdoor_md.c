@@ -8,6 +8,7 @@
 
 #include "base/dates.h"
 #include "base/json.h"
+#include "render/escape.h"
 #include "render/frontdoor_md.h"
 
 static bool is_word(unsigned char c)
@@ -81,6 +82,39 @@ void frontdoor_md_code(struct strbuf *out, const char *s, bool in_table)
 		sb_addch(out, ' ');
 	for (size_t i = 0; i <= longest; i++)
 		sb_addch(out, '`');
+}
+
+void frontdoor_md_cell(struct strbuf *out, const char *s)
+{
+	struct strbuf clean = STRBUF_INIT;
+
+	while (*s) {
+		size_t n = strcspn(s, "\r\n");
+
+		sb_reset(&clean);
+		esc_clean(&clean, s, n);
+		frontdoor_md_text(out, sb_str(&clean), false);
+		s += n;
+		if (*s) {
+			s += s[0] == '\r' && s[1] == '\n' ? 2 : 1;
+			sb_adds(out, "<br>");
+		}
+	}
+	sb_release(&clean);
+}
+
+void frontdoor_md_data_code(struct strbuf *out, const char *s, bool in_table)
+{
+	struct strbuf clean = STRBUF_INIT;
+
+	if (!*s)
+		return;
+	esc_clean(&clean, s, strlen(s));
+	for (size_t i = 0; i < clean.len; i++)
+		if (clean.buf[i] == '\r' || clean.buf[i] == '\n' || clean.buf[i] == '\t')
+			clean.buf[i] = ' ';
+	frontdoor_md_code(out, sb_str(&clean), in_table);
+	sb_release(&clean);
 }
 
 /* Ends the sentence in out with a period unless it already ends with one. */

@@ -22,4 +22,13 @@ void frontdoor_md_text(struct strbuf *out, const char *s, bool block_start);
  * parses code spans; elsewhere a backslash would show. */
 void frontdoor_md_code(struct strbuf *out, const char *s, bool in_table);
 
+/* Data text as the content of one GFM table cell: unprintable characters
+ * show as U+FFFD, each line break (LF, CR or CRLF) as <br> (the only HTML
+ * fak writes into a cell), and the text between them as frontdoor_md_text. */
+void frontdoor_md_cell(struct strbuf *out, const char *s);
+/* Data text as one code span (in a table cell when in_table): line breaks
+ * become spaces (as CommonMark reads them in a code span) and unprintable
+ * characters U+FFFD. Nothing for "". */
+void frontdoor_md_data_code(struct strbuf *out, const char *s, bool in_table);
+
 #endif

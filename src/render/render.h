@@ -7,10 +7,13 @@
 #include "base/strbuf.h"
 #include "graph/graph.h"
 
-/* Human readout of the graph (reference graph-cli-frontdoor §5.4). */
+/* Human readout of the graph (reference graph-cli-frontdoor §5.4, laid out
+ * in blocks so that no line passes 100 columns). */
 void render_graph_text(struct strbuf *out, const struct graph *g);
 /* --next text; l NULL prints the "none" line. */
 void render_next_text(struct strbuf *out, const struct lever *l);
+/* The experiment sentence of a selected lever (static text). */
+const char *render_next_experiment(const struct lever *l);
 /* Graphviz DOT, one cluster per envelope (§4). */
 void render_graph_dot(struct strbuf *out, const struct graph *g);
 
@@ -26,5 +29,8 @@ void render_comparison_text(struct strbuf *out, const json_t *doc);
  * medians with noise, shift and interval in percent of the baseline median,
  * level, p, repetitions, and the verdict (`~`: no detectable change). */
 void render_metric_line(struct strbuf *out, const json_t *metric);
+/* "revisions  BASE (baseline) → CAND (candidate)", wrapped; base_label
+ * names the first arm ("(baseline)", "(last accepted)"). */
+void render_revisions(struct strbuf *out, const char *base, const char *base_label, const char *cand);
 
 #endif

@@ -444,3 +444,86 @@ Test(graph_json, criteria_follow_envelope_order_not_input_order)
 	findings_release(&f);
 	graph_release(&g);
 }
+
+/* ---- the climb (what the climb chart draws) ------------------------------ */
+
+static void reverse_levers(json_t *doc)
+{
+	json_t *l = json_object_get(doc, "levers"), *r = json_array();
+
+	for (size_t i = json_array_size(l); i-- > 0;)
+		json_array_append(r, json_array_get(l, i));
+	json_object_set_new(doc, "levers", r);
+}
+
+Test(graph_climb, one_climb_per_envelope_dependencies_first)
+{
+	struct graph g;
+	struct findings f = FINDINGS_INIT;
+	struct graph_climb *c;
+
+	/* every lever listed after the levers that depend on it */
+	load_edited(&g, &f, reverse_levers);
+	cr_assert_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	c = graph_climbs(&g);
+	cr_assert_eq(g.nr_envelopes, 2);
+	cr_expect_str_eq(c[0].env->id, "qwen38-27b-q4km-m3pro-p32-t64");
+	cr_expect_str_eq(c[1].env->id, "qwen38-27b-q4k-a100-p1-decode");
+	cr_expect_eq(c[0].crit->minimum_throughput_tokens_per_second, 2.3);
+	cr_expect_eq(c[1].crit->minimum_throughput_tokens_per_second, 11);
+	/* the legacy rungs and comparison belong to the legacy envelope only */
+	cr_expect_eq(c[0].nr_rungs, 3);
+	cr_expect(c[0].comparison == &g.comparison);
+	cr_expect_eq(c[1].nr_rungs, 0);
+	cr_expect(c[1].comparison == NULL);
+	cr_assert_eq(c[0].nr_levers, 8);
+	cr_assert_eq(c[1].nr_levers, 4);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < c[k].nr_levers; i++) {
+			const struct lever *l = c[k].levers[i];
+
+			cr_expect_str_eq(l->app.envelope_id, c[k].env->id);
+			for (size_t d = 0; d < l->deps.n; d++) {
+				size_t j;
+
+				for (j = 0; j < i && strcmp(c[k].levers[j]->id, l->deps.v[d]); j++)
+					;
+				cr_expect(j < i, "%s comes before its dependency %s", l->id, l->deps.v[d]);
+			}
+		}
+	/* independent levers keep graph order (reversed here): CUDA's chain
+	 * is q8_1 -> dp4a -> routing; the baseline depends on nothing and is
+	 * listed last, so it comes out after the chain's root */
+	cr_expect_str_eq(c[1].levers[0]->id, "cuda.q8_1-activation-quant");
+	cr_expect_str_eq(c[1].levers[1]->id, "cuda.dp4a-q4k-mmvq");
+	cr_expect_str_eq(c[1].levers[2]->id, "cuda.default-decode-routing");
+	cr_expect_str_eq(c[1].levers[3]->id, "cuda.scalar-f32-activation-baseline");
+	graph_climbs_release(c, g.nr_envelopes);
+	findings_release(&f);
+	graph_release(&g);
+}
+
+Test(graph_climb, a_long_chain_listed_backwards_needs_no_deep_stack, .timeout = 60)
+{
+	struct strbuf sb = STRBUF_INIT, rev = STRBUF_INIT;
+	struct graph g;
+	struct graph_climb *c;
+	struct err e;
+	json_t *doc;
+
+	chain(&sb, 100000, 0);
+	doc = json_parse_strict(sb.buf, sb.len, "chain", &e);
+	cr_assert(doc, "%s", e.msg);
+	reverse_levers(doc);
+	json_write_compact(&rev, doc);
+	json_decref(doc);
+	cr_assert_eq(graph_load_buf(&g, rev.buf, rev.len, "reversed chain", &e), 0, "%s", e.msg);
+	c = graph_climbs(&g);
+	cr_assert_eq(c[0].nr_levers, 100000);
+	cr_expect_str_eq(c[0].levers[0]->id, "l0");
+	cr_expect_str_eq(c[0].levers[99999]->id, "l99999");
+	graph_climbs_release(c, g.nr_envelopes);
+	graph_release(&g);
+	sb_release(&sb);
+	sb_release(&rev);
+}

@@ -23,7 +23,7 @@ grep -q '^order      interleaved$' out.txt || fail "order"
 jq -e '.metrics_bound.baseline + .metrics_bound.candidate | all' cmp.json >/dev/null || fail "unbound repetition"
 # the row-blocked kernel is the real optimization: at least a few percent at 90%
 jq -e '.statistics.tokens_per_second.shift_percent > 0' cmp.json >/dev/null || fail "no gain measured"
-"$FAK" native-performance --graph "$graph" --gate run/gate-request.json >gate.json
+"$FAK" native-performance --graph "$graph" --gate run/gate-request.json --json >gate.json
 rc=$?
 [ $rc = 0 ] || [ $rc = 3 ] || fail "--gate exit $rc"
 jq -e '.classification | IN("pass", "investigate", "regression")' gate.json >/dev/null || fail "no decision"

@@ -26,7 +26,7 @@ grep -q 'a diagnostic on stderr' run/logs/candidate-2.stderr || fail "the worklo
 # the receipts stand on their own
 "$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json --json \
 	>cmp.json || fail "--compare refused the receipts"
-"$FAK" native-performance --graph graph.json --gate run/gate-request.json >gate.json
+"$FAK" native-performance --graph graph.json --gate run/gate-request.json --json >gate.json
 rc=$?
 [ $rc = 0 ] || [ $rc = 3 ] || fail "--gate exit $rc"
 [ "$(jq -r .classification gate.json)" = "$(jq -r .classification run/gate.json)" ] || fail "gate differs"

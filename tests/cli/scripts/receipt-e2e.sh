@@ -99,7 +99,7 @@ jq -n --slurpfile a baseline-attested.json --slurpfile c candidate-attested.json
 	},
 	last_accepted: $a[0], candidate: $c[0]}' >gate-request.json
 rc=0
-np --gate gate-request.json >verdict.json || rc=$?
+np --gate gate-request.json --json >verdict.json || rc=$?
 [ $rc = 0 ] || fail "gate exit $rc"
 cls=$(jq -r .classification verdict.json)
 sb=$(jq -r '.checks[] | select(.name == "system_baseline") | .status' verdict.json)
@@ -120,7 +120,7 @@ jq '.candidate.system_baselines = .last_accepted.system_baselines
 		| .system_baseline_digest = $d[$i]]' \
 	--argjson d "$(jq '[.system_baselines[].digest]' baseline-attested.json)" \
 	gate-request.json >reused.json
-np --gate reused.json >reused-verdict.json
+np --gate reused.json --json >reused-verdict.json
 jq -e '.classification == "investigate" and (has("bisect") | not)' reused-verdict.json >/dev/null ||
 	fail "rebinding: $(cat reused-verdict.json)"
 if [ "$clean" = 6 ]; then

@@ -1,0 +1,28 @@
+#ifndef FAK_RENDER_CHART_H
+#define FAK_RENDER_CHART_H
+/* Charts as SVG, drawn by fak itself (no plotting runtime): every text in
+ * them is escaped data, and the same input gives the same bytes.
+ * docs/reports.md shows both layouts. */
+#include <jansson.h>
+
+#include "base/strbuf.h"
+#include "graph/graph.h"
+
+/* The hill climb: one panel per envelope (climbs: g->nr_envelopes of them,
+ * from graph_climbs), each with its own tok/s axis, never one axis for two
+ * envelopes and never ranked. A panel draws its rungs in dependency order,
+ * each expected range as a bar labelled hypothesis and each witnessed value
+ * as a point labelled with its source, the criterion's floor and the
+ * comparison point as lines; then its levers in dependency order with
+ * their state, expected hypothesis and witness (the graph states a lever's
+ * effect in words, not numbers, so levers are rows of text). */
+void render_chart_climb(struct strbuf *out, const struct graph *g, const struct graph_climb *climbs);
+
+/* The runs of a comparison (fak-native-performance-comparison/v2,
+ * borrowed): every repetition's tok/s of both arms in the order they ran
+ * (in repetition order per arm when the receipts record no order), each
+ * arm's median as a line, and beside it the Hodges-Lehmann shift with its
+ * interval against the noise threshold. */
+void render_chart_runs(struct strbuf *out, const json_t *comparison);
+
+#endif

@@ -1,0 +1,215 @@
+/* The runs chart of a comparison: every repetition's tok/s in the order
+ * the runs ran, each arm's median, and the shift with its interval. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "render/chart.h"
+#include "render/fmt.h"
+#include "render/svg.h"
+
+#define get fmt_get
+#define num fmt_num
+#define str fmt_str
+
+#define WIDTH 1000.0
+#define HEIGHT 440.0
+/* the runs panel */
+#define RX0 84.0
+#define RX1 666.0
+#define RY0 120.0
+#define RY1 360.0
+/* the shift panel */
+#define SX0 730.0
+#define SX1 960.0
+
+/* One plotted repetition. */
+struct point {
+	int arm;	/* 0 baseline, 1 candidate */
+	double tps;
+	char label[24];	/* the run's number, or B1/C1 without an order */
+};
+
+/* The points in the order the runs ran (warm-ups have no value), or per
+ * arm in repetition order when the receipts record no order. *n gets the
+ * count; the caller frees the array. */
+static struct point *points(const json_t *doc, size_t *n, bool *ordered)
+{
+	const json_t *v[2] = { get(get(doc, "baseline_samples"), "tokens_per_second"),
+			       get(get(doc, "candidate_samples"), "tokens_per_second") };
+	const json_t *runs = get(get(doc, "order"), "runs"), *u;
+	size_t cap = json_array_size(v[0]) + json_array_size(v[1]), i;
+	struct point *p = xcalloc(cap + 1, sizeof(*p));
+
+	*n = 0;
+	*ordered = json_is_array(runs);
+	if (*ordered) {
+		json_array_foreach (runs, i, u) {
+			int arm = !strcmp(str(u, "arm"), "candidate");
+			const json_t *x = json_array_get(v[arm], (size_t)json_integer_value(get(u, "index")));
+
+			if (strcmp(str(u, "kind"), "repetition") || !x || *n == cap)
+				continue;
+			p[*n].arm = arm;
+			p[*n].tps = json_number_value(x);
+			snprintf(p[*n].label, sizeof(p[*n].label), "%zu", i + 1);
+			(*n)++;
+		}
+		return p;
+	}
+	for (int arm = 0; arm < 2; arm++)
+		json_array_foreach (v[arm], i, u) {
+			p[*n].arm = arm;
+			p[*n].tps = json_number_value(u);
+			snprintf(p[*n].label, sizeof(p[*n].label), "%c%zu", arm ? 'C' : 'B', i + 1);
+			(*n)++;
+		}
+	return p;
+}
+
+static double ypos(const struct svg_axis *a, double v)
+{
+	return RY1 - (v - a->first) / (a->last - a->first) * (RY1 - RY0);
+}
+
+static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
+{
+	static const char *const marks[] = { "base", "cand" }, *const lines[] = { "base-line", "cand-line" },
+				 *const names[] = { "baseline", "candidate" };
+	size_t n, every;
+	bool ordered;
+	struct point *p = points(doc, &n, &ordered);
+	double lo = INFINITY, hi = -INFINITY, med[2], step;
+	struct svg_axis a;
+	char buf[FMT_MAX], v[FMT_PART];
+
+	svg_rect(out, 16, 86, 666, 338, "frame");
+	svg_text(out, 32, 106, "head", "start", "tok/s of every repetition", 0);
+	med[0] = num(get(m, "baseline"), "median");
+	med[1] = num(get(m, "candidate"), "median");
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, p[i].tps);
+		hi = fmax(hi, p[i].tps);
+	}
+	for (int k = 0; k < 2; k++) {
+		lo = fmin(lo, med[k]);
+		hi = fmax(hi, med[k]);
+	}
+	svg_axis(lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08, 5, &a);
+	for (double k = 0, t; (t = a.first + k * a.step) <= a.last + a.step * 1e-6; k++) {
+		svg_line(out, RX0, ypos(&a, t), RX1, ypos(&a, t), "grid");
+		svg_tick_label(buf, sizeof(buf), &a, t);
+		svg_text(out, RX0 - 6, ypos(&a, t) + 4, "small", "end", buf, 0);
+	}
+	svg_line(out, RX0, RY0, RX0, RY1, "axis");
+	svg_line(out, RX0, RY1, RX1, RY1, "axis");
+	step = n ? (RX1 - RX0) / (double)n : 0;
+	every = n > 30 ? (n + 29) / 30 : 1;	/* at most 30 run labels */
+	for (size_t i = 0; i < n; i++) {
+		double x = RX0 + step * ((double)i + 0.5), y = ypos(&a, p[i].tps);
+
+		if (p[i].arm)
+			svg_square(out, x, y, 4.5, marks[1]);
+		else
+			svg_circle(out, x, y, 5, marks[0]);
+		if (i % every == 0)
+			svg_text(out, x, RY1 + 15, "small", "middle", p[i].label, 0);
+	}
+	svg_text(out, (RX0 + RX1) / 2, RY1 + 34, "small", "middle",
+		 ordered ? "run, in the order the runs ran (warm-ups ran too and are not measured)"
+			 : "repetition of each arm: the receipts record no order, so drift cannot be seen",
+		 0);
+	for (int k = 0; k < 2; k++) {
+		/* the label of the higher median above its line, the other below */
+		bool above = med[k] >= med[1 - k];
+
+		svg_line(out, RX0, ypos(&a, med[k]), RX1, ypos(&a, med[k]), lines[k]);
+		fmt_value(v, med[k]);
+		snprintf(buf, sizeof(buf), "%s median %s", names[k], v);
+		svg_text(out, RX1 - 4, ypos(&a, med[k]) + (above ? -5 : 14), "small", "end", buf, 0);
+	}
+	free(p);
+}
+
+static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m)
+{
+	const json_t *ip = get(m, "interval_percent");
+	double thr = num(st, "noise_threshold_percent"), lo = num(ip, "lower"), hi = num(ip, "upper"),
+	       s = num(m, "shift_percent"), a0, a1;
+	struct svg_axis a;
+	char buf[FMT_MAX], x[FMT_PART], y[FMT_PART];
+
+#define XS(v) (SX0 + ((v) - a.first) / (a.last - a.first) * (SX1 - SX0))
+	svg_rect(out, 698, 86, 286, 338, "frame");
+	svg_text(out, 714, 106, "head", "start", "tok/s shift, candidate vs baseline", 0);
+	a0 = fmin(fmin(lo, -thr), 0);
+	a1 = fmax(fmax(hi, thr), 0);
+	svg_axis(a0 - (a1 - a0) * 0.1, a1 + (a1 - a0) * 0.1, 4, &a);
+	svg_rect(out, XS(-thr), 130, XS(thr) - XS(-thr), 150, "noise");
+	snprintf(buf, sizeof(buf), "noise threshold \u00b1%g%%", thr);
+	svg_text(out, XS(0), 144, "small", "middle", buf, 0);
+	svg_line(out, XS(0), 150, XS(0), 290, "zero");
+	svg_line(out, XS(lo), 215, XS(hi), 215, "ci");
+	svg_line(out, XS(lo), 207, XS(lo), 223, "ci");
+	svg_line(out, XS(hi), 207, XS(hi), 223, "ci");
+	svg_circle(out, XS(s), 215, 5, "witness");
+	for (double k = 0, t; (t = a.first + k * a.step) <= a.last + a.step * 1e-6; k++) {
+		svg_line(out, XS(t), 290, XS(t), 295, "axis");
+		svg_tick_label(x, sizeof(x), &a, t);
+		snprintf(buf, sizeof(buf), "%s%%", x);
+		svg_text(out, XS(t), 308, "small", "middle", buf, 0);
+	}
+	svg_line(out, SX0, 290, SX1, 290, "axis");
+	fmt_percent(x, s);
+	fmt_interval(buf, ip);
+	{
+		char line[FMT_MAX * 2];
+
+		snprintf(line, sizeof(line), "%s %s", x, buf);
+		svg_text(out, (SX0 + SX1) / 2, 336, "", "middle", line, 0);
+		fmt_level(x, num(m, "confidence_level"));
+		fmt_p(y, num(m, "p_value"));
+		snprintf(line, sizeof(line), "%s CI \u00b7 p=%s \u00b7 n=%.0f+%.0f", x, y,
+			 num(get(m, "baseline"), "repetitions"), num(get(m, "candidate"), "repetitions"));
+		svg_text(out, (SX0 + SX1) / 2, 354, "small", "middle", line, 0);
+	}
+	{
+		const char *verdict = fmt_verdict(str(m, "verdict"));
+
+		svg_text(out, (SX0 + SX1) / 2, 384, "verdict", "middle",
+			 strcmp(verdict, "~") ? verdict : "~ no detectable change", 0);
+	}
+#undef XS
+}
+
+void render_chart_runs(struct strbuf *out, const json_t *doc)
+{
+	const json_t *st = get(doc, "statistics"), *m = get(st, "tokens_per_second"),
+		     *order = get(doc, "order");
+	struct strbuf t = STRBUF_INIT;
+
+	sb_addf(&t, "A/B of %s on %s", str(doc, "changed_lever_id"), str(doc, "envelope_id"));
+	svg_begin(out, WIDTH, HEIGHT, t.buf);
+	sb_reset(&t);
+	sb_addf(&t, "A/B \u00b7 %s", str(doc, "changed_lever_id"));
+	svg_text(out, 32, 30, "title", "start", t.buf, 80);
+	sb_reset(&t);
+	sb_addf(&t, "%s \u00b7 %s (baseline) \u2192 %s (candidate) \u00b7 order: %s", str(doc, "envelope_id"),
+		str(doc, "baseline_revision"), str(doc, "candidate_revision"), str(order, "arrangement"));
+	svg_text(out, 32, 50, "note", "start", t.buf, 130);
+	svg_circle(out, 37, 68, 5, "base");
+	svg_text(out, 48, 72, "small", "start", "baseline", 0);
+	svg_square(out, 117, 68, 4.5, "cand");
+	svg_text(out, 128, 72, "small", "start", "candidate", 0);
+	svg_line(out, 200, 68, 226, 68, "base-line");
+	svg_line(out, 230, 68, 256, 68, "cand-line");
+	svg_text(out, 262, 72, "small", "start", "median of each arm", 0);
+	svg_rect(out, 400, 63, 22, 10, "noise");
+	svg_text(out, 428, 72, "small", "start", "within the noise threshold: no detectable change", 0);
+	runs_panel(out, doc, m);
+	shift_panel(out, st, m);
+	svg_end(out);
+	sb_release(&t);
+}
