@@ -43,12 +43,13 @@ struct child_stdio {
 
 /* Forks and execs path with argv. The child restores *child_mask, sets up
  * its streams from *io, asks to be killed when fak dies (so the command
- * cannot outlive an interrupted measurement unnoticed), and first joins a
- * cgroup when cgroup_procs_fd >= 0 (a failure there is reported in
- * placement_err, not fatal). An exec failure is returned as an error after
- * the child has been reaped. */
+ * cannot outlive an interrupted measurement unnoticed), and runs in the
+ * cgroup whose folder is cgroup_dir_fd when that is >= 0: born there when
+ * the kernel can, else joined through cgroup_procs_fd before the exec (a
+ * failure there is reported in placement_err, not fatal). An exec failure
+ * is returned as an error after the child has been reaped. */
 int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
-		const struct child_stdio *io, int cgroup_procs_fd, char *placement_err,
+		const struct child_stdio *io, int cgroup_dir_fd, int cgroup_procs_fd, char *placement_err,
 		size_t placement_cap, struct err *e);
 
 /* Reaps every exited child without blocking. Returns true while children

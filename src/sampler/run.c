@@ -360,7 +360,7 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		if (o->workload)
 			st->fork_rss = own_rss(o->proc_root, cfg.page_size);
 		if (child_spawn(&rn.ch, st->exe, o->argv, o->child_mask ? o->child_mask : &rn.old_mask, o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
-				st->cg.active ? st->cg.procs_wfd : -1, st->placement, sizeof(st->placement), e) < 0)
+				st->cg.active ? st->cg.dir_fd : -1, st->cg.active ? st->cg.procs_wfd : -1, st->placement, sizeof(st->placement), e) < 0)
 			goto out_census;
 		rn.child_running = true;
 		if (st->placement[0]) {
