@@ -4,7 +4,7 @@
 #   A/A: the same command in both arms, N times: the verdict must be
 #        "no detectable change" in at least 90% of them;
 #   A/B: the lever cpu.drop-row-recheck (the baseline re-computes 1 of
-#        every 20 rows; a known cost of about 5%), N times: the verdict must
+#        every 12 rows; a known cost of about 5%), N times: the verdict must
 #        be "faster" in at least 80% of them.
 # On the same samples it also reports what the naive rule (the difference of
 # the means beyond the envelope's noise threshold) would have called.
