@@ -10,10 +10,12 @@
 # the means beyond the envelope's noise threshold) would have called.
 # The example envelope pins 3 repetitions; this runs a variant of its graph
 # (made here, not committed) that pins 10, everything else equal.
-# usage: bench/calibration.sh BUILD/fak [N]   (N experiments of each kind, default 20)
+# usage: [REPS=10] [KERNEL=blocked] bench/calibration.sh BUILD/fak [N]
+#        (N experiments of each kind, default 20; REPS repetitions per arm)
 set -eu
 fak=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 n=${2:-20}
+reps=${REPS:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(dirname "$fak")
 cd "$root"
@@ -22,13 +24,13 @@ make -s BUILD="$rel" example-build >/dev/null
 tmp=$(mktemp -d "$rel/calibration.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 graph=$tmp/graph.json
-jq '.envelopes[0].repetitions = 10 | .envelope.repetitions = 10' examples/cpu-decode/graph.json >"$graph"
+jq --argjson r "$reps" '.envelopes[0].repetitions = $r | .envelope.repetitions = $r' examples/cpu-decode/graph.json >"$graph"
 threshold=$(jq '.criteria[].maximum_noise_percent' "$graph")
 run="$rel/example/decode --weights $rel/example/weights.bin --reference examples/cpu-decode/reference.txt"
 run="$run --prompt-tokens 2 --decode-tokens 5 --kernel ${KERNEL:-blocked}"
 rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unversioned)
 
-one() {	# one KIND I BASELINE CANDIDATE: prints "verdict naive shift_percent"
+one() {	# one KIND I BASELINE CANDIDATE: prints "verdict naive shift% lower% repetitions_needed"
 	out=$tmp/$1-$2
 	"$fak" bench experiment cpu.drop-row-recheck --graph "$graph" --baseline "$3" --candidate "$4" \
 		--out-dir "$out" --artifact "$rel/example/weights.bin" \
@@ -39,7 +41,9 @@ one() {	# one KIND I BASELINE CANDIDATE: prints "verdict naive shift_percent"
 	  | ($s.verdict | gsub(" "; "_")) + " "
 	    + (if .delta_percent > $t then "faster" elif .delta_percent < -$t then "slower"
 	       else "no_detectable_change" end) + " "
-	    + ($s.shift_percent * 100 | round / 100 | tostring)' "$out/comparison.json"
+	    + ($s.shift_percent * 100 | round / 100 | tostring) + " "
+	    + ($s.interval_percent.lower * 100 | round / 100 | tostring) + " "
+	    + (($s.repetitions_needed // "none") | tostring)' "$out/comparison.json"
 	rm -rf "$out"
 }
 
@@ -53,10 +57,13 @@ while [ "$i" -le "$n" ]; do
 	i=$((i + 1))
 done
 rate() { awk -v w="$2" -v c="$3" '{ t++; if ($c == w) k++ } END { printf "%d/%d (%.0f%%)", k, t, 100 * k / t }' "$1"; }
-echo "A/A, same command both arms ($n experiments, 10+10 interleaved):"
+echo "A/A, same command both arms ($n experiments, $reps+$reps interleaved):"
 echo "  fak verdict no_detectable_change: $(rate "$tmp/aa" no_detectable_change 1)   target >= 90%"
 echo "  naive rule  no_detectable_change: $(rate "$tmp/aa" no_detectable_change 2)"
 echo "A/B, cpu.drop-row-recheck (a known ~5% cost) ($n experiments):"
 echo "  fak verdict faster:               $(rate "$tmp/ab" faster 1)   target >= 80%"
 echo "  naive rule  faster:               $(rate "$tmp/ab" faster 2)"
-echo "  shift measured (median):          $(awk '{ print $3 }' "$tmp/ab" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')%"
+med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "  shift measured (median):          $(awk '{ print $3 }' "$tmp/ab" | med)%"
+echo "  interval's lower end (median):    $(awk '{ print $4 }' "$tmp/ab" | med)%   (faster needs it above the threshold, $threshold%)"
+echo "  repetitions per arm fak said would resolve the shift at 95% (median): $(awk '$5 != "none" { print $5 }' "$tmp/ab" | med | grep . || echo "none: every shift was within the threshold")"

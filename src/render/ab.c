@@ -187,35 +187,38 @@ static void md_gate_means(struct strbuf *out, const json_t *gate)
 	sb_addf(out, "p=%s (information only) |\n\n", lo);
 }
 
-static void md_checks(struct strbuf *out, const json_t *gate)
+/* One table row per element of the array doc.key: the members named in
+ * cols, each as escaped text or as a code span. */
+static void md_rows3(struct strbuf *out, const json_t *doc, const char *key, const char *const cols[3],
+		     bool code)
 {
-	const json_t *c, *s;
+	const json_t *x;
 	size_t i;
 
-	sb_adds(out, "| check | status | detail |\n|:--|:--|:--|\n");
-	json_array_foreach (get(gate, "checks"), i, c) {
-		sb_adds(out, "| ");
-		frontdoor_md_cell(out, str(c, "name"));
-		sb_adds(out, " | ");
-		frontdoor_md_cell(out, str(c, "status"));
-		sb_adds(out, " | ");
-		frontdoor_md_cell(out, str(c, "detail"));
+	json_array_foreach (get(doc, key), i, x) {
+		for (size_t k = 0; k < 3; k++) {
+			sb_adds(out, k ? " | " : "| ");
+			if (code)
+				md_code(out, str(x, cols[k]));
+			else
+				frontdoor_md_cell(out, str(x, cols[k]));
+		}
 		sb_adds(out, " |\n");
 	}
 	sb_addch(out, '\n');
+}
+
+static void md_checks(struct strbuf *out, const json_t *gate)
+{
+	static const char *const checks[3] = { "name", "status", "detail" };
+	static const char *const suspects[3] = { "module", "accepted_revision", "candidate_revision" };
+
+	sb_adds(out, "| check | status | detail |\n|:--|:--|:--|\n");
+	md_rows3(out, gate, "checks", checks, false);
 	if (!json_array_size(get(gate, "suspect_modules")))
 		return;
 	sb_adds(out, "| suspect module | last accepted | candidate |\n|:--|:--|:--|\n");
-	json_array_foreach (get(gate, "suspect_modules"), i, s) {
-		sb_adds(out, "| ");
-		md_code(out, str(s, "module"));
-		sb_adds(out, " | ");
-		md_code(out, str(s, "accepted_revision"));
-		sb_adds(out, " | ");
-		md_code(out, str(s, "candidate_revision"));
-		sb_adds(out, " |\n");
-	}
-	sb_addch(out, '\n');
+	md_rows3(out, gate, "suspect_modules", suspects, true);
 }
 
 static void md_evidence(struct strbuf *out, const struct render_ab *ab)
