@@ -3,8 +3,9 @@
 # following lever, the front-door page shows the new CURRENT row,
 # --verify-witnesses passes, and changing any byte of the witness makes it
 # fail with the file named. The copy of the example graph asks for noise
-# within 10% instead of 2%: a shared test machine's memory bandwidth varies
-# more from run to run than the example's own criterion allows. A busy host
+# within 25% instead of 2%: a shared test machine's memory bandwidth varies
+# far more from run to run than the example's own criterion allows (17% seen
+# on the development VM); this test is about promotion, not noise. A busy host
 # can still make a run's gate investigate (the sampler saw other load); the
 # experiment is then measured again, up to six times.
 set -u
@@ -12,7 +13,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 build=$(dirname "$FAK")
 make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
 printf '0123456789abcdef0123456789abcdef\n' >machine-id
-jq '.criteria[].maximum_noise_percent = 10' "$ROOT/examples/cpu-decode/graph.json" >graph.json
+jq '.criteria[].maximum_noise_percent = 25' "$ROOT/examples/cpu-decode/graph.json" >graph.json
 cp "$ROOT/examples/cpu-decode/index.json" index.json
 cp "$ROOT/docs/QWEN-PERFORMANCE-INDEX.md" page.md
 np() { "$FAK" native-performance --graph graph.json "$@"; }
@@ -69,7 +70,7 @@ if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then
 grep -q "$w-copy/MANIFEST.json: its sha256 .* names the folder $w; the manifest was changed or the folder moved" \
 	err.txt || { cat err.txt; fail "moved finding"; }
 rm -rf "witnesses/$w-copy"
-jq '.criteria[].maximum_noise_percent = 10' "$ROOT/examples/cpu-decode/graph.json" >before.json
+jq '.criteria[].maximum_noise_percent = 25' "$ROOT/examples/cpu-decode/graph.json" >before.json
 if "$FAK" native-performance --graph before.json --index "$ROOT/examples/cpu-decode/index.json" \
 	--verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an orphan went unnoticed"; fi
 grep -q "^  $w: orphaned: no lever and no index row names it$" err.txt || { cat err.txt; fail "orphan finding"; }
