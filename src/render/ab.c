@@ -165,7 +165,7 @@ static void bound_count(const json_t *doc, size_t *n, size_t *total)
 static void md_gate_means(struct strbuf *out, const json_t *gate)
 {
 	const json_t *sh = get(gate, "throughput_shift");
-	char buf[FMT_MAX], lo[FMT_PART];
+	char buf[FMT_SHIFT], lo[FMT_PART];
 
 	sb_adds(out, "| measure | last accepted ");
 	md_code(out, str(gate, "accepted_revision"));
@@ -178,11 +178,8 @@ static void md_gate_means(struct strbuf *out, const json_t *gate)
 	sb_addf(out, "%s | ", buf);
 	fmt_percent(buf, num(gate, "throughput_delta_percent"));
 	sb_addf(out, "%s; shift ", buf);
-	fmt_percent(buf, num(sh, "shift_percent"));
-	sb_addf(out, "%s ", buf);
-	fmt_interval(buf, get(sh, "interval_percent"));
-	fmt_level(lo, num(sh, "confidence_level"));
-	sb_addf(out, "%s %s CI, ", buf, lo);
+	fmt_shift(buf, sh);
+	sb_addf(out, "%s, ", buf);
 	fmt_p(lo, num(sh, "p_value"));
 	sb_addf(out, "p=%s (information only) |\n\n", lo);
 }
@@ -313,10 +310,7 @@ static void gate_means(struct strbuf *out, const json_t *gate, const struct gate
 		 num(get(get(gate, "candidate_samples"), str(sh, "population")), "included"));
 	wrap_put(&w, "  ", buf);
 	wrap_end(&w);
-	fmt_percent(d, num(sh, "shift_percent"));
-	fmt_interval(a, get(sh, "interval_percent"));
-	fmt_level(b, num(sh, "confidence_level"));
-	snprintf(buf, sizeof(buf), "%s %s %s CI", d, a, b);
+	fmt_shift(buf, sh);
 	wrap_init(&w, out, COL);
 	wrap_put(&w, "", "shift     ");
 	wrap_put(&w, " ", buf);

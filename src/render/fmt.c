@@ -83,6 +83,16 @@ void fmt_interval(char buf[FMT_MAX], const json_t *ip)
 	snprintf(buf, FMT_MAX, "[%s, %s]", lo, hi);
 }
 
+void fmt_shift(char buf[FMT_SHIFT], const json_t *s)
+{
+	char d[FMT_PART], ci[FMT_MAX], lv[FMT_PART];
+
+	fmt_percent(d, fmt_num(s, "shift_percent"));
+	fmt_interval(ci, fmt_get(s, "interval_percent"));
+	fmt_level(lv, fmt_num(s, "confidence_level"));
+	snprintf(buf, FMT_SHIFT, "%s %s %s CI", d, ci, lv);
+}
+
 const char *fmt_verdict(const char *verdict)
 {
 	return !strcmp(verdict, "faster") || !strcmp(verdict, "slower") ? verdict : "~";

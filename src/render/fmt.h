@@ -30,6 +30,10 @@ void fmt_level(char buf[FMT_PART], double level);
 void fmt_p(char buf[FMT_PART], double p);
 /* An interval object {lower, upper} in percent: "[+2.7%, +4.2%]". */
 void fmt_interval(char buf[FMT_MAX], const json_t *interval_percent);
+/* A shift object {shift_percent, interval_percent, confidence_level}:
+ * "+3.4% [+2.7%, +4.2%] 90% CI". */
+#define FMT_SHIFT (FMT_PART + FMT_MAX + FMT_PART + 8)
+void fmt_shift(char buf[FMT_SHIFT], const json_t *shift);
 /* A metric's verdict as the reports show it: faster, slower or "~". */
 const char *fmt_verdict(const char *verdict);
 

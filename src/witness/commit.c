@@ -61,6 +61,16 @@ static void sync_dir(const char *dir)
 	}
 }
 
+/* The journal's removal is the promotion's last step: durable before the
+ * promotion counts as done. */
+static int remove_journal(const char *journal, const char *dir, struct err *e)
+{
+	if (unlink(journal) < 0)
+		return err_errno(e, errno, "cannot remove '%s'", journal);
+	sync_dir(dir);
+	return 0;
+}
+
 /* No element of path that exists is a symbolic link (path absolute). */
 static bool no_links(const char *path)
 {
@@ -382,11 +392,8 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		if (r < 0)
 			goto out;
 	}
-	if (unlink(journal) < 0) {
-		err_errno(e, errno, "cannot remove '%s'", journal);
+	if (remove_journal(journal, gdir, e) < 0)
 		goto out;
-	}
-	sync_dir(gdir);
 	rc = 0;
 out:
 	if (lock >= 0)
@@ -476,11 +483,8 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 		if (what)
 			*what = "completed";
 	}
-	if (unlink(path) < 0) {
-		err_errno(e, errno, "cannot remove '%s'", path);
+	if (remove_journal(path, dir, e) < 0)
 		goto out;
-	}
-	sync_dir(dir);
 	rc = 0;
 out:
 	if (parsed)
