@@ -33,7 +33,8 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 # Small test-only programs (e.g. the JCS cross-check driver).
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
-.PHONY: all run check test unit cli sanitize lint fuzz bench install clean example-build example docs
+.PHONY: all run check test unit cli sanitize lint fuzz bench install clean example-build example docs \
+	example-llama-build example-llama example-llama-check
 all: $(BUILD)/fak
 
 $(BUILD)/%.o: %.c
@@ -110,6 +111,21 @@ example-build: $(EXAMPLE_BIN)
 example: $(BUILD)/fak example-build
 	BUILD=$(BUILD) FAK=$(BUILD)/fak examples/cpu-decode/experiment.sh \
 	  $(BUILD)/example/experiment-$$(date -u +%Y%m%dT%H%M%SZ)
+
+# The llama.cpp example (examples/llama-cpp/README.md): the real engine, built from
+# the source the npm package node-llama-cpp ships, in $(LLAMA_DIR) (incremental: the
+# first build takes about 10 minutes on 2 cores; `make clean` removes it), its model
+# generated, quantized and checked against the graph's sha256 pin.
+LLAMA_DIR ?= build/llama-cpp
+example-llama-build:
+	LLAMA_DIR=$(LLAMA_DIR) examples/llama-cpp/build.sh
+example-llama: $(BUILD)/fak example-llama-build
+	LLAMA_DIR=$(LLAMA_DIR) FAK=$(BUILD)/fak examples/llama-cpp/experiment.sh \
+	  $(BUILD)/example-llama/experiment-$$(date -u +%Y%m%dT%H%M%SZ)
+# What `make check` runs of it: the build, one real A/B, compare, gate, a promotion
+# into copies and --verify-witnesses (tests/example-llama.sh).
+example-llama-check: $(BUILD)/fak example-llama-build
+	LLAMA_DIR=$(LLAMA_DIR) tests/example-llama.sh $(BUILD)/fak
 
 # One build's unit and CLI tests.
 test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN)

@@ -39,7 +39,10 @@ static const char about[] =
 	"baseline.json and candidate.json (attested receipts), attestations/, comparison.json,\n"
 	"gate-request.json, gate.json and chart.svg (every run's tok/s in order), and stdout the\n"
 	"summary (--format text, json, md or csv). Every input is checked before the first run;\n"
-	"DIR must not exist yet or be empty. CMD runs with /bin/sh -c.\n"
+	"DIR must not exist yet or be empty (missing parents are created). CMD runs with\n"
+	"/bin/sh -c; its environment has FAK_ARTIFACT (the absolute path of the --artifact\n"
+	"file: write -m \"$FAK_ARTIFACT\", since commands are public), FAK_ARM (baseline or\n"
+	"candidate) and FAK_RUN (the run's name, e.g. candidate-2).\n"
 	"Exit 0 when the receipts were written, 1 when an input is missing or a run failed (its\n"
 	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
 
@@ -373,6 +376,14 @@ int bench_experiment(int argc, char **argv)
 	o.progress = progress;
 	o.show_output = eo.show_output ? show_output : NULL;
 	o.ctx = &view;
+	/* every run can name the checked model without a private path in its
+	 * command: -m "$FAK_ARTIFACT" */
+	if (eo.artifact) {
+		char *abs = realpath(eo.artifact, NULL);
+
+		setenv("FAK_ARTIFACT", abs ? abs : eo.artifact, 1);
+		free(abs);
+	}
 	fflush(stdout);
 	if (xp_run(&o, &res, &f, &e) < 0) {
 		rc = cli_fail(CMD, &e);

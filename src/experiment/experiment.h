@@ -7,7 +7,9 @@
  * its metrics parsed and sealed into the attestation; then the receipts
  * are assembled from the receipt template, the attestations attached with
  * receipt_attach, compared and gated. Prints nothing: progress and the
- * workload's output reach the CLI through callbacks. */
+ * workload's output reach the CLI through callbacks. Each run's command
+ * sees FAK_ARM (baseline or candidate) and FAK_RUN (its name, as
+ * xp_step_name) in its environment, set in fak's own before the run. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "sampler/metric.h"
 
 static const struct metrics_parser parsers[] = {
 	{ WL_PARSER_JSON, "json", false, METRICS_TAIL_BYTES },
@@ -156,6 +157,12 @@ static int json_line(const char *buf, size_t len, struct wl_metrics *out, struct
 
 		if (!json_object_get(v, *k))
 			rc = jpath_err(e, &kp, "missing required field");
+	}
+	if (!rc && json_object_get(v, "derivation")) {
+		struct jpath kp = JP_KEY(NULL, "derivation");
+
+		rc = jpath_err(e, &kp, "is fak's record of how llama-bench rows were read, not a "
+				       "member of a metrics line");
 	}
 	if (!rc)
 		rc = wl_metrics_decode(v, NULL, out, e);
@@ -307,82 +314,155 @@ static void lb_name(struct strbuf *sb, const struct lb_row *r)
 		sb_addf(sb, " @ d%lld", r->n_depth);
 }
 
-#define LB_LIST_MAX 16
-
-static void lb_list(struct strbuf *sb, const struct lb_rows *rows)
+/* The list of results in a message: as many names as fit in `room` bytes,
+ * then how many more there are, so the message is never cut short. */
+static void lb_list(struct strbuf *sb, const struct lb_rows *rows, size_t room)
 {
+	size_t i;
+
 	sb_adds(sb, "results found: ");
 	if (!rows->nr)
 		sb_adds(sb, "none");
-	for (size_t i = 0; i < rows->nr && i < LB_LIST_MAX; i++) {
-		sb_addf(sb, "%s#%zu ", i ? ", " : "", i + 1);
-		lb_name(sb, &rows->v[i]);
+	for (i = 0; i < rows->nr; i++) {
+		struct strbuf one = STRBUF_INIT;
+
+		sb_addf(&one, "%s#%zu ", i ? ", " : "", i + 1);
+		lb_name(&one, &rows->v[i]);
+		/* leave room for ", and 99999 more" */
+		if (sb->len + one.len + 20 > room && i + 1 < rows->nr) {
+			sb_release(&one);
+			break;
+		}
+		sb_add(sb, one.buf, one.len);
+		sb_release(&one);
 	}
-	if (rows->nr > LB_LIST_MAX)
-		sb_addf(sb, ", and %zu more", rows->nr - LB_LIST_MAX);
+	if (i < rows->nr)
+		sb_addf(sb, ", and %zu more", rows->nr - i);
 }
 
-/* The one row of the envelope's shape, or NULL and an error listing what
- * there is. */
-static const struct lb_row *lb_pick(const struct lb_rows *rows, long long prompt_tokens, long long decode_tokens,
-				    struct err *e)
-{
-	const struct lb_row *pick = NULL;
-	struct strbuf sb = STRBUF_INIT;
-	size_t matches = 0;
+/* The rows that measure the envelope's shape (P prompt and T decode tokens,
+ * depth 0): one pP+tgT row, or a pP row and a tgT row, or, for P = 0, one
+ * tgT row. Each must be unique. */
+struct lb_pick {
+	const struct lb_row *pg, *pp, *tg;
+};
 
+/* The one row of n_prompt p and n_gen g at depth 0: 1 found, 0 none, -1
+ * more than one (*count says how many). */
+static int lb_find(const struct lb_rows *rows, long long p, long long g, const struct lb_row **out,
+		   size_t *count)
+{
+	*out = NULL;
+	*count = 0;
 	for (size_t i = 0; i < rows->nr; i++) {
 		const struct lb_row *r = &rows->v[i];
 
-		if (r->n_prompt == prompt_tokens && r->n_gen == decode_tokens && !r->n_depth && !matches++)
-			pick = r;
+		if (r->n_prompt == p && r->n_gen == g && !r->n_depth && !(*count)++)
+			*out = r;
 	}
-	if (matches == 1)
-		return pick;
-	if (!matches)
-		sb_addf(&sb, "no llama-bench result has the envelope's shape pp%lld+tg%lld at depth 0 "
-			"(n_prompt %lld, n_gen %lld, n_depth 0: llama-bench -pg %lld,%lld runs it); ",
-			prompt_tokens, decode_tokens, prompt_tokens, decode_tokens, prompt_tokens, decode_tokens);
-	else
-		sb_addf(&sb, "%zu llama-bench results have the envelope's shape pp%lld+tg%lld at depth 0, "
-			"expected one (run one such test per invocation); ",
-			matches, prompt_tokens, decode_tokens);
-	lb_list(&sb, rows);
-	err_set(e, "%s", sb.buf);
-	sb_release(&sb);
-	return NULL;
+	return *count > 1 ? -1 : *count == 1;
 }
 
-/* The measurement of the chosen row: avg_ns, the mean time of one timed
- * sample (prompt, then generation). */
-static int lb_measure(const struct lb_row *r, size_t i, long long decode_tokens, struct wl_metrics *out,
-		      struct err *e)
+/* What to pick, or -1 with a message listing what there is (at most the
+ * size of a sealed metrics error, REPORT_TEXT_MAX, so it is never cut). */
+static int lb_pick(const struct lb_rows *rows, long long prompt_tokens, long long decode_tokens,
+		   struct lb_pick *pick, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n_pg = 0, n_pp = 0, n_tg = 0;
+	int pg = 0, pp = 0, tg;
+
+	memset(pick, 0, sizeof(*pick));
+	tg = lb_find(rows, 0, decode_tokens, &pick->tg, &n_tg);
+	if (prompt_tokens) {
+		pg = lb_find(rows, prompt_tokens, decode_tokens, &pick->pg, &n_pg);
+		pp = lb_find(rows, prompt_tokens, 0, &pick->pp, &n_pp);
+	}
+	if (pg == 1)
+		return 0;	/* the exact shape, whatever else ran */
+	if (pg == 0 && (!prompt_tokens || pp == 1) && tg == 1) {
+		if (!prompt_tokens)
+			pick->pp = NULL;
+		return 0;
+	}
+	if (pg < 0 || pp < 0 || tg < 0) {
+		const char *which = pg < 0 ? "pp+tg" : pp < 0 ? "pp" : "tg";
+		size_t n = pg < 0 ? n_pg : pp < 0 ? n_pp : n_tg;
+
+		sb_addf(&sb, "%zu llama-bench %s results of the envelope's shape at depth 0, "
+			"expected one (one test of each shape per run); ", n, which);
+	} else if (prompt_tokens) {
+		sb_addf(&sb, "no llama-bench pp%lld+tg%lld result (-pg %lld,%lld), nor both "
+			"pp%lld and tg%lld (-p %lld -n %lld), at depth 0; ", prompt_tokens,
+			decode_tokens, prompt_tokens, decode_tokens, prompt_tokens, decode_tokens,
+			prompt_tokens, decode_tokens);
+	} else {
+		sb_addf(&sb, "no llama-bench tg%lld result (-p 0 -n %lld) at depth 0; ",
+			decode_tokens, decode_tokens);
+	}
+	lb_list(&sb, rows, REPORT_TEXT_MAX - 1);
+	err_set(e, "%s", sb.buf);
+	sb_release(&sb);
+	return -1;
+}
+
+/* avg_ns of row r (the mean time of its -r timed samples), in ns. */
+static int lb_avg_ns(const struct lb_row *r, const struct lb_rows *rows, double *ns, struct err *e)
 {
 	struct jpath slot;
-	const struct jpath *at = lb_path(r, i, &slot);
+	const struct jpath *at = lb_path(r, (size_t)(r - rows->v), &slot);
 	struct jpath kp = JP_KEY(at, "avg_ns");
-	char tps[JSON_NUMBER_MAX], ms[JSON_NUMBER_MAX], lo[JSON_NUMBER_MAX], hi[JSON_NUMBER_MAX],
-		max_ms[JSON_NUMBER_MAX];
-	double ns;
 
-	if (jd_num(r->obj, at, "avg_ns", JD_REQUIRED, &ns, e) < 0)
+	if (jd_num(r->obj, at, "avg_ns", JD_REQUIRED, ns, e) < 0)
 		return lb_err_at(r, e);
-	if (!(ns > 0)) {
-		jpath_err(e, &kp, "must be positive");
+	if (!(*ns > 0) || *ns / 1e6 > WL_MAX_MS) {
+		char max_ms[JSON_NUMBER_MAX];
+
+		json_format_double(max_ms, WL_MAX_MS);
+		if (*ns > 0)
+			jpath_err(e, &kp, "is more than %s ms", max_ms);
+		else
+			jpath_err(e, &kp, "must be positive");
 		return lb_err_at(r, e);
 	}
+	return 0;
+}
+
+/* The measurement of the picked rows (docs/experiments.md, "llama-bench"):
+ * pg: end to end is the row's avg_ns, tok/s the decode tokens over it;
+ * pp+tg: decode tok/s from the tg row alone, prefill from the pp row, end
+ * to end their sum; tg: the tg row is both. */
+static int lb_measure(const struct lb_pick *pick, const struct lb_rows *rows,
+		      long long decode_tokens, struct wl_metrics *out, struct err *e)
+{
+	char tps[JSON_NUMBER_MAX], lo[JSON_NUMBER_MAX], hi[JSON_NUMBER_MAX];
+	double pp_ns = 0, tg_ns = 0, ns;
+
+	if (pick->pg) {
+		TRY(lb_avg_ns(pick->pg, rows, &ns, e));
+		out->tokens_per_second = (double)decode_tokens * 1e9 / ns;
+		snprintf(out->derivation, sizeof(out->derivation), "%s", WL_DERIVATION_PG);
+	} else {
+		TRY(lb_avg_ns(pick->tg, rows, &tg_ns, e));
+		if (pick->pp)
+			TRY(lb_avg_ns(pick->pp, rows, &pp_ns, e));
+		ns = pp_ns + tg_ns;
+		out->tokens_per_second = (double)decode_tokens * 1e9 / tg_ns;
+		out->has_decode = true;
+		out->decode_ms = tg_ns / 1e6;
+		out->has_prefill = pick->pp != NULL;
+		out->prefill_ms = pp_ns / 1e6;
+		snprintf(out->derivation, sizeof(out->derivation), "%s",
+			 pick->pp ? WL_DERIVATION_PP_TG : WL_DERIVATION_TG);
+	}
 	out->end_to_end_ms = ns / 1e6;
-	out->tokens_per_second = (double)decode_tokens * 1e9 / ns;
 	if (out->end_to_end_ms > WL_MAX_MS || out->tokens_per_second > WL_MAX_TPS ||
 	    out->tokens_per_second < WL_MIN_TPS) {
 		json_format_double(tps, out->tokens_per_second);
-		json_format_double(ms, out->end_to_end_ms);
 		json_format_double(lo, WL_MIN_TPS);
 		json_format_double(hi, WL_MAX_TPS);
-		json_format_double(max_ms, WL_MAX_MS);
-		jpath_err(e, &kp, "gives %s tokens per second over %s ms, outside [%s, %s] tokens per second "
-			  "and (0, %s] ms", tps, ms, lo, hi, max_ms);
-		return lb_err_at(r, e);
+		return err_set(e, "llama-bench output: %s tokens per second is outside [%s, %s]",
+			       tps, lo, hi);
 	}
 	out->has_throughput = true;
 	return 0;
@@ -403,14 +483,15 @@ static int llama_bench(const char *buf, size_t len, long long prompt_tokens, lon
 		       struct wl_metrics *out, struct err *e)
 {
 	struct lb_rows rows = { 0 };
-	const struct lb_row *pick;
+	struct lb_pick pick;
 	json_t *hold = NULL;
 	const char *nul;
 	size_t at, line;
 	int rc = -1;
 
-	if (prompt_tokens <= 0 || decode_tokens <= 0)
-		return err_set(e, "llama-bench results are matched on positive token counts, not prompt %lld and decode %lld",
+	if (prompt_tokens < 0 || decode_tokens <= 0)
+		return err_set(e, "llama-bench results are matched on a positive decode and a "
+			       "non-negative prompt token count, not prompt %lld and decode %lld",
 			       prompt_tokens, decode_tokens);
 	if (len > METRICS_DOC_MAX_BYTES)
 		return err_set(e, "llama-bench output is larger than %zu bytes", METRICS_DOC_MAX_BYTES);
@@ -435,8 +516,8 @@ static int llama_bench(const char *buf, size_t len, long long prompt_tokens, lon
 		return -1;
 	}
 	if ((buf[at] == '[' ? lb_json(buf, len, &hold, &rows, e) : lb_jsonl(buf, len, &hold, &rows, e)) == 0 &&
-	    (pick = lb_pick(&rows, prompt_tokens, decode_tokens, e)))
-		rc = lb_measure(pick, (size_t)(pick - rows.v), decode_tokens, out, e);
+	    lb_pick(&rows, prompt_tokens, decode_tokens, &pick, e) == 0)
+		rc = lb_measure(&pick, &rows, decode_tokens, out, e);
 	free(rows.v);
 	json_decref(hold);
 	return rc;

@@ -45,10 +45,12 @@ const struct metrics_parser *metrics_parser_for_option(const char *option);
  *   json-line/v1    the metrics line: throughput, optional stage times and
  *                   quality; len may exceed the tail, only the tail is read.
  *   quality-line/v1 the quality line: only out->quality (has_quality).
- *   llama-bench/v1  the row with n_prompt == prompt_tokens, n_gen ==
- *                   decode_tokens and n_depth 0: throughput only.
+ *   llama-bench/v1  at depth 0, the pP+tgT row (P = prompt_tokens, T =
+ *                   decode_tokens), or else the pP row and the tgT row (for
+ *                   P = 0 the tgT row alone): throughput, and for a pair
+ *                   prefill and decode times; out->derivation says which.
  * prompt_tokens and decode_tokens are the envelope's; only llama-bench
- * uses them (both must be positive). Returns 0, or -1 with a message that
+ * uses them (decode positive, prompt not negative). Returns 0, or -1 with a message that
  * says what is wrong with the output (an unknown parser id is an error too). */
 int metrics_parse(const char *parser_id, const char *buf, size_t len, long long prompt_tokens,
 		  long long decode_tokens, struct wl_metrics *out, struct err *e);

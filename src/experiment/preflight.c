@@ -98,9 +98,9 @@ static void check_identity(struct xp *x, struct findings *out)
 		if (o->revision[a])
 			check_value(a ? "--candidate-revision (or --revision)" : "--baseline-revision (or --revision)",
 				    o->revision[a], out);
-	if (!o->nr_modules)
-		findings_addf(out, "--module NAME@REV is required: at least one module revision for the "
-				   "receipts (repeatable)");
+	if (!o->nr_modules && graph_envelope_requires(x->env, "module_versions"))
+		findings_addf(out, "--module NAME@REV is required by envelope \"%s\": at least one "
+				   "module revision for the receipts (repeatable)", x->env->id);
 	for (size_t i = 0; i < o->nr_modules; i++) {
 		check_value("--module", o->modules[i].name, out);
 		check_value("--module", o->modules[i].revision, out);
@@ -116,9 +116,10 @@ static void check_profiles(struct xp *x, struct findings *out)
 {
 	const struct xp_opts *o = x->o;
 
-	if (!o->nr_profile_artifacts)
-		findings_addf(out, "--profile-artifact FILE is required: at least one profiler artifact "
-				   "(relative path; its sha256 goes into the receipts; repeatable)");
+	if (!o->nr_profile_artifacts && graph_envelope_requires(x->env, "profiler_artifacts"))
+		findings_addf(out, "--profile-artifact FILE is required by envelope \"%s\": "
+				   "at least one profiler artifact (relative path; its sha256 goes "
+				   "into the receipts; repeatable)", x->env->id);
 	x->artifacts = xcalloc(o->nr_profile_artifacts + 1, sizeof(*x->artifacts));
 	for (size_t i = 0; i < o->nr_profile_artifacts; i++) {
 		const char *p = o->profile_artifacts[i];
@@ -150,6 +151,11 @@ static void check_commands(struct xp *x, struct findings *out)
 		if (strlen(c) >= WL_COMMAND_MAX)
 			findings_addf(out, "%s: the command is longer than %d bytes", cmds[i].flag,
 				      WL_COMMAND_MAX - 1);
+		else if (o->artifact && o->artifact[0] == '/' && strstr(c, o->artifact))
+			findings_addf(out, "%s: names the model by its private path '%s', "
+					   "which cannot go into public receipts; write "
+					   "\"$FAK_ARTIFACT\" instead (fak sets it to the "
+					   "--artifact file for every run)", cmds[i].flag, o->artifact);
 		else
 			check_text(cmds[i].flag, c, out);
 	}
@@ -184,15 +190,15 @@ static void check_last_accepted(struct xp *x, struct findings *out)
 			      x->last_accepted.changed_lever_id, x->last_accepted.envelope_id);
 }
 
-/* The folder must not hold evidence yet: missing, or an empty folder. */
+/* The folder must not hold evidence yet: missing (with its missing parents,
+ * which are created below the nearest folder that exists), or an empty
+ * folder. */
 static void check_out_dir(const struct xp *x, struct findings *out)
 {
 	const char *d = x->o->out_dir;
-	char *copy = xstrdup(d), *slash;
+	char *copy, *slash;
 	struct stat st;
 
-	while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
-		copy[strlen(copy) - 1] = '\0';
 	if (stat(d, &st) == 0) {
 		DIR *dir;
 		struct dirent *de;
@@ -213,15 +219,36 @@ static void check_out_dir(const struct xp *x, struct findings *out)
 			else if (access(d, W_OK | X_OK) < 0)
 				findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
 		}
-	} else if (errno != ENOENT) {
-		findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
-	} else {
-		slash = strrchr(copy, '/');
-		if (slash)
-			*slash = '\0';
-		if (access(slash ? (*copy ? copy : "/") : ".", W_OK | X_OK) < 0)
-			findings_addf(out, "--out-dir '%s': cannot create it: %s", d, strerror(errno));
+		return;
 	}
+	if (errno != ENOENT && errno != ENOTDIR) {
+		findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
+		return;
+	}
+	/* the nearest ancestor that exists must be a folder fak can write */
+	copy = xstrdup(d);
+	for (;;) {
+		while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
+			copy[strlen(copy) - 1] = '\0';
+		slash = strrchr(copy, '/');
+		if (!slash) {
+			strcpy(copy, ".");
+		} else {
+			slash[slash == copy] = '\0';	/* "/x" -> "/" */
+		}
+		if (stat(copy, &st) == 0 || (errno != ENOENT && errno != ENOTDIR) ||
+		    !strcmp(copy, ".") || !strcmp(copy, "/"))
+			break;
+	}
+	if (stat(copy, &st) < 0)
+		findings_addf(out, "--out-dir '%s': cannot create it: '%s': %s", d, copy,
+			      strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		findings_addf(out, "--out-dir '%s': cannot create it: '%s' is not a folder", d,
+			      copy);
+	else if (access(copy, W_OK | X_OK) < 0)
+		findings_addf(out, "--out-dir '%s': cannot create it: '%s': %s", d, copy,
+			      strerror(errno));
 	free(copy);
 }
 
@@ -230,6 +257,25 @@ static int make_dir(const char *path, bool may_exist, struct err *e)
 	if (mkdir(path, 0700) == 0 || (may_exist && errno == EEXIST))
 		return 0;
 	return err_errno(e, errno, "cannot create '%s'", path);
+}
+
+/* mkdir -p: the missing parents of path (mode 0777 less the umask, as
+ * mkdir -p makes them), then path itself (0700). */
+static int make_dirs(const char *path, struct err *e)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1; *s && !rc; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			rc = err_errno(e, errno, "cannot create '%s'", p);
+		*s = '/';
+	}
+	free(p);
+	return rc ? rc : make_dir(path, true, e);
 }
 
 void xp_preflight(struct xp *x, struct findings *out)
@@ -250,7 +296,7 @@ void xp_preflight(struct xp *x, struct findings *out)
 		return;
 	x->dir_logs = xasprintf("%s/logs", x->o->out_dir);
 	x->dir_attestations = xasprintf("%s/attestations", x->o->out_dir);
-	if (make_dir(x->o->out_dir, true, &e) < 0 || make_dir(x->dir_logs, false, &e) < 0 ||
+	if (make_dirs(x->o->out_dir, &e) < 0 || make_dir(x->dir_logs, false, &e) < 0 ||
 	    make_dir(x->dir_attestations, false, &e) < 0)
 		findings_addf(out, "--out-dir: %s", e.msg);
 }

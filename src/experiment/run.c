@@ -205,6 +205,12 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	ro.progress_ctx = &h;
 	ro.workload = fill_workload;
 	ro.workload_ctx = &h;
+	/* the run knows its arm and name (docs/experiments.md): a quality
+	 * command checks the arm's own configuration */
+	if (setenv("FAK_ARM", receipt_arm_names[s->arm], 1) < 0 || setenv("FAK_RUN", name, 1) < 0) {
+		err_errno(e, errno, "cannot set the run's environment");
+		goto out;
+	}
 	done->rep = xmalloc(sizeof(*done->rep));
 	if (sampler_run(&ro, done->rep, &res, e) < 0) {
 		err_prefix(e, "%s", name);

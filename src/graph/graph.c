@@ -81,6 +81,23 @@ bool graph_platform_valid(const char *s)
 	return n && !s[n];
 }
 
+bool graph_envelope_requires(const struct envelope *v, const char *what)
+{
+	if (v->required_evidence.is_null)
+		return true;
+	for (size_t i = 0; i < v->required_evidence.n; i++)
+		if (!strcmp(v->required_evidence.v[i], what))
+			return true;
+	return false;
+}
+
+bool graph_engine_valid(const char *s)
+{
+	size_t n = platform_part(s, true, "._+-");
+
+	return n && !s[n] && n <= GRAPH_ENGINE_MAX;
+}
+
 long long graph_criterion_review_period_days(const struct criterion *c)
 {
 	return c->has_review_period ? c->review_period_days : GRAPH_DEFAULT_REVIEW_PERIOD_DAYS;
@@ -155,6 +172,8 @@ static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 	jset_int(o, "temperature", v->temperature);
 	jset_str(o, "throughput_metric", v->throughput_metric);
 	jset_str(o, "comparability_rule", v->comparability_rule);
+	if (pinned && !v->required_evidence.is_null)
+		jset_new(o, "required_evidence", strlist_json(&v->required_evidence));
 	return o;
 }
 

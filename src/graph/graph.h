@@ -38,6 +38,11 @@ struct envelope {
 	const char *engine, *backend, *forward_path;
 	long long prompt_tokens, decode_tokens, warmups, repetitions, temperature;
 	const char *throughput_metric, *comparability_rule;
+	/* Evidence every receipt of the envelope must carry beyond its runs:
+	 * "profiler_artifacts", "module_versions". Absent from the input
+	 * (is_null): both, as fak-native envelopes want; an engine without a
+	 * profiler or modules says [] or names the one it has. */
+	struct strlist required_evidence;
 };
 
 struct throughput {
@@ -152,7 +157,17 @@ const char *graph_envelope_platform(const struct envelope *v);
  * [a-z0-9][a-z0-9_]*, accelerator [a-z0-9][a-z0-9._-]*, at most
  * GRAPH_PLATFORM_MAX bytes in all. */
 #define GRAPH_PLATFORM_MAX 64
+
 bool graph_platform_valid(const char *s);
+
+/* Whether receipts of v must carry the evidence named what
+ * ("profiler_artifacts" or "module_versions"); see required_evidence. */
+bool graph_envelope_requires(const struct envelope *v, const char *what);
+/* Is s an engine name an envelope may pin ("fak-native", "llama.cpp",
+ * "vllm")? A lowercase letter or digit, then lowercase letters, digits and
+ * ". _ + -", GRAPH_ENGINE_MAX bytes at most. */
+bool graph_engine_valid(const char *s);
+#define GRAPH_ENGINE_MAX 64
 /* review_period_days, or GRAPH_DEFAULT_REVIEW_PERIOD_DAYS when absent. */
 long long graph_criterion_review_period_days(const struct criterion *c);
 

@@ -97,10 +97,12 @@ static int strlist(struct jpull *p, const struct jpath *at, struct strlist *l)
  * may add the last two (optional, for graphs written before them). */
 #define ENVELOPE_PLATFORM 16
 #define ENVELOPE_WARMUPS 17
+#define ENVELOPE_REQUIRED_EVIDENCE 18
 static const char *const envelope_keys[] = {
 	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
 	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
-	"temperature", "throughput_metric", "comparability_rule", "platform", "warmups", NULL
+	"temperature", "throughput_metric", "comparability_rule", "platform", "warmups",
+	"required_evidence", NULL
 };
 static const char *const legacy_envelope_keys[] = {
 	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
@@ -114,11 +116,20 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 	const char **s[] = { &v->id, &v->model, &v->model_revision, &v->artifact_sha256,
 			     &v->quantization, &v->hardware, NULL, &v->engine, &v->backend,
 			     &v->forward_path, NULL, NULL, NULL, NULL, &v->throughput_metric,
-			     &v->comparability_rule, &v->platform, NULL };
+			     &v->comparability_rule, &v->platform, NULL, NULL };
 	long long *n[] = { [6] = &v->memory_gib, [10] = &v->prompt_tokens, [11] = &v->decode_tokens,
 			   [12] = &v->repetitions, [13] = &v->temperature,
 			   [ENVELOPE_WARMUPS] = &v->warmups };
 
+	if (i == ENVELOPE_REQUIRED_EVIDENCE) {
+		struct strlist *l = &v->required_evidence;
+		void *a = NULL;
+		int rc = array(p, at, sizeof(*l->v), &a, &l->n, str_elem);
+
+		l->v = a;
+		l->is_null = false;
+		return rc;
+	}
 	return s[i] ? jp_string(p, at, s[i]) : jp_int(p, at, n[i]);
 }
 
@@ -127,8 +138,10 @@ static int envelope(struct jpull *p, const struct jpath *at, void *dst)
 	struct envelope *v = dst;
 
 	v->warmups = GRAPH_DEFAULT_WARMUPS;
+	v->required_evidence.is_null = true;
 	return object_opt(p, at, envelope_keys,
-			  (uint64_t)1 << ENVELOPE_PLATFORM | (uint64_t)1 << ENVELOPE_WARMUPS,
+			  (uint64_t)1 << ENVELOPE_PLATFORM | (uint64_t)1 << ENVELOPE_WARMUPS |
+				  (uint64_t)1 << ENVELOPE_REQUIRED_EVIDENCE,
 			  envelope_member, dst);
 }
 
@@ -420,6 +433,8 @@ void graph_release(struct graph *g)
 		free(g->levers[i].deps.v);
 		free(g->levers[i].conflicts.v);
 	}
+	for (size_t i = 0; i < g->nr_envelopes; i++)
+		free(g->envelopes[i].required_evidence.v);
 	free(g->rungs);
 	free(g->features);
 	free(g->envelopes);

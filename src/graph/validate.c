@@ -299,10 +299,26 @@ static void validate_envelopes(const struct graph *g, struct findings *f, struct
 			add(f, "envelope[%z] has empty id", i);
 		else if (!reg_add(envs, v->id, i))
 			add(f, "duplicate envelope id %Q", v->id);
-		if (!eq(v->engine, "fak-native") || str_blank(v->backend) || str_blank(v->hardware) ||
-		    str_blank(v->model) || str_blank(v->quantization) || str_blank(v->artifact_sha256) ||
+		if (str_blank(v->backend) || str_blank(v->hardware) || str_blank(v->model) ||
+		    str_blank(v->quantization) || str_blank(v->artifact_sha256) ||
 		    v->memory_gib < 0 || v->decode_tokens <= 0 || v->repetitions <= 0)
-			add(f, "envelope %Q has invalid pinned applicability or fak-native identity", v->id);
+			add(f, "envelope %Q has invalid pinned applicability", v->id);
+		if (!graph_engine_valid(v->engine))
+			add(f, "envelope %Q has invalid engine %Q; want a lowercase name such as "
+			       "fak-native, llama.cpp or vllm", v->id, v->engine);
+		for (size_t k = 0; k < v->required_evidence.n; k++) {
+			const char *w = v->required_evidence.v[k];
+
+			if (!eq(w, "profiler_artifacts") && !eq(w, "module_versions"))
+				add(f, "envelope %Q requires unknown evidence %Q; want "
+				       "profiler_artifacts or module_versions", v->id, w);
+			for (size_t j = 0; j < k; j++)
+				if (eq(v->required_evidence.v[j], w))
+					add(f, "envelope %Q requires evidence %Q twice", v->id, w);
+		}
+		if (v->prompt_tokens < 0)
+			add(f, "envelope %Q has invalid prompt_tokens %d; want an integer >= 0",
+			    v->id, v->prompt_tokens);
 		if (v->platform && !graph_platform_valid(v->platform))
 			add(f, "envelope %Q has invalid platform %Q; want os/arch or os/arch+accelerator in lowercase",
 			    v->id, v->platform);

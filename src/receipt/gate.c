@@ -156,7 +156,7 @@ json_t *gate_policy_json(const struct graph *g, const struct lever *l, const cha
 	jset_str(p, "quality_metric", c->quality_metric);
 	jset_num(p, "minimum_quality_score", c->minimum_quality_score);
 	jset_bool(p, "quality_higher_is_better", c->quality_higher_is_better);
-	jset_str(p, "required_engine", RECEIPT_ENGINE);
+	jset_str(p, "required_engine", env->engine);
 	jset_str(p, "required_forward_path", env->forward_path);
 	jset_bool(p, "require_system_baseline", true);
 	jset_bool(p, "allow_sampled_system_baseline", allow_sampled);
@@ -205,6 +205,7 @@ static void check_bounds(const struct gate_policy *p, const struct criterion *c,
 static void check_policy(const struct gate_policy *p, const struct graph *g, struct findings *out)
 {
 	const struct lever *l = graph_lever(g, p->changed_lever_id);
+	const struct envelope *env = graph_envelope(g, p->envelope_id);
 	bool v1 = !strcmp(p->schema, GATE_POLICY_V1);
 
 	if (!v1 && strcmp(p->schema, GATE_POLICY_V2))
@@ -233,8 +234,9 @@ static void check_policy(const struct gate_policy *p, const struct graph *g, str
 		findings_addf(out, "policy.maximum_peak_bytes: must be positive");
 	if (!*p->quality_metric)
 		findings_addf(out, "policy.quality_metric: is required");
-	if (strcmp(p->required_engine, RECEIPT_ENGINE))
-		findings_addf(out, "policy.required_engine: must be \"%s\"", RECEIPT_ENGINE);
+	if (env && strcmp(p->required_engine, env->engine))
+		findings_addf(out, "policy.required_engine: must be \"%s\", the engine of envelope "
+				   "\"%s\"", env->engine, env->id);
 	if (!*p->required_forward_path)
 		findings_addf(out, "policy.required_forward_path: is required");
 	if (v1 && (p->require_system_baseline || p->allow_sampled_system_baseline))
@@ -680,7 +682,7 @@ static const char *structural(const struct gate_request *q, const struct graph *
 	/* The execution identity and the comparison identity of the candidate are
 	 * judged by checks below, not refused here. */
 	norm = *c;
-	norm.execution.engine = RECEIPT_ENGINE;
+	norm.execution.engine = a->execution.engine;
 	norm.execution.forward_path = a->execution.forward_path;
 	norm.execution.fallback_count = 0;
 	norm.comparison = a->comparison;

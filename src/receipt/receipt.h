@@ -22,7 +22,6 @@
 #define RECEIPT_SCHEMA_V1 "fak-native-performance-receipt/v1"
 #define RECEIPT_SCHEMA_V2 "fak-native-performance-receipt/v2"
 #define AMBIENT_SCHEMA "fak-native-ambient-evidence/v1"
-#define RECEIPT_ENGINE "fak-native"
 #define RECEIPT_QUALITY_METRIC "exact_match"
 #define RECEIPT_FILL_PREFIX "FILL_"
 

@@ -99,17 +99,17 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	r.nr_reps = env->repetitions > 0 ? (size_t)env->repetitions : 0;
 	reps = xcalloc(r.nr_reps ? r.nr_reps : 1, sizeof(*reps));
 	r.reps = reps;
-	r.execution = (struct receipt_execution){ RECEIPT_ENGINE, env->forward_path, 0 };
+	r.execution = (struct receipt_execution){ env->engine, env->forward_path, 0 };
 	r.quality = (struct receipt_quality){ "FILL_QUALITY_METRIC", 0, c->quality_higher_is_better };
 	if (receipt_identity(c, digest, &r.comparison, e) < 0) {
 		free(reps);
 		return NULL;
 	}
 	r.modules = &module;
-	r.nr_modules = 1;
+	r.nr_modules = graph_envelope_requires(env, "module_versions");
 	r.commands = (struct receipt_strs){ .v = &command, .n = 1 };
 	r.artifacts = &artifact;
-	r.nr_artifacts = 1;
+	r.nr_artifacts = graph_envelope_requires(env, "profiler_artifacts");
 	out = receipt_to_json(&r);
 	free(reps);
 	return out;

@@ -455,9 +455,9 @@ static void check_axes(const struct receipt *r, struct findings *out)
 	}
 }
 
-static void check_modules(const struct receipt *r, struct findings *out)
+static void check_modules(const struct receipt *r, bool required, struct findings *out)
 {
-	if (!r->nr_modules)
+	if (!r->nr_modules && required)
 		findings_addf(out, "module_versions: at least one module revision is required");
 	for (size_t i = 0; i < r->nr_modules; i++) {
 		const struct receipt_module *m = &r->modules[i];
@@ -485,7 +485,8 @@ static void check_modules(const struct receipt *r, struct findings *out)
 	}
 }
 
-static void check_commands_artifacts(const struct receipt *r, struct findings *out)
+static void check_commands_artifacts(const struct receipt *r, bool artifacts_required,
+				     struct findings *out)
 {
 	if (!r->commands.n)
 		findings_addf(out, "commands: at least one scrubbed command is required");
@@ -497,7 +498,7 @@ static void check_commands_artifacts(const struct receipt *r, struct findings *o
 			findings_addf(out, "%s: is blank", path);
 		check_scrubbed(path, r->commands.v[i], out);
 	}
-	if (!r->nr_artifacts)
+	if (!r->nr_artifacts && artifacts_required)
 		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
 	for (size_t i = 0; i < r->nr_artifacts; i++) {
 		const struct receipt_artifact *a = &r->artifacts[i];
@@ -546,6 +547,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 		      struct findings *out)
 {
 	bool v1 = is_v1(r);
+	/* NULL when the envelope is unknown; check_graph says so */
+	const struct envelope *env = graph_envelope(g, r->envelope_id);
 
 	if (!v1 && strcmp(r->schema, RECEIPT_SCHEMA_V2))
 		findings_addf(out, "schema: must be \"%s\" or \"%s\", got \"%s\"", RECEIPT_SCHEMA_V1,
@@ -563,15 +566,15 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_scrubbed("machine.scrubbed_id", r->machine.scrubbed_id, out);
 	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))
 		findings_addf(out, "execution: must name an engine and a forward path");
-	else if (strcmp(r->execution.engine, RECEIPT_ENGINE))
-		findings_addf(out, "execution.engine: must be \"%s\", got \"%s\"", RECEIPT_ENGINE,
-			      r->execution.engine);
+	else if (env && strcmp(r->execution.engine, env->engine))
+		findings_addf(out, "execution.engine: must be \"%s\", the engine of envelope "
+				   "\"%s\", got \"%s\"", env->engine, env->id, r->execution.engine);
 	if (r->execution.fallback_count != 0)
 		findings_addf(out, "execution.fallback_count: fallback count must be zero, got %lld",
 			      r->execution.fallback_count);
 	if (str_blank(r->quality.name) || !isfinite(r->quality.score))
 		findings_addf(out, "quality: metric must be captured and finite");
-	check_modules(r, out);
+	check_modules(r, !env || graph_envelope_requires(env, "module_versions"), out);
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
 	check_ambient(r, flags, out);
@@ -582,7 +585,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 		findings_addf(out, "unchanged_controls: must contain the complete canonical control "
 				   "list exactly once each");
 	check_axes(r, out);
-	check_commands_artifacts(r, out);
+	check_commands_artifacts(r, !env || graph_envelope_requires(env, "profiler_artifacts"),
+				 out);
 	check_graph(r, g, out);
 	check_identity(r, g, out);
 	if (r->doc) {

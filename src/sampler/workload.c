@@ -26,6 +26,8 @@ json_t *wl_metrics_to_json(const struct wl_metrics *m)
 		jset_bool(q, "higher_is_better", m->quality.higher_is_better);
 		jset_new(o, "quality", q);
 	}
+	if (m->derivation[0])
+		jset_str(o, "derivation", m->derivation);
 	return o;
 }
 
@@ -72,9 +74,12 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 {
 	static const char *const keys[] = { "tokens_per_second", "end_to_end_milliseconds",
 					    "ttft_milliseconds", "prefill_milliseconds",
-					    "decode_milliseconds", "quality", NULL };
+					    "decode_milliseconds", "quality", "derivation", NULL };
+	static const char *const derivations[] = { WL_DERIVATION_PG, WL_DERIVATION_PP_TG,
+						   WL_DERIVATION_TG, NULL };
 	bool has_tps, has_e2e;
 	const json_t *q;
+	const char *d = NULL;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -98,6 +103,19 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 	}
 	if (!m->has_throughput && !m->has_quality)
 		return jpath_err(e, at, "holds neither throughput nor quality");
+	rc = jd_str(o, at, "derivation", JD_OPTIONAL, &d, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		struct jpath dp = JP_KEY(at, "derivation");
+		size_t i = 0;
+
+		while (derivations[i] && strcmp(derivations[i], d))
+			i++;
+		if (!derivations[i] || !m->has_throughput)
+			return jpath_err(e, &dp, "must be pg, pp+tg or tg, with throughput");
+		memcpy(m->derivation, d, strlen(d) + 1);
+	}
 	return 0;
 }
 
@@ -114,7 +132,7 @@ bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b)
 	       same(a->has_ttft, a->ttft_ms, b->has_ttft, b->ttft_ms) &&
 	       same(a->has_prefill, a->prefill_ms, b->has_prefill, b->prefill_ms) &&
 	       same(a->has_decode, a->decode_ms, b->has_decode, b->decode_ms) &&
-	       a->has_quality == b->has_quality &&
+	       !strcmp(a->derivation, b->derivation) && a->has_quality == b->has_quality &&
 	       (!a->has_quality ||
 		(!strcmp(a->quality.name, b->quality.name) &&
 		 same(true, a->quality.score, true, b->quality.score) &&

@@ -43,7 +43,17 @@ struct wl_metrics {
 	double ttft_ms, prefill_ms, decode_ms;	/* [0, 1e12] */
 	bool has_quality;
 	struct wl_quality quality;
+	/* How llama-bench rows became these numbers (WL_DERIVATION_*); "" for
+	 * a metrics line, which states its numbers itself. */
+	char derivation[8];
 };
+
+/* llama-bench/v1 derivations (docs/experiments.md): one pP+tgT row (-pg
+ * P,T); a pP row and a tgT row (-p P -n T: separate contexts, end to end
+ * is their sum); a tgT row alone (an envelope with P = 0). */
+#define WL_DERIVATION_PG "pg"
+#define WL_DERIVATION_PP_TG "pp+tg"
+#define WL_DERIVATION_TG "tg"
 
 /* The whole workload section. Text members are bounded: the runner refuses
  * longer values before anything runs. */

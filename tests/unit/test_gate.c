@@ -323,7 +323,8 @@ Test(gate_refusals, policy_rules)
 	refused(GFIX "pass.json", "policy.maximum_peak_bytes", json_integer(0), POLICY,
 		"policy.maximum_peak_bytes: must be positive");
 	refused(GFIX "pass.json", "policy.required_engine", json_string("llama.cpp"), POLICY,
-		"policy.required_engine: must be \"fak-native\"");
+		"policy.required_engine: must be \"fak-native\", the engine of envelope "
+		"\"qwen38-27b-q4k-a100-p1-decode\"");
 	refused(GFIX "pass.json", "schema", json_string(GATE_REQUEST_V1), POLICY,
 		"policy.schema: a v1 gate request requires a v1 gate policy");
 	refused(GFIX "pass.json", "schema", json_string("gate/v9"), "gate: invalid gate request",

@@ -214,7 +214,8 @@ static const struct {
 	  "execution.fallback_count: fallback count must be zero, got 1" },
 	{ "reject-foreign-engine.json",
 	  "comparison: criterion not resolved: execution.engine must be \"fak-native\"\n"
-	  "execution.engine: must be \"fak-native\", got \"llama.cpp\"" },
+	  "execution.engine: must be \"fak-native\", the engine of envelope "
+	  "\"qwen38-27b-q4km-m3pro-p32-t64\", got \"llama.cpp\"" },
 	{ "reject-private-command.json",
 	  "commands[0]: contains a private detail: an absolute path \"/home/alice/run.sh\"" },
 	{ "reject-private-machine.json",

@@ -44,5 +44,5 @@ rm -rf run2
 if xp --metrics llama-bench --quality-command "$q" --baseline './llama.sh 80000000' \
 	--candidate './llama.sh 64000000 9' --out-dir run2 >/dev/null 2>e2.txt; then
 	fail "a run without the envelope's row was accepted"; fi
-grep -q "candidate warm-up 1 failed: WORKLOAD_METRICS_INVALID: no llama-bench result has the envelope's shape pp4+tg8" e2.txt || { cat e2.txt; fail "row finding"; }
+grep -q "candidate warm-up 1 failed: WORKLOAD_METRICS_INVALID: no llama-bench pp4+tg8 result (-pg 4,8), nor both pp4 and tg8 (-p 4 -n 8), at depth 0; results found: #1 pp4, #2 pp4+tg9; see" e2.txt || { cat e2.txt; fail "row finding"; }
 echo ok

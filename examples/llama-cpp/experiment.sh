@@ -1,0 +1,64 @@
+#!/bin/sh
+# The llama.cpp example's A/B (make example-llama): the next lever of graph.json (or
+# LEVER), baseline flags from the levers the graph has enabled, the candidate with
+# LEVER's flag on top, run by fak bench experiment through the real llama-bench.
+#
+#   examples/llama-cpp/experiment.sh OUT_DIR [LEVER] [fak bench experiment options...]
+#
+# FAK (build/fak), LLAMA_DIR (build/llama-cpp, as make example-llama-build made it) and
+# GRAPH (examples/llama-cpp/graph.json) may be set; DRY_RUN=1 prints the lever and the two
+# arms' llama.cpp flags instead of running them.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+FAK=${FAK:-build/fak}
+dir=${LLAMA_DIR:-build/llama-cpp}
+# commands go into public receipts: name the tools by a path relative to the repository
+case "$dir" in "$top"/*) dir=${dir#"$top"/} ;; esac
+out=${1:?usage: experiment.sh OUT_DIR [LEVER] [options...]}
+shift
+graph=${GRAPH:-examples/llama-cpp/graph.json}
+lever=$("$FAK" native-performance --graph "$graph" --next --json | jq -r '.lever.id // empty')
+case "${1:-}" in
+llama.*) lever=$1; shift ;;
+esac
+[ -n "$lever" ] || { echo "experiment.sh: no lever is ready in $graph" >&2; exit 1; }
+bin=$dir/build/bin
+model=$dir/model-q4_k_m.gguf
+[ -x "$bin/llama-bench" ] && [ -f "$model" ] ||
+	{ echo "experiment.sh: run make example-llama-build first" >&2; exit 1; }
+
+# The flags of a configuration: the baseline path, then each lever that is on.
+threads=1 fa=off kv=f16
+apply() {
+	case "$1" in
+	llama.one-thread-f16-kv) ;;
+	llama.threads-2) threads=2 ;;
+	llama.flash-attention) fa=on ;;
+	llama.kv-q8_0) kv=q8_0 ;;
+	*) echo "experiment.sh: the example has no flags for lever '$1'" >&2; exit 1 ;;
+	esac
+}
+for on in $("$FAK" native-performance --graph "$graph" --json |
+	jq -r '.levers[] | select(.enabled) | .id'); do
+	apply "$on"
+done
+base="-t $threads -fa $fa -ctk $kv -ctv $kv"
+apply "$lever"
+cand="-t $threads -fa $fa -ctk $kv -ctv $kv"
+[ "$base" != "$cand" ] || { echo "experiment.sh: lever '$lever' is already on in $graph" >&2; exit 1; }
+
+if [ "${DRY_RUN:-}" = 1 ]; then
+	printf 'lever %s\nbaseline %s\ncandidate %s\n' "$lever" "$base" "$cand"
+	exit 0
+fi
+p=$("$FAK" native-performance --graph "$graph" --json | jq -r '.envelopes[0].prompt_tokens')
+t=$("$FAK" native-performance --graph "$graph" --json | jq -r '.envelopes[0].decode_tokens')
+run="$bin/llama-bench -m \"\$FAK_ARTIFACT\" -p $p -n $t -r 3 -o jsonl"
+commit=$(git -C "$dir/src" rev-parse --short=7 HEAD)
+rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unversioned)
+exec "$FAK" bench experiment "$lever" --graph "$graph" \
+	--baseline "$run $base" --candidate "$run $cand" --out-dir "$out" \
+	--metrics llama-bench \
+	--quality-command "examples/llama-cpp/quality.sh $bin '$base' '$cand'" \
+	--artifact "$model" --revision "$rev" --module "llama.cpp@$commit" "$@"
