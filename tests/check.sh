@@ -1,7 +1,8 @@
 #!/bin/sh
 # Everything `make check` promises: gcc build with warnings as errors, its
 # unit and CLI tests, the same suite under ASan+UBSan (clang), cppcheck and
-# clang-tidy, and a smoke run of every fuzz target. Last line: the total.
+# clang-tidy, a smoke run of every fuzz target, and the llama.cpp example end to end
+# (tests/example-llama.sh). Last line: the total.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -33,5 +34,7 @@ suite build-asan sanitize
 stage "clang build" sh -c "make -s -j$jobs BUILD=build-clang CC=clang build-clang/fak build-clang/test_unit >/dev/null"
 stage lint make -s lint
 stage fuzz make -s -j"$jobs" fuzz
+# the real engine: builds llama.cpp once (about 10 minutes on 2 cores), then one A/B
+stage "llama.cpp example" make -s example-llama-check
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -155,7 +155,8 @@ static void check_commands(struct xp *x, struct findings *out)
 			findings_addf(out, "%s: names the model by its private path '%s', "
 					   "which cannot go into public receipts; write "
 					   "\"$FAK_ARTIFACT\" instead (fak sets it to the "
-					   "--artifact file for every run)", cmds[i].flag, o->artifact);
+					   "--artifact file for every run)", cmds[i].flag,
+				      o->artifact);
 		else
 			check_text(cmds[i].flag, c, out);
 	}
