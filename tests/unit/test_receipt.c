@@ -523,9 +523,20 @@ Test(compare, document_statistics_of_both_metrics)
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.ties")));
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.exact")));
 	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.confidence_level")), 0.9);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval.lower")), -1);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval.upper")), 1);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval_percent.upper")), 1);
+	/* ratios 100/101 .. 101/100, applied to the baseline median 100 */
+	{
+		json_t *m = tu_get(a, "statistics.tokens_per_second");
+
+		cr_expect_float_eq(json_number_value(tu_get(m, "interval.lower")),
+				   100 * (100.0 / 101 - 1), 1e-12);
+		cr_expect_float_eq(json_number_value(tu_get(m, "interval.upper")), 1, 1e-12);
+		cr_expect_float_eq(json_number_value(tu_get(m, "interval_percent.upper")), 1,
+				   1e-12);
+	}
+	/* the threshold as a ratio either way: +2% or 100 / 1.02 - 100 */
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.noise_band_percent.upper")), 2);
+	cr_expect_float_eq(json_number_value(tu_get(a, "statistics.noise_band_percent.lower")),
+			   100 / 1.02 - 100, 1e-12);
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.verdict")),
 			 "no detectable change");
 	cr_expect(json_is_null(tu_get(a, "statistics.tokens_per_second.repetitions_needed")));
