@@ -209,6 +209,9 @@ static const struct {
 	  "\"metal/qwen35-hybrid-session-v1\"\n"
 	  "execution: must name an engine and a forward path" },
 	{ "reject-negative-stage.json", "repetitions[0]: stage timings must be non-negative" },
+	{ "reject-peak-below-resident.json",
+	  "memory.peak_bytes: 21474836479 is below memory.resident_bytes 21474836480; the peak "
+	  "includes what was resident" },
 	{ "reject-fallback.json",
 	  "comparison: criterion not resolved: execution.fallback_count must be 0\n"
 	  "execution.fallback_count: fallback count must be zero, got 1" },
