@@ -99,14 +99,16 @@ int receipt_memory_from_reports(const struct report *const *reps, size_t n, long
 	for (size_t i = 0; i < n; i++) {
 		const struct report *r = reps[i];
 		const struct metric *wl = &r->workload.peak_rss_bytes;
-		const struct metric *p = r->cgroup_v2.memory_peak_bytes.available ? &r->cgroup_v2.memory_peak_bytes : wl;
+		const struct metric *cg = &r->cgroup_v2.memory_peak_bytes;
 		const struct metric *s = r->attribution.sut_rss_bytes.available ? &r->attribution.sut_rss_bytes : wl;
 
-		if (!p->available)
-			return err_set(e, "run %zu measured no peak memory (%s)", i, p->reason);
+		if (!cg->available && !wl->available)
+			return err_set(e, "run %zu measured no peak memory (%s)", i, wl->reason);
 		if (!s->available)
 			return err_set(e, "run %zu measured no resident memory (%s)", i, s->reason);
-		pk = p->value > pk ? p->value : pk;
+		pk = cg->available && cg->value > pk ? cg->value : pk;
+		pk = wl->available && wl->value > pk ? wl->value : pk;
+		pk = s->value > pk ? s->value : pk;
 		rs = s->value > rs ? s->value : rs;
 	}
 	*peak = (long long)pk;

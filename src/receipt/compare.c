@@ -131,10 +131,10 @@ void receipt_shift_json(json_t *o, const struct stats_comparison *c)
 {
 	json_t *iv = jobj(), *ip = jobj();
 
-	jset_num(o, "shift", c->shift.estimate);
+	jset_num(o, "shift", c->shift_units);
 	jset_num(o, "shift_percent", c->shift_percent);
-	jset_num(iv, "lower", c->shift.lower);
-	jset_num(iv, "upper", c->shift.upper);
+	jset_num(iv, "lower", c->lower_units);
+	jset_num(iv, "upper", c->upper_units);
 	jset_new(o, "interval", iv);
 	jset_num(ip, "lower", c->lower_percent);
 	jset_num(ip, "upper", c->upper_percent);
@@ -207,7 +207,7 @@ static json_t *statistics_json(const struct receipt *base, const struct receipt 
 {
 	struct stats_comparison tps, ms;
 	struct err e;
-	json_t *o;
+	json_t *o, *band;
 
 	if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND, threshold, &tps, &e) < 0 ||
 	    receipt_metric_compare(base, cand, RECEIPT_END_TO_END_MS, threshold, &ms, &e) < 0) {
@@ -216,6 +216,10 @@ static json_t *statistics_json(const struct receipt *base, const struct receipt 
 	}
 	o = jobj();
 	jset_num(o, "noise_threshold_percent", threshold);
+	band = jobj();
+	jset_num(band, "lower", tps.threshold_down_percent);
+	jset_num(band, "upper", tps.threshold_percent);
+	jset_new(o, "noise_band_percent", band);
 	jset_new(o, "tokens_per_second", metric_json(&tps, "tok/s"));
 	jset_new(o, "end_to_end_milliseconds", metric_json(&ms, "ms"));
 	return o;

@@ -236,10 +236,14 @@ int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t
 
 /* ---- sealed metrics (bind.c) --------------------------------------------- */
 
-/* The memory a receipt states for its runs' sealed attestations (v2): peak =
- * the largest cgroup v2 memory.peak, else the largest wait4 peak RSS, of any
- * run; resident = the largest sampled SUT RSS, else the wait4 peak RSS. -1
- * with e naming the run that measured neither. */
+/* The memory a receipt states for its runs' sealed attestations (v2), the
+ * largest over the runs of: resident = the sampled SUT RSS
+ * (attribution.sut_rss_bytes), else the workload's peak; peak = the largest
+ * of the cgroup v2 memory.peak, the workload's peak (peak_rss_bytes: the
+ * sampler's peak, docs/sampler.md) and that resident set, so the peak is
+ * never below the resident set (attestations sealed before the workload's
+ * peak counted the sampled tree get the same rule). -1 with e naming the
+ * run that measured no peak or no resident set. */
 int receipt_memory_from_reports(const struct report *const *reps, size_t n, long long *peak,
 				long long *resident, struct err *e);
 /* The quality a json-line arm states: the worst score its runs sealed (the

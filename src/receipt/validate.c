@@ -581,6 +581,10 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_system_baselines(r, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), flags, out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)
 		findings_addf(out, "memory: peak and resident memory are required");
+	else if (r->memory.peak_bytes < r->memory.resident_bytes)
+		findings_addf(out, "memory.peak_bytes: %lld is below memory.resident_bytes "
+				   "%lld; the peak includes what was resident",
+			      r->memory.peak_bytes, r->memory.resident_bytes);
 	if (!controls_complete(&r->unchanged_controls))
 		findings_addf(out, "unchanged_controls: must contain the complete canonical control "
 				   "list exactly once each");

@@ -138,11 +138,13 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 		sb_addf(out, "%s | %.0f+%.0f | **%s** |\n", buf, num(get(m, "baseline"), "repetitions"),
 			num(get(m, "candidate"), "repetitions"), fmt_verdict(str(m, "verdict")));
 	}
-	sb_addf(out, "\nMedian \u00b1noise per arm. Shift: the Hodges-Lehmann estimate of candidate \u2212 "
-		     "baseline in percent of the baseline median, with its distribution-free interval at the "
-		     "level shown; p: two-sided Mann-Whitney. **faster** or **slower**: the whole interval "
-		     "lies beyond the \u00b1%g%% noise threshold; **~**: no detectable change.\n\n",
-		num(st, "noise_threshold_percent"));
+	fmt_band(buf, get(st, "noise_band_percent"));
+	sb_addf(out, "\nMedian \u00b1noise per arm. Shift: the Hodges-Lehmann estimate of the "
+		     "candidate as a ratio to the baseline, in percent, with its distribution-free "
+		     "interval at the level shown; p: two-sided Mann-Whitney. **faster** or "
+		     "**slower**: the whole interval lies beyond the %g%% noise threshold, the "
+		     "same ratio either way (%s); **~**: no detectable change.\n\n",
+		num(st, "noise_threshold_percent"), buf);
 }
 
 /* How many repetitions the document's metrics_bound (comparison or

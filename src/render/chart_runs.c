@@ -135,21 +135,26 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 
 static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m)
 {
-	const json_t *ip = get(m, "interval_percent");
-	double thr = num(st, "noise_threshold_percent"), lo = num(ip, "lower"), hi = num(ip, "upper"),
-	       s = num(m, "shift_percent"), a0, a1;
+	const json_t *ip = get(m, "interval_percent"), *band = get(st, "noise_band_percent");
+	double down = num(band, "lower"), up = num(band, "upper"), lo = num(ip, "lower"),
+	       hi = num(ip, "upper"), s = num(m, "shift_percent"), a0, a1;
 	struct svg_axis a;
-	char buf[FMT_MAX], x[FMT_PART], y[FMT_PART];
+	char buf[FMT_MAX], x[FMT_PART], y[FMT_PART], b[FMT_MAX];
 
 #define XS(v) (SX0 + ((v) - a.first) / (a.last - a.first) * (SX1 - SX0))
 	svg_rect(out, 698, 86, 286, 338, "frame");
 	svg_text(out, 714, 106, "head", "start", "tok/s shift, candidate vs baseline", 0);
-	a0 = fmin(fmin(lo, -thr), 0);
-	a1 = fmax(fmax(hi, thr), 0);
+	a0 = fmin(fmin(lo, down), 0);
+	a1 = fmax(fmax(hi, up), 0);
 	svg_axis(a0 - (a1 - a0) * 0.1, a1 + (a1 - a0) * 0.1, 4, &a);
-	svg_rect(out, XS(-thr), 130, XS(thr) - XS(-thr), 150, "noise");
-	snprintf(buf, sizeof(buf), "noise threshold \u00b1%g%%", thr);
-	svg_text(out, XS(0), 144, "small", "middle", buf, 0);
+	svg_rect(out, XS(down), 130, XS(up) - XS(down), 150, "noise");
+	fmt_band(b, band);
+	{
+		char label[FMT_MAX + 16];
+
+		snprintf(label, sizeof(label), "noise threshold %s", b);
+		svg_text(out, XS(0), 144, "small", "middle", label, 0);
+	}
 	svg_line(out, XS(0), 150, XS(0), 290, "zero");
 	svg_line(out, XS(lo), 215, XS(hi), 215, "ci");
 	svg_line(out, XS(lo), 207, XS(lo), 223, "ci");

@@ -145,7 +145,7 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	static const char *const metrics[] = { "tokens_per_second", "end_to_end_milliseconds" };
 	const json_t *st = get(doc, "statistics");
 	struct wrap l;
-	char buf[320];
+	char buf[360], band[FMT_MAX];
 
 	wrap_line(out, "envelope  ", 11, str(doc, "envelope_id"));
 	wrap_line(out, "lever     ", 11, str(doc, "changed_lever_id"));
@@ -156,12 +156,13 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
 		render_metric_line(out, get(st, metrics[i]));
 	sb_addch(out, '\n');
-	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate in "
-				   "percent of the baseline median with its distribution-free "
+	fmt_band(band, get(st, "noise_band_percent"));
+	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a "
+				   "ratio to the baseline, in percent, with its distribution-free "
 				   "interval, two-sided Mann-Whitney p. faster or slower: the whole "
-				   "interval lies beyond the \u00b1%g%% noise threshold; ~: no "
-				   "detectable change.",
-		 num(st, "noise_threshold_percent"));
+				   "interval lies beyond the %g%% noise threshold, the same ratio "
+				   "either way (%s); ~: no detectable change.",
+		 num(st, "noise_threshold_percent"), band);
 	wrap_init(&l, out, 0);
 	wrap_words(&l, buf);
 	wrap_end(&l);

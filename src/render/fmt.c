@@ -83,6 +83,13 @@ void fmt_interval(char buf[FMT_MAX], const json_t *ip)
 	snprintf(buf, FMT_MAX, "[%s, %s]", lo, hi);
 }
 
+void fmt_band(char buf[FMT_MAX], const json_t *band)
+{
+	/* + 0.0: a threshold of 0 reads +0%, not -0% */
+	snprintf(buf, FMT_MAX, "%+.3g%% or %+.3g%%", fmt_num(band, "upper") + 0.0,
+		 fmt_num(band, "lower") + 0.0);
+}
+
 void fmt_shift(char buf[FMT_SHIFT], const json_t *s)
 {
 	char d[FMT_PART], ci[FMT_MAX], lv[FMT_PART];

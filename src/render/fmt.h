@@ -34,6 +34,9 @@ void fmt_interval(char buf[FMT_MAX], const json_t *interval_percent);
  * "+3.4% [+2.7%, +4.2%] 90% CI". */
 #define FMT_SHIFT (FMT_PART + FMT_MAX + FMT_PART + 8)
 void fmt_shift(char buf[FMT_SHIFT], const json_t *shift);
+/* A noise band object {lower, upper} in percent, the threshold as a ratio
+ * either way: "+2% or -1.96%". */
+void fmt_band(char buf[FMT_MAX], const json_t *band);
 /* A metric's verdict as the reports show it: faster, slower or "~". */
 const char *fmt_verdict(const char *verdict);
 

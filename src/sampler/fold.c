@@ -265,6 +265,40 @@ static void attribution(struct report *r, const struct fold_input *in)
 		metric_unavailable(&a->non_sut_rss_bytes, "a census of non-SUT processes was incomplete");
 }
 
+/* The SUT's peak memory, never below the largest resident set a census saw
+ * of its tree: with the cgroup's memory.peak that value (raised to the
+ * sampled maximum, which counts shared pages once per process); without
+ * it an estimate, the larger of every reaped process's wait4 ru_maxrss
+ * (w->peak_rss_bytes as the runner measured it) and the sampled maximum.
+ * Unreaped descendants leave it unknown: their peaks were never read. */
+static void sut_peak(struct workload *w, const struct fold_input *in)
+{
+	const struct fold *f = in->command;
+	const struct metric *cg = &in->cgroup.memory_peak_bytes;
+	struct metric *p = &w->peak_rss_bytes;
+	bool sampled = f->observed > 0 && f->sut_rss_complete;
+	double tree = sampled ? (double)f->sut_rss_peak : 0;
+
+	if (!strcmp(in->cgroup.state, CGROUP_MEASURED) && cg->available) {
+		if (tree > cg->value)
+			metric_set(p, tree, "cgroup v2 memory.peak, raised to the peak sampled "
+					    "SUT-tree RSS");
+		else
+			metric_set(p, cg->value, "cgroup v2 memory.peak");
+	} else if (!p->available) {
+		return;
+	} else if (!sampled) {
+		metric_set(p, p->value, "estimate: largest wait4 ru_maxrss of a reaped SUT "
+					"process (tree not fully sampled)");
+	} else if (tree > p->value) {
+		metric_set(p, tree, "estimate: peak sampled SUT-tree RSS (above every reaped "
+				    "process's ru_maxrss)");
+	} else {
+		metric_set(p, p->value, "estimate: largest wait4 ru_maxrss of a reaped SUT "
+					"process (at least the sampled tree)");
+	}
+}
+
 static void coverage(struct coverage *c, const struct fold_input *in)
 {
 	const struct fold *f = in->command;
@@ -315,6 +349,7 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	if (in->workload) {
 		r->has_workload = true;
 		r->workload = *in->workload;
+		sut_peak(&r->workload, in);
 	}
 	report_classify(r);
 	if (report_validate(r, e) < 0)

@@ -93,10 +93,13 @@ struct workload {
 	bool has_metrics;
 	struct wl_metrics metrics;	/* when has_metrics */
 	char metrics_error[REPORT_TEXT_MAX];	/* why not, otherwise "" */
-	/* Largest ru_maxrss of any reaped SUT process (wait4), measured by the
-	 * sampler: an upper bound, since the kernel charges a forked child
-	 * with the resident memory of the process that forked it, fak's own
-	 * (fak_rss_at_fork_bytes) until exec. */
+	/* The SUT's peak memory. The runner sets the largest ru_maxrss of any
+	 * reaped SUT process (wait4: an upper bound for that process, since the
+	 * kernel charges a forked child with the resident memory of the process
+	 * that forked it, fak's own (fak_rss_at_fork_bytes), until exec);
+	 * fold_report then makes it never below the sampled SUT tree's largest
+	 * RSS: the cgroup's memory.peak when there is one, else an estimate
+	 * whose source begins "estimate:" (docs/sampler.md). */
 	struct metric peak_rss_bytes;
 	struct metric fak_rss_at_fork_bytes;
 };

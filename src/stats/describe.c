@@ -36,7 +36,9 @@ void stats_compute(const double *v, size_t n, struct stats *out)
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
 	out->n = n;
-	out->mean = sum / (double)n;
+	/* equal values have their own mean and no spread, whatever the
+	 * rounding of their sum */
+	out->mean = s[0] == s[n - 1] ? s[0] : sum / (double)n;
 	for (size_t i = 0; i < n; i++)
 		sq += (s[i] - out->mean) * (s[i] - out->mean);
 	out->stddev = sqrt(sq / (double)n);

@@ -5,8 +5,10 @@
  * modified, nothing prints, and the same input gives the same bits.
  *
  * Two samples throughout: `base` (the baseline arm, nb values) and `cand`
- * (the candidate arm, nc values). A shift is candidate minus baseline, on the
- * raw scale of the values (R's wilcox.test(x = cand, y = base) estimate).
+ * (the candidate arm, nc values). stats_shift's shift is candidate minus
+ * baseline on the scale of the values it is given (R's
+ * wilcox.test(x = cand, y = base) estimate); stats_compare gives it the
+ * logarithms, so a comparison's shift is a ratio.
  *
  * Methods (docs/receipts.md explains them in plain words):
  * - Mann-Whitney U of the candidate: the number of (candidate, baseline)
@@ -113,8 +115,9 @@ size_t stats_min_repetitions(double max_level);
 
 /* Repetitions per arm at which a STATS_MAX_LEVEL interval around a shift of
  * this size is expected to clear the threshold (both in the units of the
- * values): normal theory, the Hodges-Lehmann estimate having efficiency
- * 3/pi against the pooled standard deviation `spread`, i.e.
+ * values; stats_compare passes log ratios): normal theory, the
+ * Hodges-Lehmann estimate having efficiency 3/pi against the pooled
+ * standard deviation `spread`, i.e.
  * n = ceil(2 pi / 3 * (z * spread / (|shift| - threshold))^2), never below
  * stats_min_repetitions(STATS_MAX_LEVEL). Returns 0 and sets *reason (a
  * static sentence) when no number can be given: the shift is within the
@@ -124,27 +127,43 @@ long long stats_repetitions_needed(double shift, double threshold, double spread
 
 /* Everything the comparison of one metric reports. */
 struct stats_comparison {
-	struct stats baseline, candidate;
-	struct stats_rank_test test;
+	struct stats baseline, candidate;	/* of the values */
+	struct stats_rank_test test;		/* of the values */
+	/* of log(candidate) against log(baseline): estimate, lower and upper
+	 * are logarithms of the ratio candidate / baseline */
 	struct stats_shift shift;
-	/* shift, lower and upper in percent of the baseline median */
+	/* those ratios as changes in percent: (exp(x) - 1) * 100, never at or
+	 * below -100 */
 	double shift_percent, lower_percent, upper_percent;
-	double threshold_percent;
+	/* the same changes applied to the baseline median, in the values'
+	 * unit: median * (exp(x) - 1) */
+	double shift_units, lower_units, upper_units;
+	/* the noise threshold is a ratio: a change beyond the factor
+	 * 1 + threshold_percent / 100 either way, i.e. above +threshold_percent
+	 * or below threshold_down_percent = 100 / (1 + threshold_percent / 100)
+	 * - 100 (+2% and -1.96% for 2) */
+	double threshold_percent, threshold_down_percent;
 	enum stats_better better;
 	enum stats_verdict verdict;
 	long long repetitions_needed;	/* per arm; 0 with repetitions_reason set */
 	const char *repetitions_reason;	/* static; NULL when a number is given */
 };
 
-/* The rank test, the shift at STATS_MAX_LEVEL and the verdict against a
- * noise threshold in percent of the baseline median: `faster` when the whole
- * interval is beyond the threshold in the good direction (above +threshold
- * when higher is better, below -threshold when lower is better), `slower`
- * when it is beyond it in the bad direction, otherwise no detectable change
- * (always when the level is 0: one value per arm gives a point).
- * Fails as the functions above do, and when the baseline median is not
- * positive, the threshold is negative or not finite, or a derived number is
- * not finite. */
+/* The rank test of the values, and the shift at STATS_MAX_LEVEL of their
+ * logarithms: the Hodges-Lehmann estimate and interval of the ratio
+ * candidate / baseline (R: exp of wilcox.test(log(cand), log(base),
+ * conf.int = TRUE)), so rates and times measured together give reciprocal
+ * ratios and a percentage never passes -100%. The verdict compares the
+ * interval with the noise threshold as a factor: `faster` when the whole
+ * interval is beyond 1 + threshold / 100 in the good direction (a ratio
+ * above it when higher is better, below its reciprocal when lower is
+ * better), `slower` when beyond it in the bad direction, otherwise no
+ * detectable change (always when the level is 0: one value per arm gives
+ * a point). Repetitions needed plan on the same log scale (the pooled
+ * spread of the logs against log(1 + threshold / 100)).
+ * Fails as the functions above do, and when a value is not positive (it has
+ * no logarithm), the threshold is negative or not finite, or a derived
+ * number is not finite. */
 int stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		  double threshold_percent, enum stats_better better, struct stats_comparison *out,
 		  struct err *e);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/xalloc.h"
+
 /* More repetitions per arm than this are not a plan. */
 #define MAX_PLANNED_REPETITIONS 1e9
 
@@ -71,11 +73,37 @@ long long stats_repetitions_needed(double shift, double threshold, double spread
 	return (long long)(n > floor_n ? n : floor_n);
 }
 
+/* The natural logarithm of every value (caller frees); fails naming the
+ * first value that is not positive. */
+static int logs_of(const char *what, const double *v, size_t n, double **out, struct err *e)
+{
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return err_set(e, "%s: value %zu is not positive: a shift is a ratio of "
+					  "positive values", what, i);
+	*out = xmalloc(xmul(n, sizeof(**out)));
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = log(v[i]);
+	return 0;
+}
+
+/* The pooled sample standard deviation of two arms (NAN for one value per
+ * arm), from their population deviations. */
+static double pooled_spread(const struct stats *b, const struct stats *c)
+{
+	if (b->n + c->n <= 2)
+		return NAN;
+	return sqrt(((double)b->n * b->stddev * b->stddev + (double)c->n * c->stddev * c->stddev) /
+		    (double)(b->n + c->n - 2));
+}
+
 int stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		  double threshold_percent, enum stats_better better, struct stats_comparison *out,
 		  struct err *e)
 {
-	double median, spread = NAN, lo, hi, *cdf = NULL;
+	double median, spread, lo, hi, g, *lb = NULL, *lc = NULL, *cdf = NULL;
+	struct stats slb, slc;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -83,42 +111,54 @@ int stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
 		return err_set(e, "noise threshold: must be a finite non-negative percentage");
 	TRY(stats_check_values("baseline", base, nb, e));
 	TRY(stats_check_values("candidate", cand, nc, e));
-	/* the rank test and the interval share the tie-free distribution */
+	if (logs_of("baseline", base, nb, &lb, e) < 0 ||
+	    logs_of("candidate", cand, nc, &lc, e) < 0) {
+		free(lb);
+		return -1;
+	}
+	/* the rank test and the interval share the tie-free distribution; the
+	 * test reads the values themselves (the logarithm keeps their order,
+	 * but could round two close values to one), the shift their logs */
 	if (stats_mw_exact(nb, nc))
 		cdf = stats_mw_tiefree_cdf(nb, nc);
 	rc = stats_rank_test_with(base, nb, cand, nc, cdf, &out->test, e);
 	if (rc == 0)
-		rc = stats_shift_with(base, nb, cand, nc, STATS_MAX_LEVEL, cdf, &out->shift, e);
+		rc = stats_shift_with(lb, nb, lc, nc, STATS_MAX_LEVEL, cdf, &out->shift, e);
 	free(cdf);
+	stats_compute(lb, nb, &slb);
+	stats_compute(lc, nc, &slc);
+	free(lb);
+	free(lc);
 	if (rc < 0)
 		return -1;
 	stats_compute(base, nb, &out->baseline);
 	stats_compute(cand, nc, &out->candidate);
 	median = out->baseline.median;
-	if (!(median > 0))
-		return err_set(e, "baseline median is not positive: a shift in percent of it is undefined");
 	out->threshold_percent = threshold_percent;
+	g = log1p(threshold_percent / 100);
+	out->threshold_down_percent = expm1(-g) * 100;
 	out->better = better;
-	out->shift_percent = out->shift.estimate / median * 100;
-	out->lower_percent = out->shift.lower / median * 100;
-	out->upper_percent = out->shift.upper / median * 100;
-	if (nb + nc > 2)
-		spread = sqrt(((double)nb * out->baseline.stddev * out->baseline.stddev +
-			       (double)nc * out->candidate.stddev * out->candidate.stddev) /
-			      (double)(nb + nc - 2));
+	out->shift_percent = expm1(out->shift.estimate) * 100;
+	out->lower_percent = expm1(out->shift.lower) * 100;
+	out->upper_percent = expm1(out->shift.upper) * 100;
+	out->shift_units = expm1(out->shift.estimate) * median;
+	out->lower_units = expm1(out->shift.lower) * median;
+	out->upper_units = expm1(out->shift.upper) * median;
+	spread = pooled_spread(&slb, &slc);
 	if (!stats_finite(&out->baseline) || !stats_finite(&out->candidate) ||
 	    !isfinite(out->shift_percent) || !isfinite(out->lower_percent) ||
-	    !isfinite(out->upper_percent) || !(isfinite(spread) || isnan(spread)))
+	    !isfinite(out->upper_percent) || !isfinite(out->shift_units) ||
+	    !isfinite(out->lower_units) || !isfinite(out->upper_units) ||
+	    !(isfinite(spread) || isnan(spread)))
 		return err_set(e, "derived statistics are not finite");
-	/* the interval's ends as gains in percent: positive is better */
-	lo = better == STATS_HIGHER_IS_BETTER ? out->lower_percent : -out->upper_percent;
-	hi = better == STATS_HIGHER_IS_BETTER ? out->upper_percent : -out->lower_percent;
+	/* the interval's ends as log gains: positive is better; the threshold
+	 * is the factor 1 + threshold_percent / 100 either way */
+	lo = better == STATS_HIGHER_IS_BETTER ? out->shift.lower : -out->shift.upper;
+	hi = better == STATS_HIGHER_IS_BETTER ? out->shift.upper : -out->shift.lower;
 	/* a zero-level interval (one value per arm) is a point, not evidence */
 	if (out->shift.level > 0)
-		out->verdict = lo > threshold_percent ? STATS_FASTER :
-			       hi < -threshold_percent ? STATS_SLOWER : STATS_NO_CHANGE;
-	out->repetitions_needed = stats_repetitions_needed(out->shift.estimate,
-							   threshold_percent / 100 * median, spread,
+		out->verdict = lo > g ? STATS_FASTER : hi < -g ? STATS_SLOWER : STATS_NO_CHANGE;
+	out->repetitions_needed = stats_repetitions_needed(out->shift.estimate, g, spread,
 							   &out->repetitions_reason);
 	return 0;
 }

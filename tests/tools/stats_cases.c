@@ -10,7 +10,13 @@
  * every other case rounded to whole numbers so it holds ties) and only the
  * normal-approximation p follows the samples.
  *
- * Usage: stats_cases COUNT [approx] */
+ * With `ratio`, the same exact cases (every value positive) go through
+ * stats_compare, whose shift is of the logarithms, and the samples are
+ * followed by its shift and interval in percent and the level:
+ *
+ *   nb nc base[nb] cand[nc] shift% lower% upper% level
+ *
+ * Usage: stats_cases COUNT [approx|ratio] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,35 +83,71 @@ static int approx_cases(long count)
 	return fflush(stdout) ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* One exact case: arm sizes 3..20, no ties, every value positive. */
+static void exact_case(double all[40], size_t *nb, size_t *nc)
 {
 	static const double scales[] = { 1e-3, 1, 100, 1e6 };
 	static const double shifts[] = { 0, 0.02, 0.1, 0.3 };
+	double scale, shift;
+
+	*nb = 3 + next() % 18;
+	*nc = 3 + next() % 18;
+	scale = scales[next() % 4];
+	shift = shifts[next() % 4];
+	for (size_t i = 0; i < *nb + *nc; i++) {
+		double x;
+
+		do
+			x = scale * (1 + (i >= *nb ? shift : 0) + 0.1 * bell());
+		while (tied(all, i, x));
+		all[i] = x;
+	}
+}
+
+static int ratio_cases(long count)
+{
+	for (long k = 0; k < count; k++) {
+		double all[40];
+		size_t nb, nc;
+		struct stats_comparison s;
+		struct err e;
+
+		exact_case(all, &nb, &nc);
+		if (stats_compare(all, nb, all + nb, nc, 2, STATS_HIGHER_IS_BETTER, &s, &e) < 0) {
+			fprintf(stderr, "stats_cases: %s\n", e.msg);
+			return 1;
+		}
+		printf("%zu %zu", nb, nc);
+		for (size_t i = 0; i < nb + nc; i++)
+			printf(" %a", all[i]);
+		printf(" %a %a %a %a\n", s.shift_percent, s.lower_percent, s.upper_percent,
+		       s.shift.level);
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
 	long count = argc >= 2 ? strtol(argv[1], NULL, 10) : 0;
 	int approx = argc == 3 && !strcmp(argv[2], "approx");
+	int ratio = argc == 3 && !strcmp(argv[2], "ratio");
 
-	if (count <= 0 || argc > 3 || (argc == 3 && !approx)) {
-		fprintf(stderr, "usage: stats_cases COUNT [approx]\n");
+	if (count <= 0 || argc > 3 || (argc == 3 && !approx && !ratio)) {
+		fprintf(stderr, "usage: stats_cases COUNT [approx|ratio]\n");
 		return 2;
 	}
 	if (approx)
 		return approx_cases(count);
+	if (ratio)
+		return ratio_cases(count);
 	for (long k = 0; k < count; k++) {
-		size_t nb = 3 + next() % 18, nc = 3 + next() % 18;
-		double scale = scales[next() % 4], shift = shifts[next() % 4];
 		double all[40];
+		size_t nb, nc;
 		struct stats_rank_test t;
 		struct stats_shift s;
 		struct err e;
 
-		for (size_t i = 0; i < nb + nc; i++) {
-			double x;
-
-			do
-				x = scale * (1 + (i >= nb ? shift : 0) + 0.1 * bell());
-			while (tied(all, i, x));
-			all[i] = x;
-		}
+		exact_case(all, &nb, &nc);
 		if (stats_rank_test(all, nb, all + nb, nc, &t, &e) < 0 ||
 		    stats_shift(all, nb, all + nb, nc, STATS_MAX_LEVEL, &s, &e) < 0) {
 			fprintf(stderr, "stats_cases: %s\n", e.msg);

@@ -84,10 +84,13 @@ Test(gate_vectors, three_percent_drop_investigates_with_bisect)
 
 	cr_expect_eq(c, GATE_INVESTIGATE);
 	cr_expect_not_null(json_object_get(v, "bisect"));
-	/* every candidate 97 against 100, 101, 100: the interval is the drop */
-	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), -3);
-	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.interval.lower")), -4);
-	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.interval.upper")), -3);
+	/* every candidate 97 against 100, 101, 100: ratios 97/101 and 97/100,
+	 * applied to the baseline median 100 */
+	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.shift")), -3, 1e-12);
+	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.interval.lower")),
+			   100 * (97.0 / 101 - 1), 1e-12);
+	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.interval.upper")), -3,
+			   1e-12);
 	json_decref(v);
 }
 
@@ -702,7 +705,7 @@ Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 			 "investigate");
 	/* the shift is of the same population: 101, 101 against 100, 100 */
 	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "clean_only");
-	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 1);
+	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 1, 1e-12);
 	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")),
 			   1 - 2.0 / 6, 1e-15);
 	json_decref(v);

@@ -209,6 +209,9 @@ static const struct {
 	  "\"metal/qwen35-hybrid-session-v1\"\n"
 	  "execution: must name an engine and a forward path" },
 	{ "reject-negative-stage.json", "repetitions[0]: stage timings must be non-negative" },
+	{ "reject-peak-below-resident.json",
+	  "memory.peak_bytes: 21474836479 is below memory.resident_bytes 21474836480; the peak "
+	  "includes what was resident" },
 	{ "reject-fallback.json",
 	  "comparison: criterion not resolved: execution.fallback_count must be 0\n"
 	  "execution.fallback_count: fallback count must be zero, got 1" },
@@ -524,9 +527,20 @@ Test(compare, document_statistics_of_both_metrics)
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.ties")));
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.exact")));
 	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.confidence_level")), 0.9);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval.lower")), -1);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval.upper")), 1);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.interval_percent.upper")), 1);
+	/* ratios 100/101 .. 101/100, applied to the baseline median 100 */
+	{
+		json_t *m = tu_get(a, "statistics.tokens_per_second");
+
+		cr_expect_float_eq(json_number_value(tu_get(m, "interval.lower")),
+				   100 * (100.0 / 101 - 1), 1e-12);
+		cr_expect_float_eq(json_number_value(tu_get(m, "interval.upper")), 1, 1e-12);
+		cr_expect_float_eq(json_number_value(tu_get(m, "interval_percent.upper")), 1,
+				   1e-12);
+	}
+	/* the threshold as a ratio either way: +2% or 100 / 1.02 - 100 */
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.noise_band_percent.upper")), 2);
+	cr_expect_float_eq(json_number_value(tu_get(a, "statistics.noise_band_percent.lower")),
+			   100 / 1.02 - 100, 1e-12);
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.verdict")),
 			 "no detectable change");
 	cr_expect(json_is_null(tu_get(a, "statistics.tokens_per_second.repetitions_needed")));

@@ -111,6 +111,13 @@ Test(render_comparison, the_whole_text_with_notes)
 	jset_str(doc, "baseline_revision", "r1");
 	jset_str(doc, "candidate_revision", "r2");
 	jset_num(st, "noise_threshold_percent", 2);
+	{
+		json_t *band = jobj();
+
+		jset_num(band, "lower", 100 / 1.02 - 100);
+		jset_num(band, "upper", 2);
+		jset_new(st, "noise_band_percent", band);
+	}
 	jset_new(st, "tokens_per_second",
 		 metric("tok/s", arm(3, 10, 1), arm(3, 11, 1), 10, 5, 15, 0.9, 0.1, "faster"));
 	ms = metric("ms", arm(3, 10, 1), arm(3, 10, 1), 0, -1, 1, 0.9, 1, "no detectable change");
@@ -160,11 +167,12 @@ Test(render_comparison, the_whole_text_with_notes)
 			 "ms     10.00 \u00b11%  \u2192  10.00 \u00b11%  +0.0% [-1.0%, +1.0%] 90% CI  "
 			 "p=1.000  n=3+3  ~\n"
 			 "\n"
-			 "Median \u00b1noise, Hodges-Lehmann shift of the candidate in percent of the "
-			 "baseline median with its\n"
-			 "distribution-free interval, two-sided Mann-Whitney p. faster or slower: the "
-			 "whole interval lies\n"
-			 "beyond the \u00b12% noise threshold; ~: no detectable change.\n"
+			 "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a ratio to "
+			 "the baseline, in percent, with\n"
+			 "its distribution-free interval, two-sided Mann-Whitney p. faster or "
+			 "slower: the whole interval lies\n"
+			 "beyond the 2% noise threshold, the same ratio either way (+2% or "
+			 "-1.96%); ~: no detectable change.\n"
 			 "tok/s: about 12 repetitions per arm would resolve a shift of this size at 95%\n"
 			 "ms: exact permutation distribution of the mid-rank statistic\n"
 			 "ms: no repetition count: the observed shift is within the noise threshold\n");

@@ -8,6 +8,7 @@
 
 #include "base/file.h"
 #include "base/json.h"
+#include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "sampler/cgroup.h"
 #include "sampler/fold.h"
@@ -545,6 +546,158 @@ Test(report_classify, top_consumers_only_when_asked)
 	synth_build(&x);
 	cr_expect_eq(x.r.nr_consumers, 2);
 	free(checked(&x.r));
+}
+
+/* ---- the SUT's peak memory (a v2 run) ------------------------------------- */
+
+/* A repetition of an experiment whose metrics line was missing; the runner
+ * measured ru_maxrss (0: no descendant reaped, so unknown). */
+static void with_workload(struct synth *x, struct workload *w, double ru_maxrss)
+{
+	memset(w, 0, sizeof(*w));
+	strcpy(w->label.experiment_id, "0123456789abcdef0123456789abcdef");
+	strcpy(w->label.envelope_id, "env");
+	strcpy(w->label.lever_id, "lever.x");
+	strcpy(w->label.arm, "baseline");
+	strcpy(w->label.kind, WL_KIND_REPETITION);
+	strcpy(w->label.machine_id, "machine");
+	strcpy(w->label.revision, "r1");
+	strcpy(w->command, "./bench");
+	memset(w->out.sha256, 'a', 64);
+	memset(w->err.sha256, 'b', 64);
+	strcpy(w->parser, WL_PARSER_JSON);
+	w->prompt_tokens = w->decode_tokens = 4;
+	strcpy(w->metrics_error, "no metrics line");
+	if (ru_maxrss > 0)
+		metric_set(&w->peak_rss_bytes, ru_maxrss, "wait4 ru_maxrss");
+	else
+		metric_unavailable(&w->peak_rss_bytes, "1 descendant process(es) were never "
+						       "reaped");
+	metric_set(&w->fak_rss_at_fork_bytes, 1 << 20, "test");
+	x->in.workload = w;
+}
+
+/* The receipt's memory from one report: peak and resident. */
+static void receipt_memory(const struct report *r, long long *peak, long long *resident)
+{
+	const struct report *one[1] = { r };
+	struct err e;
+
+	cr_assert_eq(receipt_memory_from_reports(one, 1, peak, resident, &e), 0, "%s", e.msg);
+}
+
+/* Builds x; the workload's peak must be `peak` from `source`, and the
+ * receipt's memory that peak and `resident`. */
+static void expect_peak(struct synth *x, long long peak, const char *source, long long resident)
+{
+	long long p, r;
+
+	synth_build(x);
+	cr_expect_eq(x->r.workload.peak_rss_bytes.value, (double)peak);
+	cr_expect_str_eq(x->r.workload.peak_rss_bytes.source, source);
+	receipt_memory(&x->r, &p, &r);
+	cr_expect_eq(p, peak);
+	cr_expect_eq(r, resident);
+	free(checked(&x->r));
+}
+
+#define MIB (1LL << 20)
+
+Test(sut_peak, estimate_counts_the_sampled_tree)
+{
+	/* two processes of 3 MiB each: the tree held 6, no one process more
+	 * than 3 */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	x.c[1].sut_rss_bytes = 6 * MIB;
+	with_workload(&x, &w, 3 * MIB);
+	expect_peak(&x, 6 * MIB, "estimate: peak sampled SUT-tree RSS (above every reaped "
+				 "process's ru_maxrss)", 6 * MIB);
+	cr_expect_eq(x.r.attribution.sut_rss_bytes.value, 6 * MIB);
+}
+
+Test(sut_peak, estimate_keeps_a_larger_process_peak)
+{
+	/* one process peaked at 10 MiB between two censuses */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_workload(&x, &w, 10 * MIB);
+	expect_peak(&x, 10 * MIB, "estimate: largest wait4 ru_maxrss of a reaped SUT process (at "
+				  "least the sampled tree)", MIB);
+}
+
+Test(sut_peak, estimate_without_a_complete_census)
+{
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	x.c[1].sut_rss_ok = false;
+	x.c[1].sut_rss_bytes = 50 * MIB;
+	with_workload(&x, &w, 3 * MIB);
+	expect_peak(&x, 3 * MIB, "estimate: largest wait4 ru_maxrss of a reaped SUT process (tree "
+				 "not fully sampled)", 3 * MIB);
+	cr_expect_not(x.r.attribution.sut_rss_bytes.available);
+}
+
+Test(sut_peak, unknown_while_a_descendant_was_never_reaped)
+{
+	struct synth x;
+	struct workload w;
+	long long peak, resident;
+	const struct report *one[1] = { &x.r };
+	struct err e;
+
+	synth_init(&x);
+	with_workload(&x, &w, 0);
+	synth_build(&x);
+	cr_expect_not(x.r.workload.peak_rss_bytes.available);
+	cr_expect_str_eq(x.r.workload.peak_rss_bytes.reason,
+			 "1 descendant process(es) were never reaped");
+	cr_expect_eq(receipt_memory_from_reports(one, 1, &peak, &resident, &e), -1);
+	cr_expect_str_eq(e.msg, "run 0 measured no peak memory (1 descendant process(es) were "
+				"never reaped)");
+	free(checked(&x.r));
+}
+
+Test(sut_peak, cgroup_memory_peak_never_below_the_sampled_tree)
+{
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	measured_cgroup(&x);
+	/* the cgroup's peak, not a process's ru_maxrss (which fak's memory at
+	 * fork inflates) */
+	with_workload(&x, &w, 100 * MIB);
+	expect_peak(&x, 64 * MIB, "cgroup v2 memory.peak", 64 * MIB);
+	/* the tree's summed RSS counts shared pages once per process */
+	x.c[1].sut_rss_bytes = 80 * MIB;
+	expect_peak(&x, 80 * MIB, "cgroup v2 memory.peak, raised to the peak sampled SUT-tree RSS",
+		    64 * MIB);
+}
+
+Test(sut_peak, sealed_before_the_estimate)
+{
+	/* an attestation whose workload peak is one process's ru_maxrss, below
+	 * the sampled tree: the receipt's peak is still the larger */
+	struct synth x;
+	struct workload w;
+	long long peak, resident;
+
+	synth_init(&x);
+	x.c[1].sut_rss_bytes = 6 * MIB;
+	with_workload(&x, &w, 3 * MIB);
+	synth_build(&x);
+	metric_set(&x.r.workload.peak_rss_bytes, 3 * MIB, "largest wait4 ru_maxrss of a reaped SUT "
+							   "process (with fak's memory at fork)");
+	receipt_memory(&x.r, &peak, &resident);
+	cr_expect_eq(peak, 6 * MIB);
+	cr_expect_eq(resident, 6 * MIB);
 }
 
 Test(report_scrub, images)

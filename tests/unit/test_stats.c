@@ -495,16 +495,22 @@ static struct stats_comparison compare_ok(const double *b, size_t nb, const doub
 
 Test(verdict, whole_interval_beyond_the_threshold)
 {
-	/* differences 8..12 over a baseline median of 101: [7.92%, 11.88%] */
+	/* ratios 110/102 .. 112/100 (3 + 3: the widest interval, 90%), median
+	 * 111/101: [+7.84%, +12%], estimate +9.90% */
 	const double b[] = { 100, 101, 102 }, c[] = { 110, 111, 112 };
 	struct stats_comparison s;
 
 	s = compare_ok(b, 3, c, 3, 2, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	cr_expect_str_eq(stats_verdict_name(s.verdict), "faster");
-	expect_rel(s.lower_percent, 800.0 / 101, 1e-14, "lower %");
-	expect_rel(s.upper_percent, 1200.0 / 101, 1e-14, "upper %");
-	expect_rel(s.shift_percent, 1000.0 / 101, 1e-14, "shift %");
+	expect_rel(s.lower_percent, 800.0 / 102, 1e-12, "lower %");
+	expect_rel(s.upper_percent, 12, 1e-12, "upper %");
+	expect_rel(s.shift_percent, 1000.0 / 101, 1e-12, "shift %");
+	/* in the unit: the same ratios applied to the baseline median, 101 */
+	expect_rel(s.lower_units, 101 * 8.0 / 102, 1e-12, "lower");
+	expect_rel(s.upper_units, 101 * 0.12, 1e-12, "upper");
+	expect_rel(s.shift_units, 10, 1e-12, "shift");
+	expect_rel(s.shift.estimate, log(111.0 / 101), 1e-12, "log ratio");
 	s = compare_ok(b, 3, c, 3, 2, STATS_LOWER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_SLOWER);
 	cr_expect_str_eq(stats_verdict_name(s.verdict), "slower");
@@ -512,23 +518,95 @@ Test(verdict, whole_interval_beyond_the_threshold)
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	s = compare_ok(c, 3, b, 3, 2, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_SLOWER);
-	/* the near end at 7.92% does not clear 8% */
+	/* the near end at 7.84% does not clear 8% */
 	s = compare_ok(b, 3, c, 3, 8, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
 	cr_expect_str_eq(stats_verdict_name(s.verdict), "no detectable change");
 }
 
-Test(verdict, threshold_is_strict)
+Test(verdict, threshold_is_strict_and_a_ratio_either_way)
 {
-	/* interval exactly [+10%, +30%] over a median of 10 */
-	const double b[] = { 10, 10, 10 }, c[] = { 11, 12, 13 };
+	/* log(1) is 0, so the interval's near end is exactly log 2, and a
+	 * threshold of 100% is the factor 2 either way: +100% or -50% */
+	const double one[] = { 1, 1, 1 }, more[] = { 2, 3, 4 };
 	struct stats_comparison s;
 
-	s = compare_ok(b, 3, c, 3, 10, STATS_HIGHER_IS_BETTER);
-	cr_expect_eq(s.lower_percent, 10);
+	s = compare_ok(one, 3, more, 3, 100, STATS_HIGHER_IS_BETTER);
+	expect_rel(s.lower_percent, 100, 1e-15, "lower %");
+	expect_rel(s.threshold_down_percent, -50, 1e-15, "threshold down");
+	cr_expect_eq(s.threshold_percent, 100);
 	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
-	s = compare_ok(b, 3, c, 3, 9.999, STATS_HIGHER_IS_BETTER);
+	s = compare_ok(one, 3, more, 3, 99.999, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_FASTER);
+	/* a time halved is the same factor: at the threshold, not beyond */
+	s = compare_ok(more, 3, one, 3, 100, STATS_LOWER_IS_BETTER);
+	expect_rel(s.upper_percent, -50, 1e-15, "upper %");
+	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
+	s = compare_ok(more, 3, one, 3, 99.999, STATS_LOWER_IS_BETTER);
+	cr_expect_eq(s.verdict, STATS_FASTER);
+	s = compare_ok(more, 3, one, 3, 99.999, STATS_HIGHER_IS_BETTER);
+	cr_expect_eq(s.verdict, STATS_SLOWER);
+}
+
+Test(verdict, rates_and_times_of_the_same_runs_agree)
+{
+	/* 128 tokens in each run: tok/s = 128000 / ms, so every ratio of
+	 * rates is the reciprocal of the matching ratio of times */
+	const double ms_b[] = { 2010, 1985, 2040, 1998, 2025 };
+	const double ms_c[] = { 1950, 1902, 1931, 1968, 1940 };
+	double tps_b[5], tps_c[5];
+	struct stats_comparison r, t;
+
+	for (int i = 0; i < 5; i++) {
+		tps_b[i] = 128000 / ms_b[i];
+		tps_c[i] = 128000 / ms_c[i];
+	}
+	r = compare_ok(tps_b, 5, tps_c, 5, 2, STATS_HIGHER_IS_BETTER);
+	t = compare_ok(ms_b, 5, ms_c, 5, 2, STATS_LOWER_IS_BETTER);
+	expect_rel((1 + r.shift_percent / 100) * (1 + t.shift_percent / 100), 1, 1e-12, "shift");
+	expect_rel((1 + r.lower_percent / 100) * (1 + t.upper_percent / 100), 1, 1e-12, "lower");
+	expect_rel((1 + r.upper_percent / 100) * (1 + t.lower_percent / 100), 1, 1e-12, "upper");
+	cr_expect_eq(r.shift.level, t.shift.level);
+	cr_expect_eq(r.test.p, t.test.p);
+	cr_expect_eq(r.verdict, t.verdict);
+	cr_expect_eq(r.verdict, STATS_FASTER, "rates up 3.5%%, times down 3.4%%: [%g, %g]",
+		     r.lower_percent, r.upper_percent);
+	cr_expect_eq(r.repetitions_needed, t.repetitions_needed);
+}
+
+Test(verdict, a_large_drop_at_3_plus_3_stays_above_minus_100_percent)
+{
+	/* the issue's case: a rate falling to a sixth, baselines spread out.
+	 * Differences of the raw values reach -54 against a median of 50
+	 * (-108%); ratios cannot pass -100% */
+	const double b[] = { 40, 50, 62 }, c[] = { 8, 9, 10 };
+	struct stats_shift raw;
+	struct stats_comparison s;
+	struct err e;
+
+	cr_assert_eq(stats_shift(b, 3, c, 3, STATS_MAX_LEVEL, &raw, &e), 0, "%s", e.msg);
+	cr_expect_lt(raw.lower / 50 * 100, -100, "the raw scale passes -100%%: %g", raw.lower);
+	s = compare_ok(b, 3, c, 3, 2, STATS_HIGHER_IS_BETTER);
+	/* ratios 8/62 .. 10/40, median 9/50: -82.0% [-87.1%, -75.0%] */
+	expect_rel(s.shift_percent, -82, 1e-12, "shift %");
+	expect_rel(s.lower_percent, (8.0 / 62 - 1) * 100, 1e-12, "lower %");
+	expect_rel(s.upper_percent, -75, 1e-12, "upper %");
+	cr_expect_gt(s.lower_percent, -100);
+	cr_expect_eq(s.verdict, STATS_SLOWER);
+	/* the same runs as times (128 tokens): +456% [+300%, +675%] */
+	{
+		double tb[3], tc[3];
+
+		for (int i = 0; i < 3; i++) {
+			tb[i] = 128000 / b[i];
+			tc[i] = 128000 / c[i];
+		}
+		s = compare_ok(tb, 3, tc, 3, 2, STATS_LOWER_IS_BETTER);
+		expect_rel(s.shift_percent, (50.0 / 9 - 1) * 100, 1e-12, "time shift %");
+		expect_rel(s.lower_percent, 300, 1e-12, "time lower %");
+		expect_rel(s.upper_percent, (62.0 / 8 - 1) * 100, 1e-12, "time upper %");
+		cr_expect_eq(s.verdict, STATS_SLOWER);
+	}
 }
 
 Test(verdict, all_equal_samples)
@@ -541,12 +619,13 @@ Test(verdict, all_equal_samples)
 	cr_expect_eq(s.shift.estimate, 0);
 	cr_expect_eq(s.shift.lower, 0);
 	cr_expect_eq(s.shift.upper, 0);
+	cr_expect_eq(s.shift_percent, 0);
 	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
 	cr_expect_eq(s.repetitions_needed, 0);
 	cr_expect_str_eq(s.repetitions_reason, "the observed shift is within the noise threshold: no "
 					      "number of repetitions makes a shift of this size a change");
 	s = compare_ok(b, 3, d, 3, 2, STATS_HIGHER_IS_BETTER);
-	cr_expect_eq(s.shift_percent, 20);
+	expect_rel(s.shift_percent, 20, 1e-14, "shift %");
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	cr_expect_eq(s.repetitions_needed, 0);
 	cr_expect_str_eq(s.repetitions_reason,
@@ -559,18 +638,26 @@ Test(verdict, all_equal_samples)
 Test(verdict, extreme_values_stay_finite)
 {
 	const double lo[] = { 1e-6, 1e-6, 2e-6 }, hi[] = { 1e9, 1e9, 9e8 }, ms[] = { 1e12, 1, 5e11 };
+	const double tiny[] = { 1e-300, 2e-300 }, huge[] = { 1e300, 2e300 };
 	struct stats_comparison s;
+	struct err e;
 
 	s = compare_ok(lo, 3, hi, 3, 2, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	cr_expect(isfinite(s.shift_percent) && s.shift_percent > 1e16, "%g", s.shift_percent);
 	s = compare_ok(hi, 3, lo, 3, 2, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_SLOWER);
-	cr_expect(s.lower_percent >= -100 && s.upper_percent <= -89.99, "[%g, %g]", s.lower_percent,
+	cr_expect(s.lower_percent > -100 && s.upper_percent <= -99.99, "[%g, %g]", s.lower_percent,
 		  s.upper_percent);
+	/* ratios from 1e-18 to 2e-6: all of the interval is a fall; a ratio
+	 * of 1e-18 is -100% to the precision of a double, and never below */
 	s = compare_ok(ms, 3, lo, 3, 2, STATS_LOWER_IS_BETTER);
-	cr_expect(isfinite(s.upper_percent) && isfinite(s.lower_percent));
-	cr_expect_eq(s.verdict, STATS_NO_CHANGE, "interval reaches from -200%% to about 0");
+	cr_expect(s.lower_percent >= -100 && s.upper_percent < -99.99, "[%g, %g]", s.lower_percent,
+		  s.upper_percent);
+	cr_expect_eq(s.verdict, STATS_FASTER);
+	/* a ratio of 1e600 has no double */
+	cr_expect_eq(stats_compare(tiny, 2, huge, 2, 2, STATS_HIGHER_IS_BETTER, &s, &e), -1);
+	cr_expect_str_eq(e.msg, "derived statistics are not finite");
 }
 
 Test(verdict, one_repetition_per_arm)
@@ -579,8 +666,8 @@ Test(verdict, one_repetition_per_arm)
 	struct stats_comparison s = compare_ok(b, 1, c, 1, 2, STATS_HIGHER_IS_BETTER);
 
 	cr_expect_eq(s.shift.level, 0);
-	cr_expect_eq(s.lower_percent, 50);
-	cr_expect_eq(s.upper_percent, 50);
+	expect_rel(s.lower_percent, 50, 1e-14, "lower %");
+	cr_expect_eq(s.upper_percent, s.lower_percent);
 	cr_expect_eq(s.verdict, STATS_NO_CHANGE, "a zero-level interval is a point, not evidence");
 	cr_expect_eq(s.repetitions_needed, 0);
 	cr_expect_str_eq(s.repetitions_reason, "one repetition per arm gives no spread to plan from");
@@ -598,7 +685,7 @@ Test(verdict, huge_arms)
 	s = compare_ok(b, 20000, c, 20000, 0.5, STATS_HIGHER_IS_BETTER);
 	cr_expect_not(s.test.exact);
 	cr_expect_eq(s.verdict, STATS_FASTER);
-	cr_expect(fabs(s.shift.estimate - 1) < 0.01, "%g", s.shift.estimate);
+	cr_expect(fabs(s.shift_units - 1) < 0.01, "%g", s.shift_units);
 	cr_expect(s.lower_percent > 0.9 && s.upper_percent < 1.1);
 	cr_expect_str_eq(stats_method(&s), "normal approximation with tie and continuity correction "
 					   "(more than 10000 baseline x candidate pairs)");
@@ -606,12 +693,16 @@ Test(verdict, huge_arms)
 
 Test(verdict, refusals)
 {
-	const double b[] = { 0, 0, 1 }, c[] = { 1, 2, 3 };
+	const double b[] = { 0, 0, 1 }, c[] = { 1, 2, 3 }, neg[] = { 1, 2, -3 };
 	struct stats_comparison s;
 	struct err e;
 
 	cr_expect_eq(stats_compare(b, 3, c, 3, 2, STATS_HIGHER_IS_BETTER, &s, &e), -1);
-	cr_expect_str_eq(e.msg, "baseline median is not positive: a shift in percent of it is undefined");
+	cr_expect_str_eq(e.msg, "baseline: value 0 is not positive: a shift is a ratio of "
+				"positive values");
+	cr_expect_eq(stats_compare(c, 3, neg, 3, 2, STATS_LOWER_IS_BETTER, &s, &e), -1);
+	cr_expect_str_eq(e.msg, "candidate: value 2 is not positive: a shift is a ratio of "
+				"positive values");
 	cr_expect_eq(stats_compare(c, 3, b, 3, -1, STATS_HIGHER_IS_BETTER, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "noise threshold: must be a finite non-negative percentage");
 	cr_expect_eq(stats_compare(c, 3, b, 3, NAN, STATS_HIGHER_IS_BETTER, &s, &e), -1);
@@ -642,16 +733,22 @@ Test(planning, repetitions_needed)
 			      "billion repetitions per arm");
 }
 
-Test(planning, comparison_plans_from_the_pooled_spread)
+Test(planning, comparison_plans_from_the_pooled_spread_of_the_logs)
 {
-	/* pooled sample sd of {1,2,3} and {11,12,13}: 1; shift 10 */
-	const double b[] = { 1, 2, 3 }, c[] = { 11, 12, 13 };
+	/* logs {0, 1, 2} and {3, 4, 5} times log 2: pooled sample sd log 2,
+	 * shift 3 log 2; 300% is the factor 4, 2 log 2: margin log 2, so
+	 * n = ceil(2 pi / 3 * 1.959964^2) = ceil(8.05) = 9 */
+	const double b[] = { 1, 2, 4 }, c[] = { 8, 16, 32 };
 	const char *why;
-	struct stats_comparison s = compare_ok(b, 3, c, 3, 350, STATS_HIGHER_IS_BETTER);
+	struct stats_comparison s = compare_ok(b, 3, c, 3, 300, STATS_HIGHER_IS_BETTER);
 
-	/* threshold 350% of 2 = 7: margin 3 */
-	cr_expect_eq(s.repetitions_needed, stats_repetitions_needed(10, 7, 1, &why));
-	cr_expect_eq(s.repetitions_needed, 4);
+	expect_rel(s.shift.estimate, 3 * log(2), 1e-14, "log shift");
+	cr_expect_eq(s.repetitions_needed, 9);
+	cr_expect_eq(s.repetitions_needed,
+		     stats_repetitions_needed(3 * log(2), 2 * log(2), log(2), &why));
+	/* the same runs as times plan the same */
+	s = compare_ok(c, 3, b, 3, 300, STATS_LOWER_IS_BETTER);
+	cr_expect_eq(s.repetitions_needed, 9);
 }
 
 Test(verdict, names_and_methods)

@@ -4,6 +4,11 @@
 # beyond the exact limit our normal-approximation p must agree with R's
 # (exact = FALSE, correct = TRUE) on 40 pairs of 101..250, half with ties.
 #
+# A comparison's shift is a ratio: stats_compare's shift and interval in
+# percent must equal 100 * (exp(.) - 1) of R's wilcox.test(log(cand),
+# log(base), exact = TRUE, conf.int = TRUE) on 300 positive pairs, and stay
+# above -100%.
+#
 # R chooses the interval at or above the level it is asked for; we choose the
 # highest attainable level not above 95%. So R is asked for exactly the level
 # we reached minus 1e-9: it must then use the same order statistics, report
@@ -14,6 +19,7 @@ command -v Rscript >/dev/null || { echo "missing Rscript: apt-get install r-base
 cases="$(dirname "$FAK")/tests/tools/stats_cases"
 "$cases" 300 >cases.txt
 "$cases" 40 approx >approx.txt
+"$cases" 300 ratio >ratio.txt
 cat >check.R <<'EOF'
 close <- function(a, b, scale) {
 	# 1e-9 relative; results that cancel to near zero get an absolute floor
@@ -70,10 +76,34 @@ for (line in approx) {
 	}
 }
 if (length(approx) < 40) stop("only ", length(approx), " approximate cases")
+ratio <- readLines("ratio.txt")
+for (line in ratio) {
+	v <- as.numeric(strsplit(line, " ")[[1]])
+	nb <- v[1]; nc <- v[2]; v <- v[-(1:2)]
+	y <- v[1:nb]; x <- v[(nb + 1):(nb + nc)]
+	ours <- v[(nb + nc + 1):(nb + nc + 4)]
+	r <- withCallingHandlers(
+		wilcox.test(log(x), log(y), conf.int = TRUE, exact = TRUE,
+			    conf.level = ours[4] - 1e-9),
+		warning = function(w) stop("R warned: ", conditionMessage(w), " for ", line))
+	want <- 100 * expm1(c(r$estimate[[1]], r$conf.int[1], r$conf.int[2]))
+	# the percentages of a ratio near 1 cancel: an absolute floor of 1e-9
+	# percentage points (far below the 0.1 points a report prints)
+	ok <- abs(ours[1:3] - want) <= 1e-9 * pmax(abs(ours[1:3]), abs(want)) + 1e-9
+	if (!all(ok) || any(ours[1:3] <= -100)) {
+		bad <- bad + 1
+		cat("ratio mismatch n=", nb, "+", nc, ": R ",
+		    paste(format(want, digits = 17), collapse = " "), "; ours ",
+		    paste(format(ours[1:3], digits = 17), collapse = " "), "\n", sep = "")
+	}
+}
+if (length(ratio) < 200) stop("only ", length(ratio), " ratio cases")
 if (bad > 0) {
-	cat(bad, "of", length(lines) + length(approx), "cases disagree with R's wilcox.test\n")
+	cat(bad, "of", length(lines) + length(approx) + length(ratio),
+	    "cases disagree with R's wilcox.test\n")
 	quit(status = 1)
 }
-cat(length(lines), "exact and", length(approx), "approximate cases agree with R's wilcox.test\n")
+cat(length(lines), "exact,", length(approx), "approximate and", length(ratio),
+    "ratio cases agree with R's wilcox.test\n")
 EOF
 Rscript --vanilla check.R
