@@ -1,7 +1,7 @@
 /* libFuzzer target: every metrics parser of `fak bench experiment` on the
  * same bytes (no selector byte, so the corpus is the fixtures as they are):
- * json-line, quality-line, and llama-bench for the envelope shapes P32/T64
- * and P1/T64. What a parser accepts must hold the members its parser
+ * json-line, quality-line, and llama-bench for the envelope shapes P32/T64,
+ * P1/T64, P4/T8 (the real llama-bench fixtures) and P0/T64 (decode only). What a parser accepts must hold the members its parser
  * promises, stay within the receipts' bounds, and survive the sealed form
  * unchanged; a refusal leaves nothing behind and says why. */
 #include <stddef.h>
@@ -28,6 +28,9 @@ static void check(const char *id, const uint8_t *data, size_t size, long long p,
 			abort();
 		return;
 	}
+	/* llama-bench says how it read the rows; a metrics line cannot */
+	if (!strcmp(id, WL_PARSER_LLAMA_BENCH) != !!m.derivation[0])
+		abort();
 	if (!strcmp(id, WL_PARSER_QUALITY) ? m.has_throughput || !m.has_quality
 					   : !m.has_throughput || m.has_quality != !strcmp(id, WL_PARSER_JSON))
 		abort();
@@ -53,5 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(WL_PARSER_QUALITY, data, size, 32, 64);
 	check(WL_PARSER_LLAMA_BENCH, data, size, 32, 64);
 	check(WL_PARSER_LLAMA_BENCH, data, size, 1, 64);
+	check(WL_PARSER_LLAMA_BENCH, data, size, 4, 8);
+	check(WL_PARSER_LLAMA_BENCH, data, size, 0, 64);
 	return 0;
 }
