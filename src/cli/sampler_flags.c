@@ -17,10 +17,8 @@ static int usage_error(const char *cmd, const char *usage, const char *msg)
 	return EXIT_USAGE;
 }
 
-/* A duration option within [lo, hi]; the bare word "0" too when lo is 0
- * (it means none). */
-static int duration_opt(const char *cmd, const char *usage, const char *name, const char *val, int64_t lo,
-			int64_t hi, const char *range, int64_t *out)
+int duration_opt(const char *cmd, const char *usage, const char *name, const char *val, int64_t lo,
+		 int64_t hi, const char *range, int64_t *out)
 {
 	struct err e;
 	char msg[sizeof(e.msg) + 64];
@@ -42,9 +40,8 @@ static int duration_opt(const char *cmd, const char *usage, const char *name, co
 	return 0;
 }
 
-/* A percentage in (0,100], or [0,100] when zero_ok. */
-static int percent_opt(const char *cmd, const char *usage, const char *name, const char *val, bool zero_ok,
-		       double *out)
+int percent_opt(const char *cmd, const char *usage, const char *name, const char *val, bool zero_ok,
+		double *out)
 {
 	char *end;
 	double v;

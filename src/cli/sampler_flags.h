@@ -3,6 +3,7 @@
 /* The sampler's flags, shared by `fak bench system-baseline` and `fak bench
  * experiment`: one table, one parser, one set of messages. */
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cli/opts.h"
 #include "sampler/run.h"
@@ -37,5 +38,15 @@ struct sampler_flags {
  * returns EXIT_USAGE, else 0. */
 int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler_flags *sf,
 			struct run_opts *ro);
+
+/* One option's value (NULL: absent, *out untouched), printed as a usage
+ * error under cmd with the usage line when bad; returns EXIT_USAGE, else 0.
+ * A duration within [lo, hi] (range spells it for the message); the bare
+ * word "0" too when lo is 0. */
+int duration_opt(const char *cmd, const char *usage, const char *name, const char *val, int64_t lo,
+		 int64_t hi, const char *range, int64_t *out);
+/* A percentage in (0,100], or [0,100] when zero_ok. */
+int percent_opt(const char *cmd, const char *usage, const char *name, const char *val, bool zero_ok,
+		double *out);
 
 #endif
