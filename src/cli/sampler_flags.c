@@ -90,12 +90,15 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	ro->baseline_ns = 2000000000;
 	ro->interval_ns = 250000000;
 	ro->timeout_ns = 0;
+	ro->wait_quiet_ns = 0;
 	policy_default(&ro->policy);
 	if ((rc = duration_opt(cmd, usage, "baseline-duration", sf->baseline, 10000000, 60000000000,
 			       "10ms..60s", &ro->baseline_ns)) ||
 	    (rc = duration_opt(cmd, usage, "interval", sf->interval, 10000000, 10000000000, "10ms..10s",
 			       &ro->interval_ns)) ||
 	    (rc = duration_opt(cmd, usage, "timeout", sf->timeout, 0, 86400000000000, "0..24h", &ro->timeout_ns)) ||
+	    (rc = duration_opt(cmd, usage, "wait-quiet", sf->wait_quiet, 10000000,
+			       REPORT_WAIT_MAX_NS, "10ms..24h", &ro->wait_quiet_ns)) ||
 	    (rc = percent_opt(cmd, usage, "max-non-sut-cpu-percent", sf->max_non_sut, false,
 			      &ro->policy.maximum_non_sut_cpu_percent)) ||
 	    (rc = percent_opt(cmd, usage, "max-sampler-duty-percent", sf->max_duty, false,

@@ -140,6 +140,17 @@ static bool cpu_deltas(const struct fold *f, uint64_t *total, uint64_t *busy, co
 	return true;
 }
 
+bool fold_host_cpu_percent(const struct fold *f, double *pct)
+{
+	uint64_t total, busy;
+	const char *why;
+
+	if (!cpu_deltas(f, &total, &busy, &why))
+		return false;
+	*pct = (double)busy / (double)total * 100.0;
+	return true;
+}
+
 static void host(struct host_totals *h, const struct fold *f)
 {
 	static const char *const src[PSI_AXES] = { "/proc/pressure/cpu total delta",
@@ -312,6 +323,10 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->command_exit_code = in->exit_code;
 	r->command_signal = in->signal;
 	r->timed_out = in->timed_out;
+	if (in->quiet_wait) {
+		r->has_quiet_wait = true;
+		r->quiet_wait = *in->quiet_wait;
+	}
 	if (in->workload) {
 		r->has_workload = true;
 		r->workload = *in->workload;

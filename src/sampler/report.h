@@ -132,6 +132,26 @@ struct policy {
 	bool include_top_consumers;
 };
 
+/* --wait-quiet: the quiet windows rejected before the one the command ran
+ * after (docs/sampler.md). A window is rejected when its host CPU exceeds
+ * the non-SUT ceiling, as BASELINE_HOST_CPU_HIGH would say. */
+#define REPORT_MAX_REJECTED 64
+#define REPORT_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
+
+struct rejected_window {
+	char started_at_utc[REPORT_TIME_MAX];
+	int64_t duration_ns;
+	double host_cpu_percent;
+};
+
+struct quiet_wait {
+	int64_t limit_ns;	/* the --wait-quiet DUR */
+	int64_t waited_ns;	/* first window's start to the accepted window's start */
+	bool quiet_found;	/* the accepted window is quiet (else the wait ran out) */
+	struct rejected_window rejected[REPORT_MAX_REJECTED];
+	size_t nr_rejected;
+};
+
 struct finding {
 	char code[40];
 	char detail[REPORT_TEXT_MAX];
@@ -160,6 +180,9 @@ struct report {
 	 * own output (sampler/workload.h). */
 	bool has_workload;
 	struct workload workload;
+	/* With --wait-quiet only: the key is absent otherwise. */
+	bool has_quiet_wait;
+	struct quiet_wait quiet_wait;
 	char digest[JSON_DIGEST_LEN + 1];
 };
 
