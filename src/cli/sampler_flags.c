@@ -8,6 +8,7 @@
 
 #include "base/dates.h"
 #include "cli/cli.h"
+#include "sampler/proc_parse.h"
 #include "sampler/proc_read.h"
 
 static int usage_error(const char *cmd, const char *usage, const char *msg)
@@ -111,6 +112,24 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	if (strcmp(ro->attribution, ATTRIBUTION_AUTO) && strcmp(ro->attribution, ATTRIBUTION_CGROUP) &&
 	    strcmp(ro->attribution, ATTRIBUTION_SUBREAPER) && strcmp(ro->attribution, ATTRIBUTION_SAMPLED))
 		return usage_error(cmd, usage, "--attribution must be auto, cgroup, subreaper or sampled");
+	ro->cpus = sf->cpus;
+	if (sf->cpus) {
+		unsigned char set[PP_MAX_CPUS / 8];
+		size_t n;
+
+		if (strlen(sf->cpus) >= REPORT_CPUS_MAX ||
+		    pp_cpulist(sf->cpus, strlen(sf->cpus), set, PP_MAX_CPUS, &n) < 0 || !n) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "--cpus takes a CPU list such as 2-3 or 0,2 "
+				 "(got \"%.64s\")", sf->cpus);
+			return usage_error(cmd, usage, msg);
+		}
+		if (!strcmp(ro->attribution, ATTRIBUTION_SUBREAPER) ||
+		    !strcmp(ro->attribution, ATTRIBUTION_SAMPLED))
+			return usage_error(cmd, usage, "--cpus places the command's cgroup: "
+				"it needs --attribution auto or cgroup");
+	}
 	ro->policy.require_process_memory = sf->require_memory;
 	ro->policy.include_top_consumers = sf->top_consumers;
 	ro->proc_root = proc_root_default();

@@ -10,7 +10,7 @@
 
 struct sampler_flags {
 	const char *baseline, *interval, *timeout, *max_non_sut, *max_duty, *max_psi, *attribution;
-	const char *wait_quiet;
+	const char *wait_quiet, *cpus;
 	bool top_consumers, require_memory;
 };
 
@@ -32,8 +32,10 @@ struct sampler_flags {
 	  NULL, &(sf)->attribution, NULL },                                                           \
 	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)", NULL,     \
 	  &(sf)->timeout, NULL },                                                                     \
-	{ "wait-quiet", "DUR", "while a quiet window is busy, sample another, at most DUR (..24h)",   \
-	  NULL, &(sf)->wait_quiet, NULL }
+	{ "wait-quiet", "DUR", "while a quiet window is busy, take another, at most DUR (..24h)",  \
+	  NULL, &(sf)->wait_quiet, NULL },                                                         \
+	{ "cpus", "LIST", "run the command on these CPUs (cpuset), judge host CPU there", NULL,    \
+	  &(sf)->cpus, NULL }
 
 /* Fills the sampler's settings in *ro from the flags (defaults where a flag
  * is absent), the census limit from $FAK_CENSUS_PROCESS_LIMIT, proc_root.

@@ -84,6 +84,8 @@ struct fold_input {
 	bool timed_out;
 	const struct workload *workload;	/* NULL: a v1 attestation */
 	const struct quiet_wait *quiet_wait;	/* NULL: no --wait-quiet */
+	const char *cpus_list;			/* NULL: no --cpus */
+	size_t cpus_count;
 };
 
 /* Builds, classifies and seals *r. */

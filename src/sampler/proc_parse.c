@@ -71,15 +71,12 @@ static const char *line_end(const char *p, const char *end)
 	return nl ? nl : end;
 }
 
-int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out)
+/* The counters of one cpu line, after its label: at least 4. */
+static int stat_fields(struct cur c, struct pp_cpu *out)
 {
-	struct cur c = { buf, line_end(buf, buf + len) };
 	uint64_t v[8], total = 0;
 	int n = 0;
 
-	if (c.end - c.p < 4 || memcmp(c.p, "cpu", 3) || !(c.p[3] == ' ' || c.p[3] == '\t'))
-		return -1;
-	c.p += 3;
 	for (;;) {
 		uint64_t x;
 
@@ -109,6 +106,50 @@ int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out)
 		return -1;
 	out->total_ticks = total;
 	return 0;
+}
+
+int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out)
+{
+	struct cur c = { buf, line_end(buf, buf + len) };
+
+	if (c.end - c.p < 4 || memcmp(c.p, "cpu", 3) || !(c.p[3] == ' ' || c.p[3] == '\t'))
+		return -1;
+	c.p += 3;
+	return stat_fields(c, out);
+}
+
+int pp_stat_cpus(const char *buf, size_t len, const unsigned char *set, size_t max_cpus,
+		 size_t count, struct pp_cpu *out)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned char got[PP_MAX_CPUS / 8] = { 0 };
+	size_t seen = 0;
+
+	if (max_cpus > PP_MAX_CPUS || !count)
+		return -1;
+	out->total_ticks = out->idle_ticks = 0;
+	while (p < end) {
+		const char *le = line_end(p, end), *line = p;
+		struct cur c = { line + 3, le };
+		struct pp_cpu one;
+		uint64_t cpu;
+
+		p = le < end ? le + 1 : end;
+		if (le - line < 4 || memcmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (read_u64(&c, &cpu) < 0 || !at_field_end(&c) || stat_fields(c, &one) < 0)
+			return -1;
+		if (cpu >= max_cpus || !(set[cpu / 8] & (1u << (cpu % 8))))
+			continue;
+		if (got[cpu / 8] & (1u << (cpu % 8)) ||
+		    out->total_ticks > UINT64_MAX - one.total_ticks)
+			return -1;
+		got[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+		out->total_ticks += one.total_ticks;
+		out->idle_ticks += one.idle_ticks;
+		seen++;
+	}
+	return seen == count ? 0 : -1;
 }
 
 /* "Key:   123 kB" -> bytes */

@@ -15,6 +15,12 @@ struct pp_cpu {
 	uint64_t total_ticks, idle_ticks;
 };
 int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out);
+/* The same summed over the "cpuN" lines of the CPUs in set (a bitmap of
+ * max_cpus <= PP_MAX_CPUS bits, count > 0 of them set). Fails when a CPU of
+ * set has no line (it is offline) or two, or on a malformed cpuN line. */
+#define PP_MAX_CPUS 8192
+int pp_stat_cpus(const char *buf, size_t len, const unsigned char *set, size_t max_cpus,
+		 size_t count, struct pp_cpu *out);
 
 /* /proc/meminfo: MemTotal and MemAvailable in bytes; -1 unless both are
  * present and positive. */

@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "base/text.h"
 #include "sampler/attest.h"
+#include "sampler/proc_parse.h"
 
 #define MS ((int64_t)1000000)
 
@@ -441,6 +442,19 @@ static int check_workload(const struct workload *w, struct err *e)
 /* The wait re-derived: every rejected window was busy beyond the ceiling,
  * in order and before the accepted one; quiet_found says whether the
  * accepted window is quiet; the wait fits in its limit. */
+static int check_cpus(const struct report *r, struct err *e)
+{
+	unsigned char set[PP_MAX_CPUS / 8];
+	size_t count;
+
+	if (!r->has_cpus)
+		return 0;
+	if (pp_cpulist(r->cpus.list, strlen(r->cpus.list), set, PP_MAX_CPUS, &count) < 0 ||
+	    !count || (int64_t)count != r->cpus.count)
+		return err_set(e, "cpus: \"list\" must be a CPU list of \"count\" CPUs");
+	return 0;
+}
+
 static int check_quiet_wait(const struct report *r, int64_t bstart, struct err *e)
 {
 	const struct quiet_wait *q = &r->quiet_wait;
@@ -501,7 +515,7 @@ int report_validate(const struct report *r, struct err *e)
 			return err_set(e, "attribution: SUT and non-SUT CPU must add up to host CPU");
 	}
 	if (check_cgroup(r, e) < 0 || check_consumers(r, e) < 0 ||
-	    check_quiet_wait(r, bstart, e) < 0)
+	    check_quiet_wait(r, bstart, e) < 0 || check_cpus(r, e) < 0)
 		return -1;
 	if (r->timed_out ? r->command_exit_code != 124
 			 : r->command_signal > 0 && r->command_exit_code != 128 + r->command_signal)
@@ -770,6 +784,17 @@ json_t *report_to_json(const struct report *r, bool with_digest)
 	}
 	if (r->has_quiet_wait)
 		jset_new(o, "quiet_wait", quiet_wait_json(&r->quiet_wait));
+	if (r->has_cpus) {
+		json_t *c = jobj();
+
+		jset_str(c, "list", r->cpus.list);
+		jset_int(c, "count", r->cpus.count);
+		jset_new(c, "baseline_all_cpus_percent",
+			 metric_json(&r->cpus.baseline_all_cpus_percent, "percent"));
+		jset_new(c, "command_all_cpus_percent",
+			 metric_json(&r->cpus.command_all_cpus_percent, "percent"));
+		jset_new(o, "cpus", c);
+	}
 	jset_new(o, "findings", finds);
 	jset_int(o, "command_exit_code", r->command_exit_code);
 	jset_int(o, "command_signal", r->command_signal);
@@ -1103,6 +1128,22 @@ static int get_quiet_wait(const json_t *o, const struct jpath *at, struct quiet_
 	return 0;
 }
 
+static int get_cpus(const json_t *o, const struct jpath *at, struct cpus_report *c, struct err *e)
+{
+	static const char *const known[] = { "list", "count", "baseline_all_cpus_percent",
+					     "command_all_cpus_percent", NULL };
+	struct jpath kp = JP_KEY(at, "cpus");
+	const json_t *x;
+
+	TRY(get_member(o, at, "cpus", known, &x, e));
+	TRY(get_text(x, &kp, "list", JD_REQUIRED, c->list, sizeof(c->list), e));
+	TRY(get_count(x, &kp, "count", &c->count, e));
+	TRY(get_metric(x, &kp, "baseline_all_cpus_percent", "percent",
+		       &c->baseline_all_cpus_percent, e));
+	return get_metric(x, &kp, "command_all_cpus_percent", "percent",
+			  &c->command_all_cpus_percent, e);
+}
+
 static int get_findings(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
 {
 	static const char *const known[] = { "code", "detail", NULL };
@@ -1184,8 +1225,8 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	static const char *const known[] = {
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
 		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
-		"top_non_sut_consumers", "policy", "quiet_wait", "findings", "command_exit_code",
-		"command_signal", "timed_out", "workload", "digest", NULL
+		"top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
+		"command_exit_code", "command_signal", "timed_out", "workload", "digest", NULL
 	};
 	const struct jpath *root = NULL;
 	const char *schema;
@@ -1218,6 +1259,10 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	if (json_object_get(doc, "quiet_wait")) {
 		r->has_quiet_wait = true;
 		TRY(get_quiet_wait(doc, root, &r->quiet_wait, e));
+	}
+	if (json_object_get(doc, "cpus")) {
+		r->has_cpus = true;
+		TRY(get_cpus(doc, root, &r->cpus, e));
 	}
 	TRY(get_findings(doc, root, r, e));
 	TRY(get_count(doc, root, "command_exit_code", &r->command_exit_code, e));

@@ -152,6 +152,16 @@ struct quiet_wait {
 	size_t nr_rejected;
 };
 
+/* --cpus: the command's cgroup is confined to these CPUs, and host CPU
+ * (quiet window, non-SUT) is judged on them; the whole host is information. */
+#define REPORT_CPUS_MAX 64
+
+struct cpus_report {
+	char list[REPORT_CPUS_MAX];	/* as given: "2-3" */
+	int64_t count;
+	struct metric baseline_all_cpus_percent, command_all_cpus_percent;
+};
+
 struct finding {
 	char code[40];
 	char detail[REPORT_TEXT_MAX];
@@ -183,6 +193,9 @@ struct report {
 	/* With --wait-quiet only: the key is absent otherwise. */
 	bool has_quiet_wait;
 	struct quiet_wait quiet_wait;
+	/* With --cpus only: the key is absent otherwise. */
+	bool has_cpus;
+	struct cpus_report cpus;
 	char digest[JSON_DIGEST_LEN + 1];
 };
 

@@ -315,10 +315,29 @@ struct run_state {
 	struct cgroup cg;
 	struct workload workload;
 	struct quiet_wait wait;
+	unsigned char cpu_set[PP_MAX_CPUS / 8];
+	size_t cpu_count;
 	uint64_t fork_rss;
 	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
 	char exe[PATH_MAX];
 };
+
+/* --cpus: the command's cgroup on those CPUs, or a refusal before the
+ * quiet window. */
+static int confine(const struct run_opts *o, struct run_state *st, struct err *e)
+{
+	char why[512];
+
+	if (pp_cpulist(o->cpus, strlen(o->cpus), st->cpu_set, PP_MAX_CPUS, &st->cpu_count) < 0 ||
+	    !st->cpu_count)
+		return err_set(e, "--cpus: \"%s\" is not a CPU list", o->cpus);
+	if (!st->cg.active)
+		return err_set(e, "--cpus needs a cgroup v2 of its own for the command, and "
+				  "there is none: %s", st->in.cgroup.reason);
+	if (cgroup_set_cpus(&st->cg, o->cpus, st->cpu_set, st->cpu_count, why, sizeof(why)) < 0)
+		return err_set(e, "--cpus: %s", why);
+	return 0;
+}
 
 int sampler_run(const struct run_opts *o, struct report *r, struct run_result *res, struct err *e)
 {
@@ -354,6 +373,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	}
 	if (!want_cgroup)
 		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the subreaper or the sampled tree was requested");
+	if (o->cpus && confine(o, st, e) < 0)
+		goto out_cgroup;
 	if (setup_signals(&rn, e) < 0)
 		goto out_cgroup;
 
@@ -368,6 +389,12 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	cfg.track_cpu = sampled;
 	cfg.non_sut_rss = o->policy.require_process_memory;
 	cfg.top_consumers = o->policy.include_top_consumers;
+	if (o->cpus) {
+		cfg.cpu_set = st->cpu_set;
+		cfg.cpu_count = st->cpu_count;
+		in->cpus_list = o->cpus;
+		in->cpus_count = st->cpu_count;
+	}
 	if (cfg.clk_tck <= 0 || cfg.page_size <= 0) {
 		err_set(e, "sysconf does not report the clock tick or the page size");
 		goto out_signals;

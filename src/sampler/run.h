@@ -32,6 +32,10 @@ struct run_opts {
 	 * ceiling, sample another, for at most this long; every rejected window
 	 * is sealed in the report's quiet_wait. 0: one window, no quiet_wait. */
 	int64_t wait_quiet_ns;
+	/* --cpus: a CPU list (pp_cpulist) the command's cgroup is confined to;
+	 * host CPU is then judged on those CPUs. Needs a cgroup v2 with the
+	 * cpuset controller, else the run is refused. NULL: all CPUs. */
+	const char *cpus;
 	struct policy policy;	/* thresholds and flags; census bounds are set here */
 	const char *attribution;	/* ATTRIBUTION_* */
 	const char *proc_root;

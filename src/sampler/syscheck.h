@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
+#include "sampler/proc_parse.h"
 
 #define SYSCHECK_SCHEMA	       "fak.system-check/v1"
 #define SYSCHECK_TEXT_MAX      320

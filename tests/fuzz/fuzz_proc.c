@@ -57,6 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (pp_cpulist(buf, size, set, 128, &nr) == 0 && nr > 128)
 			abort();
+		set[0] = 3;
+		if (pp_stat_cpus(buf, size, set, 128, 2, &cpu) == 0 &&
+		    cpu.total_ticks < cpu.idle_ticks)
+			abort();
 		if (pp_bracketed(buf, size, word, sizeof(word)) == 0 && !strlen(word))
 			abort();
 		if (pp_cmdline_param(buf, size, "isolcpus", word, sizeof(word)) == 0 &&

@@ -817,6 +817,49 @@ Test(report_quiet_wait, limit)
 	refuse_resealed(ed_wait_limit, "quiet_wait.limit_ns must be in (0, 24h]");
 }
 
+/* ---- --cpus: host CPU on the chosen CPUs, the whole host as information ----- */
+
+Test(report_cpus, all_cpus_recorded_as_information)
+{
+	struct synth x;
+	char *text;
+
+	synth_init(&x);
+	for (size_t i = 0; i < 2; i++) {
+		x.b[i].cpu_all_ok = x.c[i].cpu_all_ok = true;
+		x.b[i].cpu_all_total_ns = (uint64_t)(40000 + 4000 * (int64_t)i) * MSEC;
+		x.b[i].cpu_all_busy_ns = (uint64_t)(10000 + 3000 * (int64_t)i) * MSEC;
+		x.c[i].cpu_all_total_ns = (uint64_t)(50000 + 8000 * (int64_t)i) * MSEC;
+		x.c[i].cpu_all_busy_ns = (uint64_t)(20000 + 2000 * (int64_t)i) * MSEC;
+	}
+	x.in.cpus_list = "2-3";
+	x.in.cpus_count = 2;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean", "judged on the chosen CPUs: 5%% quiet, not 75%%");
+	cr_assert(x.r.has_cpus);
+	cr_expect_float_eq(x.r.cpus.baseline_all_cpus_percent.value, 75, 1e-9);
+	cr_expect_float_eq(x.r.cpus.command_all_cpus_percent.value, 25, 1e-9);
+	cr_expect_str_eq(x.r.host_totals.cpu_percent.source,
+			 "/proc/stat busy/total delta of the --cpus CPUs");
+	text = checked(&x.r);
+	cr_expect(strstr(text, "\"cpus\": {\n    \"list\": \"2-3\",\n    \"count\": 2,\n"),
+		  "%s", text);
+	free(text);
+}
+
+static void ed_cpus(struct report *r)
+{
+	r->has_cpus = true;
+	strcpy(r->cpus.list, "0-3");
+	r->cpus.count = 2;
+	metric_unavailable(&r->cpus.baseline_all_cpus_percent, "x");
+	metric_unavailable(&r->cpus.command_all_cpus_percent, "x");
+}
+Test(report_cpus, list_and_count_agree)
+{
+	refuse_resealed(ed_cpus, "cpus: \"list\" must be a CPU list of \"count\" CPUs");
+}
+
 /* ---- strict decoding ------------------------------------------------------ */
 
 static char *fixture(const char *name, size_t *len)
