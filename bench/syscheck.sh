@@ -19,5 +19,6 @@ jq -r --arg n "$n" '.results as $r
 	  "processes  \($n)",
 	  "fak        wall \($fw | ms) ms  cpu \($fc | ms) ms",
 	  "ps         wall \($pw | ms) ms  cpu \($pc | ms) ms",
-	  "ratio      wall \($fw / $pw * 100 | round / 100)  cpu \($fc / $pc * 100 | round / 100)  (fak / ps)"' \
+	  "ratio      wall \($fw / $pw * 100 | round / 100)"
+	  + "  cpu \($fc / $pc * 100 | round / 100)  (fak / ps)"' \
 	"$tmp/h.json"

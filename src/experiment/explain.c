@@ -30,7 +30,7 @@ static void tally_run(struct tally *t, const json_t *att)
 						  "IO_PSI_STALL_HIGH" };
 
 	t->runs++;
-	json_array_foreach(json_object_get(att, "findings"), i, f) {
+	json_array_foreach (json_object_get(att, "findings"), i, f) {
 		const char *code = json_string_value(json_object_get(f, "code"));
 		const char *detail = json_string_value(json_object_get(f, "detail"));
 
@@ -92,8 +92,10 @@ void xp_explain(const struct xp_result *res, char *out, size_t cap)
 		const json_t *att;
 		size_t i;
 
-		json_array_foreach(json_object_get(res->receipts[side], "system_baselines"), i, att)
+		json_array_foreach (json_object_get(res->receipts[side], "system_baselines"), i,
+				    att) {
 			tally_run(&t, att);
+		}
 	}
 	if (t.busy_quiet || t.busy_command) {
 		snprintf(out, cap, "the host was busy:");

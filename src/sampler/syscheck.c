@@ -47,32 +47,22 @@ struct consumer_row {
 struct machine {
 	const struct syscheck_opts *o;
 	long clk_tck;
-	bool online_ok;
-	size_t online;
-	unsigned char online_set[SYSCHECK_MAX_CPUS / 8];
-	size_t gov_read, gov_other;
-	char gov_other_name[WORD_MAX];
-	int no_turbo, boost, smt_active, aslr; /* -1: not exposed */
-	bool isolated_ok, cmdline_ok, have_isolcpus, have_nohz;
-	size_t isolated;
-	unsigned char isolated_set[SYSCHECK_MAX_CPUS / 8];
-	char isolated_text[64], isolcpus[64], nohz_full[64];
-	bool load_ok;
-	double load1;
-	bool psi_ok[3];
-	struct pp_psi_avg psi[3]; /* cpu, memory, io */
-	bool busy_ok, busy_since_boot;
-	double busy_percent;
-	int64_t busy_window_ns;
-	bool consumers_ok, consumers_lifetime;
-	struct consumer_row top[TOP_MAX];
-	size_t nr_top;
+	size_t online, gov_read, gov_other, isolated, nr_top;
+	double load1, busy_percent;
 	double top_percent; /* the largest, also when under the floor */
-	char consumers_reason[128];
-	bool thp_ok;
-	char thp[WORD_MAX];
-	bool swap_ok;
+	int64_t busy_window_ns;
 	uint64_t swap_total, swap_free;
+	struct pp_psi_avg psi[3]; /* cpu, memory, io */
+	struct consumer_row top[TOP_MAX];
+	int no_turbo, boost, smt_active, aslr; /* -1: not exposed */
+	unsigned char online_set[SYSCHECK_MAX_CPUS / 8];
+	unsigned char isolated_set[SYSCHECK_MAX_CPUS / 8];
+	char gov_other_name[WORD_MAX], thp[WORD_MAX];
+	char isolated_text[64], isolcpus[64], nohz_full[64];
+	char consumers_reason[128];
+	bool online_ok, isolated_ok, cmdline_ok, have_isolcpus, have_nohz, load_ok;
+	bool psi_ok[3];
+	bool busy_ok, busy_since_boot, consumers_ok, consumers_lifetime, thp_ok, swap_ok;
 	bool sampled; /* the sampling reader ran */
 };
 
@@ -105,7 +95,7 @@ static int read_small_int(const char *root, const char *rel)
 	return (int)v;
 }
 
-/* A word in buf made safe to print: letters, digits, '-', '_' and '.'. */
+/* A word in buf made safe to print: letters, digits, '-', '_', '.', ','. */
 static void safe_word(const char *s, size_t n, char out[WORD_MAX])
 {
 	size_t i;
@@ -115,7 +105,7 @@ static void safe_word(const char *s, size_t n, char out[WORD_MAX])
 	for (i = 0; i < n && i < WORD_MAX - 1; i++) {
 		char c = s[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+			  (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == ',';
 
 		out[i] = ok ? c : '?';
 	}

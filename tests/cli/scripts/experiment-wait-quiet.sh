@@ -69,7 +69,7 @@ jq -e '.quiet_wait.quiet_found and (.quiet_wait.rejected_windows | length) >= 1
 stopped=$(date -u -d "$(cat stopped.1)" +%s%N)
 started=$(date -u -d "$(jq -r .baseline_window.started_at_utc waited.json)" +%s%N)
 [ $((started + 50000000)) -ge "$stopped" ] ||
-	fail "the accepted quiet window started at $started ns, before the burner stopped at $stopped"
+	fail "the accepted quiet window started at $started ns, the burner stopped at $stopped"
 [ "$(jq -r .verdict waited.json)" = clean ] || fail "not clean: $(jq -c .findings waited.json)"
 
 # without it: the same set-up investigates, and nothing about a wait is written
@@ -125,5 +125,5 @@ done
 jq -e '(.quiet_wait.rejected_windows | length) >= 1
 	and all(.quiet_wait.rejected_windows[]; .host_cpu_percent > 50)' \
 	waited/attestations/baseline-warmup-1.json >/dev/null ||
-	fail "experiment: the first run's wait: $(jq -c .quiet_wait waited/attestations/baseline-warmup-1.json)"
+	fail "the first wait: $(jq -c .quiet_wait waited/attestations/baseline-warmup-1.json)"
 exit 0
