@@ -7,8 +7,8 @@
 
 /* What the runs' findings say, counted over every attested repetition. */
 struct tally {
-	size_t runs, busy_quiet, busy_command, psi[3], duty, other;
-	double max_quiet, max_command, ceiling;
+	size_t runs, busy_quiet, busy_command, psi[3], duty, other, wait_ran_out;
+	double max_quiet, max_command, ceiling, wait_limit_s;
 	char other_detail[160];
 };
 
@@ -29,7 +29,13 @@ static void tally_run(struct tally *t, const json_t *att)
 	static const char *const psi_codes[3] = { "CPU_PSI_STALL_HIGH", "MEMORY_PSI_STALL_HIGH",
 						  "IO_PSI_STALL_HIGH" };
 
+	const json_t *qw = json_object_get(att, "quiet_wait");
+
 	t->runs++;
+	if (json_is_false(json_object_get(qw, "quiet_found"))) {
+		t->wait_ran_out++;
+		t->wait_limit_s = (double)json_integer_value(json_object_get(qw, "limit_ns")) / 1e9;
+	}
 	json_array_foreach (json_object_get(att, "findings"), i, f) {
 		const char *code = json_string_value(json_object_get(f, "code"));
 		const char *detail = json_string_value(json_object_get(f, "detail"));
@@ -111,7 +117,14 @@ void xp_explain(const struct xp_result *res, char *out, size_t cap)
 				 t.busy_command, t.runs);
 		}
 		len = strlen(out);
-		snprintf(out + len, cap - len, ", above the %g%% ceiling; %s", t.ceiling, advice);
+		if (t.wait_ran_out)
+			snprintf(out + len, cap - len, ", above the %g%% ceiling, and it stayed "
+				 "busy through the %g s of --wait-quiet (%zu of %zu runs); run "
+				 "`fak bench system-check`, or wait longer", t.ceiling,
+				 t.wait_limit_s, t.wait_ran_out, t.runs);
+		else
+			snprintf(out + len, cap - len, ", above the %g%% ceiling; %s", t.ceiling,
+				 advice);
 		return;
 	}
 	for (int k = 0; k < 3; k++)

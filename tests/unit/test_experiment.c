@@ -199,6 +199,22 @@ Test(xp_explain, a_busy_host_in_figures_and_what_to_do)
 			      "system-check`, or use --wait-quiet DUR");
 }
 
+Test(xp_explain, a_wait_that_ran_out_says_so)
+{
+	char why[512];
+
+	explain(INVESTIGATE,
+		"{\"quiet_wait\": {\"limit_ns\": 30000000000, \"quiet_found\": false},"
+		" \"findings\": [" F("BASELINE_HOST_CPU_HIGH") "], \"policy\": "
+		"{\"maximum_non_sut_cpu_percent\": 20}, \"baseline_host_totals\": {\"cpu_percent\":"
+		" {\"available\": true, \"value\": 64}}}",
+		CLEAN, why, sizeof(why));
+	cr_expect_str_eq(why, "the host was busy: up to 64% CPU in the quiet window before the "
+			      "command (1 of 2 runs), above the 20% ceiling, and it stayed busy "
+			      "through the 30 s of --wait-quiet (1 of 2 runs); run `fak bench "
+			      "system-check`, or wait longer");
+}
+
 Test(xp_explain, stall_duty_other_and_nothing)
 {
 	char why[512];
