@@ -136,11 +136,16 @@ static int summary(const struct ex_opts *eo, enum render_format fmt, const struc
 	struct receipt r[2];
 	json_t *doc = jobj();
 	struct err e;
+	char why[768];
 
 	jset_str(doc, "schema", "fak-bench-experiment-summary/v1");
 	jset_str(doc, "out_dir", eo->out_dir);
 	jset_new(doc, "comparison", json_incref(res->comparison));
 	jset_new(doc, "gate", json_incref(res->gate));
+	xp_explain(res, why, sizeof(why));
+	if (why[0])
+		jset_str(doc, "why", why);
+	ab.why = why;
 	for (size_t k = 0; k < XP_NR_FILES; k++)
 		files[k] = (struct render_file){ xp_file_names[k], res->sha256[k] };
 	if (receipt_decode(&r[0], res->receipts[0], NULL, &e) < 0)

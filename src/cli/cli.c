@@ -15,6 +15,7 @@ static const char usage[] =
 	"commands:\n"
 	"  native-performance   evidence graph, receipts, gate, profiles, front door\n"
 	"  bench system-baseline  sample system load around a benchmark command\n"
+	"  bench system-check     what on this machine would disturb a benchmark\n"
 	"\n"
 	"Run 'fak <command> --help' for the options of a command.\n"
 	"\n"

@@ -39,5 +39,7 @@ int cmd_bench(int argc, char **argv);
 int cli_recover_promotion(const char *cmd, const char *graph);
 /* `fak bench experiment` (bench_experiment.c). */
 int bench_experiment(int argc, char **argv);
+/* `fak bench system-check` (bench_syscheck.c). */
+int bench_system_check(int argc, char **argv);
 
 #endif

@@ -23,14 +23,17 @@
 
 static const char bench_usage[] = "usage: fak bench system-baseline [options] -- COMMAND [ARGS...]\n"
 				  "       fak bench system-baseline --verify FILE [--log FILE]\n"
+				  "       fak bench system-check [--json] [--sample DUR]\n"
 				  "       fak bench experiment LEVER --baseline CMD --candidate CMD --out-dir DIR [options]";
 
 static const char bench_about[] =
-	"Benchmarks around a command. Two subcommands:\n"
+	"Benchmarks around a command. Three subcommands:\n"
 	"\n"
 	"  system-baseline   sample a quiet baseline window, then run COMMAND while sampling\n"
 	"                    host CPU/memory and the command's whole process tree; print a\n"
 	"                    sealed attestation (fak.system-baseline/v1) on stdout\n"
+	"  system-check      print what on this machine would disturb a benchmark, each\n"
+	"                    with the command that fixes it; exit 1 when something does\n"
 	"  experiment        run a lever's interleaved A/B through the sampler, seal what each\n"
 	"                    run measured, and write attested receipts, comparison and gate\n"
 	"\n"
@@ -214,6 +217,8 @@ int cmd_bench(int argc, char **argv)
 		return system_baseline(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "experiment"))
 		return bench_experiment(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "system-check"))
+		return bench_system_check(argc - 1, argv + 1);
 	cli_errorf("bench", "unknown subcommand '%s'", argv[1]);
 	fprintf(stderr, "%s\n", bench_usage);
 	return EXIT_USAGE;

@@ -8,6 +8,7 @@
 
 #include "base/dates.h"
 #include "cli/cli.h"
+#include "sampler/proc_parse.h"
 #include "sampler/proc_read.h"
 
 static int usage_error(const char *cmd, const char *usage, const char *msg)
@@ -17,10 +18,8 @@ static int usage_error(const char *cmd, const char *usage, const char *msg)
 	return EXIT_USAGE;
 }
 
-/* A duration option within [lo, hi]; the bare word "0" too when lo is 0
- * (it means none). */
-static int duration_opt(const char *cmd, const char *usage, const char *name, const char *val, int64_t lo,
-			int64_t hi, const char *range, int64_t *out)
+int duration_opt(const char *cmd, const char *usage, const char *name, const char *val, int64_t lo,
+		 int64_t hi, const char *range, int64_t *out)
 {
 	struct err e;
 	char msg[sizeof(e.msg) + 64];
@@ -42,9 +41,8 @@ static int duration_opt(const char *cmd, const char *usage, const char *name, co
 	return 0;
 }
 
-/* A percentage in (0,100], or [0,100] when zero_ok. */
-static int percent_opt(const char *cmd, const char *usage, const char *name, const char *val, bool zero_ok,
-		       double *out)
+int percent_opt(const char *cmd, const char *usage, const char *name, const char *val, bool zero_ok,
+		double *out)
 {
 	char *end;
 	double v;
@@ -93,12 +91,15 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	ro->baseline_ns = 2000000000;
 	ro->interval_ns = 250000000;
 	ro->timeout_ns = 0;
+	ro->wait_quiet_ns = 0;
 	policy_default(&ro->policy);
 	if ((rc = duration_opt(cmd, usage, "baseline-duration", sf->baseline, 10000000, 60000000000,
 			       "10ms..60s", &ro->baseline_ns)) ||
 	    (rc = duration_opt(cmd, usage, "interval", sf->interval, 10000000, 10000000000, "10ms..10s",
 			       &ro->interval_ns)) ||
 	    (rc = duration_opt(cmd, usage, "timeout", sf->timeout, 0, 86400000000000, "0..24h", &ro->timeout_ns)) ||
+	    (rc = duration_opt(cmd, usage, "wait-quiet", sf->wait_quiet, 10000000,
+			       REPORT_WAIT_MAX_NS, "10ms..24h", &ro->wait_quiet_ns)) ||
 	    (rc = percent_opt(cmd, usage, "max-non-sut-cpu-percent", sf->max_non_sut, false,
 			      &ro->policy.maximum_non_sut_cpu_percent)) ||
 	    (rc = percent_opt(cmd, usage, "max-sampler-duty-percent", sf->max_duty, false,
@@ -111,6 +112,24 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	if (strcmp(ro->attribution, ATTRIBUTION_AUTO) && strcmp(ro->attribution, ATTRIBUTION_CGROUP) &&
 	    strcmp(ro->attribution, ATTRIBUTION_SUBREAPER) && strcmp(ro->attribution, ATTRIBUTION_SAMPLED))
 		return usage_error(cmd, usage, "--attribution must be auto, cgroup, subreaper or sampled");
+	ro->cpus = sf->cpus;
+	if (sf->cpus) {
+		unsigned char set[PP_MAX_CPUS / 8];
+		size_t n;
+
+		if (strlen(sf->cpus) >= REPORT_CPUS_MAX ||
+		    pp_cpulist(sf->cpus, strlen(sf->cpus), set, PP_MAX_CPUS, &n) < 0 || !n) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "--cpus takes a CPU list such as 2-3 or 0,2 "
+				 "(got \"%.64s\")", sf->cpus);
+			return usage_error(cmd, usage, msg);
+		}
+		if (!strcmp(ro->attribution, ATTRIBUTION_SUBREAPER) ||
+		    !strcmp(ro->attribution, ATTRIBUTION_SAMPLED))
+			return usage_error(cmd, usage, "--cpus places the command's cgroup: "
+				"it needs --attribution auto or cgroup");
+	}
 	ro->policy.require_process_memory = sf->require_memory;
 	ro->policy.include_top_consumers = sf->top_consumers;
 	ro->proc_root = proc_root_default();

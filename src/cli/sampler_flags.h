@@ -3,12 +3,14 @@
 /* The sampler's flags, shared by `fak bench system-baseline` and `fak bench
  * experiment`: one table, one parser, one set of messages. */
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cli/opts.h"
 #include "sampler/run.h"
 
 struct sampler_flags {
 	const char *baseline, *interval, *timeout, *max_non_sut, *max_duty, *max_psi, *attribution;
+	const char *wait_quiet, *cpus;
 	bool top_consumers, require_memory;
 };
 
@@ -29,7 +31,11 @@ struct sampler_flags {
 	{ "attribution", "MODE", "auto (cgroup v2, else subreaper), cgroup, subreaper or sampled",    \
 	  NULL, &(sf)->attribution, NULL },                                                           \
 	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)", NULL,     \
-	  &(sf)->timeout, NULL }
+	  &(sf)->timeout, NULL },                                                                     \
+	{ "wait-quiet", "DUR", "while a quiet window is busy, take another, at most DUR (..24h)",  \
+	  NULL, &(sf)->wait_quiet, NULL },                                                         \
+	{ "cpus", "LIST", "run the command on these CPUs (cpuset), judge host CPU there", NULL,    \
+	  &(sf)->cpus, NULL }
 
 /* Fills the sampler's settings in *ro from the flags (defaults where a flag
  * is absent), the census limit from $FAK_CENSUS_PROCESS_LIMIT, proc_root.
@@ -37,5 +43,15 @@ struct sampler_flags {
  * returns EXIT_USAGE, else 0. */
 int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler_flags *sf,
 			struct run_opts *ro);
+
+/* One option's value (NULL: absent, *out untouched), printed as a usage
+ * error under cmd with the usage line when bad; returns EXIT_USAGE, else 0.
+ * A duration within [lo, hi] (range spells it for the message); the bare
+ * word "0" too when lo is 0. */
+int duration_opt(const char *cmd, const char *usage, const char *name, const char *val, int64_t lo,
+		 int64_t hi, const char *range, int64_t *out);
+/* A percentage in (0,100], or [0,100] when zero_ok. */
+int percent_opt(const char *cmd, const char *usage, const char *name, const char *val, bool zero_ok,
+		double *out);
 
 #endif

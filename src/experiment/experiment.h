@@ -115,6 +115,11 @@ struct xp_result {
 int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e);
 void xp_result_release(struct xp_result *res);
 
+/* When res's gate investigates because the runs' evidence is not clean
+ * (busy host, PSI stall, sampler duty, ...), one sentence a user can act
+ * on, with the figures and what to do; "" otherwise. */
+void xp_explain(const struct xp_result *res, char *out, size_t cap);
+
 /* `--verify ATTESTATION --log FILE`: the log's size and sha256 must equal
  * the sealed stdout of r's workload, and re-parsing it with the recorded
  * parser must give the sealed metrics (or the same parse error). r must be

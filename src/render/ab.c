@@ -421,6 +421,8 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab)
 	sb_reset(&t);
 	sb_addf(&t, "(fak native-performance --gate %s/gate-request.json)", ab->out_dir);
 	label_line(out, "", t.buf);
+	if (ab->why && *ab->why)
+		label_line(out, "why", ab->why);
 	sb_reset(&t);
 	sb_addf(&t, "%s/:", ab->out_dir);
 	for (size_t i = 0; i < ab->nr_files; i++)

@@ -322,8 +322,25 @@ static void host_cpu(struct census *c, struct sample *s)
 		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "cannot read /proc/stat: %s", strerror(errno));
 		return;
 	}
-	if (pp_stat_cpu(c->buf, (size_t)n, &cpu) < 0 ||
-	    !pp_ticks_to_ns(cpu.total_ticks, (uint64_t)c->cfg.clk_tck, &s->cpu_total_ns) ||
+	if (c->cfg.cpu_set) {
+		struct pp_cpu all;
+
+		s->cpu_all_ok = pp_stat_cpu(c->buf, (size_t)n, &all) == 0 &&
+				pp_ticks_to_ns(all.total_ticks, (uint64_t)c->cfg.clk_tck,
+					       &s->cpu_all_total_ns) &&
+				pp_ticks_to_ns(all.total_ticks - all.idle_ticks,
+					       (uint64_t)c->cfg.clk_tck, &s->cpu_all_busy_ns);
+		if (pp_stat_cpus(c->buf, (size_t)n, c->cfg.cpu_set, PP_MAX_CPUS, c->cfg.cpu_count,
+				 &cpu) < 0) {
+			snprintf(s->cpu_reason, sizeof(s->cpu_reason),
+				 "/proc/stat lacks a valid line for a CPU of --cpus");
+			return;
+		}
+	} else if (pp_stat_cpu(c->buf, (size_t)n, &cpu) < 0) {
+		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "/proc/stat has no valid cpu line");
+		return;
+	}
+	if (!pp_ticks_to_ns(cpu.total_ticks, (uint64_t)c->cfg.clk_tck, &s->cpu_total_ns) ||
 	    !pp_ticks_to_ns(cpu.total_ticks - cpu.idle_ticks, (uint64_t)c->cfg.clk_tck, &s->cpu_busy_ns)) {
 		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "/proc/stat has no valid cpu line");
 		return;

@@ -24,6 +24,10 @@ struct census_cfg {
 	bool track_cpu;			/* fold per-process CPU deltas (sampled coverage) */
 	bool non_sut_rss;		/* read every other process's RSS each census */
 	bool top_consumers;		/* keep per-process CPU at the endpoint scans */
+	/* --cpus: host CPU is summed over these CPUs' lines of /proc/stat
+	 * (NULL: the all-CPU line); the all-CPU line is then kept apart. */
+	const unsigned char *cpu_set;	/* PP_MAX_CPUS bits, borrowed */
+	size_t cpu_count;
 };
 
 enum {
@@ -41,7 +45,9 @@ struct sample {
 	int64_t stage_host_ns, stage_tree_ns;
 
 	bool cpu_ok;
-	uint64_t cpu_total_ns, cpu_busy_ns;	/* all logical CPUs, since boot */
+	uint64_t cpu_total_ns, cpu_busy_ns;	/* all logical CPUs (or --cpus), since boot */
+	bool cpu_all_ok;			/* with --cpus: the all-CPU line */
+	uint64_t cpu_all_total_ns, cpu_all_busy_ns;
 	char cpu_reason[REPORT_TEXT_MAX];
 	bool mem_ok;
 	uint64_t mem_total, mem_available;

@@ -234,6 +234,52 @@ int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report 
 	return 0;
 }
 
+static bool has_word(const char *buf, size_t n, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (size_t i = 0; i + wl <= n; i++)
+		if ((i == 0 || buf[i - 1] == ' ') && !memcmp(buf + i, word, wl) &&
+		    (i + wl == n || buf[i + wl] == ' ' || buf[i + wl] == '\n'))
+			return true;
+	return false;
+}
+
+int cgroup_set_cpus(struct cgroup *g, const char *list, const unsigned char *set, size_t count,
+		    char *why, size_t cap)
+{
+	unsigned char eff[PP_MAX_CPUS / 8];
+	char buf[4096];
+	size_t n_eff;
+	ssize_t n = proc_read_at(g->dir_fd, "cgroup.controllers", buf, sizeof(buf) - 1);
+	int fd;
+
+	if (n < 0 || !has_word(buf, (size_t)n, "cpuset")) {
+		snprintf(why, cap, "no writable cpuset controller: cgroup v2 \"cpuset\" is not "
+			 "enabled below the cgroup fak runs in; add it to that cgroup's "
+			 "cgroup.subtree_control (+cpuset), or drop --cpus");
+		return -1;
+	}
+	fd = openat(g->dir_fd, "cpuset.cpus", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, list, strlen(list)) != (ssize_t)strlen(list)) {
+		int saved = errno;
+
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, cap, "cannot write the cgroup's cpuset.cpus: %s", strerror(saved));
+		return -1;
+	}
+	close(fd);
+	n = proc_read_at(g->dir_fd, "cpuset.cpus.effective", buf, sizeof(buf) - 1);
+	if (n < 0 || pp_cpulist(buf, (size_t)n, eff, PP_MAX_CPUS, &n_eff) < 0 || n_eff != count ||
+	    memcmp(eff, set, sizeof(eff))) {
+		snprintf(why, cap, "the cgroup's effective CPUs are not \"%s\": are they all "
+			 "online and allowed to fak's cgroup?", list);
+		return -1;
+	}
+	return 0;
+}
+
 static void remove_dir(struct cgroup *g, struct cgroup_report *rep)
 {
 	char buf[4096];

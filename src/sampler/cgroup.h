@@ -29,6 +29,13 @@ struct cgroup {
  * "unavailable" with the reason) and returns -1; nothing is left behind. */
 int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report *rep);
 
+/* --cpus: confines the new cgroup to the CPUs of set (count of them,
+ * written as list) through its cpuset.cpus, and checks that
+ * cpuset.cpus.effective is exactly those. On failure, why (cap bytes)
+ * says what is missing; nothing else changes. */
+int cgroup_set_cpus(struct cgroup *g, const char *list, const unsigned char *set, size_t count,
+		    char *why, size_t cap);
+
 /* The child failed to join: record why and remove the cgroup. */
 void cgroup_placement_failed(struct cgroup *g, struct cgroup_report *rep, const char *why);
 

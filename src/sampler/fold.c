@@ -140,6 +140,34 @@ static bool cpu_deltas(const struct fold *f, uint64_t *total, uint64_t *busy, co
 	return true;
 }
 
+/* With --cpus: the whole host's CPU over the window, as information. */
+static void all_cpus(struct metric *m, const struct fold *f)
+{
+	const struct sample *a = &f->first, *b = &f->last;
+
+	if (f->n < 2 || !a->cpu_all_ok || !b->cpu_all_ok ||
+	    b->cpu_all_total_ns <= a->cpu_all_total_ns || b->cpu_all_busy_ns < a->cpu_all_busy_ns ||
+	    b->cpu_all_busy_ns - a->cpu_all_busy_ns > b->cpu_all_total_ns - a->cpu_all_total_ns) {
+		metric_unavailable(m, "the all-CPU line of /proc/stat gives no delta over the "
+				      "window");
+		return;
+	}
+	metric_set(m, (double)(b->cpu_all_busy_ns - a->cpu_all_busy_ns) /
+			      (double)(b->cpu_all_total_ns - a->cpu_all_total_ns) * 100.0,
+		   "/proc/stat busy/total delta of all CPUs (information)");
+}
+
+bool fold_host_cpu_percent(const struct fold *f, double *pct)
+{
+	uint64_t total, busy;
+	const char *why;
+
+	if (!cpu_deltas(f, &total, &busy, &why))
+		return false;
+	*pct = (double)busy / (double)total * 100.0;
+	return true;
+}
+
 static void host(struct host_totals *h, const struct fold *f)
 {
 	static const char *const src[PSI_AXES] = { "/proc/pressure/cpu total delta",
@@ -346,6 +374,25 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->command_exit_code = in->exit_code;
 	r->command_signal = in->signal;
 	r->timed_out = in->timed_out;
+	if (in->cpus_list) {
+		static const char src[] = "/proc/stat busy/total delta of the --cpus CPUs";
+
+		r->has_cpus = true;
+		report_copy(r->cpus.list, sizeof(r->cpus.list), in->cpus_list);
+		r->cpus.count = (int64_t)in->cpus_count;
+		all_cpus(&r->cpus.baseline_all_cpus_percent, in->baseline);
+		all_cpus(&r->cpus.command_all_cpus_percent, in->command);
+		struct metric *m[2] = { &r->baseline_host_totals.cpu_percent,
+					&r->host_totals.cpu_percent };
+
+		for (int i = 0; i < 2; i++)
+			if (m[i]->available)
+				report_copy(m[i]->source, REPORT_SOURCE_MAX, src);
+	}
+	if (in->quiet_wait) {
+		r->has_quiet_wait = true;
+		r->quiet_wait = *in->quiet_wait;
+	}
 	if (in->workload) {
 		r->has_workload = true;
 		r->workload = *in->workload;

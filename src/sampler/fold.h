@@ -52,6 +52,9 @@ void fold_init(struct fold *f);
  * decided after that census. tree: the census included the SUT tree. */
 void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool overloaded, bool tree);
 
+/* Host CPU busy percent over the fold's endpoints; false when unknown. */
+bool fold_host_cpu_percent(const struct fold *f, double *pct);
+
 /* PSI total deltas between two readings of one file: some and full each
  * available (source) or not (why, or a "line unavailable" reason). */
 void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool ok1, const struct pp_psi *b,
@@ -80,6 +83,9 @@ struct fold_input {
 	int64_t exit_code, signal;
 	bool timed_out;
 	const struct workload *workload;	/* NULL: a v1 attestation */
+	const struct quiet_wait *quiet_wait;	/* NULL: no --wait-quiet */
+	const char *cpus_list;			/* NULL: no --cpus */
+	size_t cpus_count;
 };
 
 /* Builds, classifies and seals *r. */

@@ -71,15 +71,12 @@ static const char *line_end(const char *p, const char *end)
 	return nl ? nl : end;
 }
 
-int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out)
+/* The counters of one cpu line, after its label: at least 4. */
+static int stat_fields(struct cur c, struct pp_cpu *out)
 {
-	struct cur c = { buf, line_end(buf, buf + len) };
 	uint64_t v[8], total = 0;
 	int n = 0;
 
-	if (c.end - c.p < 4 || memcmp(c.p, "cpu", 3) || !(c.p[3] == ' ' || c.p[3] == '\t'))
-		return -1;
-	c.p += 3;
 	for (;;) {
 		uint64_t x;
 
@@ -109,6 +106,50 @@ int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out)
 		return -1;
 	out->total_ticks = total;
 	return 0;
+}
+
+int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out)
+{
+	struct cur c = { buf, line_end(buf, buf + len) };
+
+	if (c.end - c.p < 4 || memcmp(c.p, "cpu", 3) || !(c.p[3] == ' ' || c.p[3] == '\t'))
+		return -1;
+	c.p += 3;
+	return stat_fields(c, out);
+}
+
+int pp_stat_cpus(const char *buf, size_t len, const unsigned char *set, size_t max_cpus,
+		 size_t count, struct pp_cpu *out)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned char got[PP_MAX_CPUS / 8] = { 0 };
+	size_t seen = 0;
+
+	if (max_cpus > PP_MAX_CPUS || !count)
+		return -1;
+	out->total_ticks = out->idle_ticks = 0;
+	while (p < end) {
+		const char *le = line_end(p, end), *line = p;
+		struct cur c = { line + 3, le };
+		struct pp_cpu one;
+		uint64_t cpu;
+
+		p = le < end ? le + 1 : end;
+		if (le - line < 4 || memcmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
+		if (read_u64(&c, &cpu) < 0 || !at_field_end(&c) || stat_fields(c, &one) < 0)
+			return -1;
+		if (cpu >= max_cpus || !(set[cpu / 8] & (1u << (cpu % 8))))
+			continue;
+		if (got[cpu / 8] & (1u << (cpu % 8)) ||
+		    out->total_ticks > UINT64_MAX - one.total_ticks)
+			return -1;
+		got[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
+		out->total_ticks += one.total_ticks;
+		out->idle_ticks += one.idle_ticks;
+		seen++;
+	}
+	return seen == count ? 0 : -1;
 }
 
 /* "Key:   123 kB" -> bytes */
@@ -250,8 +291,9 @@ int pp_pid_list(const char *buf, size_t len, int32_t *pids, size_t cap, size_t *
 }
 
 /* "total=N" among the fields of one PSI line */
-static int psi_total(const char *p, const char *end, uint64_t *total)
+static int psi_total(const char *p, const char *end, void *out)
 {
+	uint64_t *total = out;
 	struct cur c = { p, end };
 	bool found = false;
 
@@ -277,29 +319,39 @@ static int psi_total(const char *p, const char *end, uint64_t *total)
 	return found ? 0 : -1;
 }
 
-int pp_psi(const char *buf, size_t len, struct pp_psi *out)
+/* The "some" and "full" lines of a PSI file, each parsed by field() into
+ * some or full; nothing else is allowed, and at least one must be there. */
+static int psi_lines(const char *buf, size_t len, int (*field)(const char *, const char *, void *),
+		     void *some, void *full, bool *some_ok, bool *full_ok)
 {
 	const char *p = buf, *end = buf + len;
 
-	memset(out, 0, sizeof(*out));
+	*some_ok = *full_ok = false;
 	while (p < end) {
 		const char *le = line_end(p, end);
 		size_t n = (size_t)(le - p);
 
 		if (n >= 5 && !memcmp(p, "some ", 5)) {
-			if (out->some_ok || psi_total(p + 5, le, &out->some_total_us) < 0)
+			if (*some_ok || field(p + 5, le, some) < 0)
 				return -1;
-			out->some_ok = true;
+			*some_ok = true;
 		} else if (n >= 5 && !memcmp(p, "full ", 5)) {
-			if (out->full_ok || psi_total(p + 5, le, &out->full_total_us) < 0)
+			if (*full_ok || field(p + 5, le, full) < 0)
 				return -1;
-			out->full_ok = true;
+			*full_ok = true;
 		} else if (n) {
 			return -1;
 		}
 		p = le < end ? le + 1 : end;
 	}
-	return out->some_ok || out->full_ok ? 0 : -1;
+	return *some_ok || *full_ok ? 0 : -1;
+}
+
+int pp_psi(const char *buf, size_t len, struct pp_psi *out)
+{
+	memset(out, 0, sizeof(*out));
+	return psi_lines(buf, len, psi_total, &out->some_total_us, &out->full_total_us,
+			 &out->some_ok, &out->full_ok);
 }
 
 int pp_keyed_u64(const char *buf, size_t len, const char *key, uint64_t *out)
@@ -431,4 +483,178 @@ bool pp_ticks_to_ns(uint64_t ticks, uint64_t hz, uint64_t *ns)
 		return false;
 	*ns = whole + rem;
 	return true;
+}
+
+int pp_meminfo_field(const char *buf, size_t len, const char *key, uint64_t *bytes)
+{
+	const char *p = buf, *end = buf + len;
+	size_t kl = strlen(key);
+
+	while (p < end) {
+		const char *le = line_end(p, end);
+
+		if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == ':')
+			return meminfo_value(p + kl + 1, le, bytes);
+		p = le < end ? le + 1 : end;
+	}
+	return 1;
+}
+
+/* "12.34" (at most two decimals, as the kernel prints) -> hundredths */
+static int read_hundredths(struct cur *c, uint64_t *out)
+{
+	uint64_t whole, frac = 0;
+	int digits = 0;
+
+	if (read_u64(c, &whole) < 0 || whole > 1000000)
+		return -1;
+	if (c->p < c->end && *c->p == '.') {
+		c->p++;
+		while (c->p < c->end && *c->p >= '0' && *c->p <= '9' && digits < 2) {
+			frac = frac * 10 + (uint64_t)(*c->p - '0');
+			c->p++;
+			digits++;
+		}
+		if (!digits)
+			return -1;
+	}
+	while (digits++ < 2)
+		frac *= 10;
+	*out = whole * 100 + frac;
+	return 0;
+}
+
+/* "avg10=N.NN" among the fields of one PSI line */
+static int psi_avg10(const char *p, const char *end, void *out)
+{
+	double *pct = out;
+	struct cur c = { p, end };
+
+	for (;;) {
+		const char *f;
+
+		skip_blanks(&c);
+		if (c.p == c.end)
+			return -1;
+		f = c.p;
+		while (c.p < c.end && !is_space(*c.p))
+			c.p++;
+		if (c.p - f > 6 && !memcmp(f, "avg10=", 6)) {
+			struct cur v = { f + 6, c.p };
+			uint64_t h;
+
+			if (read_hundredths(&v, &h) < 0 || v.p != c.p || h > 10000)
+				return -1;
+			*pct = (double)h / 100;
+			return 0;
+		}
+	}
+}
+
+int pp_psi_avg10(const char *buf, size_t len, struct pp_psi_avg *out)
+{
+	memset(out, 0, sizeof(*out));
+	return psi_lines(buf, len, psi_avg10, &out->some_avg10, &out->full_avg10, &out->some_ok,
+			 &out->full_ok);
+}
+
+int pp_loadavg1(const char *buf, size_t len, double *load1)
+{
+	struct cur c = { buf, buf + len };
+	uint64_t h;
+
+	if (read_hundredths(&c, &h) < 0 || !at_field_end(&c))
+		return -1;
+	*load1 = (double)h / 100;
+	return 0;
+}
+
+int pp_cpulist(const char *buf, size_t len, unsigned char *set, size_t max_cpus, size_t *count)
+{
+	struct cur c = { buf, buf + len };
+
+	memset(set, 0, (max_cpus + 7) / 8);
+	*count = 0;
+	skip_space(&c);
+	while (c.p < c.end) {
+		uint64_t lo, hi;
+
+		if (read_u64(&c, &lo) < 0)
+			return -1;
+		hi = lo;
+		if (c.p < c.end && *c.p == '-') {
+			c.p++;
+			if (read_u64(&c, &hi) < 0 || hi < lo)
+				return -1;
+		}
+		if (hi >= max_cpus)
+			return -1;
+		for (uint64_t i = lo; i <= hi; i++) {
+			if (!(set[i / 8] & (1u << (i % 8))))
+				(*count)++;
+			set[i / 8] |= (unsigned char)(1u << (i % 8));
+		}
+		if (c.p < c.end && *c.p == ',') {
+			c.p++;
+			if (c.p == c.end || is_space(*c.p))
+				return -1;
+			continue;
+		}
+		skip_space(&c);
+		if (c.p != c.end)
+			return -1;
+	}
+	return 0;
+}
+
+int pp_bracketed(const char *buf, size_t len, char *out, size_t cap)
+{
+	const char *open = memchr(buf, '[', len), *close;
+	size_t n;
+
+	if (!open)
+		return -1;
+	close = memchr(open, ']', len - (size_t)(open - buf));
+	if (!close)
+		return -1;
+	n = (size_t)(close - open - 1);
+	if (!n || n >= cap)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (is_space(open[1 + i]) || open[1 + i] == '[')
+			return -1;
+	memcpy(out, open + 1, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int pp_cmdline_param(const char *buf, size_t len, const char *key, char *out, size_t cap)
+{
+	struct cur c = { buf, buf + len };
+	size_t kl = strlen(key);
+	int found = 1;
+
+	for (;;) {
+		const char *w;
+		size_t n;
+
+		skip_space(&c);
+		if (c.p == c.end)
+			return found;
+		w = c.p;
+		while (c.p < c.end && !is_space(*c.p) && *c.p != '\0')
+			c.p++;
+		n = (size_t)(c.p - w);
+		if (c.p < c.end && *c.p == '\0')
+			c.p++;
+		if (n > kl && !memcmp(w, key, kl) && w[kl] == '=') {
+			if (n - kl - 1 >= cap)
+				return -1;
+			memcpy(out, w + kl + 1, n - kl - 1);
+			out[n - kl - 1] = '\0';
+			found = 0;	/* the kernel honours the last one */
+		} else if (n == 2 && !memcmp(w, "--", 2)) {
+			return found;	/* what follows is init's */
+		}
+	}
 }

@@ -15,6 +15,12 @@ struct pp_cpu {
 	uint64_t total_ticks, idle_ticks;
 };
 int pp_stat_cpu(const char *buf, size_t len, struct pp_cpu *out);
+/* The same summed over the "cpuN" lines of the CPUs in set (a bitmap of
+ * max_cpus <= PP_MAX_CPUS bits, count > 0 of them set). Fails when a CPU of
+ * set has no line (it is offline) or two, or on a malformed cpuN line. */
+#define PP_MAX_CPUS 8192
+int pp_stat_cpus(const char *buf, size_t len, const unsigned char *set, size_t max_cpus,
+		 size_t count, struct pp_cpu *out);
 
 /* /proc/meminfo: MemTotal and MemAvailable in bytes; -1 unless both are
  * present and positive. */
@@ -65,5 +71,33 @@ int pp_mountinfo_cgroup2(const char *buf, size_t len, char *out, size_t cap);
 
 /* ticks * 1e9 / hz without overflow; false when the result does not fit. */
 bool pp_ticks_to_ns(uint64_t ticks, uint64_t hz, uint64_t *ns);
+
+/* /proc/meminfo: one "Key: N kB" field in bytes. Returns 0 found, 1 absent,
+ * -1 when the field is malformed. */
+int pp_meminfo_field(const char *buf, size_t len, const char *key, uint64_t *bytes);
+
+/* PSI file: the avg10 percentages of the "some" and "full" lines. A missing
+ * line leaves its *_ok false; a malformed line fails; values are 0..100. */
+struct pp_psi_avg {
+	bool some_ok, full_ok;
+	double some_avg10, full_avg10;
+};
+int pp_psi_avg10(const char *buf, size_t len, struct pp_psi_avg *out);
+
+/* /proc/loadavg: the 1-minute load average (first field). */
+int pp_loadavg1(const char *buf, size_t len, double *load1);
+
+/* A kernel CPU list ("0-3,8,10-11", blank = empty) into a bitmap of
+ * max_cpus bits (set must hold (max_cpus + 7) / 8 bytes); *count = CPUs
+ * set. Fails on malformed text, a reversed range or a CPU >= max_cpus. */
+int pp_cpulist(const char *buf, size_t len, unsigned char *set, size_t max_cpus, size_t *count);
+
+/* The word in brackets of a sysfs choice file ("always [madvise] never"). */
+int pp_bracketed(const char *buf, size_t len, char *out, size_t cap);
+
+/* /proc/cmdline: the value of the last "key=value" parameter before "--"
+ * (words separated by blanks or NULs). Returns 0 found, 1 absent, -1 when
+ * the value does not fit in cap. */
+int pp_cmdline_param(const char *buf, size_t len, const char *key, char *out, size_t cap);
 
 #endif

@@ -13,6 +13,7 @@
 #include "base/strbuf.h"
 #include "base/text.h"
 #include "sampler/attest.h"
+#include "sampler/proc_parse.h"
 
 #define MS ((int64_t)1000000)
 
@@ -438,6 +439,55 @@ static int check_workload(const struct workload *w, struct err *e)
 	return 0;
 }
 
+/* The wait re-derived: every rejected window was busy beyond the ceiling,
+ * in order and before the accepted one; quiet_found says whether the
+ * accepted window is quiet; the wait fits in its limit. */
+static int check_cpus(const struct report *r, struct err *e)
+{
+	unsigned char set[PP_MAX_CPUS / 8];
+	size_t count;
+
+	if (!r->has_cpus)
+		return 0;
+	if (pp_cpulist(r->cpus.list, strlen(r->cpus.list), set, PP_MAX_CPUS, &count) < 0 ||
+	    !count || (int64_t)count != r->cpus.count)
+		return err_set(e, "cpus: \"list\" must be a CPU list of \"count\" CPUs");
+	return 0;
+}
+
+static int check_quiet_wait(const struct report *r, int64_t bstart, struct err *e)
+{
+	const struct quiet_wait *q = &r->quiet_wait;
+	const struct metric *b = &r->baseline_host_totals.cpu_percent;
+	double ceiling = r->policy.maximum_non_sut_cpu_percent;
+	int64_t prev = INT64_MIN;
+
+	if (!r->has_quiet_wait)
+		return 0;
+	if (q->limit_ns <= 0 || q->limit_ns > REPORT_WAIT_MAX_NS)
+		return err_set(e, "quiet_wait.limit_ns must be in (0, 24h]");
+	if (q->quiet_found != !(b->available && b->value > ceiling))
+		return err_set(e, "quiet_wait.quiet_found must say whether the baseline "
+				  "window's host CPU is within %.2f%%", ceiling);
+	if (!q->nr_rejected != !q->waited_ns)
+		return err_set(e, "quiet_wait.waited_ns is 0 exactly when no window was rejected");
+	for (size_t i = 0; i < q->nr_rejected; i++) {
+		const struct rejected_window *w = &q->rejected[i];
+		int64_t t;
+
+		if (!(w->host_cpu_percent > ceiling) || w->host_cpu_percent > 100)
+			return err_set(e, "quiet_wait.rejected_windows[%zu]: host CPU %.2f%% is "
+					  "not above the %.2f%% ceiling", i, w->host_cpu_percent,
+				       ceiling);
+		if (timestamp_parse(w->started_at_utc, &t) < 0 || t <= prev ||
+		    (r->baseline_window.samples && t + w->duration_ns > bstart))
+			return err_set(e, "quiet_wait.rejected_windows[%zu]: must start in order "
+					  "and end before the baseline window", i);
+		prev = t;
+	}
+	return 0;
+}
+
 int report_validate(const struct report *r, struct err *e)
 {
 	const struct attribution *a = &r->attribution;
@@ -464,7 +514,8 @@ int report_validate(const struct report *r, struct err *e)
 		    fabs(sum - r->host_totals.cpu_percent.value) > 1e-6)
 			return err_set(e, "attribution: SUT and non-SUT CPU must add up to host CPU");
 	}
-	if (check_cgroup(r, e) < 0 || check_consumers(r, e) < 0)
+	if (check_cgroup(r, e) < 0 || check_consumers(r, e) < 0 ||
+	    check_quiet_wait(r, bstart, e) < 0 || check_cpus(r, e) < 0)
 		return -1;
 	if (r->timed_out ? r->command_exit_code != 124
 			 : r->command_signal > 0 && r->command_exit_code != 128 + r->command_signal)
@@ -676,6 +727,25 @@ static json_t *workload_json(const struct workload *w)
 	return o;
 }
 
+static json_t *quiet_wait_json(const struct quiet_wait *q)
+{
+	json_t *o = jobj(), *arr = jarr();
+
+	jset_int(o, "limit_ns", q->limit_ns);
+	jset_int(o, "waited_ns", q->waited_ns);
+	jset_bool(o, "quiet_found", q->quiet_found);
+	for (size_t i = 0; i < q->nr_rejected; i++) {
+		json_t *x = jobj();
+
+		jset_str(x, "started_at_utc", q->rejected[i].started_at_utc);
+		jset_int(x, "duration_ns", q->rejected[i].duration_ns);
+		jset_num(x, "host_cpu_percent", q->rejected[i].host_cpu_percent);
+		jpush_new(arr, x);
+	}
+	jset_new(o, "rejected_windows", arr);
+	return o;
+}
+
 json_t *report_to_json(const struct report *r, bool with_digest)
 {
 	json_t *o = jobj(), *cons = jarr(), *finds = jarr();
@@ -711,6 +781,19 @@ json_t *report_to_json(const struct report *r, bool with_digest)
 		jset_str(x, "code", r->findings[i].code);
 		jset_str(x, "detail", r->findings[i].detail);
 		jpush_new(finds, x);
+	}
+	if (r->has_quiet_wait)
+		jset_new(o, "quiet_wait", quiet_wait_json(&r->quiet_wait));
+	if (r->has_cpus) {
+		json_t *c = jobj();
+
+		jset_str(c, "list", r->cpus.list);
+		jset_int(c, "count", r->cpus.count);
+		jset_new(c, "baseline_all_cpus_percent",
+			 metric_json(&r->cpus.baseline_all_cpus_percent, "percent"));
+		jset_new(c, "command_all_cpus_percent",
+			 metric_json(&r->cpus.command_all_cpus_percent, "percent"));
+		jset_new(o, "cpus", c);
 	}
 	jset_new(o, "findings", finds);
 	jset_int(o, "command_exit_code", r->command_exit_code);
@@ -1013,6 +1096,54 @@ static int get_policy(const json_t *o, const struct jpath *at, struct policy *p,
 	return jd_bool(x, &kp, "include_top_consumers", JD_REQUIRED, &p->include_top_consumers, e);
 }
 
+static int get_quiet_wait(const json_t *o, const struct jpath *at, struct quiet_wait *q,
+			  struct err *e)
+{
+	static const char *const known[] = { "limit_ns", "waited_ns", "quiet_found",
+					     "rejected_windows", NULL };
+	static const char *const wknown[] = { "started_at_utc", "duration_ns", "host_cpu_percent",
+					      NULL };
+	struct jpath kp = JP_KEY(at, "quiet_wait"), ap = JP_KEY(&kp, "rejected_windows");
+	const json_t *x, *arr;
+
+	TRY(get_member(o, at, "quiet_wait", known, &x, e));
+	TRY(get_count(x, &kp, "limit_ns", &q->limit_ns, e));
+	TRY(get_count(x, &kp, "waited_ns", &q->waited_ns, e));
+	TRY(jd_bool(x, &kp, "quiet_found", JD_REQUIRED, &q->quiet_found, e));
+	TRY(jd_arr(x, &kp, "rejected_windows", JD_REQUIRED, false, &arr, e));
+	if (json_array_size(arr) > REPORT_MAX_REJECTED)
+		return jpath_err(e, &ap, "at most %d rejected windows", REPORT_MAX_REJECTED);
+	q->nr_rejected = json_array_size(arr);
+	for (size_t i = 0; i < q->nr_rejected; i++) {
+		struct jpath ip = JP_IDX(&ap, i);
+		const json_t *w = json_array_get(arr, i);
+		struct rejected_window *rw = &q->rejected[i];
+
+		TRY(jd_object(w, &ip, wknown, e));
+		TRY(get_text(w, &ip, "started_at_utc", JD_REQUIRED, rw->started_at_utc,
+			     sizeof(rw->started_at_utc), e));
+		TRY(get_count(w, &ip, "duration_ns", &rw->duration_ns, e));
+		TRY(jd_num(w, &ip, "host_cpu_percent", JD_REQUIRED, &rw->host_cpu_percent, e));
+	}
+	return 0;
+}
+
+static int get_cpus(const json_t *o, const struct jpath *at, struct cpus_report *c, struct err *e)
+{
+	static const char *const known[] = { "list", "count", "baseline_all_cpus_percent",
+					     "command_all_cpus_percent", NULL };
+	struct jpath kp = JP_KEY(at, "cpus");
+	const json_t *x;
+
+	TRY(get_member(o, at, "cpus", known, &x, e));
+	TRY(get_text(x, &kp, "list", JD_REQUIRED, c->list, sizeof(c->list), e));
+	TRY(get_count(x, &kp, "count", &c->count, e));
+	TRY(get_metric(x, &kp, "baseline_all_cpus_percent", "percent",
+		       &c->baseline_all_cpus_percent, e));
+	return get_metric(x, &kp, "command_all_cpus_percent", "percent",
+			  &c->command_all_cpus_percent, e);
+}
+
 static int get_findings(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
 {
 	static const char *const known[] = { "code", "detail", NULL };
@@ -1094,8 +1225,8 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	static const char *const known[] = {
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
 		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
-		"top_non_sut_consumers", "policy", "findings", "command_exit_code", "command_signal",
-		"timed_out", "workload", "digest", NULL
+		"top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
+		"command_exit_code", "command_signal", "timed_out", "workload", "digest", NULL
 	};
 	const struct jpath *root = NULL;
 	const char *schema;
@@ -1125,6 +1256,14 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	TRY(get_cgroup(doc, root, &r->cgroup_v2, e));
 	TRY(get_consumers(doc, root, r, e));
 	TRY(get_policy(doc, root, &r->policy, e));
+	if (json_object_get(doc, "quiet_wait")) {
+		r->has_quiet_wait = true;
+		TRY(get_quiet_wait(doc, root, &r->quiet_wait, e));
+	}
+	if (json_object_get(doc, "cpus")) {
+		r->has_cpus = true;
+		TRY(get_cpus(doc, root, &r->cpus, e));
+	}
 	TRY(get_findings(doc, root, r, e));
 	TRY(get_count(doc, root, "command_exit_code", &r->command_exit_code, e));
 	TRY(get_count(doc, root, "command_signal", &r->command_signal, e));

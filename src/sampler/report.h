@@ -132,6 +132,36 @@ struct policy {
 	bool include_top_consumers;
 };
 
+/* --wait-quiet: the quiet windows rejected before the one the command ran
+ * after (docs/sampler.md). A window is rejected when its host CPU exceeds
+ * the non-SUT ceiling, as BASELINE_HOST_CPU_HIGH would say. */
+#define REPORT_MAX_REJECTED 64
+#define REPORT_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
+
+struct rejected_window {
+	char started_at_utc[REPORT_TIME_MAX];
+	int64_t duration_ns;
+	double host_cpu_percent;
+};
+
+struct quiet_wait {
+	int64_t limit_ns;	/* the --wait-quiet DUR */
+	int64_t waited_ns;	/* first window's start to the accepted window's start */
+	bool quiet_found;	/* the accepted window is quiet (else the wait ran out) */
+	struct rejected_window rejected[REPORT_MAX_REJECTED];
+	size_t nr_rejected;
+};
+
+/* --cpus: the command's cgroup is confined to these CPUs, and host CPU
+ * (quiet window, non-SUT) is judged on them; the whole host is information. */
+#define REPORT_CPUS_MAX 64
+
+struct cpus_report {
+	char list[REPORT_CPUS_MAX];	/* as given: "2-3" */
+	int64_t count;
+	struct metric baseline_all_cpus_percent, command_all_cpus_percent;
+};
+
 struct finding {
 	char code[40];
 	char detail[REPORT_TEXT_MAX];
@@ -160,6 +190,12 @@ struct report {
 	 * own output (sampler/workload.h). */
 	bool has_workload;
 	struct workload workload;
+	/* With --wait-quiet only: the key is absent otherwise. */
+	bool has_quiet_wait;
+	struct quiet_wait quiet_wait;
+	/* With --cpus only: the key is absent otherwise. */
+	bool has_cpus;
+	struct cpus_report cpus;
 	char digest[JSON_DIGEST_LEN + 1];
 };
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/dates.h"
 #include "base/xalloc.h"
 #include "sampler/census.h"
 #include "sampler/cgroup.h"
@@ -133,6 +134,41 @@ static void baseline_window(struct runner *rn, struct fold *f)
 	if (o->progress && !rn->interrupted)
 		o->progress(o->progress_ctx, o->baseline_ns, o->baseline_ns);
 	f->process_cpu_ns = self_cpu_ns() - cpu0;
+}
+
+/* --wait-quiet: while the quiet window just taken is busy (host CPU above
+ * the non-SUT ceiling) and the wait has time left, record it as rejected and
+ * take another. A window whose host CPU is unknown is not rejected. */
+static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_input *in,
+		       struct quiet_wait *q)
+{
+	const struct run_opts *o = rn->o;
+	int64_t first = f->first.mono_ns, limit = first + o->wait_quiet_ns;
+	double pct;
+
+	memset(q, 0, sizeof(*q));
+	q->limit_ns = o->wait_quiet_ns;
+	for (;;) {
+		struct rejected_window *w;
+
+		if (!fold_host_cpu_percent(f, &pct) ||
+		    pct <= o->policy.maximum_non_sut_cpu_percent) {
+			q->quiet_found = true;
+			break;
+		}
+		if (child_mono_ns() >= limit || q->nr_rejected == REPORT_MAX_REJECTED)
+			break;
+		w = &q->rejected[q->nr_rejected++];
+		timestamp_format(in->real0_ns + (f->first.mono_ns - in->mono0_ns),
+				 w->started_at_utc);
+		w->duration_ns = f->last.mono_ns - f->first.mono_ns;
+		w->host_cpu_percent = pct;
+		fold_init(f);
+		baseline_window(rn, f);
+		if (rn->interrupted)
+			return;
+	}
+	q->waited_ns = f->first.mono_ns - first;
 }
 
 static void command_loop(struct runner *rn, struct fold *f)
@@ -278,10 +314,30 @@ struct run_state {
 	struct fold_input in;
 	struct cgroup cg;
 	struct workload workload;
+	struct quiet_wait wait;
+	unsigned char cpu_set[PP_MAX_CPUS / 8];
+	size_t cpu_count;
 	uint64_t fork_rss;
 	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
 	char exe[PATH_MAX];
 };
+
+/* --cpus: the command's cgroup on those CPUs, or a refusal before the
+ * quiet window. */
+static int confine(const struct run_opts *o, struct run_state *st, struct err *e)
+{
+	char why[512];
+
+	if (pp_cpulist(o->cpus, strlen(o->cpus), st->cpu_set, PP_MAX_CPUS, &st->cpu_count) < 0 ||
+	    !st->cpu_count)
+		return err_set(e, "--cpus: \"%s\" is not a CPU list", o->cpus);
+	if (!st->cg.active)
+		return err_set(e, "--cpus needs a cgroup v2 of its own for the command, and "
+				  "there is none: %s", st->in.cgroup.reason);
+	if (cgroup_set_cpus(&st->cg, o->cpus, st->cpu_set, st->cpu_count, why, sizeof(why)) < 0)
+		return err_set(e, "--cpus: %s", why);
+	return 0;
+}
 
 int sampler_run(const struct run_opts *o, struct report *r, struct run_result *res, struct err *e)
 {
@@ -317,6 +373,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	}
 	if (!want_cgroup)
 		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the subreaper or the sampled tree was requested");
+	if (o->cpus && confine(o, st, e) < 0)
+		goto out_cgroup;
 	if (setup_signals(&rn, e) < 0)
 		goto out_cgroup;
 
@@ -331,6 +389,12 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	cfg.track_cpu = sampled;
 	cfg.non_sut_rss = o->policy.require_process_memory;
 	cfg.top_consumers = o->policy.include_top_consumers;
+	if (o->cpus) {
+		cfg.cpu_set = st->cpu_set;
+		cfg.cpu_count = st->cpu_count;
+		in->cpus_list = o->cpus;
+		in->cpus_count = st->cpu_count;
+	}
 	if (cfg.clk_tck <= 0 || cfg.page_size <= 0) {
 		err_set(e, "sysconf does not report the clock tick or the page size");
 		goto out_signals;
@@ -346,6 +410,10 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	fold_init(&st->baseline);
 	fold_init(&st->command);
 	baseline_window(&rn, &st->baseline);
+	if (o->wait_quiet_ns > 0 && !rn.interrupted) {
+		wait_quiet(&rn, &st->baseline, in, &st->wait);
+		in->quiet_wait = &st->wait;
+	}
 	if (rn.interrupted) {
 		res->interrupted = rn.interrupted;
 		res->exit_code = 128 + rn.interrupted;

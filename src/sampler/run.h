@@ -28,6 +28,14 @@ struct run_result {
 struct run_opts {
 	char *const *argv;	/* the command, NULL-terminated */
 	int64_t baseline_ns, interval_ns, timeout_ns;	/* timeout 0: none */
+	/* --wait-quiet: while a quiet window's host CPU exceeds the non-SUT
+	 * ceiling, sample another, for at most this long; every rejected window
+	 * is sealed in the report's quiet_wait. 0: one window, no quiet_wait. */
+	int64_t wait_quiet_ns;
+	/* --cpus: a CPU list (pp_cpulist) the command's cgroup is confined to;
+	 * host CPU is then judged on those CPUs. Needs a cgroup v2 with the
+	 * cpuset controller, else the run is refused. NULL: all CPUs. */
+	const char *cpus;
 	struct policy policy;	/* thresholds and flags; census bounds are set here */
 	const char *attribution;	/* ATTRIBUTION_* */
 	const char *proc_root;

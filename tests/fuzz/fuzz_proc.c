@@ -44,6 +44,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (pp_mountinfo_cgroup2(buf, size, path, sizeof(path)) == 0 && strlen(path) >= sizeof(path))
 		abort();
+	{
+		struct pp_psi_avg avg;
+		unsigned char set[16];
+		char word[16];
+		double load;
+
+		if (pp_psi_avg10(buf, size, &avg) == 0 &&
+		    (avg.some_avg10 < 0 || avg.some_avg10 > 100 || avg.full_avg10 < 0 || avg.full_avg10 > 100))
+			abort();
+		if (pp_loadavg1(buf, size, &load) == 0 && load < 0)
+			abort();
+		if (pp_cpulist(buf, size, set, 128, &nr) == 0 && nr > 128)
+			abort();
+		set[0] = 3;
+		if (pp_stat_cpus(buf, size, set, 128, 2, &cpu) == 0 &&
+		    cpu.total_ticks < cpu.idle_ticks)
+			abort();
+		if (pp_bracketed(buf, size, word, sizeof(word)) == 0 && !strlen(word))
+			abort();
+		if (pp_cmdline_param(buf, size, "isolcpus", word, sizeof(word)) == 0 &&
+		    strlen(word) >= sizeof(word))
+			abort();
+		(void)pp_meminfo_field(buf, size, "SwapTotal", &a);
+	}
 	if (size >= 16) {
 		uint64_t ticks, hz, ns;
 

@@ -153,3 +153,86 @@ Test(xp_machine_id, keyed_hash_never_the_raw_id)
 	cr_assert_eq(xp_machine_id(path, a, &e), -1);
 	cr_assert(strstr(e.msg, "machine id"), "%s", e.msg);
 }
+
+/* ---- why a gate investigates ------------------------------------------------ */
+
+static void explain(const char *gate, const char *base_sb, const char *cand_sb, char *out,
+		    size_t cap)
+{
+	struct xp_result res = { 0 };
+	char doc[4096];
+	json_error_t je;
+
+	res.gate = json_loads(gate, 0, &je);
+	cr_assert_not_null(res.gate, "%s", je.text);
+	snprintf(doc, sizeof(doc), "{\"system_baselines\": [%s]}", base_sb);
+	res.receipts[0] = json_loads(doc, 0, &je);
+	cr_assert_not_null(res.receipts[0], "%s", je.text);
+	snprintf(doc, sizeof(doc), "{\"system_baselines\": [%s]}", cand_sb);
+	res.receipts[1] = json_loads(doc, 0, &je);
+	cr_assert_not_null(res.receipts[1], "%s", je.text);
+	xp_explain(&res, out, cap);
+	json_decref(res.gate);
+	json_decref(res.receipts[0]);
+	json_decref(res.receipts[1]);
+}
+
+#define INVESTIGATE "{\"classification\": \"investigate\"}"
+#define CLEAN "{\"findings\": []}"
+#define BUSY(quiet, non_sut, findings)                                                     \
+	"{\"findings\": [" findings "], \"policy\": {\"maximum_non_sut_cpu_percent\": 20},"  \
+	"\"baseline_host_totals\": {\"cpu_percent\": {\"available\": true, \"value\": "    \
+	quiet "}}, \"attribution\": {\"non_sut_cpu_percent_of_host\": {\"available\": "     \
+	"true, \"value\": " non_sut "}}}"
+#define F(code) "{\"code\": \"" code "\", \"detail\": \"d\"}"
+
+Test(xp_explain, a_busy_host_in_figures_and_what_to_do)
+{
+	char why[512];
+
+	explain(INVESTIGATE, BUSY("85.2", "3", F("BASELINE_HOST_CPU_HIGH")) "," CLEAN,
+		BUSY("40", "55", F("BASELINE_HOST_CPU_HIGH") "," F("NON_SUT_CPU_HIGH")), why,
+		sizeof(why));
+	cr_expect_str_eq(why, "the host was busy: up to 85% CPU in the quiet window before the "
+			      "command (2 of 3 runs) and up to 55% CPU outside the command while "
+			      "it ran (1 of 3 runs), above the 20% ceiling; run `fak bench "
+			      "system-check`, or use --wait-quiet DUR");
+}
+
+Test(xp_explain, a_wait_that_ran_out_says_so)
+{
+	char why[512];
+
+	explain(INVESTIGATE,
+		"{\"quiet_wait\": {\"limit_ns\": 30000000000, \"quiet_found\": false},"
+		" \"findings\": [" F("BASELINE_HOST_CPU_HIGH") "], \"policy\": "
+		"{\"maximum_non_sut_cpu_percent\": 20}, \"baseline_host_totals\": {\"cpu_percent\":"
+		" {\"available\": true, \"value\": 64}}}",
+		CLEAN, why, sizeof(why));
+	cr_expect_str_eq(why, "the host was busy: up to 64% CPU in the quiet window before the "
+			      "command (1 of 2 runs), above the 20% ceiling, and it stayed busy "
+			      "through the 30 s of --wait-quiet (1 of 2 runs); run `fak bench "
+			      "system-check`, or wait longer");
+}
+
+Test(xp_explain, stall_duty_other_and_nothing)
+{
+	char why[512];
+
+	explain(INVESTIGATE, "{\"findings\": [" F("MEMORY_PSI_STALL_HIGH") "]}", CLEAN, why,
+		sizeof(why));
+	cr_expect_str_eq(why, "the command's tasks stalled waiting for memory (PSI) in 1 of 2 "
+			      "runs; run `fak bench system-check`, or use --wait-quiet DUR");
+	explain(INVESTIGATE, "{\"findings\": [" F("COMMAND_SAMPLER_DUTY_HIGH") "]}", CLEAN, why,
+		sizeof(why));
+	cr_expect_str_eq(why, "fak's own sampling took more than its duty ceiling in 1 of 2 runs; "
+			      "use a longer --interval");
+	explain(INVESTIGATE, CLEAN, "{\"findings\": [" F("SUT_CPU_UNKNOWN") "]}", why, sizeof(why));
+	cr_expect_str_eq(why, "the evidence of 1 of 2 runs is not clean (SUT_CPU_UNKNOWN: d); see "
+			      "the attestations");
+	explain(INVESTIGATE, CLEAN, CLEAN, why, sizeof(why));
+	cr_expect_str_eq(why, "", "noise alone: the gate's own reason says it");
+	explain("{\"classification\": \"pass\"}", CLEAN,
+		BUSY("90", "90", F("BASELINE_HOST_CPU_HIGH")), why, sizeof(why));
+	cr_expect_str_eq(why, "", "only an investigate is explained");
+}

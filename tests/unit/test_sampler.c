@@ -867,6 +867,152 @@ Test(report_validate, findings)
 	refuse_resealed(ed_detail, "findings[0]: recorded NON_SUT_CPU_HIGH \"made up\"");
 }
 
+/* ---- --wait-quiet: the wait is sealed and re-derived ------------------------ */
+
+/* Two busy windows rejected (90 % and 60 %) before the synthetic quiet one. */
+static void with_wait(struct report *r)
+{
+	struct quiet_wait *q = &r->quiet_wait;
+
+	r->has_quiet_wait = true;
+	memset(q, 0, sizeof(*q));
+	q->limit_ns = 10000 * MSEC;
+	q->waited_ns = 3000 * MSEC;
+	q->quiet_found = true;
+	q->nr_rejected = 2;
+	strcpy(q->rejected[0].started_at_utc, "2026-08-28T23:59:57Z");
+	q->rejected[0].duration_ns = 1000 * MSEC;
+	q->rejected[0].host_cpu_percent = 90;
+	strcpy(q->rejected[1].started_at_utc, "2026-08-28T23:59:58.5Z");
+	q->rejected[1].duration_ns = 1000 * MSEC;
+	q->rejected[1].host_cpu_percent = 60;
+}
+
+Test(report_quiet_wait, sealed_and_verified)
+{
+	struct synth x;
+	struct err e;
+	char *text;
+
+	synth_init(&x);
+	x.r.has_quiet_wait = false;
+	synth_build(&x);
+	text = checked(&x.r);
+	cr_expect_null(strstr(text, "quiet_wait"), "no --wait-quiet, no key: nothing changes");
+	free(text);
+	with_wait(&x.r);
+	cr_assert_eq(report_seal(&x.r, &e), 0, "%s", e.msg);
+	text = checked(&x.r);
+	cr_expect(strstr(text, "\"quiet_wait\": {\n    \"limit_ns\": 10000000000,\n"
+			       "    \"waited_ns\": 3000000000,\n    \"quiet_found\": true,\n"
+			       "    \"rejected_windows\": [\n      {\n"
+			       "        \"started_at_utc\": \"2026-08-28T23:59:57Z\",\n"),
+		  "%s", text);
+	free(text);
+}
+
+static void ed_wait_quiet(struct report *r)
+{
+	with_wait(r);
+	r->quiet_wait.rejected[1].host_cpu_percent = 15;
+}
+static void ed_wait_found(struct report *r)
+{
+	with_wait(r);
+	r->quiet_wait.quiet_found = false;
+}
+static void ed_wait_order(struct report *r)
+{
+	with_wait(r);
+	strcpy(r->quiet_wait.rejected[1].started_at_utc, "2026-08-28T23:59:56Z");
+}
+static void ed_wait_overlap(struct report *r)
+{
+	with_wait(r);
+	r->quiet_wait.rejected[1].duration_ns = 2000 * MSEC;
+}
+static void ed_wait_zero(struct report *r)
+{
+	with_wait(r);
+	r->quiet_wait.waited_ns = 0;
+}
+static void ed_wait_limit(struct report *r)
+{
+	with_wait(r);
+	r->quiet_wait.limit_ns = 0;
+}
+Test(report_quiet_wait, rejected_window_was_quiet)
+{
+	refuse_resealed(ed_wait_quiet, "quiet_wait.rejected_windows[1]: host CPU 15.00% is "
+				       "not above the 20.00% ceiling");
+}
+Test(report_quiet_wait, quiet_found_rederived)
+{
+	refuse_resealed(ed_wait_found, "quiet_wait.quiet_found must say whether the baseline "
+				       "window's host CPU is within 20.00%");
+}
+Test(report_quiet_wait, windows_in_order)
+{
+	refuse_resealed(ed_wait_order, "quiet_wait.rejected_windows[1]: must start in order");
+}
+Test(report_quiet_wait, windows_end_before_the_baseline)
+{
+	refuse_resealed(ed_wait_overlap, "quiet_wait.rejected_windows[1]: must start in order and "
+					 "end before the baseline window");
+}
+Test(report_quiet_wait, waited_iff_rejected)
+{
+	refuse_resealed(ed_wait_zero,
+			"quiet_wait.waited_ns is 0 exactly when no window was rejected");
+}
+Test(report_quiet_wait, limit)
+{
+	refuse_resealed(ed_wait_limit, "quiet_wait.limit_ns must be in (0, 24h]");
+}
+
+/* ---- --cpus: host CPU on the chosen CPUs, the whole host as information ----- */
+
+Test(report_cpus, all_cpus_recorded_as_information)
+{
+	struct synth x;
+	char *text;
+
+	synth_init(&x);
+	for (size_t i = 0; i < 2; i++) {
+		x.b[i].cpu_all_ok = x.c[i].cpu_all_ok = true;
+		x.b[i].cpu_all_total_ns = (uint64_t)(40000 + 4000 * (int64_t)i) * MSEC;
+		x.b[i].cpu_all_busy_ns = (uint64_t)(10000 + 3000 * (int64_t)i) * MSEC;
+		x.c[i].cpu_all_total_ns = (uint64_t)(50000 + 8000 * (int64_t)i) * MSEC;
+		x.c[i].cpu_all_busy_ns = (uint64_t)(20000 + 2000 * (int64_t)i) * MSEC;
+	}
+	x.in.cpus_list = "2-3";
+	x.in.cpus_count = 2;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean", "judged on the chosen CPUs: 5%% quiet, not 75%%");
+	cr_assert(x.r.has_cpus);
+	cr_expect_float_eq(x.r.cpus.baseline_all_cpus_percent.value, 75, 1e-9);
+	cr_expect_float_eq(x.r.cpus.command_all_cpus_percent.value, 25, 1e-9);
+	cr_expect_str_eq(x.r.host_totals.cpu_percent.source,
+			 "/proc/stat busy/total delta of the --cpus CPUs");
+	text = checked(&x.r);
+	cr_expect(strstr(text, "\"cpus\": {\n    \"list\": \"2-3\",\n    \"count\": 2,\n"),
+		  "%s", text);
+	free(text);
+}
+
+static void ed_cpus(struct report *r)
+{
+	r->has_cpus = true;
+	strcpy(r->cpus.list, "0-3");
+	r->cpus.count = 2;
+	metric_unavailable(&r->cpus.baseline_all_cpus_percent, "x");
+	metric_unavailable(&r->cpus.command_all_cpus_percent, "x");
+}
+Test(report_cpus, list_and_count_agree)
+{
+	refuse_resealed(ed_cpus, "cpus: \"list\" must be a CPU list of \"count\" CPUs");
+}
+
 /* ---- strict decoding ------------------------------------------------------ */
 
 static char *fixture(const char *name, size_t *len)

@@ -264,6 +264,53 @@ Test(census, host_counters_from_the_fixture)
 	census_free(c);
 }
 
+Test(census, cpus_judged_on_their_own_lines)
+{
+	struct census_cfg cfg = fixture_cfg("tests/fixtures/proc/tree", ENUM_CHILDREN);
+	unsigned char set[PP_MAX_CPUS / 8] = { 0 };
+	struct census *c;
+	struct sample s;
+
+	set[0] = 1;	/* CPU 0 */
+	cfg.cpu_set = set;
+	cfg.cpu_count = 1;
+	c = census_with(&cfg, 100);
+	census_take(c, CENSUS_ENDPOINT, &s);
+	cr_assert(s.cpu_ok, "%s", s.cpu_reason);
+	cr_expect_eq(s.cpu_total_ns, 990000000ULL, "cpu0: 50+10+15+20+2+0+1+1 ticks");
+	cr_expect_eq(s.cpu_busy_ns, (99ULL - 22) * 10000000);
+	cr_assert(s.cpu_all_ok, "the all-CPU line is kept as information");
+	cr_expect_eq(s.cpu_all_total_ns, 2010000000ULL);
+	census_free(c);
+
+	set[0] = 2;	/* CPU 1: no line in the fixture (offline) */
+	c = census_with(&cfg, 100);
+	census_take(c, CENSUS_ENDPOINT, &s);
+	cr_expect_not(s.cpu_ok);
+	cr_expect_str_eq(s.cpu_reason, "/proc/stat lacks a valid line for a CPU of --cpus");
+	census_free(c);
+}
+
+Test(proc_stat, per_cpu_lines)
+{
+	unsigned char set[PP_MAX_CPUS / 8] = { 0 };
+	struct pp_cpu c;
+
+	set[0] = 0x5;	/* CPUs 0 and 2 */
+	cr_assert_eq(pp_stat_cpus(S("cpu  9 9 9 9\ncpu0 1 0 1 10\ncpu1 5 5 5 5\ncpu2 2 0 0 20 1\n"
+				    "intr 1 2\n"), set, PP_MAX_CPUS, 2, &c), 0);
+	cr_expect_eq(c.total_ticks, 12 + 23);
+	cr_expect_eq(c.idle_ticks, 10 + 21);
+	cr_expect_eq(pp_stat_cpus(S("cpu0 1 0 1 10\n"), set, PP_MAX_CPUS, 2, &c), -1,
+		     "cpu2 missing");
+	cr_expect_eq(pp_stat_cpus(S("cpu0 1 0 1 10\ncpu0 1 0 1 10\ncpu2 1 1 1 1\n"), set,
+				  PP_MAX_CPUS, 2, &c), -1, "cpu0 twice");
+	cr_expect_eq(pp_stat_cpus(S("cpu0 1 0 1\ncpu2 1 1 1 1\n"), set, PP_MAX_CPUS, 2, &c), -1,
+		     "three fields");
+	cr_expect_eq(pp_stat_cpus(S("cpu0x 1 0 1 1\ncpu2 1 1 1 1\n"), set, PP_MAX_CPUS, 2, &c), -1);
+	cr_expect_eq(pp_stat_cpus(S("cpu0 1 1 1 1\n"), set, PP_MAX_CPUS, 0, &c), -1, "no CPU");
+}
+
 Test(census, children_walk_finds_every_thread_and_orphan)
 {
 	struct census *c = fixture_census("tests/fixtures/proc/tree", ENUM_CHILDREN, false);
