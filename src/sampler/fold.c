@@ -312,6 +312,10 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->command_exit_code = in->exit_code;
 	r->command_signal = in->signal;
 	r->timed_out = in->timed_out;
+	if (in->gpu) {
+		r->has_gpu = true;
+		r->gpu = *in->gpu;
+	}
 	if (in->workload) {
 		r->has_workload = true;
 		r->workload = *in->workload;

@@ -80,6 +80,7 @@ struct fold_input {
 	int64_t exit_code, signal;
 	bool timed_out;
 	const struct workload *workload;	/* NULL: a v1 attestation */
+	const struct gpu_section *gpu;		/* NULL: no GPU section */
 };
 
 /* Builds, classifies and seals *r. */

@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/json.h"
+#include "sampler/gpu.h"
 #include "sampler/metric.h"
 #include "sampler/workload.h"
 
@@ -160,6 +161,10 @@ struct report {
 	 * own output (sampler/workload.h). */
 	bool has_workload;
 	struct workload workload;
+	/* The GPU section (sampler/gpu.h); absent from documents sealed before
+	 * fak read GPUs, present (if only as "unreadable") in every new one. */
+	bool has_gpu;
+	struct gpu_section gpu;
 	char digest[JSON_DIGEST_LEN + 1];
 };
 
