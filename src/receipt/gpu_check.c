@@ -109,14 +109,15 @@ int gpu_check_section(const struct gpu_policy *gp, bool present, const struct gp
 	return 0;
 }
 
-/* "run 4 (candidate repetition 1)" from the sealed workload label, else
- * the attestation's place in the receipt. */
+/* "run 4 (candidate repetition 1)", counted from 1 as the runner prints
+ * its schedule, from the sealed workload label; else the attestation's
+ * place in the receipt. */
 static void run_name(const struct report *r, size_t i, struct strbuf *out)
 {
 	if (r->has_workload)
-		sb_addf(out, "run %lld (%s %s %lld)", (long long)r->workload.label.sequence,
+		sb_addf(out, "run %lld (%s %s %lld)", (long long)r->workload.label.sequence + 1,
 			r->workload.label.arm, r->workload.label.kind,
-			(long long)r->workload.label.index);
+			(long long)r->workload.label.index + 1);
 	else
 		sb_addf(out, "attestation %zu", i);
 }
@@ -148,4 +149,95 @@ int gpu_check_receipt(const struct gpu_policy *gp, const struct receipt *rc, con
 	}
 	free(r);
 	return bad;
+}
+
+/* One arm's clocks over every sealed run (all devices): what the
+ * comparison shows next to the throughput. */
+struct arm_clocks {
+	int64_t runs, with_devices, observed;
+	struct gpu_range sm, mem;
+	double sm_sum, mem_sum;
+	int64_t reasons;
+	bool failed;
+};
+
+static void arm_add(struct arm_clocks *a, const struct gpu_section *s)
+{
+	a->with_devices += s->nr_devices > 0;
+	a->failed |= !strcmp(s->status, GPU_FAILED);
+	for (size_t i = 0; i < s->nr_devices; i++) {
+		const struct gpu_summary *m = &s->devices[i].summary;
+
+		if (!m->observed)
+			continue;
+		if (!a->observed || m->sm_clock_mhz.min < a->sm.min)
+			a->sm.min = m->sm_clock_mhz.min;
+		if (!a->observed || m->sm_clock_mhz.max > a->sm.max)
+			a->sm.max = m->sm_clock_mhz.max;
+		if (!a->observed || m->memory_clock_mhz.min < a->mem.min)
+			a->mem.min = m->memory_clock_mhz.min;
+		if (!a->observed || m->memory_clock_mhz.max > a->mem.max)
+			a->mem.max = m->memory_clock_mhz.max;
+		a->observed += m->observed;
+		a->sm_sum += m->sm_clock_mhz.mean * (double)m->observed;
+		a->mem_sum += m->memory_clock_mhz.mean * (double)m->observed;
+		a->reasons |= m->event_reasons;
+	}
+}
+
+static json_t *range_json(const struct gpu_range *g, double mean)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "min", g->min);
+	jset_int(o, "max", g->max);
+	jset_num(o, "mean", mean);
+	return o;
+}
+
+static json_t *arm_json(const struct arm_clocks *a)
+{
+	json_t *o = jobj(), *r = jarr();
+
+	jset_int(o, "runs", a->runs);
+	jset_int(o, "runs_with_devices", a->with_devices);
+	jset_str(o, "status", a->failed ? GPU_FAILED : a->observed ? GPU_OBSERVED : GPU_UNREADABLE);
+	jset_int(o, "observed_readings", a->observed);
+	if (a->observed) {
+		double n = (double)a->observed;
+
+		jset_new(o, "sm_clock_mhz", range_json(&a->sm, a->sm_sum / n));
+		jset_new(o, "memory_clock_mhz", range_json(&a->mem, a->mem_sum / n));
+	}
+	for (const struct gpu_reason_name *n = gpu_reason_names; n->name; n++)
+		if ((uint64_t)a->reasons & n->bit)
+			jpush_new(r, json_string(n->name));
+	jset_new(o, "clocks_event_reasons", r);
+	return o;
+}
+
+json_t *gpu_clocks_json(const struct receipt *base, const struct receipt *cand)
+{
+	const struct receipt *rs[2] = { base, cand };
+	struct arm_clocks arms[2];
+	struct report *r = xmalloc(sizeof(*r));
+	json_t *o = NULL;
+
+	memset(arms, 0, sizeof(arms));
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < rs[k]->nr_system_baselines; i++) {
+			struct err e;
+
+			arms[k].runs++;
+			if (attest_check_report(rs[k]->system_baselines[i].json, r, &e) == 0 &&
+			    r->has_gpu)
+				arm_add(&arms[k], &r->gpu);
+		}
+	free(r);
+	if (arms[0].with_devices || arms[1].with_devices) {
+		o = jobj();
+		jset_new(o, "baseline", arm_json(&arms[0]));
+		jset_new(o, "candidate", arm_json(&arms[1]));
+	}
+	return o;
 }

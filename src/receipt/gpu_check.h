@@ -23,4 +23,9 @@ int gpu_check_section(const struct gpu_policy *gp, bool present, const struct gp
 int gpu_check_receipt(const struct gpu_policy *gp, const struct receipt *rc, const char *side,
 		      struct strbuf *why);
 
+/* Each arm's GPU clocks over its sealed runs (SM and memory minimum,
+ * maximum and reading-weighted mean, clock-event reasons, status), or NULL
+ * when no run of either arm read a GPU device. New reference. */
+json_t *gpu_clocks_json(const struct receipt *base, const struct receipt *cand);
+
 #endif

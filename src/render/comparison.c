@@ -140,6 +140,54 @@ static void bound_text(struct strbuf *out, const json_t *bound)
 		sb_addf(out, "metrics    %zu of %zu repetitions sealed; the others were typed in\n", n, total);
 }
 
+/* One arm's clocks: "1410 MHz [1005, 1410]", or its status when none was
+ * observed. */
+static void arm_clock(struct strbuf *out, const json_t *arm, const char *key)
+{
+	const json_t *c = get(arm, key);
+
+	if (!c) {
+		sb_adds(out, str(arm, "status"));
+		return;
+	}
+	sb_addf(out, "%.0f MHz [%.0f, %.0f]", num(c, "mean"), num(c, "min"), num(c, "max"));
+}
+
+static void arm_reasons(struct strbuf *out, const json_t *arm)
+{
+	const json_t *r = get(arm, "clocks_event_reasons");
+	size_t i;
+	const json_t *v;
+
+	if (!json_array_size(r))
+		sb_adds(out, "none");
+	json_array_foreach (r, i, v)
+		sb_addf(out, "%s%s", i ? " " : "", json_string_value(v));
+}
+
+/* The arms' GPU clocks under the throughput, when either arm read a GPU:
+ * a clock difference shows next to a throughput difference. */
+static void gpu_text(struct strbuf *out, const json_t *gpu)
+{
+	const json_t *arm[2] = { get(gpu, "baseline"), get(gpu, "candidate") };
+	static const char *const what[3] = { "SM ", "; memory ", "; clock events " };
+	struct strbuf t = STRBUF_INIT;
+
+	for (int k = 0; k < 3; k++) {
+		sb_adds(&t, what[k]);
+		for (int a = 0; a < 2; a++) {
+			if (a)
+				sb_adds(&t, " \u2192 ");
+			if (k == 2)
+				arm_reasons(&t, arm[a]);
+			else
+				arm_clock(&t, arm[a], k ? "memory_clock_mhz" : "sm_clock_mhz");
+		}
+	}
+	wrap_line(out, "gpu   ", 7, t.buf);
+	sb_release(&t);
+}
+
 void render_comparison_text(struct strbuf *out, const json_t *doc)
 {
 	static const char *const metrics[] = { "tokens_per_second", "end_to_end_milliseconds" };
@@ -155,6 +203,8 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	sb_addch(out, '\n');
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
 		render_metric_line(out, get(st, metrics[i]));
+	if (get(doc, "gpu_clocks"))
+		gpu_text(out, get(doc, "gpu_clocks"));
 	sb_addch(out, '\n');
 	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate in "
 				   "percent of the baseline median with its distribution-free "
