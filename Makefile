@@ -3,6 +3,12 @@
 # BUILD selects the output folder, so the sanitizer and fuzz builds never mix
 # objects with the normal one.
 
+# fak reads Linux interfaces (/proc, cgroup v2, signalfd, child subreapers);
+# elsewhere the build stops here rather than on a missing header.
+ifneq ($(shell uname -s),Linux)
+$(error fak builds on Linux only for now; docs/platforms.md has the plan for macOS)
+endif
+
 CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local

@@ -294,7 +294,8 @@ static void coverage(struct coverage *c, const struct fold_input *in)
 
 int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 {
-	memset(r, 0, sizeof(*r));
+	/* everything but the GPU device array, which gpu_copy fills as used */
+	memset(r, 0, offsetof(struct report, gpu.devices));
 	window(&r->baseline_window, in->baseline, in);
 	host(&r->baseline_host_totals, in->baseline);
 	overhead(&r->baseline_sampler, in->baseline);
@@ -314,7 +315,7 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->timed_out = in->timed_out;
 	if (in->gpu) {
 		r->has_gpu = true;
-		r->gpu = *in->gpu;
+		gpu_copy(&r->gpu, in->gpu);
 	}
 	if (in->workload) {
 		r->has_workload = true;

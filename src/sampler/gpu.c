@@ -226,11 +226,23 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Clears everything but the device array. */
+static void clear(struct gpu_section *s)
+{
+	memset(s, 0, offsetof(struct gpu_section, devices));
+}
+
 void gpu_unreadable(struct gpu_section *s, const char *reason)
 {
-	memset(s, 0, sizeof(*s));
+	clear(s);
 	copy(s->status, sizeof(s->status), GPU_UNREADABLE);
 	copy(s->reason, sizeof(s->reason), reason);
+}
+
+void gpu_copy(struct gpu_section *dst, const struct gpu_section *src)
+{
+	memcpy(dst, src, offsetof(struct gpu_section, devices));
+	memcpy(dst->devices, src->devices, src->nr_devices * sizeof(src->devices[0]));
 }
 
 struct gpu *gpu_open(struct gpu_section *s)
@@ -240,7 +252,7 @@ struct gpu *gpu_open(struct gpu_section *s)
 	unsigned int count = 0;
 	nvml_ret rc;
 
-	memset(s, 0, sizeof(*s));
+	clear(s);
 	if (nvml_load(&g->n, why, sizeof(why)) < 0) {
 		gpu_unreadable(s, why);
 		free(g);
@@ -261,6 +273,7 @@ struct gpu *gpu_open(struct gpu_section *s)
 
 		if (g->n.handle(i, &g->dev[s->nr_devices]) != NVML_SUCCESS)
 			continue;
+		memset(d, 0, sizeof(*d));
 		d->index = i;
 		d->reading_stride = 1;
 		read_name(&g->n, g->dev[s->nr_devices], d->name);

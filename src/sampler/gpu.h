@@ -112,8 +112,11 @@ void gpu_sample(struct gpu *g, struct gpu_section *s, int64_t mono_ns, gpu_is_su
 /* Summarizes, sets the section status and unloads NVML. g may be NULL. */
 void gpu_close(struct gpu *g, struct gpu_section *s);
 
-/* The section that says the GPU could not be read, and why. */
+/* The section that says the GPU could not be read, and why (the device
+ * array is left untouched: nr_devices is 0). */
 void gpu_unreadable(struct gpu_section *s, const char *reason);
+/* *dst = *src, copying only the devices in use. */
+void gpu_copy(struct gpu_section *dst, const struct gpu_section *src);
 
 /* ---- the probe (for `fak bench system-check` and the platform check) ---- */
 
