@@ -28,6 +28,13 @@ run powercap powercap sleep 0.6
 run nosupport nosupport sleep 0.2
 run vanish vanish sleep 0.6
 run nodevice nodevice true
+# more censuses than a device keeps readings: decimated, still spread over the window
+LD_LIBRARY_PATH=$lib $FAK bench system-baseline --baseline-duration 40ms --interval 10ms --out long.json \
+	-- sleep 1.2 >/dev/null
+$FAK bench system-baseline --verify long.json >/dev/null
+jq -e '.gpu.devices[0] | .reading_stride >= 2 and (.readings | length) <= 64
+	and (.readings | length) > 16 and .readings[-1].offset_ms >= 1000
+	and .summary.readings == (.readings | length)' long.json >/dev/null
 run initfail initfail true
 
 /usr/bin/python3 - <<'PY'
