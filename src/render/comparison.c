@@ -156,13 +156,11 @@ static void arm_clock(struct strbuf *out, const json_t *arm, const char *key)
 static void arm_reasons(struct strbuf *out, const json_t *arm)
 {
 	const json_t *r = get(arm, "clocks_event_reasons");
-	size_t i;
-	const json_t *v;
 
 	if (!json_array_size(r))
 		sb_adds(out, "none");
-	json_array_foreach (r, i, v)
-		sb_addf(out, "%s%s", i ? " " : "", json_string_value(v));
+	for (size_t i = 0; i < json_array_size(r); i++)
+		sb_addf(out, "%s%s", i ? " " : "", json_string_value(json_array_get(r, i)));
 }
 
 /* The arms' GPU clocks under the throughput, when either arm read a GPU:

@@ -67,9 +67,10 @@ static void section(struct gpu_section *s, bool with_failure)
 Test(gpu_section, summary_and_status)
 {
 	struct gpu_section s;
-	const struct gpu_summary *m = &s.devices[0].summary;
+	const struct gpu_summary *m;
 
 	section(&s, false);
+	m = &s.devices[0].summary;
 	cr_assert_str_eq(s.status, "observed");
 	cr_assert_str_eq(s.reason, "");
 	cr_assert_eq(m->readings, 3);
