@@ -3,9 +3,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "receipt/gpu_check.h"
+#include "sampler/attest.h"
 #include "sampler/gpu.h"
 
 static void reading(struct gpu_device *d, int64_t at_ms, int64_t sm, int64_t reasons)
@@ -276,5 +278,57 @@ Test(gpu_check, failed_unreadable_and_absent)
 	p.minimum_coverage_ratio = 0;
 	cr_assert_str_eq(verdict(&p, true, &s, &why), "ok");
 	cr_assert_str_eq(verdict(&p, false, &s, &why), "ok");
+	sb_release(&why);
+}
+
+/* ---- a receipt's sealed runs ------------------------------------------------ */
+
+static json_t *attestation(const char *name)
+{
+	char path[256];
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	json_t *doc;
+
+	snprintf(path, sizeof(path), "tests/fixtures/attestations/%s", name);
+	cr_assert_eq(file_read(path, ATTEST_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	sb_release(&sb);
+	return doc;
+}
+
+Test(gpu_check, receipt_runs_are_named_and_old_attestations_do_not_qualify)
+{
+	struct gpu_policy p = policy();
+	struct receipt_attestation att[2];
+	json_t *docs[2] = { attestation("gpu-clock-drop.json"), attestation("clean-1.json") };
+	struct receipt r;
+	struct strbuf why = STRBUF_INIT;
+
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(gpu_check_receipt(&p, &r, "candidate", &why), -1);
+	cr_assert_str_eq(why.buf, "candidate has no sealed runs to read GPU clocks from");
+
+	att[0].json = docs[0];
+	att[1].json = docs[1];
+	r.system_baselines = att;
+	r.nr_system_baselines = 2;
+	p.disqualifying_reasons.n = 0;
+	sb_reset(&why);
+	cr_assert_eq(gpu_check_receipt(&p, &r, "candidate", &why), -1);
+	cr_assert_str_eq(why.buf, "candidate attestation 1: the attestation has no GPU section "
+				  "(sealed before fak read GPUs)");
+	p.maximum_sm_clock_drift_percent = 3;
+	sb_reset(&why);
+	cr_assert_eq(gpu_check_receipt(&p, &r, "last_accepted", &why), -1);
+	cr_assert_str_eq(why.buf, "last_accepted attestation 0: device 0 (NVIDIA A100-SXM4-80GB): SM "
+				  "clock drift 21.88% exceeds 3% (SM 1005..1410 MHz, mean 1157; memory "
+				  "1593..1593 MHz, mean 1593)");
+	r.nr_system_baselines = 1;
+	p.maximum_sm_clock_drift_percent = 30;
+	sb_reset(&why);
+	cr_assert_eq(gpu_check_receipt(&p, &r, "last_accepted", &why), 0, "%s", why.buf);
+	json_decref(docs[0]);
+	json_decref(docs[1]);
 	sb_release(&why);
 }
