@@ -321,9 +321,9 @@ Test(gpu_check, receipt_runs_are_named_and_old_attestations_do_not_qualify)
 	p.maximum_sm_clock_drift_percent = 3;
 	sb_reset(&why);
 	cr_assert_eq(gpu_check_receipt(&p, &r, "last_accepted", &why), -1);
-	cr_assert_str_eq(why.buf, "last_accepted attestation 0: device 0 (NVIDIA A100-SXM4-80GB): SM "
-				  "clock drift 21.88% exceeds 3% (SM 1005..1410 MHz, mean 1157; memory "
-				  "1593..1593 MHz, mean 1593)");
+	cr_assert_str_eq(why.buf, "last_accepted attestation 0: device 0 (NVIDIA A100-SXM4-80GB): "
+				  "SM clock drift 21.88% exceeds 3% (SM 1005..1410 MHz, mean 1157; "
+				  "memory 1593..1593 MHz, mean 1593)");
 	r.nr_system_baselines = 1;
 	p.maximum_sm_clock_drift_percent = 30;
 	sb_reset(&why);
