@@ -140,27 +140,20 @@ static void bound_text(struct strbuf *out, const json_t *bound)
 		sb_addf(out, "metrics    %zu of %zu repetitions sealed; the others were typed in\n", n, total);
 }
 
-/* One arm's clocks: "1410 MHz [1005, 1410]", or its status when none was
- * observed. */
-static void arm_clock(struct strbuf *out, const json_t *arm, const char *key)
+void render_gpu_arm(struct strbuf *out, const json_t *arm, const char *key)
 {
 	const json_t *c = get(arm, key);
 
-	if (!c) {
+	if (!strcmp(key, "clocks_event_reasons")) {
+		if (!json_array_size(c))
+			sb_adds(out, "none");
+		for (size_t i = 0; i < json_array_size(c); i++)
+			sb_addf(out, "%s%s", i ? " " : "", json_string_value(json_array_get(c, i)));
+	} else if (!c) {
 		sb_adds(out, str(arm, "status"));
-		return;
+	} else {
+		sb_addf(out, "%.0f MHz [%.0f, %.0f]", num(c, "mean"), num(c, "min"), num(c, "max"));
 	}
-	sb_addf(out, "%.0f MHz [%.0f, %.0f]", num(c, "mean"), num(c, "min"), num(c, "max"));
-}
-
-static void arm_reasons(struct strbuf *out, const json_t *arm)
-{
-	const json_t *r = get(arm, "clocks_event_reasons");
-
-	if (!json_array_size(r))
-		sb_adds(out, "none");
-	for (size_t i = 0; i < json_array_size(r); i++)
-		sb_addf(out, "%s%s", i ? " " : "", json_string_value(json_array_get(r, i)));
 }
 
 /* The arms' GPU clocks under the throughput, when either arm read a GPU:
@@ -176,15 +169,15 @@ static void gpu_text(struct strbuf *out, const json_t *gpu)
 		for (int a = 0; a < 2; a++) {
 			if (a)
 				sb_adds(&t, " \u2192 ");
-			if (k == 2)
-				arm_reasons(&t, arm[a]);
-			else
-				arm_clock(&t, arm[a], k ? "memory_clock_mhz" : "sm_clock_mhz");
+			render_gpu_arm(&t, arm[a], render_gpu_keys[k]);
 		}
 	}
 	wrap_line(out, "gpu   ", 7, t.buf);
 	sb_release(&t);
 }
+
+const char *const render_gpu_keys[3] = { "sm_clock_mhz", "memory_clock_mhz",
+					 "clocks_event_reasons" };
 
 void render_comparison_text(struct strbuf *out, const json_t *doc)
 {

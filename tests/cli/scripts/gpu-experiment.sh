@@ -55,6 +55,11 @@ grep -qx 'investigate: last_accepted run 3 (baseline repetition 1): device 0 (NV
 	gpu.txt || { cat gpu.txt; fail "gpu check detail"; }
 jq -e '.gpu_clocks.candidate.clocks_event_reasons == ["sw_power_cap"]' capped/comparison.json >/dev/null ||
 	fail "capped: comparison reasons"
+"$FAK" native-performance --graph graph.json --compare capped/baseline.json --candidate capped/candidate.json \
+	--format md >cmp.md || fail "--compare --format md"
+grep -qxF '| GPU SM clock | 1200 MHz \[1200, 1200\] | 1200 MHz \[1200, 1200\] | | | | | |' cmp.md &&
+	grep -qxF '| clock events | sw_power_cap | sw_power_cap | | | | | |' cmp.md ||
+	{ cat cmp.md; fail "the Markdown comparison does not show the clocks"; }
 
 # the policy is part of the criterion the receipts bind: dropping it from the graph
 # does not let the same receipts through unchecked
