@@ -120,7 +120,8 @@ static void md_gpu_rows(struct strbuf *out, const json_t *gpu)
 		sb_addf(out, "| %s |", names[k]);
 		for (int a = 0; a < 2; a++) {
 			sb_reset(&t);
-			render_gpu_arm(&t, get(gpu, a ? "candidate" : "baseline"), render_gpu_keys[k]);
+			render_gpu_arm(&t, get(gpu, a ? "candidate" : "baseline"),
+				       render_gpu_keys[k]);
 			sb_addch(out, ' ');
 			frontdoor_md_cell(out, t.buf);
 			sb_adds(out, " |");
