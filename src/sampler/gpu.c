@@ -4,7 +4,9 @@
  * public NVML API reference (nvml.h is not needed to build). */
 #include "sampler/gpu.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,10 +101,52 @@ static void copy(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src);
 }
 
+#define FD_BITS 4096
+
+/* The open descriptors below FD_BITS, as a bit set (the listing's own
+ * descriptor left out). */
+static void fd_snapshot(unsigned char set[FD_BITS / 8])
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	memset(set, 0, FD_BITS / 8);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long fd = strtol(de->d_name, NULL, 10);
+
+		if (de->d_name[0] != '.' && fd >= 0 && fd < FD_BITS && fd != dirfd(d))
+			set[fd / 8] |= (unsigned char)(1u << (fd % 8));
+	}
+	closedir(d);
+}
+
+/* The command fak runs must not inherit the driver's descriptors: every
+ * descriptor NVML opened (not in `before`) becomes close-on-exec. */
+static void cloexec_new(const unsigned char before[FD_BITS / 8])
+{
+	unsigned char after[FD_BITS / 8];
+
+	fd_snapshot(after);
+	for (int fd = 0; fd < FD_BITS; fd++) {
+		int flags;
+
+		if (!(after[fd / 8] & ~before[fd / 8] & (1u << (fd % 8))))
+			continue;
+		flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+}
+
 /* Opens the library and resolves the table; on failure *why says so. */
 static int nvml_load(struct nvml *n, char *why, size_t cap)
 {
+	unsigned char before[FD_BITS / 8];
+
 	memset(n, 0, sizeof(*n));
+	fd_snapshot(before);
 	n->so = dlopen(GPU_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!n->so) {
 		snprintf(why, cap, "no %s", GPU_LIBRARY);
@@ -128,6 +172,7 @@ static int nvml_load(struct nvml *n, char *why, size_t cap)
 		n->so = NULL;
 		return -1;
 	}
+	cloexec_new(before);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
  * caller's descendants) each hold 1 GiB of GPU memory; PID 1 holds 5 GiB, which
  * fak must not count as the command's. Values follow NVIDIA's public API
  * reference; no NVIDIA code is used. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +85,25 @@ int nvmlDeviceGetMemoryInfo(void *dev, struct memory *m);
 int nvmlDeviceGetPersistenceMode(void *dev, int *mode);
 int nvmlDeviceGetComputeRunningProcesses_v3(void *dev, unsigned int *n, struct process *p);
 
+/* Like a driver that forgets O_CLOEXEC: fak must keep the command from
+ * inheriting it. */
+static int device_fd = -1;
+
 int nvmlInit_v2(void)
 {
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	return is("initfail") ? DRIVER_NOT_LOADED : OK;
+	if (is("initfail"))
+		return DRIVER_NOT_LOADED;
+	if (device_fd < 0)
+		device_fd = open("/dev/zero", O_RDONLY);
+	return OK;
 }
 
 int nvmlShutdown(void)
 {
+	if (device_fd >= 0)
+		close(device_fd);
+	device_fd = -1;
 	return OK;
 }
 

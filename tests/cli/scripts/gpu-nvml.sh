@@ -22,7 +22,10 @@ $FAK bench system-baseline --verify none.json >/dev/null
 jq -e '.gpu == {"schema": "fak-native-gpu-clock-observation/v1", "status": "unreadable",
 	"reason": "no libnvidia-ml.so.1", "sampler_wall_ns": 0, "devices": []}' none.json >/dev/null
 
-run steady steady sh -c 'sleep 0.5 & sleep 0.5; wait'
+run steady steady sh -c 'sleep 0.5 & sleep 0.5; wait; ls -l /proc/$$/fd >&2' 2>fds.txt
+# the double opens /dev/zero without O_CLOEXEC, as a careless driver would: not inherited
+grep -q ' -> ' fds.txt
+if grep /dev/zero fds.txt; then echo "the command inherited NVML's descriptor"; exit 1; fi
 run drop drop sleep 0.6
 run powercap powercap sleep 0.6
 run nosupport nosupport sleep 0.2
@@ -87,8 +90,8 @@ PY
 
 # --verify re-derives each summary from the readings; other edits break the digest
 jq '.gpu.devices[0].summary.sm_clock_mhz.min = 1410' drop.json >edited.json
-! $FAK bench system-baseline --verify edited.json 2>err.txt
+if $FAK bench system-baseline --verify edited.json 2>err.txt; then exit 1; fi
 grep -qx "fak bench system-baseline: verify 'edited.json': gpu.devices\[0\].summary: differs from the summary derived from the readings" err.txt
 jq '.gpu.devices[0].state.applications_sm_clock_mhz = 1005' drop.json >edited.json
-! $FAK bench system-baseline --verify edited.json 2>err.txt
+if $FAK bench system-baseline --verify edited.json 2>err.txt; then exit 1; fi
 grep -q "canonical digest mismatch" err.txt
