@@ -33,8 +33,9 @@ void xp_step_title(const struct receipt_step *s, char *out, size_t cap);
  * linux/arm64, darwin/arm64, ...). */
 int xp_host_platform(char *out, size_t cap, struct err *e);
 /* Whether an envelope platform ("os/arch" or "os/arch+accelerator") can be
- * witnessed here; why not in e. proc_root: where /proc is (tests). */
-int xp_platform_check(const char *want, const char *proc_root, struct err *e);
+ * witnessed here; why not in e, with what was found. An NVIDIA accelerator
+ * ("+nvidia-a100") needs a device whose NVML name holds the model ("A100"). */
+int xp_platform_check(const char *want, struct err *e);
 /* The scrubbed machine id: a keyed hash (HMAC-SHA-256) of the machine id in
  * file (NULL: /etc/machine-id, then /var/lib/dbus/machine-id), so the raw
  * id never leaves the machine and cannot be matched against other uses of

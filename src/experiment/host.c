@@ -1,17 +1,18 @@
 /* What the experiment learns about the machine it runs on: its platform
  * (checked against the envelope before anything runs) and a scrubbed id. */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "experiment/experiment.h"
+#include "sampler/gpu.h"
 
 int xp_host_platform(char *out, size_t cap, struct err *e)
 {
@@ -40,55 +41,39 @@ int xp_host_platform(char *out, size_t cap, struct err *e)
 	return 0;
 }
 
-/* An NVIDIA GPU whose model line names `model` ("A100"), from the driver's
- * /proc/driver/nvidia/gpus/<bus>/information files. */
-static bool nvidia_gpu(const char *proc_root, const char *model)
+/* Whether `model` ("A100") is a whole word of `name`: "A100", not "A1000". */
+static bool names_model(const char *name, const char *model)
 {
-	char dir[512];
-	struct strbuf sb = STRBUF_INIT;
-	struct dirent *de;
-	struct err e;
-	bool found = false;
-	DIR *d;
+	size_t n = strlen(model);
 
-	snprintf(dir, sizeof(dir), "%s/driver/nvidia/gpus", proc_root);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		char path[1024];
-		const char *line;
+	for (const char *m = strstr(name, model); m; m = strstr(m + 1, model)) {
+		char before = m == name ? ' ' : m[-1], after = m[n];
 
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/information", dir, de->d_name);
-		if (file_read(path, 65536, &sb, &e) < 0)
-			continue;
-		line = strstr(sb_str(&sb), "Model:");
-		if (line) {
-			const char *end = strchr(line, '\n');
-			struct strbuf l = STRBUF_INIT;
-
-			sb_add(&l, line, end ? (size_t)(end - line) : strlen(line));
-			/* the model as a whole word: "A100", not "A1000" */
-			for (const char *m = strstr(l.buf, model); m && !found; m = strstr(m + 1, model)) {
-				char before = m == l.buf ? ' ' : m[-1], after = m[strlen(model)];
-
-				found = !isalnum((unsigned char)before) && !isalnum((unsigned char)after);
-			}
-			sb_release(&l);
-		}
+		if (!isalnum((unsigned char)before) && !isalnum((unsigned char)after))
+			return true;
 	}
-	closedir(d);
-	sb_release(&sb);
-	return found;
+	return false;
 }
 
-int xp_platform_check(const char *want, const char *proc_root, struct err *e)
+/* The accelerators fak can verify, and the model word an NVIDIA device's
+ * name must hold (read through NVML, sampler/gpu.h). */
+static const struct {
+	const char *accelerator, *model;
+} nvidia_models[] = {
+	{ "nvidia-a100", "A100" },
+};
+
+int xp_platform_check(const char *want, struct err *e)
 {
 	char here[64];
 	const char *plus = strchr(want, '+');
 	size_t base = plus ? (size_t)(plus - want) : strlen(want);
+	struct gpu_probe *p;
+	struct strbuf found = STRBUF_INIT;
+	const char *model = NULL;
+	struct err pe;
+	bool ok = false;
+	int rc;
 
 	if (xp_host_platform(here, sizeof(here), e) < 0)
 		return -1;
@@ -97,14 +82,32 @@ int xp_platform_check(const char *want, const char *proc_root, struct err *e)
 			       want);
 	if (!plus)
 		return 0;
-	if (!strcmp(plus + 1, "nvidia-a100")) {
-		if (nvidia_gpu(proc_root, "A100"))
-			return 0;
-		return err_set(e, "the envelope needs an NVIDIA A100 (%s), and the NVIDIA driver lists none "
-				  "here (%s/driver/nvidia/gpus)", want, proc_root);
+	for (size_t i = 0; i < sizeof(nvidia_models) / sizeof(nvidia_models[0]); i++)
+		if (!strcmp(plus + 1, nvidia_models[i].accelerator))
+			model = nvidia_models[i].model;
+	if (!model)
+		return err_set(e, "the envelope's accelerator \"%s\" cannot be verified on this "
+				  "machine; fak knows how to check nvidia-a100 only", plus + 1);
+	p = xmalloc(sizeof(*p));
+	if (gpu_probe(p, &pe) < 0) {
+		free(p);
+		return err_set(e, "the envelope needs an NVIDIA %s (%s), and NVML cannot be read "
+				  "here: %s", model, want, pe.msg);
 	}
-	return err_set(e, "the envelope's accelerator \"%s\" cannot be verified on this machine; fak "
-			  "knows how to check nvidia-a100 only", plus + 1);
+	for (size_t i = 0; i < p->nr_devices; i++) {
+		ok |= names_model(p->devices[i].name, model);
+		sb_addf(&found, "%s\"%s\"", i ? ", " : "", p->devices[i].name);
+	}
+	rc = 0;
+	if (!ok && !p->nr_devices)
+		rc = err_set(e, "the envelope needs an NVIDIA %s (%s), and NVML lists no device "
+				"here", model, want);
+	else if (!ok)
+		rc = err_set(e, "the envelope needs an NVIDIA %s (%s), and NVML lists %s", model,
+			     want, found.buf);
+	sb_release(&found);
+	free(p);
+	return rc;
 }
 
 /* The key makes the id fak's own: the same machine id hashed under another

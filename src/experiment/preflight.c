@@ -38,7 +38,7 @@ static void check_platform(struct xp *x, struct findings *out)
 {
 	struct err e;
 
-	if (xp_platform_check(graph_envelope_platform(x->env), x->o->proc_root, &e) < 0)
+	if (xp_platform_check(graph_envelope_platform(x->env), &e) < 0)
 		findings_addf(out, "platform: %s", e.msg);
 }
 

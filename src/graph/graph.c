@@ -290,6 +290,24 @@ json_t *graph_criterion_json(const struct criterion *c)
 	jset_bool(o, "quality_higher_is_better", c->quality_higher_is_better);
 	if (c->has_review_period)
 		jset_int(o, "review_period_days", c->review_period_days);
+	if (c->has_gpu_policy) {
+		const struct gpu_policy *gp = &c->gpu_policy;
+		json_t *x = jobj(), *r = jarr();
+
+		jset_num(x, "minimum_coverage_ratio", gp->minimum_coverage_ratio);
+		jset_bool(x, "allow_unreadable", gp->allow_unreadable);
+		jset_num(x, "maximum_sm_clock_drift_percent", gp->maximum_sm_clock_drift_percent);
+		jset_num(x, "maximum_memory_clock_drift_percent",
+			 gp->maximum_memory_clock_drift_percent);
+		if (gp->target_sm_clock_mhz)
+			jset_int(x, "target_sm_clock_mhz", gp->target_sm_clock_mhz);
+		if (gp->target_memory_clock_mhz)
+			jset_int(x, "target_memory_clock_mhz", gp->target_memory_clock_mhz);
+		for (size_t i = 0; i < gp->disqualifying_reasons.n; i++)
+			jpush_new(r, json_string(gp->disqualifying_reasons.v[i]));
+		jset_new(x, "disqualifying_clocks_event_reasons", r);
+		jset_new(o, "gpu_policy", x);
+	}
 	return o;
 }
 

@@ -110,6 +110,16 @@ struct criterion {
 	/* optional member: emitted (and digested) only when the input has it */
 	bool has_review_period;
 	long long review_period_days;
+	/* optional GPU policy (the Go original's clock-observation tolerance):
+	 * emitted and digested only when present; docs/graph.md */
+	bool has_gpu_policy;
+	struct gpu_policy {
+		double minimum_coverage_ratio;		/* [0, 1] */
+		bool allow_unreadable;
+		double maximum_sm_clock_drift_percent, maximum_memory_clock_drift_percent;
+		long long target_sm_clock_mhz, target_memory_clock_mhz;	/* 0: none */
+		struct strlist disqualifying_reasons;	/* clock-event reason names */
+	} gpu_policy;
 };
 
 struct graph {

@@ -302,9 +302,31 @@ static const char *const criterion_keys[] = {
 	"schema", "id", "version", "output_class", "minimum_repetitions", "maximum_noise_percent",
 	"investigate_drop_percent", "regression_drop_percent", "minimum_throughput_tokens_per_second",
 	"quality_metric", "minimum_quality_score", "quality_higher_is_better", "review_period_days",
-	NULL
+	"gpu_policy", NULL
 };
 #define CRITERION_REVIEW_PERIOD 12
+#define CRITERION_GPU_POLICY 13
+
+static const char *const gpu_policy_keys[] = {
+	"minimum_coverage_ratio", "allow_unreadable", "maximum_sm_clock_drift_percent",
+	"maximum_memory_clock_drift_percent", "target_sm_clock_mhz", "target_memory_clock_mhz",
+	"disqualifying_clocks_event_reasons", NULL
+};
+
+static int gpu_policy_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct gpu_policy *g = dst;
+
+	switch (i) {
+	case 0: return jp_num(p, at, &g->minimum_coverage_ratio);
+	case 1: return jp_bool(p, at, &g->allow_unreadable);
+	case 2: return jp_num(p, at, &g->maximum_sm_clock_drift_percent);
+	case 3: return jp_num(p, at, &g->maximum_memory_clock_drift_percent);
+	case 4: return jp_int(p, at, &g->target_sm_clock_mhz);
+	case 5: return jp_int(p, at, &g->target_memory_clock_mhz);
+	default: return strlist(p, at, &g->disqualifying_reasons);
+	}
+}
 
 static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
@@ -323,9 +345,14 @@ static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, v
 	case 9: return jp_string(p, at, &c->quality_metric);
 	case 10: return jp_num(p, at, &c->minimum_quality_score);
 	case 11: return jp_bool(p, at, &c->quality_higher_is_better);
-	default:
+	case CRITERION_REVIEW_PERIOD:
 		c->has_review_period = true;
 		return jp_int(p, at, &c->review_period_days);
+	default:
+		/* the targets are optional: 0 means none */
+		c->has_gpu_policy = true;
+		return object_opt(p, at, gpu_policy_keys, (uint64_t)3 << 4, gpu_policy_member,
+				  &c->gpu_policy);
 	}
 }
 
@@ -346,7 +373,9 @@ static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
 		memset(&g->criteria[g->nr_criteria], 0, sizeof(*g->criteria));
 		g->criteria[g->nr_criteria].envelope_id = key;
 		g->nr_criteria++;
-		TRY(object_opt(p, &kp, criterion_keys, (uint64_t)1 << CRITERION_REVIEW_PERIOD,
+		TRY(object_opt(p, &kp, criterion_keys,
+			       (uint64_t)1 << CRITERION_REVIEW_PERIOD |
+				       (uint64_t)1 << CRITERION_GPU_POLICY,
 			       criterion_member, &g->criteria[g->nr_criteria - 1]));
 	}
 	return rc;
@@ -439,6 +468,8 @@ void graph_release(struct graph *g)
 	free(g->features);
 	free(g->envelopes);
 	free(g->levers);
+	for (size_t i = 0; i < g->nr_criteria; i++)
+		free(g->criteria[i].gpu_policy.disqualifying_reasons.v);
 	free(g->criteria);
 	strmap_release(&g->lever_ids);
 	strmap_release(&g->envelope_ids);

@@ -1,11 +1,13 @@
 /* Fail-closed validation of the evidence graph: every rule of reference
  * graph-cli-frontdoor §2.2 plus one criterion per envelope (spec decision 8).
  * All findings are collected, then sorted byte-wise. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/gpu_reasons.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "base/xalloc.h"
@@ -443,6 +445,37 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 	deps->dep_start[g->nr_levers] = k;
 }
 
+static bool percent_ok(double x)
+{
+	return isfinite(x) && x >= 0 && x <= 100;
+}
+
+/* The GPU policy: ranges, known clock-event reasons, and an envelope that
+ * runs on an NVIDIA accelerator (nothing else is read through NVML). */
+static void validate_gpu_policy(struct findings *f, const char *k, const struct gpu_policy *gp,
+				const struct envelope *v)
+{
+	const char *platform = graph_envelope_platform(v), *acc;
+
+	acc = platform ? strchr(platform, '+') : NULL;
+	if (!acc || strncmp(acc + 1, "nvidia", 6))
+		add(f, "gpu policy of envelope %Q needs a platform with an NVIDIA accelerator, "
+		       "has %Q", k, platform ? platform : "none");
+	if (!(isfinite(gp->minimum_coverage_ratio) && gp->minimum_coverage_ratio >= 0 &&
+	      gp->minimum_coverage_ratio <= 1))
+		add(f, "gpu policy of envelope %Q has minimum coverage ratio %g; want 0..1", k,
+		    gp->minimum_coverage_ratio);
+	if (!percent_ok(gp->maximum_sm_clock_drift_percent) ||
+	    !percent_ok(gp->maximum_memory_clock_drift_percent))
+		add(f, "gpu policy of envelope %Q needs clock drifts of 0..100 percent", k);
+	if (gp->target_sm_clock_mhz < 0 || gp->target_memory_clock_mhz < 0)
+		add(f, "gpu policy of envelope %Q has a negative target clock", k);
+	for (size_t i = 0; i < gp->disqualifying_reasons.n; i++)
+		if (!gpu_reason_bit(gp->disqualifying_reasons.v[i]))
+			add(f, "gpu policy of envelope %Q names unknown clock-event reason %Q", k,
+			    gp->disqualifying_reasons.v[i]);
+}
+
 static void validate_criteria(const struct graph *g, struct findings *f, const struct reg *envs)
 {
 	for (size_t i = 0; i < g->nr_criteria; i++) {
@@ -477,6 +510,8 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 		if (c->has_review_period && (c->review_period_days < 1 || c->review_period_days > 366))
 			add(f, "comparison criterion of envelope %Q has review period %d days; want 1..366", k,
 			    c->review_period_days);
+		if (c->has_gpu_policy)
+			validate_gpu_policy(f, k, &c->gpu_policy, &g->envelopes[ei]);
 	}
 	for (size_t i = 0; i < envs->n; i++)
 		if (envs->registered[i] && !graph_criterion(g, envs->names[i]))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "receipt/gpu_check.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "stats/stats.h"
@@ -366,7 +367,7 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 {
 	const struct criterion *crit;
 	struct stats sb, sc;
-	json_t *vb, *vc, *doc, *st;
+	json_t *vb, *vc, *doc, *st, *gpu;
 	double delta;
 
 	receipt_validate(base, g, 0, out);
@@ -454,6 +455,9 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	jset_new(doc, "candidate_samples", samples_json(&sc, vc));
 	jset_new(doc, "statistics", st);
 	jset_new(doc, "order", order_json(base));
+	gpu = gpu_clocks_json(base, cand);
+	if (gpu)
+		jset_new(doc, "gpu_clocks", gpu);
 	{
 		json_t *b = jobj();
 

@@ -1,6 +1,7 @@
 /* `--gate REQUEST`: structural phase, statistics, checks, system-baseline
  * state, classification, suspects and bisect packet. */
 #include "receipt/gate.h"
+#include "receipt/gpu_check.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -772,10 +773,13 @@ static void failed_checks(const json_t *checks, struct strbuf *out)
 /* Checks in order; returns the classification, and in *why the rule that
  * decided it, in words. *sb_investigate tells whether system-baseline
  * evidence caused an investigate. */
-static enum gate_class judge(const struct gate_request *q, const struct side *sa,
-			     const struct side *sc, json_t *checks, bool *sb_investigate, struct strbuf *why)
+static enum gate_class judge(const struct gate_request *q, const struct graph *g,
+			     const struct side *sa, const struct side *sc, json_t *checks,
+			     bool *sb_investigate, struct strbuf *why)
 {
 	const struct gate_policy *p = &q->policy;
+	const struct criterion *crit;
+	bool gpu_bad = false;
 	const struct receipt *a = sa->r, *c = sc->r;
 	const struct receipt_quality *ql = &c->quality;
 	double am = sa->used.mean, cm = sc->used.mean;
@@ -842,6 +846,18 @@ static enum gate_class judge(const struct gate_request *q, const struct side *sa
 		sb_release(&detail);
 	}
 
+	crit = graph_criterion(g, p->envelope_id);
+	if (crit && crit->has_gpu_policy) {
+		struct strbuf detail = STRBUF_INIT;
+
+		gpu_bad = gpu_check_receipt(&crit->gpu_policy, a, "last_accepted", &detail) < 0 ||
+			  gpu_check_receipt(&crit->gpu_policy, c, "candidate", &detail) < 0;
+		add_check(checks, "gpu", gpu_bad ? "investigate" : "pass", "%s",
+			  gpu_bad ? detail.buf
+				  : "every run's GPU clocks qualify under the criterion");
+		sb_release(&detail);
+	}
+
 	if (hard) {
 		sb_adds(why, "hard checks failed: ");
 		failed_checks(checks, why);
@@ -849,6 +865,11 @@ static enum gate_class judge(const struct gate_request *q, const struct side *sa
 	}
 	if (*sb_investigate) {
 		sb_adds(why, "the system-baseline evidence does not qualify (see the system_baseline check)");
+		return GATE_INVESTIGATE;
+	}
+	if (gpu_bad) {
+		sb_adds(why, "the GPU evidence does not qualify (see the gpu check)");
+		*sb_investigate = true;
 		return GATE_INVESTIGATE;
 	}
 	num(x, cm);
@@ -940,7 +961,7 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 		return NULL;
 	}
 	checks = jarr();
-	*cls = judge(q, &sa, &sc, checks, &sb_investigate, &why);
+	*cls = judge(q, g, &sa, &sc, checks, &sb_investigate, &why);
 	doc = jobj();
 	jset_str(doc, "schema", GATE_VERDICT_SCHEMA);
 	jset_str(doc, "envelope_id", p->envelope_id);

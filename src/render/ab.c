@@ -109,6 +109,28 @@ static void md_title(struct strbuf *out, const char *what, const struct render_a
 	sb_adds(out, "\n\n");
 }
 
+/* The arms' GPU clocks as rows of the metrics table, when either arm read
+ * a GPU (the comparison's gpu_clocks). */
+static void md_gpu_rows(struct strbuf *out, const json_t *gpu)
+{
+	static const char *const names[3] = { "GPU SM clock", "GPU memory clock", "clock events" };
+	struct strbuf t = STRBUF_INIT;
+
+	for (int k = 0; gpu && k < 3; k++) {
+		sb_addf(out, "| %s |", names[k]);
+		for (int a = 0; a < 2; a++) {
+			sb_reset(&t);
+			render_gpu_arm(&t, get(gpu, a ? "candidate" : "baseline"),
+				       render_gpu_keys[k]);
+			sb_addch(out, ' ');
+			frontdoor_md_cell(out, t.buf);
+			sb_adds(out, " |");
+		}
+		sb_adds(out, " | | | | |\n");
+	}
+	sb_release(&t);
+}
+
 static void md_metrics(struct strbuf *out, const json_t *cmp)
 {
 	const json_t *st = get(cmp, "statistics");
@@ -138,6 +160,7 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 		sb_addf(out, "%s | %.0f+%.0f | **%s** |\n", buf, num(get(m, "baseline"), "repetitions"),
 			num(get(m, "candidate"), "repetitions"), fmt_verdict(str(m, "verdict")));
 	}
+	md_gpu_rows(out, get(cmp, "gpu_clocks"));
 	fmt_band(buf, get(st, "noise_band_percent"));
 	sb_addf(out, "\nMedian \u00b1noise per arm. Shift: the Hodges-Lehmann estimate of the "
 		     "candidate as a ratio to the baseline, in percent, with its distribution-free "

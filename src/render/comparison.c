@@ -140,6 +140,45 @@ static void bound_text(struct strbuf *out, const json_t *bound)
 		sb_addf(out, "metrics    %zu of %zu repetitions sealed; the others were typed in\n", n, total);
 }
 
+void render_gpu_arm(struct strbuf *out, const json_t *arm, const char *key)
+{
+	const json_t *c = get(arm, key);
+
+	if (!strcmp(key, "clocks_event_reasons")) {
+		if (!json_array_size(c))
+			sb_adds(out, "none");
+		for (size_t i = 0; i < json_array_size(c); i++)
+			sb_addf(out, "%s%s", i ? " " : "", json_string_value(json_array_get(c, i)));
+	} else if (!c) {
+		sb_adds(out, str(arm, "status"));
+	} else {
+		sb_addf(out, "%.0f MHz [%.0f, %.0f]", num(c, "mean"), num(c, "min"), num(c, "max"));
+	}
+}
+
+/* The arms' GPU clocks under the throughput, when either arm read a GPU:
+ * a clock difference shows next to a throughput difference. */
+static void gpu_text(struct strbuf *out, const json_t *gpu)
+{
+	const json_t *arm[2] = { get(gpu, "baseline"), get(gpu, "candidate") };
+	static const char *const what[3] = { "SM ", "; memory ", "; clock events " };
+	struct strbuf t = STRBUF_INIT;
+
+	for (int k = 0; k < 3; k++) {
+		sb_adds(&t, what[k]);
+		for (int a = 0; a < 2; a++) {
+			if (a)
+				sb_adds(&t, " \u2192 ");
+			render_gpu_arm(&t, arm[a], render_gpu_keys[k]);
+		}
+	}
+	wrap_line(out, "gpu   ", 7, t.buf);
+	sb_release(&t);
+}
+
+const char *const render_gpu_keys[3] = { "sm_clock_mhz", "memory_clock_mhz",
+					 "clocks_event_reasons" };
+
 void render_comparison_text(struct strbuf *out, const json_t *doc)
 {
 	static const char *const metrics[] = { "tokens_per_second", "end_to_end_milliseconds" };
@@ -155,6 +194,8 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	sb_addch(out, '\n');
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
 		render_metric_line(out, get(st, metrics[i]));
+	if (get(doc, "gpu_clocks"))
+		gpu_text(out, get(doc, "gpu_clocks"));
 	sb_addch(out, '\n');
 	fmt_band(band, get(st, "noise_band_percent"));
 	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a "

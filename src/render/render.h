@@ -29,6 +29,12 @@ void render_comparison_text(struct strbuf *out, const json_t *doc);
  * medians with noise, shift and interval in percent of the baseline median,
  * level, p, repetitions, and the verdict (`~`: no detectable change). */
 void render_metric_line(struct strbuf *out, const json_t *metric);
+/* The comparison's gpu_clocks: one arm's figure for a key of
+ * render_gpu_keys (SM clock, memory clock, clock-event reasons) as text:
+ * "1410 MHz [1005, 1410]" (mean [min, max]), the arm's status when nothing
+ * was observed, or the reasons ("none"). */
+extern const char *const render_gpu_keys[3];
+void render_gpu_arm(struct strbuf *out, const json_t *arm, const char *key);
 /* "revisions  BASE (baseline) → CAND (candidate)", wrapped; base_label
  * names the first arm ("(baseline)", "(last accepted)"). */
 void render_revisions(struct strbuf *out, const char *base, const char *base_label, const char *cand);

@@ -288,6 +288,13 @@ void census_set_root(struct census *c, pid_t root)
 		c->ents[x].sut = true;
 }
 
+bool census_is_sut(const struct census *c, pid_t pid)
+{
+	int32_t x = pid > 0 ? ent_find(c, (int32_t)pid) : -1;
+
+	return x >= 0 && c->ents[x].used && c->ents[x].sut;
+}
+
 void census_use_enumeration(struct census *c, const char *enumeration, int cgroup_procs_fd)
 {
 	report_copy(c->enumeration, sizeof(c->enumeration), enumeration);

@@ -77,6 +77,9 @@ void census_free(struct census *c);
 /* The SUT root after fork. */
 void census_set_root(struct census *c, pid_t root);
 
+/* Whether pid is a tracked member of the SUT tree (as of the last census). */
+bool census_is_sut(const struct census *c, pid_t pid);
+
 /* Takes one census (flags: CENSUS_*) into *s. */
 void census_take(struct census *c, unsigned flags, struct sample *s);
 

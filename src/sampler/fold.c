@@ -356,7 +356,8 @@ static void coverage(struct coverage *c, const struct fold_input *in)
 
 int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 {
-	memset(r, 0, sizeof(*r));
+	/* everything but the GPU device array, which gpu_copy fills as used */
+	memset(r, 0, offsetof(struct report, gpu.devices));
 	window(&r->baseline_window, in->baseline, in);
 	host(&r->baseline_host_totals, in->baseline);
 	overhead(&r->baseline_sampler, in->baseline);
@@ -392,6 +393,10 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	if (in->quiet_wait) {
 		r->has_quiet_wait = true;
 		r->quiet_wait = *in->quiet_wait;
+	}
+	if (in->gpu) {
+		r->has_gpu = true;
+		gpu_copy(&r->gpu, in->gpu);
 	}
 	if (in->workload) {
 		r->has_workload = true;

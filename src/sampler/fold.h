@@ -86,6 +86,7 @@ struct fold_input {
 	const struct quiet_wait *quiet_wait;	/* NULL: no --wait-quiet */
 	const char *cpus_list;			/* NULL: no --cpus */
 	size_t cpus_count;
+	const struct gpu_section *gpu;		/* NULL: no GPU section */
 };
 
 /* Builds, classifies and seals *r. */

@@ -799,6 +799,8 @@ json_t *report_to_json(const struct report *r, bool with_digest)
 	jset_int(o, "command_exit_code", r->command_exit_code);
 	jset_int(o, "command_signal", r->command_signal);
 	jset_bool(o, "timed_out", r->timed_out);
+	if (r->has_gpu)
+		jset_new(o, "gpu", gpu_to_json(&r->gpu));
 	if (r->has_workload)
 		jset_new(o, "workload", workload_json(&r->workload));
 	if (with_digest)
@@ -1226,7 +1228,7 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
 		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
 		"top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
-		"command_exit_code", "command_signal", "timed_out", "workload", "digest", NULL
+		"command_exit_code", "command_signal", "timed_out", "gpu", "workload", "digest", NULL
 	};
 	const struct jpath *root = NULL;
 	const char *schema;
@@ -1268,6 +1270,14 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 	TRY(get_count(doc, root, "command_exit_code", &r->command_exit_code, e));
 	TRY(get_count(doc, root, "command_signal", &r->command_signal, e));
 	TRY(jd_bool(doc, root, "timed_out", JD_REQUIRED, &r->timed_out, e));
+	if (json_object_get(doc, "gpu")) {
+		struct jpath kp = JP_KEY(root, "gpu");
+		const json_t *g;
+
+		TRY(jd_obj(doc, root, "gpu", JD_REQUIRED, &g, e));
+		TRY(gpu_decode(g, &kp, &r->gpu, e));
+		r->has_gpu = true;
+	}
 	if (r->has_workload) {
 		TRY(get_workload(doc, root, &r->workload, e));
 	} else if (json_object_get(doc, "workload")) {

@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/json.h"
+#include "sampler/gpu.h"
 #include "sampler/metric.h"
 #include "sampler/workload.h"
 
@@ -197,6 +198,12 @@ struct report {
 	bool has_cpus;
 	struct cpus_report cpus;
 	char digest[JSON_DIGEST_LEN + 1];
+	/* The GPU section (sampler/gpu.h); absent from documents sealed before
+	 * fak read GPUs, present (if only as "unreadable") in every new one.
+	 * Last, so that a report without GPU devices never touches the device
+	 * array (about 100 KB): the sampler's RSS is a headline figure. */
+	bool has_gpu;
+	struct gpu_section gpu;
 };
 
 /* ---- building ------------------------------------------------------- */

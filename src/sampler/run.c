@@ -20,6 +20,7 @@
 #include "sampler/cgroup.h"
 #include "sampler/child.h"
 #include "sampler/fold.h"
+#include "sampler/gpu.h"
 #include "sampler/proc_read.h"
 
 struct runner {
@@ -32,6 +33,8 @@ struct runner {
 	bool child_running, sigchld, timed_out;
 	int interrupted, interrupts;
 	int64_t next_interval;
+	struct gpu *gpu;		/* NULL: no NVML, nothing to read */
+	struct gpu_section *gsec;
 };
 
 static int64_t self_cpu_ns(void)
@@ -88,12 +91,21 @@ static void wait_until(struct runner *rn, int64_t deadline)
 		handle_signals(rn);
 }
 
+static bool is_sut(void *ctx, int pid)
+{
+	return census_is_sut(ctx, pid);
+}
+
 static void take(struct runner *rn, struct fold *f, unsigned flags)
 {
 	struct sample s;
 	bool over;
 
 	census_take(rn->c, flags, &s);
+	/* NVML is read outside the census wall time, which stays comparable
+	 * with runs on machines without a GPU; its own cost is sealed apart */
+	if (rn->gpu && (flags & CENSUS_TREE))
+		gpu_sample(rn->gpu, rn->gsec, s.mono_ns, is_sut, rn->c);
 	rn->next_interval = cadence_next(&rn->cad, s.wall_ns, &over);
 	fold_add(f, &s, rn->next_interval, over, flags & CENSUS_TREE);
 }
@@ -317,6 +329,7 @@ struct run_state {
 	struct quiet_wait wait;
 	unsigned char cpu_set[PP_MAX_CPUS / 8];
 	size_t cpu_count;
+	struct gpu_section gpu;
 	uint64_t fork_rss;
 	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
 	char exe[PATH_MAX];
@@ -421,6 +434,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		goto out_census;
 	}
 
+	rn.gsec = &st->gpu;
+	rn.gpu = gpu_open(&st->gpu);
 	{
 		int64_t cpu0 = self_cpu_ns();
 
@@ -442,6 +457,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
 		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE | (cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
 		st->command.process_cpu_ns = self_cpu_ns() - cpu0;
+		gpu_close(rn.gpu, &st->gpu);
+		rn.gpu = NULL;
 		if (st->cg.active)
 			cgroup_finish(&st->cg, &in->cgroup);
 	}
@@ -473,6 +490,7 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	in->killed = in->cgroup.members_at_root_exit.available ? (int64_t)in->cgroup.members_at_root_exit.value
 							       : rn.ch.killed;
 	in->unreaped = rn.ch.unreaped;
+	in->gpu = &st->gpu;
 	if (cfg.top_consumers)
 		in->nr_consumers = census_consumers(rn.c, in->consumers, REPORT_MAX_CONSUMERS);
 	if (o->workload) {
@@ -488,6 +506,7 @@ out_census:
 		kill(rn.ch.pid, SIGKILL);
 		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
 	}
+	gpu_close(rn.gpu, &st->gpu);
 	census_free(rn.c);
 out_signals:
 	close(rn.sigfd);

@@ -1,0 +1,329 @@
+/* gpu.h: the sealed "gpu" section in and out of JSON. Optional figures
+ * (-1 in memory) are omitted members; the summary, status and reason are
+ * re-derived from the readings on decode, never trusted. */
+#include <string.h>
+
+#include "base/digest.h"
+#include "base/xalloc.h"
+#include "sampler/gpu.h"
+
+/* The integer members of a reading after "offset_ms", in order. */
+#define READING_INTS(X)                                                                    \
+	X(sm_clock_mhz) X(memory_clock_mhz) X(clocks_event_reasons) X(temperature_c)       \
+	X(power_mw) X(utilization_percent) X(memory_used_bytes) X(process_memory_bytes)
+
+static const char *const state_ints[] = {
+	"applications_sm_clock_mhz", "applications_memory_clock_mhz",
+	"default_applications_sm_clock_mhz", "default_applications_memory_clock_mhz",
+	"max_sm_clock_mhz", "max_memory_clock_mhz", "clocks_event_reasons", NULL,
+};
+
+static int64_t *state_field(struct gpu_state *st, size_t i)
+{
+	int64_t *const f[] = {
+		&st->applications_sm_clock_mhz, &st->applications_memory_clock_mhz,
+		&st->default_applications_sm_clock_mhz, &st->default_applications_memory_clock_mhz,
+		&st->max_sm_clock_mhz, &st->max_memory_clock_mhz, &st->event_reasons,
+	};
+	return f[i];
+}
+
+static void set_opt(json_t *o, const char *key, int64_t v)
+{
+	if (v >= 0)
+		jset_int(o, key, v);
+}
+
+static json_t *range_json(const struct gpu_range *g)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "min", g->min);
+	jset_int(o, "max", g->max);
+	jset_num(o, "mean", g->mean);
+	return o;
+}
+
+static json_t *reasons_json(int64_t bits)
+{
+	json_t *a = jarr();
+
+	for (const struct gpu_reason_name *r = gpu_reason_names; r->name; r++)
+		if ((uint64_t)bits & r->bit)
+			jpush_new(a, json_string(r->name));
+	return a;
+}
+
+static json_t *summary_json(const struct gpu_summary *m)
+{
+	json_t *o = jobj();
+
+	jset_int(o, "readings", m->readings);
+	jset_int(o, "observed", m->observed);
+	jset_int(o, "failed", m->failed);
+	jset_int(o, "unreadable", m->unreadable);
+	jset_num(o, "coverage_ratio", m->coverage_ratio);
+	if (m->observed) {
+		jset_new(o, "sm_clock_mhz", range_json(&m->sm_clock_mhz));
+		jset_new(o, "memory_clock_mhz", range_json(&m->memory_clock_mhz));
+	}
+	jset_int(o, "clocks_event_reasons_bits", m->event_reasons);
+	jset_new(o, "clocks_event_reasons", reasons_json(m->event_reasons));
+	set_opt(o, "max_temperature_c", m->max_temperature_c);
+	set_opt(o, "max_power_mw", m->max_power_mw);
+	if (m->mean_utilization_percent >= 0)
+		jset_num(o, "mean_utilization_percent", m->mean_utilization_percent);
+	set_opt(o, "max_memory_used_bytes", m->max_memory_used_bytes);
+	set_opt(o, "max_process_memory_bytes", m->max_process_memory_bytes);
+	return o;
+}
+
+static json_t *reading_json(const struct gpu_reading *r)
+{
+	json_t *o = jobj();
+
+	jset_str(o, "status", r->status);
+	jset_int(o, "offset_ms", r->offset_ms);
+	if (!strcmp(r->status, GPU_OBSERVED)) {
+#define X(f) set_opt(o, #f, r->f);
+		READING_INTS(X)
+#undef X
+	} else {
+		jset_str(o, "error", r->error);
+	}
+	return o;
+}
+
+static json_t *device_json(const struct gpu_device *d)
+{
+	json_t *o = jobj(), *st = jobj(), *rs = jarr();
+	struct gpu_state copy = d->state;
+
+	jset_int(o, "index", d->index);
+	jset_str(o, "name", d->name);
+	if (d->identity[0])
+		jset_str(o, "identity", d->identity);
+	jset_str(st, "persistence_mode", d->state.persistence_mode < 0 ? "unknown"
+					 : d->state.persistence_mode ? "enabled" : "disabled");
+	for (size_t i = 0; state_ints[i]; i++)
+		set_opt(st, state_ints[i], *state_field(&copy, i));
+	jset_new(o, "state", st);
+	if (d->unsupported[0])
+		jset_str(o, "not_supported", d->unsupported);
+	jset_int(o, "reading_stride", d->reading_stride);
+	for (size_t i = 0; i < d->nr_readings; i++)
+		jpush_new(rs, reading_json(&d->readings[i]));
+	jset_new(o, "readings", rs);
+	jset_new(o, "summary", summary_json(&d->summary));
+	return o;
+}
+
+json_t *gpu_to_json(const struct gpu_section *s)
+{
+	json_t *o = jobj(), *ds = jarr();
+
+	jset_str(o, "schema", GPU_SCHEMA);
+	jset_str(o, "status", s->status);
+	if (s->reason[0])
+		jset_str(o, "reason", s->reason);
+	if (s->driver_version[0])
+		jset_str(o, "driver_version", s->driver_version);
+	jset_int(o, "sampler_wall_ns", s->sampler_wall_ns);
+	for (size_t i = 0; i < s->nr_devices; i++)
+		jpush_new(ds, device_json(&s->devices[i]));
+	jset_new(o, "devices", ds);
+	return o;
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static int get_text(const json_t *o, const struct jpath *at, const char *key, enum jd_need need,
+		    char *dst, size_t cap, struct err *e)
+{
+	const char *s;
+	int rc = jd_str(o, at, key, need, &s, e);
+
+	if (rc)
+		return rc;
+	if (strlen(s) >= cap || !s[0]) {
+		struct jpath kp = JP_KEY(at, key);
+		return jpath_err(e, &kp, "must hold 1 to %zu bytes", cap - 1);
+	}
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+/* Optional non-negative integer: -1 when absent. */
+static int get_opt(const json_t *o, const struct jpath *at, const char *key, int64_t *out,
+		   struct err *e)
+{
+	long long v = -1;
+	int rc = jd_int(o, at, key, JD_OPTIONAL, &v, e);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && v < 0) {
+		struct jpath kp = JP_KEY(at, key);
+		return jpath_err(e, &kp, "must be non-negative");
+	}
+	*out = rc == 0 ? v : -1;
+	return 0;
+}
+
+static int get_reading(const json_t *x, const struct jpath *at, struct gpu_reading *r,
+		       struct err *e)
+{
+	static const char *const known[] = {
+		"status", "offset_ms", "error",
+#define X(f) #f,
+		READING_INTS(X)
+#undef X
+		NULL
+	};
+	bool observed;
+
+	TRY(jd_object(x, at, known, e));
+	TRY(get_text(x, at, "status", JD_REQUIRED, r->status, sizeof(r->status), e));
+	observed = !strcmp(r->status, GPU_OBSERVED);
+	if (!observed && strcmp(r->status, GPU_FAILED) && strcmp(r->status, GPU_UNREADABLE)) {
+		struct jpath kp = JP_KEY(at, "status");
+		return jpath_err(e, &kp, "must be \"observed\", \"failed\" or \"unreadable\"");
+	}
+	TRY(get_opt(x, at, "offset_ms", &r->offset_ms, e));
+#define X(f) TRY(get_opt(x, at, #f, &r->f, e));
+	READING_INTS(X)
+#undef X
+	if (observed) {
+		if (json_object_get(x, "error") || r->sm_clock_mhz <= 0 || r->memory_clock_mhz <= 0)
+			return jpath_err(e, at, "an observed reading has both clocks above 0 and "
+					 "no error");
+		return r->offset_ms < 0 ? jpath_err(e, at, "offset_ms is required") : 0;
+	}
+	if (json_object_size(x) != 3)
+		return jpath_err(e, at, "a reading that was not observed has a status, an "
+				 "offset and an error only");
+	TRY(get_text(x, at, "error", JD_REQUIRED, r->error, sizeof(r->error), e));
+	return r->offset_ms < 0 ? jpath_err(e, at, "offset_ms is required") : 0;
+}
+
+static int get_state(const json_t *x, const struct jpath *at, struct gpu_state *st, struct err *e)
+{
+	static const char *const known[] = {
+		"persistence_mode", "applications_sm_clock_mhz", "applications_memory_clock_mhz",
+		"default_applications_sm_clock_mhz", "default_applications_memory_clock_mhz",
+		"max_sm_clock_mhz", "max_memory_clock_mhz", "clocks_event_reasons", NULL,
+	};
+	char mode[16];
+
+	TRY(jd_object(x, at, known, e));
+	TRY(get_text(x, at, "persistence_mode", JD_REQUIRED, mode, sizeof(mode), e));
+	st->persistence_mode = !strcmp(mode, "enabled") ? 1 : !strcmp(mode, "disabled") ? 0 : -1;
+	if (st->persistence_mode < 0 && strcmp(mode, "unknown")) {
+		struct jpath kp = JP_KEY(at, "persistence_mode");
+		return jpath_err(e, &kp, "must be \"enabled\", \"disabled\" or \"unknown\"");
+	}
+	for (size_t i = 0; state_ints[i]; i++)
+		TRY(get_opt(x, at, state_ints[i], state_field(st, i), e));
+	return 0;
+}
+
+static int get_device(const json_t *x, const struct jpath *at, struct gpu_device *d, struct err *e)
+{
+	static const char *const known[] = { "index", "name", "identity", "state", "not_supported",
+					     "reading_stride", "readings", "summary", NULL };
+	struct jpath sp = JP_KEY(at, "state"), rp = JP_KEY(at, "readings");
+	const json_t *st, *rs, *sum;
+
+	TRY(jd_object(x, at, known, e));
+	TRY(get_opt(x, at, "index", &d->index, e));
+	TRY(get_text(x, at, "name", JD_REQUIRED, d->name, sizeof(d->name), e));
+	TRY(get_text(x, at, "identity", JD_OPTIONAL, d->identity, sizeof(d->identity), e));
+	if (d->identity[0] && !digest_is_hexn(d->identity, GPU_IDENTITY_LEN)) {
+		struct jpath kp = JP_KEY(at, "identity");
+		return jpath_err(e, &kp, "must be %d lowercase hex digits", GPU_IDENTITY_LEN);
+	}
+	TRY(jd_obj(x, at, "state", JD_REQUIRED, &st, e));
+	TRY(get_state(st, &sp, &d->state, e));
+	TRY(get_text(x, at, "not_supported", JD_OPTIONAL, d->unsupported, sizeof(d->unsupported), e)
+	    < 0 ? -1 : 0);
+	TRY(get_opt(x, at, "reading_stride", &d->reading_stride, e));
+	if (d->index < 0 || d->reading_stride < 1 || (d->reading_stride & (d->reading_stride - 1)))
+		return jpath_err(e, at, "index is required and reading_stride is a power of 2");
+	TRY(jd_arr(x, at, "readings", JD_REQUIRED, false, &rs, e));
+	if (json_array_size(rs) > GPU_MAX_READINGS)
+		return jpath_err(e, &rp, "at most %d readings", GPU_MAX_READINGS);
+	d->nr_readings = json_array_size(rs);
+	for (size_t i = 0; i < d->nr_readings; i++) {
+		struct jpath ip = JP_IDX(&rp, i);
+
+		TRY(get_reading(json_array_get(rs, i), &ip, &d->readings[i], e));
+		if (i && d->readings[i].offset_ms < d->readings[i - 1].offset_ms)
+			return jpath_err(e, &ip, "readings are in time order");
+	}
+	return jd_obj(x, at, "summary", JD_REQUIRED, &sum, e);
+}
+
+int gpu_decode(const json_t *doc, const struct jpath *at, struct gpu_section *s, struct err *e)
+{
+	static const char *const known[] = { "schema", "status", "reason", "driver_version",
+					     "sampler_wall_ns", "devices", NULL };
+	struct jpath dp = JP_KEY(at, "devices");
+	struct gpu_section *derived;
+	const json_t *ds;
+	const char *schema;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	TRY(jd_object(doc, at, known, e));
+	TRY(jd_str(doc, at, "schema", JD_REQUIRED, &schema, e));
+	if (strcmp(schema, GPU_SCHEMA)) {
+		struct jpath kp = JP_KEY(at, "schema");
+		return jpath_err(e, &kp, "must be \"%s\"", GPU_SCHEMA);
+	}
+	TRY(get_text(doc, at, "status", JD_REQUIRED, s->status, sizeof(s->status), e));
+	if (strcmp(s->status, GPU_OBSERVED) && strcmp(s->status, GPU_FAILED) &&
+	    strcmp(s->status, GPU_UNREADABLE)) {
+		struct jpath kp = JP_KEY(at, "status");
+		return jpath_err(e, &kp, "must be \"observed\", \"failed\" or \"unreadable\"");
+	}
+	TRY(get_text(doc, at, "reason", JD_OPTIONAL, s->reason, sizeof(s->reason), e));
+	TRY(get_text(doc, at, "driver_version", JD_OPTIONAL, s->driver_version,
+		     sizeof(s->driver_version), e));
+	TRY(get_opt(doc, at, "sampler_wall_ns", &s->sampler_wall_ns, e));
+	if (s->sampler_wall_ns < 0)
+		return jpath_err(e, at, "sampler_wall_ns is required");
+	TRY(jd_arr(doc, at, "devices", JD_REQUIRED, false, &ds, e));
+	if (json_array_size(ds) > GPU_MAX_DEVICES)
+		return jpath_err(e, &dp, "at most %d devices", GPU_MAX_DEVICES);
+	s->nr_devices = json_array_size(ds);
+	for (size_t i = 0; i < s->nr_devices; i++) {
+		struct jpath ip = JP_IDX(&dp, i);
+
+		TRY(get_device(json_array_get(ds, i), &ip, &s->devices[i], e));
+	}
+	if (!s->nr_devices && (strcmp(s->status, GPU_UNREADABLE) || !s->reason[0]))
+		return jpath_err(e, at, "a section without devices is unreadable and says why");
+	if (!s->nr_devices)
+		return 0;
+	/* everything derived is recomputed and compared */
+	derived = xmalloc(sizeof(*derived));
+	*derived = *s;
+	gpu_summarize(derived);
+	for (size_t i = 0; i < s->nr_devices && !rc; i++) {
+		struct jpath ip = JP_IDX(&dp, i), mp = JP_KEY(&ip, "summary");
+		json_t *want = summary_json(&derived->devices[i].summary);
+
+		if (!json_same(want, json_object_get(json_array_get(ds, i), "summary")))
+			rc = jpath_err(e, &mp, "differs from the summary derived from the "
+				       "readings");
+		json_decref(want);
+		s->devices[i].summary = derived->devices[i].summary;
+	}
+	if (!rc && (strcmp(derived->status, s->status) || strcmp(derived->reason, s->reason)))
+		rc = jpath_err(e, at, "status \"%s\" (%s) differs from the one derived from the "
+			       "readings \"%s\" (%s)", s->status,
+			       s->reason[0] ? s->reason : "no reason", derived->status,
+			       derived->reason[0] ? derived->reason : "no reason");
+	free(derived);
+	return rc;
+}
