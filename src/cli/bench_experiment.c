@@ -144,6 +144,12 @@ static int summary(const struct ex_opts *eo, enum render_format fmt, const struc
 		BUG("the baseline receipt just written does not decode: %s", e.msg);
 	if (receipt_decode(&r[1], res->receipts[1], NULL, &e) < 0)
 		BUG("the candidate receipt just written does not decode: %s", e.msg);
+	if (receipt_same_arms(&r[0], &r[1])) {
+		/* an A/A run calibrates the noise; --promote refuses it */
+		ab.note = RECEIPT_AA_NOTE " (both arms ran the same command, revision and module "
+			  "versions; --promote refuses it)";
+		jset_str(doc, "note", ab.note);
+	}
 	report_ab_arms(&ab, &r[0], "baseline", &r[1]);
 	report_print_ab(fmt, &ab, render_experiment_text, doc);
 	report_ab_release(&ab);

@@ -28,6 +28,7 @@ struct xp {
 	const struct criterion *crit;
 	char machine_id[40];
 	char experiment_id[33];		/* random, sealed into every run */
+	char state_digest[JSON_DIGEST_LEN + 1];	/* of the envelope state, sealed too */
 	char artifact_sha256[65];
 	struct xp_artifact *artifacts;	/* nr_profile_artifacts */
 	struct receipt last_accepted;	/* when o->last_accepted */

@@ -88,6 +88,7 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	w->label.sequence = (int64_t)h->k;
 	report_copy(w->label.machine_id, sizeof(w->label.machine_id), x->machine_id);
 	report_copy(w->label.revision, sizeof(w->label.revision), x->o->revision[s->arm]);
+	report_copy(w->label.envelope_state, sizeof(w->label.envelope_state), x->state_digest);
 	report_copy(w->label.envelope_id, sizeof(w->label.envelope_id), x->env->id);
 	report_copy(w->label.lever_id, sizeof(w->label.lever_id), x->lever->id);
 	report_copy(w->label.arm, sizeof(w->label.arm), receipt_arm_names[s->arm]);

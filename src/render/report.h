@@ -49,6 +49,7 @@ struct render_ab {
 	const struct render_file *files;
 	size_t nr_files;
 	const char *out_dir;		/* the runner's folder (text only), or NULL */
+	const char *note;		/* a caveat on the whole run (an A/A), or NULL */
 };
 
 /* The CSV columns of every A/B report, one row per repetition:

@@ -417,6 +417,10 @@ static int check_workload(const struct workload *w, struct err *e)
 	if (!digest_is_hexn(l->experiment_id, 32) || !l->machine_id[0] ||
 	    !l->revision[0])
 		return err_set(e, "workload.label: names its experiment (32 hex digits), machine and revision");
+	if (l->envelope_state[0] &&
+	    (strncmp(l->envelope_state, "sha256:", 7) || !digest_is_hex(l->envelope_state + 7)))
+		return err_set(e, "workload.label.envelope_state: must be \"sha256:\" and 64 "
+				  "lowercase hex digits");
 	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) && strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
 	if (!w->command[0])
@@ -660,6 +664,8 @@ static json_t *workload_json(const struct workload *w)
 	jset_int(l, "index", w->label.index);
 	jset_str(l, "machine_id", w->label.machine_id);
 	jset_str(l, "revision", w->label.revision);
+	if (w->label.envelope_state[0])
+		jset_str(l, "envelope_state", w->label.envelope_state);
 	jset_new(o, "label", l);
 	jset_str(o, "command", w->command);
 	jset_new(o, "stdout", stream_json(&w->out));
@@ -1053,7 +1059,8 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 					     "prompt_tokens", "decode_tokens", "metrics", "metrics_error",
 					     "peak_rss_bytes", "fak_rss_at_fork_bytes", NULL };
 	static const char *const label_known[] = { "experiment_id", "sequence", "envelope_id", "lever_id", "arm",
-						   "kind", "index", "machine_id", "revision", NULL };
+						   "kind", "index", "machine_id", "revision",
+						   "envelope_state", NULL };
 	struct jpath kp = JP_KEY(at, "workload"), lp = JP_KEY(&kp, "label"), mp = JP_KEY(&kp, "metrics");
 	const json_t *x, *l, *m;
 	int rc;
@@ -1069,6 +1076,9 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	TRY(get_count(l, &lp, "index", &w->label.index, e));
 	TRY(get_text(l, &lp, "machine_id", JD_REQUIRED, w->label.machine_id, sizeof(w->label.machine_id), e));
 	TRY(get_text(l, &lp, "revision", JD_REQUIRED, w->label.revision, sizeof(w->label.revision), e));
+	if (get_text(l, &lp, "envelope_state", JD_OPTIONAL, w->label.envelope_state,
+		     sizeof(w->label.envelope_state), e) < 0)
+		return -1;
 	TRY(get_text(x, &kp, "command", JD_REQUIRED, w->command, sizeof(w->command), e));
 	TRY(get_stream(x, &kp, "stdout", &w->out, e));
 	TRY(get_stream(x, &kp, "stderr", &w->err, e));

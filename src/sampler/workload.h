@@ -66,6 +66,9 @@ struct wl_label {
 	int64_t index;		/* 0-based within arm and kind */
 	char machine_id[64];	/* the scrubbed machine id of the receipts */
 	char revision[WL_ID_MAX];	/* the arm's revision */
+	/* receipt_state_digest of the envelope state the experiment ran
+	 * against; "" in runs sealed before fak recorded it */
+	char envelope_state[JSON_DIGEST_LEN + 1];
 };
 
 /* One captured output stream: its size and digest (64 lowercase hex). */

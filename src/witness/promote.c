@@ -444,6 +444,15 @@ static json_t *manifest_json(const struct promotion *p, const struct envelope *e
 	return m;
 }
 
+/* How findings name the receipts: the files of an experiment folder, the
+ * members of a manual loop's gate request. */
+static const char *s_name(const struct stat *st, int arm)
+{
+	if (S_ISDIR(st->st_mode))
+		return arm ? "candidate.json" : "baseline.json";
+	return arm ? "gate-request.json: candidate" : "gate-request.json: last_accepted";
+}
+
 int witness_promote_plan(const char *from, const struct witness_paths *paths, const char *version,
 			 struct promotion *p, struct findings *out, struct err *e)
 {
@@ -530,6 +539,15 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 			findings_addf(out, "comparison: the candidate is slower than the baseline it ran against; a gate "
 					   "pass against another accepted receipt does not make it a gain");
 	}
+	/* the arms must differ, and the envelope must be as they found it */
+	if (receipt_same_arms(&s.base, &s.cand))
+		findings_addf(out, "%s and %s: the two arms ran the same command, revision and "
+				   "module versions: " RECEIPT_AA_NOTE "; an A/B needs a candidate "
+				   "that differs", s_name(&st, 0), s_name(&st, 1));
+	receipt_state_check(&s.cand, &g, s_name(&st, 1), out);
+	if (!s.base.has_envelope_state || !s.cand.has_envelope_state ||
+	    !json_equal(s.base.envelope_state.json, s.cand.envelope_state.json))
+		receipt_state_check(&s.base, &g, s_name(&st, 0), out);
 	sealed = all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "candidate")) &&
 		 all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "baseline"));
 	if (S_ISDIR(st.st_mode) && !sealed)

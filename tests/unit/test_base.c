@@ -461,6 +461,42 @@ Test(text, blank_and_quoting)
 
 /* The scrubbed-text rule table (docs/receipts.md "Scrubbed text"): each
  * refused string with the exact reason, then strings that stay accepted. */
+Test(text, scrubbed_command_shell_escapes)
+{
+	static const struct {
+		const char *s, *why;
+	} refused[] = {
+		{ "type C:\\Users\\x", "a Windows path" },
+		{ "dir \"D:\\data\"", "a Windows path" },
+		{ "copy '\\\\fileserver\\share' .", "a Windows path" },
+		{ "cat x\\/home/someone", "a home folder \"x/home/someone\"" },
+		{ "cat \\/etc/passwd", "an absolute path \"/etc/passwd\"" },
+		{ "ssh\\ host", "a remote login \"ssh\"" },
+	};
+	static const char *const accepted[] = {
+		"printf 'a\\n'",
+		"echo \\\"quoted\\\" words",
+		"./bench.sh --sep '\\t' --end \\\\",
+		"awk '{ printf \"%s\\n\", $1 }' out.txt",
+	};
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sb_reset(&why);
+		cr_expect(!str_scrubbed_command(refused[i].s, &why), "\"%s\" accepted",
+			  refused[i].s);
+		cr_expect_str_eq(sb_str(&why), refused[i].why, "\"%s\"", refused[i].s);
+	}
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		sb_reset(&why);
+		cr_expect(str_scrubbed_command(accepted[i], &why), "\"%s\" refused: %s",
+			  accepted[i], sb_str(&why));
+		/* free text keeps refusing every backslash */
+		cr_expect(!str_scrubbed(accepted[i], NULL));
+	}
+	sb_release(&why);
+}
+
 Test(text, scrubbed_rule_table)
 {
 	static const struct {
