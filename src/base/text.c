@@ -334,6 +334,32 @@ static bool windows_path(const char *s)
 	return false;
 }
 
+bool str_printable(const char *s, const char *keep, struct strbuf *why)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; u[i];) {
+		size_t len = u[i] < 0x80 ? 1 : utf8_seq(u + i);
+		unsigned cp = u[i];
+
+		if (!len) {
+			if (why)
+				sb_addf(why, "invalid UTF-8 at byte %zu", i);
+			return false;
+		}
+		if (len == 2)
+			cp = (unsigned)(u[i] & 0x1f) << 6 | (u[i + 1] & 0x3f);
+		if ((cp < 0x20 && !strchr(keep, (int)cp)) || cp == 0x7f ||
+		    (len == 2 && cp < 0xa0)) {
+			if (why)
+				sb_addf(why, "a control character (U+%04X) at byte %zu", cp, i);
+			return false;
+		}
+		i += len;
+	}
+	return true;
+}
+
 bool str_scrubbed_command(const char *s, struct strbuf *why)
 {
 	char *plain = xmalloc(strlen(s) + 1), *o = plain;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/digest.h"
+#include "base/text.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 
@@ -84,7 +85,15 @@ static void check_artifact(struct xp *x, struct findings *out)
 static bool check_text_as(const char *flag, const char *v, bool command, struct findings *out)
 {
 	struct strbuf why = STRBUF_INIT;
-	bool ok = command ? receipt_command_captured(v, &why) : receipt_text_captured(v, &why);
+	bool ok;
+
+	/* a command may span lines and hold tabs; nothing else unprintable */
+	if (!str_printable(v, command ? "\t\n" : "", &why)) {
+		findings_addf(out, "%s: goes into public receipts and cannot: %s", flag, why.buf);
+		sb_release(&why);
+		return false;
+	}
+	ok = command ? receipt_command_captured(v, &why) : receipt_text_captured(v, &why);
 
 	if (!ok)
 		findings_addf(out, "%s \"%s\": goes into public receipts and cannot: %s", flag, v, why.buf);
@@ -97,11 +106,17 @@ static bool check_text(const char *flag, const char *v, struct findings *out)
 	return check_text_as(flag, v, false, out);
 }
 
-/* A revision or module value: captured text that is not an option. */
+/* A revision or module value: captured text that is not an option, short
+ * enough for the label every run seals (WL_ID_MAX). */
 static void check_value(const char *flag, const char *v, struct findings *out)
 {
-	if (check_text(flag, v, out) && v[0] == '-')
+	if (!check_text(flag, v, out))
+		return;
+	if (v[0] == '-')
 		findings_addf(out, "%s \"%s\": must not start with '-'", flag, v);
+	if (strlen(v) >= WL_ID_MAX)
+		findings_addf(out, "%s: %zu bytes; a value sealed into every run's label takes "
+				   "at most %d", flag, strlen(v), WL_ID_MAX - 1);
 }
 
 static void check_identity(struct xp *x, struct findings *out)

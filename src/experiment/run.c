@@ -169,6 +169,14 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 		findings_addf(out, "%s reports quality \"%s\"; envelope \"%s\"'s criterion measures \"%s\"; see "
 				   "%s/%s.stdout", title, m->quality.name, x->env->id, x->crit->quality_metric,
 			      x->dir_logs, name);
+	else if (m->has_quality &&
+		 m->quality.higher_is_better != x->crit->quality_higher_is_better)
+		findings_addf(out, "%s reports quality \"%s\" with higher_is_better %s; envelope "
+				   "\"%s\"'s criterion says %s: the score would be judged the "
+				   "wrong way round; see %s/%s.stdout", title, m->quality.name,
+			      m->quality.higher_is_better ? "true" : "false", x->env->id,
+			      x->crit->quality_higher_is_better ? "true" : "false", x->dir_logs,
+			      name);
 }
 
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out, struct err *e)

@@ -74,9 +74,11 @@ int xp_verify_log(const struct report *r, const char *log_path, char *summary, s
 		return err_set(e, "re-parsing '%s' with %s yields other metrics than the attestation sealed",
 			       log_path, w->parser);
 	if (m.has_throughput)
-		snprintf(summary, cap, "log matches: %s, %.17g tok/s", w->parser, m.tokens_per_second);
+		/* rounded for people: the sealed value is in the attestation */
+		snprintf(summary, cap, "log matches: %s, %.4g tok/s", w->parser,
+			 m.tokens_per_second);
 	else
-		snprintf(summary, cap, "log matches: %s, quality %s=%.17g", w->parser, m.quality.name,
-			 m.quality.score);
+		snprintf(summary, cap, "log matches: %s, quality %s=%.4g", w->parser,
+			 m.quality.name, m.quality.score);
 	return 0;
 }

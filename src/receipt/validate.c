@@ -27,7 +27,9 @@ static void check_scrubbed_as(const char *path, const char *s, bool command, str
 {
 	struct strbuf why = STRBUF_INIT;
 
-	if (!(command ? str_scrubbed_command(s, &why) : str_scrubbed(s, &why)))
+	if (!str_printable(s, command ? "\t\n" : "", &why))
+		findings_addf(out, "%s: holds %s", path, why.buf);
+	else if (!(command ? str_scrubbed_command(s, &why) : str_scrubbed(s, &why)))
 		findings_addf(out, "%s: contains a private detail: %s", path, why.buf);
 	sb_release(&why);
 }

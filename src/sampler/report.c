@@ -21,11 +21,18 @@
 void report_copy(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
+	bool cut = n >= cap;
 
-	if (n >= cap)
-		n = cap - 1;
+	if (cut) {
+		n = cap > 4 ? cap - 4 : 0;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;	/* never split a UTF-8 sequence */
+	}
 	memcpy(dst, src, n);
-	dst[n] = '\0';
+	if (cut && cap > 4)
+		memcpy(dst + n, "...", 4);
+	else
+		dst[n] = '\0';
 }
 
 void metric_set(struct metric *m, double value, const char *source)

@@ -85,7 +85,7 @@ struct workload {
 	int64_t prompt_tokens, decode_tokens;	/* the envelope's, for the parser */
 	bool has_metrics;
 	struct wl_metrics metrics;	/* when has_metrics */
-	char metrics_error[REPORT_TEXT_MAX];	/* why not, otherwise "" */
+	char metrics_error[REPORT_DETAIL_MAX];	/* why not, otherwise "" */
 	/* Largest ru_maxrss of any reaped SUT process (wait4), measured by the
 	 * sampler: an upper bound, since the kernel charges a forked child
 	 * with the resident memory of the process that forked it, fak's own

@@ -444,6 +444,30 @@ static json_t *manifest_json(const struct promotion *p, const struct envelope *e
 	return m;
 }
 
+/* When the receipts do not validate against the graph: say so when the
+ * reason is that they were made against another graph (their lever or
+ * envelope is not in it, or its criterion is another). */
+static void other_graph(const struct receipt *r, const struct graph *g, const char *path,
+			struct findings *out)
+{
+	const struct lever *l = graph_lever(g, r->changed_lever_id);
+	const struct envelope *env = graph_envelope(g, r->envelope_id);
+	const struct criterion *c = env ? graph_criterion(g, env->id) : NULL;
+	char digest[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	if (!l || !env)
+		findings_addf(out, "the experiment was made against another graph: '%s' has no "
+				   "%s \"%s\"", path, l ? "envelope" : "lever",
+			      l ? r->envelope_id : r->changed_lever_id);
+	else if (c && graph_criterion_digest(c, digest, &e) == 0 &&
+		 strcmp(digest, r->comparison.criterion_digest))
+		findings_addf(out, "the experiment was made against another graph: the criterion "
+				   "of envelope \"%s\" in '%s' is %s, the receipts' %s; run the "
+				   "experiment again", env->id, path, digest,
+			      r->comparison.criterion_digest);
+}
+
 /* How findings name the receipts: the files of an experiment folder, the
  * members of a manual loop's gate request. */
 static const char *s_name(const struct stat *st, int arm)
@@ -501,6 +525,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	cmp = receipt_compare(&s.base, &s.cand, &g, &what, out);
 	if (!cmp) {
 		findings_addf(out, "%s", what);
+		other_graph(&s.cand, &g, paths->graph, out);
 		goto done;
 	}
 	verdict = gate_evaluate(&s.req, &g, &cls, &what, out);

@@ -461,6 +461,34 @@ Test(text, blank_and_quoting)
 
 /* The scrubbed-text rule table (docs/receipts.md "Scrubbed text"): each
  * refused string with the exact reason, then strings that stay accepted. */
+Test(text, printable_refuses_controls_and_invalid_utf8)
+{
+	static const struct {
+		const char *s, *keep, *why;
+	} refused[] = {
+		{ "r1\x1b[31m", "", "a control character (U+001B) at byte 2" },
+		{ "a\tb", "", "a control character (U+0009) at byte 1" },
+		{ "a\rb", "\t\n", "a control character (U+000D) at byte 1" },
+		{ "x\x7f", "", "a control character (U+007F) at byte 1" },
+		{ "m\xc2\x9b" "2J", "", "a control character (U+009B) at byte 1" },
+		{ "v\xff", "", "invalid UTF-8 at byte 1" },
+		{ "\xc3\xa9\xc0\xaf", "", "invalid UTF-8 at byte 2" },
+	};
+	static const char *const accepted[] = { "r1", "pr\xc3\xa9" "cision \xe2\x9c\x93",
+						"\xc2\xa0nbsp", "" };
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sb_reset(&why);
+		cr_expect(!str_printable(refused[i].s, refused[i].keep, &why), "#%zu accepted", i);
+		cr_expect_str_eq(sb_str(&why), refused[i].why, "#%zu", i);
+	}
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++)
+		cr_expect(str_printable(accepted[i], "", NULL), "#%zu refused", i);
+	cr_expect(str_printable("a\tb\nc", "\t\n", NULL));
+	sb_release(&why);
+}
+
 Test(text, scrubbed_command_shell_escapes)
 {
 	static const struct {
