@@ -61,6 +61,13 @@ struct metrics_parser;
 int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb, char *why,
 		   size_t cap);
 
+/* run.c: a captured log longer than bound (plus room for the marker line)
+ * becomes its first bound/2 bytes, a marker line (how much was left out,
+ * the whole stream's size and sha256) and its last bound/2 bytes; st (the
+ * whole stream's size and digest) gets `kept`. Nothing happens to a log
+ * within the bound. */
+int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e);
+
 /* experiment.c: a SIGINT, SIGTERM or SIGHUP that arrived while blocked;
  * 0 for none. */
 int xp_pending_stop(void);

@@ -432,7 +432,9 @@ static int check_workload(const struct workload *w, struct err *e)
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
 	if (!w->command[0])
 		return err_set(e, "workload.command: must not be empty");
-	if (!digest_is_hex(w->out.sha256) || !digest_is_hex(w->err.sha256))
+	if (!digest_is_hex(w->out.sha256) || !digest_is_hex(w->err.sha256) ||
+	    (w->out.has_kept && !digest_is_hex(w->out.kept.sha256)) ||
+	    (w->err.has_kept && !digest_is_hex(w->err.kept.sha256)))
 		return err_set(e, "workload: stream digests must be 64 lowercase hex digits");
 	if (!json && !llama && !quality)
 		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
@@ -655,6 +657,15 @@ static json_t *stream_json(const struct wl_stream *st)
 
 	jset_int(o, "bytes", st->bytes);
 	jset_str(o, "sha256", st->sha256);
+	if (st->has_kept) {
+		json_t *k = jobj();
+
+		jset_int(k, "head_bytes", st->kept.head_bytes);
+		jset_int(k, "tail_bytes", st->kept.tail_bytes);
+		jset_int(k, "bytes", st->kept.bytes);
+		jset_str(k, "sha256", st->kept.sha256);
+		jset_new(o, "kept", k);
+	}
 	return o;
 }
 
@@ -1051,13 +1062,33 @@ static int get_findings(const json_t *o, const struct jpath *at, struct report *
 static int get_stream(const json_t *o, const struct jpath *at, const char *key, struct wl_stream *st,
 		      struct err *e)
 {
-	static const char *const known[] = { "bytes", "sha256", NULL };
-	struct jpath kp = JP_KEY(at, key);
-	const json_t *x;
+	static const char *const known[] = { "bytes", "sha256", "kept", NULL };
+	static const char *const kept_known[] = { "head_bytes", "tail_bytes", "bytes", "sha256",
+						  NULL };
+	struct jpath kp = JP_KEY(at, key), pp = JP_KEY(&kp, "kept");
+	const json_t *x, *k;
+	int rc;
 
 	TRY(get_member(o, at, key, known, &x, e));
 	TRY(get_count(x, &kp, "bytes", &st->bytes, e));
-	return get_text(x, &kp, "sha256", JD_REQUIRED, st->sha256, sizeof(st->sha256), e);
+	TRY(get_text(x, &kp, "sha256", JD_REQUIRED, st->sha256, sizeof(st->sha256), e));
+	rc = jd_obj(x, &kp, "kept", JD_OPTIONAL, &k, e);
+	if (rc < 0)
+		return -1;
+	st->has_kept = rc == 0;
+	if (!st->has_kept)
+		return 0;
+	TRY(jd_object(k, &pp, kept_known, e));
+	TRY(get_count(k, &pp, "head_bytes", &st->kept.head_bytes, e));
+	TRY(get_count(k, &pp, "tail_bytes", &st->kept.tail_bytes, e));
+	TRY(get_count(k, &pp, "bytes", &st->kept.bytes, e));
+	TRY(get_text(k, &pp, "sha256", JD_REQUIRED, st->kept.sha256, sizeof(st->kept.sha256), e));
+	if (st->kept.head_bytes + st->kept.tail_bytes >= st->bytes ||
+	    st->kept.bytes < st->kept.head_bytes + st->kept.tail_bytes ||
+	    st->kept.bytes > st->kept.head_bytes + st->kept.tail_bytes + WL_LOG_MARKER_MAX)
+		return jpath_err(e, &pp, "head and tail must leave part of the stream out, and the "
+					 "kept log hold them and a marker line");
+	return 0;
 }
 
 static int get_workload(const json_t *o, const struct jpath *at, struct workload *w, struct err *e)

@@ -71,11 +71,25 @@ struct wl_label {
 	char envelope_state[JSON_DIGEST_LEN + 1];
 };
 
-/* One captured output stream: its size and digest (64 lowercase hex). */
+/* One captured output stream: its size and digest (64 lowercase hex). A
+ * stream longer than the runner's log bound is kept as its head, a marker
+ * line and its tail: the log file is then `kept` (its own size and digest),
+ * while bytes and sha256 stay those of the whole stream. */
 struct wl_stream {
 	int64_t bytes;
 	char sha256[65];
+	bool has_kept;
+	struct {
+		int64_t head_bytes, tail_bytes, bytes;
+		char sha256[65];
+	} kept;
 };
+
+/* The log bound of the runner (--max-log-bytes): default and least. */
+#define WL_LOG_BOUND_DEFAULT ((int64_t)16 << 20)
+#define WL_LOG_BOUND_MIN ((int64_t)1 << 20)
+/* Room the marker line between head and tail takes at most. */
+#define WL_LOG_MARKER_MAX 256
 
 struct workload {
 	struct wl_label label;

@@ -92,6 +92,29 @@ xp_try --baseline 'sh precise.sh' --candidate 'sh precise.sh' || { cat e.txt; fa
 	{ cat v.txt; fail "--verify --log"; }
 grep -q '^VALID sha256:[0-9a-f]* log matches: json-line/v1, 1235 tok/s$' v.txt || { cat v.txt; fail "--verify: not rounded"; }
 
+# bounded logs: 3 MiB of output with --max-log-bytes 1M keeps 512 KiB of head
+# and of tail, seals the whole stream's size and digest, still reads the
+# metrics from the last line, and every reader checks the kept log
+printf '#!/bin/sh\nhead -c 3145728 /dev/zero | tr "\\0" x\necho\nhead -c 3145728 /dev/zero | tr "\\0" y >&2\nTPS=$1 ./bench.sh\n' >big.sh
+xp_try --baseline 'sh big.sh 100' --candidate 'sh big.sh 120' --max-log-bytes 1M || { cat e.txt; fail "big run"; }
+[ "$(wc -c <out/logs/baseline-1.stdout)" -lt 1100000 ] && [ "$(wc -c <out/logs/baseline-1.stderr)" -lt 1100000 ] ||
+	fail "the logs are not bounded"
+jq -e '.workload.stdout | .bytes > 3145728 and .kept.head_bytes == 524288 and .kept.tail_bytes == 524288' \
+	out/attestations/baseline-1.json >/dev/null || fail "the attestation does not seal the whole stream and the kept log"
+[ "$(jq -r '.workload.stdout.kept.sha256' out/attestations/baseline-1.json)" = "$(sha256sum <out/logs/baseline-1.stdout | cut -c1-64)" ] ||
+	fail "the kept digest"
+grep -q '^\[fak: [0-9]* bytes of this stream left out here; it had [0-9]* bytes in all, sha256 [0-9a-f]*\]$' out/logs/baseline-1.stdout ||
+	fail "no marker line"
+jq -e '.repetitions[0].tokens_per_second == 100' out/baseline.json >/dev/null || fail "the metrics of a big output"
+"$FAK" bench system-baseline --verify out/attestations/baseline-1.json --log out/logs/baseline-1.stdout >v.txt ||
+	{ cat v.txt; fail "--verify --log of a kept log"; }
+printf 'x' >>out/logs/baseline-1.stdout
+if "$FAK" bench system-baseline --verify out/attestations/baseline-1.json --log out/logs/baseline-1.stdout >v.txt 2>&1; then
+	fail "an edited kept log verified"
+fi
+if xq --revision r1 --module bench@1 --baseline a --candidate b --out-dir x --max-log-bytes 1000K 2>e.txt; then fail "--max-log-bytes 1000K"; fi
+grep -q "^fak bench experiment: --max-log-bytes must be a size from 1M to 1T" e.txt || { cat e.txt; fail "--max-log-bytes: message"; }
+
 # CSV (and text) replace control characters; JSON escapes them
 jq '(.levers[] | select(.id == "cpu.fast")).name = "fast\u001b[2J\u009b31m"' graph.json >ctl.json
 "$FAK" native-performance --graph ctl.json --next --format csv >next.csv || fail "--next csv"
