@@ -474,7 +474,7 @@ Test(text, printable_refuses_controls_and_invalid_utf8)
 		{ "v\xff", "", "invalid UTF-8 at byte 1" },
 		{ "\xc3\xa9\xc0\xaf", "", "invalid UTF-8 at byte 2" },
 	};
-	static const char *const accepted[] = { "r1", "pr\xc3\xa9" "cision \xe2\x9c\x93",
+	static const char *const accepted[] = { "r1", "pr\xc3\xa9\x63ision \xe2\x9c\x93",
 						"\xc2\xa0nbsp", "" };
 	struct strbuf why = STRBUF_INIT;
 
