@@ -57,6 +57,21 @@ static char *canon(const char *text)
 	return sb_detach(&sb, NULL);
 }
 
+Test(json_write, shown_documents_escape_del_and_c1_canonical_keeps_them)
+{
+	json_t *v = json_pack("{s:s}", "k\x7f", "a\x1b\xc2\x9b" "b\xc2\xa0");
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+
+	json_write_compact(&sb, v);
+	cr_expect_str_eq(sb.buf, "{\"k\\u007f\":\"a\\u001b\\u009bb\xc2\xa0\"}");
+	sb_reset(&sb);
+	cr_assert_eq(json_write_canonical(&sb, v, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(sb.buf, "{\"k\x7f\":\"a\\u001b\xc2\x9b" "b\xc2\xa0\"}");
+	sb_release(&sb);
+	json_decref(v);
+}
+
 Test(json_canonical, rfc8785_ordering_numbers_and_strings)
 {
 	char *s;

@@ -120,5 +120,8 @@ jq '(.levers[] | select(.id == "cpu.fast")).name = "fast\u001b[2J\u009b31m"' gra
 "$FAK" native-performance --graph ctl.json --next --format csv >next.csv || fail "--next csv"
 ! grep -q "$(printf '\033')" next.csv && ! grep -q "$(printf '\302\233')" next.csv || fail "a control character in CSV"
 grep -q "fast$(printf '\357\277\275')\[2J$(printf '\357\277\275')31m" next.csv || { cat next.csv; fail "CSV: no U+FFFD"; }
-"$FAK" native-performance --graph ctl.json --next --json | grep -q 'fast\\u001b\[2J' || fail "JSON: not escaped"
+"$FAK" native-performance --graph ctl.json --next --json >next.json || fail "--next --json"
+grep -q 'fast\\u001b\[2J\\u009b31m' next.json || { cat next.json; fail "JSON: not escaped"; }
+[ "$(jq -r '.. | objects | select(.id? == "cpu.fast") | .name' next.json | head -1)" = "$(printf 'fast\033[2J\302\23331m')" ] ||
+	fail "JSON: the escaped name does not read back"
 echo ok
