@@ -1,8 +1,10 @@
 #include "base/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +236,49 @@ int file_check_output(const char *path, struct err *e)
 	return 0;
 }
 
+#define TEMP_PREFIX ".fak-"
+
+/* ".fak-<pid>-XXXXXX": the pid, or 0 when name is not one. */
+static long temp_pid(const char *name)
+{
+	const char *p = name + strlen(TEMP_PREFIX), *dash;
+	char *end;
+	long pid;
+
+	if (strncmp(name, TEMP_PREFIX, strlen(TEMP_PREFIX)) || !(dash = strchr(p, '-')) ||
+	    dash == p || strlen(dash + 1) != 6)
+		return 0;
+	for (const char *c = dash + 1; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", *c))
+			return 0;
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	return errno || end != dash || pid <= 0 ? 0 : pid;
+}
+
+void file_sweep_temps(const char *dir, size_t *removed)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*removed = 0;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long pid = temp_pid(de->d_name);
+		struct stat st;
+
+		if (!pid || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;	/* not ours, or its writer may still be at work */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			(*removed)++;
+	}
+	closedir(d);
+}
+
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e)
 {
 	char *target, *dir, *tmp;
@@ -242,7 +287,7 @@ int file_write_atomic(const char *path, const void *data, size_t len, mode_t mod
 	TRY(output_target(path, &target, &dir, e));
 	/* A short name beside the target keeps rename() atomic and works for
 	 * a target name of the longest legal length. */
-	tmp = xasprintf("%s/.fak-XXXXXX", dir);
+	tmp = xasprintf("%s/" TEMP_PREFIX "%ld-XXXXXX", dir, (long)getpid());
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		saved = errno;

@@ -26,12 +26,19 @@ int file_read(const char *path, size_t cap, struct strbuf *out, struct err *e);
 int file_check_output(const char *path, struct err *e);
 
 /* Write data to path atomically: every check of file_check_output, then a
- * temporary file with a short name (".fak-XXXXXX") in the folder of the
+ * temporary file with a short name (".fak-<pid>-XXXXXX") in the folder of the
  * resolved target, fchmod to mode, write, fsync, rename over the target,
  * fsync of the folder. A symbolic link is written through: the file it
  * leads to is replaced, the link stays. On failure nothing is left behind
  * and the target is untouched. */
 int file_write_atomic(const char *path, const void *data, size_t len, mode_t mode, struct err *e);
+
+/* Removes from dir the temporary files of file_write_atomic that a killed
+ * fak left: only fak's own (".fak-<pid>-XXXXXX", a regular file of this
+ * user's) and only when process <pid> no longer exists, so a write in
+ * progress is never disturbed. *removed gets how many went. Best effort:
+ * a folder that cannot be read removes nothing. */
+void file_sweep_temps(const char *dir, size_t *removed);
 
 /* True when a and b name the same existing file (same device and inode,
  * symbolic links followed); "-" names standard input. False when either

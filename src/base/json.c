@@ -107,7 +107,10 @@ void json_format_double(char *buf, double d)
 
 /* ---- strings -------------------------------------------------------- */
 
-static void write_string(struct strbuf *out, const char *s, size_t len)
+/* A JSON string. RFC 8785 (canonical) escapes only C0; the documents fak
+ * shows (all) escape DEL and C1 too, which the canonical form must keep
+ * raw. */
+static void write_string(struct strbuf *out, const char *s, size_t len, bool all)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t run = 0;
@@ -132,10 +135,16 @@ static void write_string(struct strbuf *out, const char *s, size_t len)
 			esc = "\\b";
 		else if (c == '\f')
 			esc = "\\f";
-		else if (c < 0x20) {
+		else if (c < 0x20 || (all && c == 0x7f) ||
+			 (all && c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
+			  (unsigned char)s[i + 1] < 0xa0)) {
+			/* C0, DEL and C1 (U+0080..U+009F, two bytes in UTF-8)
+			 * escaped: none reaches a terminal that shows the file */
+			unsigned cp = c == 0xc2 ? (unsigned char)s[i + 1] : c;
+
 			memcpy(u, "\\u00", 4);
-			u[4] = hex[c >> 4];
-			u[5] = hex[c & 15];
+			u[4] = hex[cp >> 4];
+			u[5] = hex[cp & 15];
 			u[6] = '\0';
 			esc = u;
 		}
@@ -143,6 +152,7 @@ static void write_string(struct strbuf *out, const char *s, size_t len)
 			continue;
 		sb_add(out, s + run, i - run);
 		sb_adds(out, esc);
+		i += c == 0xc2;
 		run = i + 1;
 	}
 	sb_add(out, s + run, len - run);
@@ -193,7 +203,7 @@ static void write_value(struct strbuf *out, const json_t *v, int depth)
 			first = 0;
 			if (pretty)
 				indent(out, depth + 1);
-			write_string(out, key, strlen(key));
+			write_string(out, key, strlen(key), true);
 			sb_adds(out, pretty ? ": " : ":");
 			write_value(out, m, pretty ? depth + 1 : -1);
 		}
@@ -223,7 +233,7 @@ static void write_value(struct strbuf *out, const json_t *v, int depth)
 		return;
 	}
 	case JSON_STRING:
-		write_string(out, json_string_value(v), json_string_length(v));
+		write_string(out, json_string_value(v), json_string_length(v), true);
 		return;
 	case JSON_INTEGER:
 	case JSON_REAL:
@@ -323,7 +333,7 @@ static int write_canonical(struct strbuf *out, const json_t *v, struct err *e)
 		for (i = 0; i < n && rc == 0; i++) {
 			if (i)
 				sb_addch(out, ',');
-			write_string(out, keys[i], strlen(keys[i]));
+			write_string(out, keys[i], strlen(keys[i]), false);
 			sb_addch(out, ':');
 			rc = write_canonical(out, json_object_get(v, keys[i]), e);
 		}
@@ -351,6 +361,9 @@ static int write_canonical(struct strbuf *out, const json_t *v, struct err *e)
 		sb_adds(out, num);
 		return 0;
 	}
+	case JSON_STRING:
+		write_string(out, json_string_value(v), json_string_length(v), false);
+		return 0;
 	default:
 		write_value(out, v, -1);
 		return 0;

@@ -28,7 +28,8 @@ bool json_same(const json_t *a, const json_t *b);
 
 /* ---- output ---------------------------------------------------------- */
 
-/* Two-space indented document followed by one newline. */
+/* Two-space indented document followed by one newline. Strings escape
+ * every control character, C0, DEL and C1 (U+0080..U+009F) as \u00XX. */
 void json_write_pretty(struct strbuf *out, const json_t *v);
 /* Compact form, insertion order, no spaces. */
 void json_write_compact(struct strbuf *out, const json_t *v);

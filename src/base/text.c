@@ -313,6 +313,79 @@ static void show_word(struct strbuf *why, const char *rule, const char *w, size_
 	free(word);
 }
 
+/* A Windows path in a shell command: a drive ("C:\\...", a letter at the
+ * start of a word) or a UNC path ("\\\\host\\share"). */
+static bool windows_path(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		bool start = p == (const unsigned char *)s || word_sep(p - 1);
+
+		if (start && is_alpha(p[0]) && p[1] == ':' && p[2] == '\\')
+			return true;
+		if (p[0] == '\\' && p[1] == '\\' && (is_alpha(p[2]) || is_digit(p[2]))) {
+			const unsigned char *q = p + 2;
+
+			while (*q && !word_sep(q) && *q != '\\')
+				q++;
+			if (*q == '\\')
+				return true;
+		}
+	}
+	return false;
+}
+
+bool str_printable(const char *s, const char *keep, struct strbuf *why)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0; u[i];) {
+		size_t len = u[i] < 0x80 ? 1 : utf8_seq(u + i);
+		unsigned cp = u[i];
+
+		if (!len) {
+			if (why)
+				sb_addf(why, "invalid UTF-8 at byte %zu", i);
+			return false;
+		}
+		if (len == 2)
+			cp = (unsigned)(u[i] & 0x1f) << 6 | (u[i + 1] & 0x3f);
+		if ((cp < 0x20 && !strchr(keep, (int)cp)) || cp == 0x7f ||
+		    (len == 2 && cp < 0xa0)) {
+			if (why)
+				sb_addf(why, "a control character (U+%04X) at byte %zu", cp, i);
+			return false;
+		}
+		i += len;
+	}
+	return true;
+}
+
+bool str_scrubbed_command(const char *s, struct strbuf *why)
+{
+	char *plain = xmalloc(strlen(s) + 1), *o = plain;
+	bool ok;
+
+	if (windows_path(s)) {
+		if (why)
+			sb_adds(why, "a Windows path");
+		free(plain);
+		return false;
+	}
+	/* the shell drops a backslash and keeps what it escapes: judge that */
+	for (const char *p = s; *p; p++) {
+		if (*p != '\\')
+			*o++ = *p;
+		else if (p[1] && p[1] != '\\')
+			*o++ = *++p;
+		else if (p[1])
+			p++;	/* an escaped backslash: windows_path judged it */
+	}
+	*o = '\0';
+	ok = str_scrubbed(plain, why);
+	free(plain);
+	return ok;
+}
+
 bool str_scrubbed(const char *s, struct strbuf *why)
 {
 	const unsigned char *p = (const unsigned char *)s;

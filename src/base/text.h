@@ -45,6 +45,20 @@ bool str_contains_ci(const char *hay, const char *needle);
  * the first rule broken and the word: `an absolute path "/srv/x"`. */
 bool str_scrubbed(const char *s, struct strbuf *why);
 
+/* The same rules for a shell command: a backslash is a shell escape, not a
+ * Windows path, so the rules judge the command as the shell reads it (each
+ * backslash dropped, the character it escapes kept: "\\/home/x" is still a
+ * home folder); a drive ("C:\\x" at the start of a word) or a UNC path
+ * ("\\\\host\\share") is refused as "a Windows path". */
+bool str_scrubbed_command(const char *s, struct strbuf *why);
+
+/* Text a person reads as it is: valid UTF-8 (utf8_seq) without control
+ * characters: no C0 (except those in keep, e.g. "\t\n"; keep may be ""),
+ * no DEL, no C1 (U+0080..U+009F). Otherwise false, and when why is non-NULL
+ * the reason appended: `a control character (U+001B) at byte 4`,
+ * `invalid UTF-8 at byte 2`. */
+bool str_printable(const char *s, const char *keep, struct strbuf *why);
+
 /* Appends s in double quotes with `"`, `\` and control characters escaped
  * (\n, \t, \xNN), as used for ids in findings. */
 void sb_add_quoted(struct strbuf *sb, const char *s);

@@ -29,7 +29,7 @@ static const char usage[] =
 	"           [--order interleaved|random|blocked] [--seed N] [--metrics json|llama-bench]\n"
 	"           [--quality-command CMD] [--last-accepted RECEIPT] [--graph FILE] [--show-output]\n"
 	"           [--format text|json|md|csv | --json] [--baseline-duration DUR] [--interval DUR]\n"
-	"           [--timeout DUR] ...";
+	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
@@ -49,6 +49,7 @@ static const char about[] =
 struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev, *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
+	const char *max_log;
 	struct optlist profiles, modules;
 	bool show_output, json;
 	struct sampler_flags sf;
@@ -152,6 +153,12 @@ static int summary(const struct ex_opts *eo, enum render_format fmt, const struc
 		BUG("the baseline receipt just written does not decode: %s", e.msg);
 	if (receipt_decode(&r[1], res->receipts[1], NULL, &e) < 0)
 		BUG("the candidate receipt just written does not decode: %s", e.msg);
+	if (receipt_same_arms(&r[0], &r[1])) {
+		/* an A/A run calibrates the noise; --promote refuses it */
+		ab.note = RECEIPT_AA_NOTE " (both arms ran the same command, revision and module "
+			  "versions; --promote refuses it)";
+		jset_str(doc, "note", ab.note);
+	}
 	report_ab_arms(&ab, &r[0], "baseline", &r[1]);
 	report_print_ab(fmt, &ab, render_experiment_text, doc);
 	report_ab_release(&ab);
@@ -200,6 +207,30 @@ static int parse_seed(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* --max-log-bytes: N, NK, NM or NG (binary units), at least 1M. */
+static int parse_log_bound(const char *s, int64_t *out)
+{
+	static const char units[] = "KMG";
+	char *end;
+	const char *u;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	u = *end ? strchr(units, *end) : NULL;
+	if (!*s || s[0] == '-' || errno || (*end && (!u || end[1])) ||
+	    v > (1ULL << 40) >> (u ? 10 * (u - units + 1) : 0) ||
+	    (int64_t)(v << (u ? 10 * (u - units + 1) : 0)) < WL_LOG_BOUND_MIN) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "--max-log-bytes must be a size from 1M to 1T: bytes, "
+			 "or a number with K, M or G (got \"%.64s\")", s);
+		return usage_error(msg);
+	}
+	*out = (int64_t)(v << (u ? 10 * (u - units + 1) : 0));
+	return 0;
+}
+
 static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_format *fmt)
 {
 	const char *const required[][2] = {
@@ -230,6 +261,8 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 			return usage_error("--order must be interleaved, random or blocked");
 		o->order = (enum receipt_order)i;
 	}
+	if (eo->max_log && parse_log_bound(eo->max_log, &o->max_log_bytes))
+		return EXIT_USAGE;
 	if (eo->seed && o->order != RECEIPT_ORDER_RANDOM)
 		return usage_error("--seed goes with --order random");
 	if (o->order == RECEIPT_ORDER_RANDOM) {
@@ -325,6 +358,9 @@ int bench_experiment(int argc, char **argv)
 		{ "machine-id-file", "FILE", "machine id to hash (default /etc/machine-id)", NULL,
 		  &eo.machine_id_file, NULL },
 		{ "show-output", NULL, "copy each run's stdout and stderr to stderr", &eo.show_output, NULL, NULL },
+		{ "max-log-bytes", "SIZE",
+		  "bound of each captured log (default 16M): beyond, head and tail", NULL,
+		  &eo.max_log, NULL },
 		{ "json", NULL, "print the summary as JSON (the same as --format json)", &eo.json, NULL, NULL },
 		{ "format", "FORMAT", "the summary: text (default), json, md or csv",
 		  NULL, &eo.format, NULL },

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/strbuf.h"
+#include "render/escape.h"
 
 static const char usage[] =
 	"usage: fak <command> [options]\n"
@@ -31,15 +33,29 @@ static const struct {
 	{ "bench", cmd_bench },
 };
 
+/* Diagnostics quote outside input: a control character in it shows as
+ * U+FFFD, never reaching the terminal as a control sequence. */
+static void put_clean(const char *s, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	esc_clean(&sb, s, n);
+	fwrite(sb.buf ? sb.buf : "", 1, sb.len, stderr);
+	sb_release(&sb);
+}
+
 void cli_errorf(const char *cmd, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
-	fprintf(stderr, "fak%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	sb_addf(&sb, "fak%s%s: ", cmd ? " " : "", cmd ? cmd : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	sb_addch(&sb, '\n');
+	put_clean(sb.buf, sb.len);
+	sb_release(&sb);
 }
 
 int cli_fail(const char *cmd, const struct err *e)
@@ -51,8 +67,11 @@ int cli_fail(const char *cmd, const struct err *e)
 int cli_findings(const char *cmd, const char *what, const struct findings *f)
 {
 	cli_errorf(cmd, "%s (%zu finding%s):", what, f->nr, f->nr == 1 ? "" : "s");
-	for (size_t i = 0; i < f->nr; i++)
-		fprintf(stderr, "  %s\n", f->items[i]);
+	for (size_t i = 0; i < f->nr; i++) {
+		fputs("  ", stderr);
+		put_clean(f->items[i], strlen(f->items[i]));
+		fputc('\n', stderr);
+	}
 	return EXIT_FAIL;
 }
 

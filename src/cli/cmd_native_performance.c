@@ -81,6 +81,22 @@ int np_dot(const struct np_ctx *c)
 	return EXIT_OK;
 }
 
+/* opts_parse: an exit status to return (help, a usage error), or -1 to
+ * go on. */
+static int parse_opts(const struct opt *opts, int argc, char **argv, int *rest)
+{
+	switch (opts_parse(NP_CMD, usage, opts, argc, argv, rest)) {
+	case OPTS_HELP:
+		opts_help(stdout, usage, about, opts);
+		return EXIT_OK;
+	case OPTS_ERROR:
+		return EXIT_USAGE;
+	case OPTS_OK:
+		break;
+	}
+	return -1;
+}
+
 static int usage_error(const char *why)
 {
 	cli_errorf(NP_CMD, "%s", why);
@@ -234,17 +250,28 @@ int cmd_native_performance(int argc, char **argv)
 	struct np_ctx c = { .o = &o, .g = &g };
 	int rest, rc;
 
-	switch (opts_parse(NP_CMD, usage, opts, argc, argv, &rest)) {
-	case OPTS_HELP:
-		opts_help(stdout, usage, about, opts);
-		return EXIT_OK;
-	case OPTS_ERROR:
-		return EXIT_USAGE;
-	case OPTS_OK:
-		break;
+	if ((rc = parse_opts(opts, argc, argv, &rest)) >= 0)
+		return rc;
+	if (o.verify_witnesses && rest < argc) {
+		/* --verify-witnesses DIR: options may follow DIR too */
+		const char *dir = argv[rest], *before = o.witness_root;
+		int more = 1;
+
+		o.witness_root = NULL;
+		if ((rc = parse_opts(opts, argc - rest, argv + rest, &more)) >= 0)
+			return rc;
+		rest += more;
+		if (before && o.witness_root)
+			return usage_error("option '--witness-root' is given twice; give it once");
+		if (!o.witness_root)
+			o.witness_root = before;
+		if (o.witness_root && strcmp(o.witness_root, dir)) {
+			cli_errorf(NP_CMD, "--verify-witnesses '%s' and --witness-root '%s' name "
+					   "two witness roots; give one", dir, o.witness_root);
+			return EXIT_USAGE;
+		}
+		o.witness_root = dir;
 	}
-	if (o.verify_witnesses && !o.witness_root && rest < argc)
-		o.witness_root = argv[rest++];
 	rc = check_usage(&o, rest < argc ? argv[rest] : NULL, &c.fmt);
 	if (!rc)
 		rc = check_outputs(&o);

@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/diff.h"
+#include "base/file.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/np.h"
@@ -95,6 +97,14 @@ int cli_recover_promotion(const char *cmd, const char *graph)
 		rc = cli_fail(cmd, &e);
 	else if (*what)
 		cli_errorf(cmd, "an interrupted promotion was found in '%s' and %s", dir, what);
+	if (!rc) {
+		size_t n;
+
+		file_sweep_temps(dir, &n);
+		if (n)
+			cli_errorf(cmd, "removed %zu temporary file%s that an interrupted fak left "
+					"in '%s'", n, n == 1 ? "" : "s", dir);
+	}
 	free(copy);
 	free(top);
 	free(dir);
@@ -106,6 +116,37 @@ int np_recover(const struct np_opts *o)
 	return cli_recover_promotion(NP_CMD, o->graph);
 }
 
+/* SIGINT, SIGTERM or SIGHUP while a promotion is written: say what the
+ * next fak command will do with what is on disk, then die of the signal.
+ * Only async-signal-safe calls. */
+static void stop_during_commit(int sig)
+{
+#define STOPPED "fak native-performance: promote: interrupted "
+	static const char *const msg[] = {
+		[WITNESS_PHASE_NONE] = STOPPED "before anything was written; nothing changed\n",
+		[WITNESS_PHASE_STAGING] = STOPPED "while staging; nothing visible changed: "
+					  "the next fak command rolls the promotion back "
+					  "(removes the staged files)\n",
+		[WITNESS_PHASE_COMMITTED] = STOPPED "after the commit point; the promotion "
+					    "happens: the next fak command completes it\n",
+	};
+#undef STOPPED
+	int ph = witness_commit_phase();
+	const char *m = msg[ph >= 0 && ph <= WITNESS_PHASE_COMMITTED ? ph : WITNESS_PHASE_NONE];
+	ssize_t ignored = write(STDERR_FILENO, m, strlen(m));
+
+	(void)ignored;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_stop(void (*fn)(int))
+{
+	signal(SIGINT, fn);
+	signal(SIGTERM, fn);
+	signal(SIGHUP, fn);
+}
+
 int np_promote(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
@@ -115,7 +156,7 @@ int np_promote(const struct np_ctx *c)
 	struct strbuf sb = STRBUF_INIT;
 	char *own[3];
 	struct err e;
-	int rc = EXIT_OK;
+	int rc = EXIT_OK, committed;
 
 	if (resolve(o, &paths, own, &e) < 0) {
 		release(own);
@@ -139,10 +180,15 @@ int np_promote(const struct np_ctx *c)
 		cli_out(sb.buf, sb.len);
 		goto out;
 	}
-	if (witness_promote_commit(&p, &paths, &e) < 0) {
+	on_stop(stop_during_commit);
+	committed = witness_promote_commit(&p, &paths, &e);
+	on_stop(SIG_DFL);
+	if (committed < 0) {
 		rc = cli_fail(NP_CMD, &e);
 		goto out;
 	}
+	if (committed > 0)	/* promoted: the exit status stays 0 */
+		cli_errorf(NP_CMD, "promote: %s", e.msg);
 	sb_addf(&sb, "promoted %s in %s: %s\n", p.lever_id, p.envelope_id, p.summary);
 	sb_addf(&sb, "  witness  %s/%s/ (manifest %s)\n", paths.root, p.rel, p.manifest_digest);
 	sb_addf(&sb, "  graph    %s: %s enabled, present, witnessed", paths.graph, p.lever_id);

@@ -265,6 +265,11 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 	res->gate = gate_evaluate(&gq, x->o->g, &cls, &what, out);
 	gate_release(&gq);
 	if (!res->gate) {
+		/* without --last-accepted, the last accepted receipt is this run's
+		 * baseline arm: say which run failed */
+		if (!x->has_last_accepted && !strcmp(what, GATE_WHAT_ACCEPTED_QUALITY))
+			what = "gate: the baseline arm failed quality (without --last-accepted "
+			       "it is the gate's last accepted receipt)";
 		findings_addf(out, "%s", what);
 		goto out;
 	}

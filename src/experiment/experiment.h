@@ -72,6 +72,9 @@ struct xp_opts {
 	const char *last_accepted;	/* receipt file, or NULL: this run's baseline */
 	const char *parser;		/* WL_PARSER_JSON | WL_PARSER_LLAMA_BENCH */
 	const char *quality_cmd;	/* required with llama-bench, else NULL */
+	/* Bound of each captured log (0: WL_LOG_BOUND_DEFAULT): a longer
+	 * stream keeps its head and tail (xp_bound_log). */
+	int64_t max_log_bytes;
 	enum receipt_order order;
 	uint64_t seed;			/* RECEIPT_ORDER_RANDOM only */
 	const char *machine_id_file;	/* NULL: the system's */
@@ -127,6 +130,9 @@ void xp_explain(const struct xp_result *res, char *out, size_t cap);
  * a verified fak.system-baseline/v2 report. *summary gets a short text of
  * what matched (static storage of the caller: cap bytes). */
 struct report;
+/* Whether a log file of bytes with sha256 (hex) is the one a sealed stream
+ * left: the whole stream, or its kept head and tail. */
+bool xp_log_matches(const struct wl_stream *st, int64_t bytes, const char *sha256);
 int xp_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap, struct err *e);
 
 #endif

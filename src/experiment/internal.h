@@ -28,6 +28,7 @@ struct xp {
 	const struct criterion *crit;
 	char machine_id[40];
 	char experiment_id[33];		/* random, sealed into every run */
+	char state_digest[JSON_DIGEST_LEN + 1];	/* of the envelope state, sealed too */
 	char artifact_sha256[65];
 	struct xp_artifact *artifacts;	/* nr_profile_artifacts */
 	struct receipt last_accepted;	/* when o->last_accepted */
@@ -59,6 +60,13 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 struct metrics_parser;
 int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb, char *why,
 		   size_t cap);
+
+/* run.c: a captured log longer than bound (plus room for the marker line)
+ * becomes its first bound/2 bytes, a marker line (how much was left out,
+ * the whole stream's size and sha256) and its last bound/2 bytes; st (the
+ * whole stream's size and digest) gets `kept`. Nothing happens to a log
+ * within the bound. */
+int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e);
 
 /* experiment.c: a SIGINT, SIGTERM or SIGHUP that arrived while blocked;
  * 0 for none. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/digest.h"
+#include "base/text.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 
@@ -28,6 +29,20 @@ static void check_lever(struct xp *x, struct findings *out)
 	x->lever = graph_lever(o->g, o->lever_id);
 	x->env = graph_envelope(o->g, x->lever->app.envelope_id);
 	x->crit = graph_criterion(o->g, x->env->id);
+	/* docs/experiments.md: a lever already enabled or witnessed has
+	 * nothing left to witness */
+	if (x->lever->enabled || x->lever->has_witnessed) {
+		const char *is = !x->lever->has_witnessed ? "enabled"
+				 : x->lever->enabled	  ? "enabled and witnessed"
+							  : "witnessed";
+
+		findings_addf(out, "lever \"%s\" is not ready: it is %s already; an experiment "
+				   "witnesses a disabled, unwitnessed lever", x->lever->id, is);
+	}
+	t = receipt_state_json(o->g, x->env, &e);
+	if (!t || receipt_state_digest(t, x->state_digest, &e) < 0)
+		findings_addf(out, "envelope \"%s\": %s", x->env->id, e.msg);
+	json_decref(t);
 	if (x->env->memory_gib <= 0)
 		findings_addf(out, "envelope \"%s\" pins memory_gib %lld: the gate needs a peak-memory "
 				   "ceiling; set the envelope's memory_gib in the graph",
@@ -65,11 +80,20 @@ static void check_artifact(struct xp *x, struct findings *out)
 			      x->artifact_sha256, x->env->id, pin);
 }
 
-/* A value that goes into the public receipts as it is given. */
-static bool check_text(const char *flag, const char *v, struct findings *out)
+/* A value that goes into the public receipts as it is given (a command by
+ * the rules of commands). */
+static bool check_text_as(const char *flag, const char *v, bool command, struct findings *out)
 {
 	struct strbuf why = STRBUF_INIT;
-	bool ok = receipt_text_captured(v, &why);
+	bool ok;
+
+	/* a command may span lines and hold tabs; nothing else unprintable */
+	if (!str_printable(v, command ? "\t\n" : "", &why)) {
+		findings_addf(out, "%s: goes into public receipts and cannot: %s", flag, why.buf);
+		sb_release(&why);
+		return false;
+	}
+	ok = command ? receipt_command_captured(v, &why) : receipt_text_captured(v, &why);
 
 	if (!ok)
 		findings_addf(out, "%s \"%s\": goes into public receipts and cannot: %s", flag, v, why.buf);
@@ -77,11 +101,22 @@ static bool check_text(const char *flag, const char *v, struct findings *out)
 	return ok;
 }
 
-/* A revision or module value: captured text that is not an option. */
+static bool check_text(const char *flag, const char *v, struct findings *out)
+{
+	return check_text_as(flag, v, false, out);
+}
+
+/* A revision or module value: captured text that is not an option, short
+ * enough for the label every run seals (WL_ID_MAX). */
 static void check_value(const char *flag, const char *v, struct findings *out)
 {
-	if (check_text(flag, v, out) && v[0] == '-')
+	if (!check_text(flag, v, out))
+		return;
+	if (v[0] == '-')
 		findings_addf(out, "%s \"%s\": must not start with '-'", flag, v);
+	if (strlen(v) >= WL_ID_MAX)
+		findings_addf(out, "%s: %zu bytes; a value sealed into every run's label takes "
+				   "at most %d", flag, strlen(v), WL_ID_MAX - 1);
 }
 
 static void check_identity(struct xp *x, struct findings *out)
@@ -158,7 +193,7 @@ static void check_commands(struct xp *x, struct findings *out)
 					   "--artifact file for every run)", cmds[i].flag,
 				      o->artifact);
 		else
-			check_text(cmds[i].flag, c, out);
+			check_text_as(cmds[i].flag, c, true, out);
 	}
 	if (!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) && !o->quality_cmd)
 		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "

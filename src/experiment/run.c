@@ -46,6 +46,48 @@ struct hook {
 	int out_fd, err_fd;
 };
 
+int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
+{
+	int64_t head = bound / 2, tail = bound - bound / 2, from = st->bytes - tail, to;
+	size_t cap = (size_t)1 << 20;
+	char marker[WL_LOG_MARKER_MAX], *buf;
+	int n;
+
+	if (st->bytes <= bound + WL_LOG_MARKER_MAX)
+		return 0;
+	n = snprintf(marker, sizeof(marker),
+		     "\n[fak: %lld bytes of this stream left out here; it had %lld bytes in all, "
+		     "sha256 %s]\n", (long long)(st->bytes - head - tail), (long long)st->bytes,
+		     st->sha256);
+	if (n < 0 || (size_t)n >= sizeof(marker))
+		BUG("log marker of %d bytes", n);
+	to = head + n;
+	if (pwrite(fd, marker, (size_t)n, (off_t)head) != n)
+		return err_errno(e, errno ? errno : EIO, "cannot shorten a log");
+	/* the tail moves down (to < from): a forward copy never reads what it
+	 * wrote */
+	buf = xmalloc(cap);
+	for (int64_t done = 0; done < tail;) {
+		size_t want = (size_t)(tail - done < (int64_t)cap ? tail - done : (int64_t)cap);
+		ssize_t r = pread(fd, buf, want, (off_t)(from + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || pwrite(fd, buf, (size_t)r, (off_t)(to + done)) != r) {
+			free(buf);
+			return err_errno(e, errno ? errno : EIO, "cannot shorten a log");
+		}
+		done += r;
+	}
+	free(buf);
+	if (ftruncate(fd, (off_t)(to + tail)) < 0 || fsync(fd) < 0)
+		return err_errno(e, errno, "cannot shorten a log");
+	st->has_kept = true;
+	st->kept.head_bytes = head;
+	st->kept.tail_bytes = tail;
+	return digest_fd(fd, st->kept.sha256, &st->kept.bytes, e);
+}
+
 int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
 		       char *why, size_t cap)
 {
@@ -88,6 +130,7 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	w->label.sequence = (int64_t)h->k;
 	report_copy(w->label.machine_id, sizeof(w->label.machine_id), x->machine_id);
 	report_copy(w->label.revision, sizeof(w->label.revision), x->o->revision[s->arm]);
+	report_copy(w->label.envelope_state, sizeof(w->label.envelope_state), x->state_digest);
 	report_copy(w->label.envelope_id, sizeof(w->label.envelope_id), x->env->id);
 	report_copy(w->label.lever_id, sizeof(w->label.lever_id), x->lever->id);
 	report_copy(w->label.arm, sizeof(w->label.arm), receipt_arm_names[s->arm]);
@@ -117,6 +160,18 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 		w->has_metrics = true;
 	}
 	sb_release(&sb);
+	/* the metrics are read: now the logs may shrink to their bound; a
+	 * parser that reads all of stdout keeps all it could read */
+	{
+		const struct metrics_parser *mp = metrics_parser_find(w->parser);
+		int64_t bound = x->o->max_log_bytes ? x->o->max_log_bytes : WL_LOG_BOUND_DEFAULT;
+		int64_t whole = mp->whole ? (int64_t)mp->max_bytes : 0;
+		int64_t out_bound = whole > bound ? whole : bound;
+
+		if (xp_bound_log(h->out_fd, out_bound, &w->out, e) < 0 ||
+		    xp_bound_log(h->err_fd, bound, &w->err, e) < 0)
+			return err_prefix(e, "captured output");
+	}
 	return 0;
 }
 
@@ -168,6 +223,14 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 		findings_addf(out, "%s reports quality \"%s\"; envelope \"%s\"'s criterion measures \"%s\"; see "
 				   "%s/%s.stdout", title, m->quality.name, x->env->id, x->crit->quality_metric,
 			      x->dir_logs, name);
+	else if (m->has_quality &&
+		 m->quality.higher_is_better != x->crit->quality_higher_is_better)
+		findings_addf(out, "%s reports quality \"%s\" with higher_is_better %s; envelope "
+				   "\"%s\"'s criterion says %s: the score would be judged the "
+				   "wrong way round; see %s/%s.stdout", title, m->quality.name,
+			      m->quality.higher_is_better ? "true" : "false", x->env->id,
+			      x->crit->quality_higher_is_better ? "true" : "false", x->dir_logs,
+			      name);
 }
 
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out, struct err *e)

@@ -41,6 +41,37 @@ static void same_metric(size_t i, const char *key, bool has, double v, bool seal
 	}
 }
 
+/* The envelope state a run sealed (its digest) must be the receipt's: a
+ * run sealed against one state cannot be presented as measured against
+ * another, and a receipt cannot claim a state its runs did not seal. */
+static void check_label_state(const struct receipt *r, const struct wl_label *l, const char *where,
+			      struct findings *out)
+{
+	char d[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	if (!l->envelope_state[0] && !r->has_envelope_state)
+		return;	/* sealed before fak recorded the state */
+	if (!r->has_envelope_state) {
+		findings_addf(out, "%s.workload.label.envelope_state: sealed against envelope "
+				   "state %s; the receipt records no envelope_state",
+			      where, l->envelope_state);
+		return;
+	}
+	if (receipt_state_digest(r->envelope_state.json, d, &e) < 0) {
+		findings_addf(out, "envelope_state: %s", e.msg);
+		return;
+	}
+	if (!l->envelope_state[0])
+		findings_addf(out, "%s.workload.label.envelope_state: the run sealed no envelope "
+				   "state; the receipt's envelope_state (%s) is not what it ran "
+				   "against", where, d);
+	else if (strcmp(d, l->envelope_state))
+		findings_addf(out, "%s.workload.label.envelope_state: sealed against envelope "
+				   "state %s; the receipt's envelope_state is %s",
+			      where, l->envelope_state, d);
+}
+
 /* The label of a sealed run must name this receipt's experiment, machine,
  * revision, envelope, lever, arm and the slot it is attached to, and its
  * command must be the arm's (commands[0]; the quality run's: commands[1]). */
@@ -69,6 +100,7 @@ static void check_label(const struct receipt *r, const struct workload *w, const
 	if (ci >= r->commands.n || strcmp(r->commands.v[ci], w->command))
 		findings_addf(out, "%s.workload.command: the sealed command is not commands[%zu] of this receipt", where,
 			      ci);
+	check_label_state(r, l, where, out);
 }
 
 static void check_rep(const struct receipt *r, size_t i, const struct report *rep, struct findings *out)

@@ -724,7 +724,7 @@ static const char *structural(const struct gate_request *q, const struct graph *
 		num(y, p->minimum_quality_score);
 		findings_addf(out, "last_accepted.quality: %s=%s does not meet the policy %s %s",
 			      a->quality.name, x, p->quality_higher_is_better ? "floor" : "ceiling", y);
-		return "gate: last accepted receipt fails the quality policy";
+		return GATE_WHAT_ACCEPTED_QUALITY;
 	}
 	receipt_drift(a, c, 0, out);
 	if (out->nr) {

@@ -15,6 +15,11 @@
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 
+/* What gate_evaluate says when the last accepted receipt's quality fails
+ * the policy (the runner, whose last accepted receipt is its own baseline
+ * arm, says so instead). */
+#define GATE_WHAT_ACCEPTED_QUALITY "gate: last accepted receipt fails the quality policy"
+
 #define GATE_REQUEST_V1 "fak-native-performance-gate-request/v1"
 #define GATE_REQUEST_V2 "fak-native-performance-gate-request/v2"
 #define GATE_POLICY_V1 "fak-native-performance-gate-policy/v1"

@@ -22,7 +22,7 @@ static const char *const top_keys[] = {
 	"schema", "role", "envelope_id", "changed_lever_id", "revision", "artifact_sha256",
 	"machine", "controls", "unchanged_controls", "changed_axes", "repetitions",
 	"ambient_evidence", "memory", "execution", "quality", "comparison", "module_versions",
-	"commands", "profiler_artifacts", "system_baselines", "experiment", NULL,
+	"commands", "profiler_artifacts", "system_baselines", "experiment", "envelope_state", NULL,
 };
 
 /* ---- small decoders ------------------------------------------------------ */
@@ -327,6 +327,51 @@ static int dec_experiment(struct receipt_experiment *x, const json_t *o, const s
 	return jd_obj(o, at, "quality_attestation", JD_OPTIONAL, &x->quality_attestation, e) < 0 ? -1 : 0;
 }
 
+static int dec_lever_state_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
+{
+	static const char *const keys[] = { "id", "enabled", "witness", NULL };
+	struct receipt_lever_state *l = p;
+	const json_t *w;
+	struct jpath wp = JP_KEY(at, "witness");
+
+	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "id", JD_REQUIRED, &l->id, e) < 0 ||
+	    jd_bool(o, at, "enabled", JD_REQUIRED, &l->enabled, e) < 0)
+		return -1;
+	w = json_object_get(o, "witness");
+	if (!w)
+		return jpath_err(e, &wp, "missing required field");
+	if (json_is_null(w))
+		l->witness = NULL;
+	else if (json_is_string(w))
+		l->witness = json_string_value(w);
+	else
+		return jpath_err(e, &wp, "expected a string or null");
+	return 0;
+}
+
+static int dec_state(struct receipt_state *s, const json_t *o, const struct jpath *at,
+		     struct err *e)
+{
+	static const char *const keys[] = { "criterion_digest", "levers", NULL };
+	struct jpath lp = JP_KEY(at, "levers");
+
+	s->json = o;
+	if (jd_object(o, at, keys, e) < 0 ||
+	    jd_str(o, at, "criterion_digest", JD_REQUIRED, &s->criterion_digest, e) < 0 ||
+	    dec_array(o, at, "levers", JD_REQUIRED, false, (void **)&s->levers, &s->nr_levers,
+		      sizeof(*s->levers), dec_lever_state_elem, e) < 0)
+		return -1;
+	for (size_t i = 0; i < s->nr_levers; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(s->levers[i].id, s->levers[j].id)) {
+				struct jpath ip = JP_IDX(&lp, i);
+
+				return jpath_err(e, &ip, "lever \"%s\" is listed twice",
+						 s->levers[i].id);
+			}
+	return 0;
+}
+
 /* ---- decode -------------------------------------------------------------- */
 
 static int decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e)
@@ -403,6 +448,11 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	if (rc < 0 || (rc == 0 && dec_experiment(&r->experiment, o, &kp, e) < 0))
 		return -1;
 	r->has_experiment = rc == 0;
+	kp = JP_KEY(at, "envelope_state");
+	rc = jd_obj(v, at, "envelope_state", JD_OPTIONAL, &o, e);
+	if (rc < 0 || (rc == 0 && dec_state(&r->envelope_state, o, &kp, e) < 0))
+		return -1;
+	r->has_envelope_state = rc == 0;
 	return 0;
 }
 
@@ -465,6 +515,7 @@ void receipt_release(struct receipt *r)
 	free(r->artifacts);
 	free(r->system_baselines);
 	free(r->experiment.schedule);
+	free(r->envelope_state.levers);
 	json_decref(r->doc);
 	memset(r, 0, sizeof(*r));
 }
@@ -591,5 +642,7 @@ json_t *receipt_to_json(const struct receipt *r)
 	}
 	if (r->has_experiment)
 		jset_new(o, "experiment", json_deep_copy(r->experiment.json));
+	if (r->has_envelope_state)
+		jset_new(o, "envelope_state", json_deep_copy(r->envelope_state.json));
 	return o;
 }

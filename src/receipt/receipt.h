@@ -105,6 +105,24 @@ struct receipt_comparison {
 	const char *criterion_digest;
 };
 
+/* The state of the envelope an experiment ran against (optional; receipts
+ * written before fak recorded it have none): every lever of the envelope
+ * in graph order with its enabled flag and witness, and the criterion
+ * digest. --promote recomputes it from the current graph and refuses a
+ * receipt whose state differs or is missing. */
+struct receipt_lever_state {
+	const char *id;
+	bool enabled;
+	const char *witness;	/* the lever's witnessed.receipt; NULL: none */
+};
+
+struct receipt_state {
+	const json_t *json;	/* borrowed from the receipt document */
+	const char *criterion_digest;
+	struct receipt_lever_state *levers;	/* owned array */
+	size_t nr_levers;
+};
+
 /* One run of an experiment's schedule (written by `fak bench experiment`). */
 struct receipt_run {
 	const char *arm, *kind;		/* baseline|candidate, warmup|repetition|quality */
@@ -155,6 +173,8 @@ struct receipt {
 	size_t nr_system_baselines;
 	bool has_experiment;
 	struct receipt_experiment experiment;
+	bool has_envelope_state;
+	struct receipt_state envelope_state;
 };
 
 /* Strict decode of v (borrowed; the receipt takes its own reference): every
@@ -202,6 +222,9 @@ bool receipt_is_placeholder(const char *s);
  * revision, a path): not blank, no placeholder, scrubbed (str_scrubbed).
  * False with the reason appended to why. */
 bool receipt_text_captured(const char *s, struct strbuf *why);
+/* The same for a shell command (str_scrubbed_command: shell escapes are
+ * not Windows paths). */
+bool receipt_command_captured(const char *s, struct strbuf *why);
 
 /* ---- experiment schedules (plan.c) --------------------------------------- */
 
@@ -351,6 +374,30 @@ json_t *receipt_attach(const struct receipt *r, const json_t *attestation, const
  * NULL with e set for an unknown lever, a lever without an envelope or
  * criterion, or a lever whose dependencies are not all enabled. */
 json_t *receipt_template(const struct graph *g, const char *lever_id, struct err *e);
+
+/* ---- envelope state (state.c) ------------------------------------------- */
+
+/* The state of envelope env in g (new reference): {"criterion_digest",
+ * "levers": [{"id", "enabled", "witness"}]}, the levers of the envelope in
+ * graph order, witness null when the lever has none. NULL with e set when
+ * the envelope has no criterion. */
+json_t *receipt_state_json(const struct graph *g, const struct envelope *env, struct err *e);
+/* The digest a sealed run's label records: "sha256:<hex>" of the RFC 8785
+ * form of a state object. */
+int receipt_state_digest(const json_t *state, char out[JSON_DIGEST_LEN + 1], struct err *e);
+/* Whether r may still witness its lever in g: r records an envelope state
+ * and it equals the one g has now. One finding per difference, each
+ * starting with who (a file name), naming the lever that changed and the
+ * witness that changed it, and saying to run the experiment again. */
+void receipt_state_check(const struct receipt *r, const struct graph *g, const char *who,
+			 struct findings *out);
+
+/* Whether two arms ran the same thing: the same commands (every one, the
+ * quality command included), revision and module versions (as a set). Such
+ * an A/A pair calibrates the noise; it witnesses nothing. */
+bool receipt_same_arms(const struct receipt *a, const struct receipt *b);
+/* What the runner and --promote say of such a pair. */
+#define RECEIPT_AA_NOTE "A/A: calibration, not a witness"
 
 /* ---- legacy ambient evidence -------------------------------------------- */
 

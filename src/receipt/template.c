@@ -42,7 +42,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	char digest[JSON_DIGEST_LEN + 1];
 	struct strbuf sb = STRBUF_INIT;
 	size_t n;
-	json_t *out;
+	json_t *out, *state;
 
 	if (!l) {
 		err_set(e, "unknown lever \"%s\"", lever_id);
@@ -110,7 +110,17 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	r.commands = (struct receipt_strs){ .v = &command, .n = 1 };
 	r.artifacts = &artifact;
 	r.nr_artifacts = graph_envelope_requires(env, "profiler_artifacts");
+	/* the levers this experiment runs against: --promote refuses it once
+	 * the envelope has changed */
+	state = receipt_state_json(g, env, e);
+	if (!state) {
+		free(reps);
+		return NULL;
+	}
+	r.has_envelope_state = true;
+	r.envelope_state.json = state;
 	out = receipt_to_json(&r);
+	json_decref(state);
 	free(reps);
 	return out;
 }

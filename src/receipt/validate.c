@@ -21,14 +21,22 @@ bool receipt_is_scrubbed_id(const char *s)
 	return !str_blank(s) && str_scrubbed(s, NULL) && !strchr(s, ':');
 }
 
-/* One finding when the free text s at path is not scrubbed (base/text.h). */
-static void check_scrubbed(const char *path, const char *s, struct findings *out)
+/* One finding when the free text s at path is not scrubbed (base/text.h;
+ * a shell command by the command rules). */
+static void check_scrubbed_as(const char *path, const char *s, bool command, struct findings *out)
 {
 	struct strbuf why = STRBUF_INIT;
 
-	if (!str_scrubbed(s, &why))
+	if (!str_printable(s, command ? "\t\n" : "", &why))
+		findings_addf(out, "%s: holds %s", path, why.buf);
+	else if (!(command ? str_scrubbed_command(s, &why) : str_scrubbed(s, &why)))
 		findings_addf(out, "%s: contains a private detail: %s", path, why.buf);
 	sb_release(&why);
+}
+
+static void check_scrubbed(const char *path, const char *s, struct findings *out)
+{
+	check_scrubbed_as(path, s, false, out);
 }
 
 bool receipt_is_placeholder(const char *s)
@@ -77,7 +85,7 @@ static void check_placeholders(const json_t *v, struct strbuf *path, struct find
 	}
 }
 
-bool receipt_text_captured(const char *s, struct strbuf *why)
+static bool captured(const char *s, bool command, struct strbuf *why)
 {
 	if (str_blank(s)) {
 		sb_adds(why, "it is blank");
@@ -87,9 +95,17 @@ bool receipt_text_captured(const char *s, struct strbuf *why)
 		sb_adds(why, "it is a FILL_ placeholder or an all-zero digest");
 		return false;
 	}
-	if (!str_scrubbed(s, why))
-		return false;
-	return true;
+	return command ? str_scrubbed_command(s, why) : str_scrubbed(s, why);
+}
+
+bool receipt_text_captured(const char *s, struct strbuf *why)
+{
+	return captured(s, false, why);
+}
+
+bool receipt_command_captured(const char *s, struct strbuf *why)
+{
+	return captured(s, true, why);
 }
 
 /* ---- comparison identity ------------------------------------------------- */
@@ -496,7 +512,7 @@ static void check_commands_artifacts(const struct receipt *r, bool artifacts_req
 		snprintf(path, sizeof(path), "commands[%zu]", i);
 		if (str_blank(r->commands.v[i]))
 			findings_addf(out, "%s: is blank", path);
-		check_scrubbed(path, r->commands.v[i], out);
+		check_scrubbed_as(path, r->commands.v[i], true, out);
 	}
 	if (!r->nr_artifacts && artifacts_required)
 		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");

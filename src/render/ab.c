@@ -287,6 +287,11 @@ void render_ab_md(struct strbuf *out, const struct render_ab *ab)
 		sb_addf(out, "Gate: **%s**, ", str(ab->gate, "classification"));
 		frontdoor_md_text(out, str(ab->gate, "reason"), false);
 		sb_adds(out, ".\n\n");
+		if (ab->note) {
+			sb_adds(out, "**Note:** ");
+			frontdoor_md_text(out, ab->note, false);
+			sb_adds(out, ".\n\n");
+		}
 	} else if (ab->comparison) {
 		md_title(out, "fak comparison", ab);
 		md_metrics(out, ab->comparison);
@@ -441,6 +446,8 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab)
 	sb_addch(out, '\n');
 	sb_addf(&t, "%s: %s", str(ab->gate, "classification"), str(ab->gate, "reason"));
 	label_line(out, "gate", t.buf);
+	if (ab->note)
+		label_line(out, "note", ab->note);
 	sb_reset(&t);
 	sb_addf(&t, "(fak native-performance --gate %s/gate-request.json)", ab->out_dir);
 	label_line(out, "", t.buf);

@@ -41,17 +41,23 @@ void esc_clean(struct strbuf *out, const char *s, size_t n)
 
 void esc_csv(struct strbuf *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		sb_adds(out, s);
-		return;
+	bool quote = strpbrk(s, ",\"\r\n") != NULL;
+
+	if (quote)
+		sb_addch(out, '"');
+	while (*s) {
+		size_t len;
+
+		if (esc_unprintable(s, &len))
+			sb_adds(out, ESC_REPLACEMENT);
+		else if (*s == '"')
+			sb_adds(out, "\"\"");
+		else
+			sb_add(out, s, len);
+		s += len;
 	}
-	sb_addch(out, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sb_addch(out, '"');
-		sb_addch(out, *s);
-	}
-	sb_addch(out, '"');
+	if (quote)
+		sb_addch(out, '"');
 }
 
 void esc_xml(struct strbuf *out, const char *s)

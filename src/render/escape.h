@@ -25,9 +25,11 @@ bool esc_unprintable(const char *p, size_t *len);
 void esc_clean(struct strbuf *out, const char *s, size_t n);
 
 /* One CSV field (RFC 4180): as it is, or in double quotes with each quote
- * doubled when it holds a comma, a quote, CR or LF. Nothing else changes,
- * so a CSV reader gets the exact text back; fak does not alter text that a
- * spreadsheet could take for a formula (import the file as text). */
+ * doubled when it holds a comma, a quote, CR or LF; an unprintable
+ * character (esc_unprintable) shows as ESC_REPLACEMENT, as in text, so a
+ * CSV file printed on a terminal sends it no control sequence. Nothing else
+ * changes; fak does not alter text that a spreadsheet could take for a
+ * formula (import the file as text). */
 void esc_csv(struct strbuf *out, const char *s);
 
 /* Text for XML content or an attribute value in double quotes: & < > " '

@@ -50,6 +50,7 @@ struct render_ab {
 	size_t nr_files;
 	const char *out_dir;		/* the runner's folder (text only), or NULL */
 	const char *why;		/* the runner's reason to investigate (text only), or NULL */
+	const char *note;		/* a caveat on the whole run (an A/A), or NULL */
 };
 
 /* The CSV columns of every A/B report, one row per repetition:

@@ -5,6 +5,9 @@
 
 #define REPORT_SOURCE_MAX 96	/* bytes, NUL included */
 #define REPORT_TEXT_MAX 192
+/* A finding's detail and a run's metrics error: room for a whole message
+ * (a list of llama-bench results), so none is cut in the usual case */
+#define REPORT_DETAIL_MAX 1024
 
 /* One measured value, or the reason it could not be measured (never a 0
  * standing in for "unknown"). The unit is fixed per field. */

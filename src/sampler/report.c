@@ -22,11 +22,18 @@
 void report_copy(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
+	bool cut = n >= cap;
 
-	if (n >= cap)
-		n = cap - 1;
+	if (cut) {
+		n = cap > 4 ? cap - 4 : 0;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;	/* never split a UTF-8 sequence */
+	}
 	memcpy(dst, src, n);
-	dst[n] = '\0';
+	if (cut && cap > 4)
+		memcpy(dst + n, "...", 4);
+	else
+		dst[n] = '\0';
 }
 
 void metric_set(struct metric *m, double value, const char *source)
@@ -418,11 +425,17 @@ static int check_workload(const struct workload *w, struct err *e)
 	if (!digest_is_hexn(l->experiment_id, 32) || !l->machine_id[0] ||
 	    !l->revision[0])
 		return err_set(e, "workload.label: names its experiment (32 hex digits), machine and revision");
+	if (l->envelope_state[0] &&
+	    (strncmp(l->envelope_state, "sha256:", 7) || !digest_is_hex(l->envelope_state + 7)))
+		return err_set(e, "workload.label.envelope_state: must be \"sha256:\" and 64 "
+				  "lowercase hex digits");
 	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) && strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
 	if (!w->command[0])
 		return err_set(e, "workload.command: must not be empty");
-	if (!digest_is_hex(w->out.sha256) || !digest_is_hex(w->err.sha256))
+	if (!digest_is_hex(w->out.sha256) || !digest_is_hex(w->err.sha256) ||
+	    (w->out.has_kept && !digest_is_hex(w->out.kept.sha256)) ||
+	    (w->err.has_kept && !digest_is_hex(w->err.kept.sha256)))
 		return err_set(e, "workload: stream digests must be 64 lowercase hex digits");
 	if (!json && !llama && !quality)
 		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
@@ -695,6 +708,15 @@ static json_t *stream_json(const struct wl_stream *st)
 
 	jset_int(o, "bytes", st->bytes);
 	jset_str(o, "sha256", st->sha256);
+	if (st->has_kept) {
+		json_t *k = jobj();
+
+		jset_int(k, "head_bytes", st->kept.head_bytes);
+		jset_int(k, "tail_bytes", st->kept.tail_bytes);
+		jset_int(k, "bytes", st->kept.bytes);
+		jset_str(k, "sha256", st->kept.sha256);
+		jset_new(o, "kept", k);
+	}
 	return o;
 }
 
@@ -711,6 +733,8 @@ static json_t *workload_json(const struct workload *w)
 	jset_int(l, "index", w->label.index);
 	jset_str(l, "machine_id", w->label.machine_id);
 	jset_str(l, "revision", w->label.revision);
+	if (w->label.envelope_state[0])
+		jset_str(l, "envelope_state", w->label.envelope_state);
 	jset_new(o, "label", l);
 	jset_str(o, "command", w->command);
 	jset_new(o, "stdout", stream_json(&w->out));
@@ -1171,13 +1195,33 @@ static int get_findings(const json_t *o, const struct jpath *at, struct report *
 static int get_stream(const json_t *o, const struct jpath *at, const char *key, struct wl_stream *st,
 		      struct err *e)
 {
-	static const char *const known[] = { "bytes", "sha256", NULL };
-	struct jpath kp = JP_KEY(at, key);
-	const json_t *x;
+	static const char *const known[] = { "bytes", "sha256", "kept", NULL };
+	static const char *const kept_known[] = { "head_bytes", "tail_bytes", "bytes", "sha256",
+						  NULL };
+	struct jpath kp = JP_KEY(at, key), pp = JP_KEY(&kp, "kept");
+	const json_t *x, *k;
+	int rc;
 
 	TRY(get_member(o, at, key, known, &x, e));
 	TRY(get_count(x, &kp, "bytes", &st->bytes, e));
-	return get_text(x, &kp, "sha256", JD_REQUIRED, st->sha256, sizeof(st->sha256), e);
+	TRY(get_text(x, &kp, "sha256", JD_REQUIRED, st->sha256, sizeof(st->sha256), e));
+	rc = jd_obj(x, &kp, "kept", JD_OPTIONAL, &k, e);
+	if (rc < 0)
+		return -1;
+	st->has_kept = rc == 0;
+	if (!st->has_kept)
+		return 0;
+	TRY(jd_object(k, &pp, kept_known, e));
+	TRY(get_count(k, &pp, "head_bytes", &st->kept.head_bytes, e));
+	TRY(get_count(k, &pp, "tail_bytes", &st->kept.tail_bytes, e));
+	TRY(get_count(k, &pp, "bytes", &st->kept.bytes, e));
+	TRY(get_text(k, &pp, "sha256", JD_REQUIRED, st->kept.sha256, sizeof(st->kept.sha256), e));
+	if (st->kept.head_bytes + st->kept.tail_bytes >= st->bytes ||
+	    st->kept.bytes < st->kept.head_bytes + st->kept.tail_bytes ||
+	    st->kept.bytes > st->kept.head_bytes + st->kept.tail_bytes + WL_LOG_MARKER_MAX)
+		return jpath_err(e, &pp, "head and tail must leave part of the stream out, and the "
+					 "kept log hold them and a marker line");
+	return 0;
 }
 
 static int get_workload(const json_t *o, const struct jpath *at, struct workload *w, struct err *e)
@@ -1186,7 +1230,8 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 					     "prompt_tokens", "decode_tokens", "metrics", "metrics_error",
 					     "peak_rss_bytes", "fak_rss_at_fork_bytes", NULL };
 	static const char *const label_known[] = { "experiment_id", "sequence", "envelope_id", "lever_id", "arm",
-						   "kind", "index", "machine_id", "revision", NULL };
+						   "kind", "index", "machine_id", "revision",
+						   "envelope_state", NULL };
 	struct jpath kp = JP_KEY(at, "workload"), lp = JP_KEY(&kp, "label"), mp = JP_KEY(&kp, "metrics");
 	const json_t *x, *l, *m;
 	int rc;
@@ -1202,6 +1247,9 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	TRY(get_count(l, &lp, "index", &w->label.index, e));
 	TRY(get_text(l, &lp, "machine_id", JD_REQUIRED, w->label.machine_id, sizeof(w->label.machine_id), e));
 	TRY(get_text(l, &lp, "revision", JD_REQUIRED, w->label.revision, sizeof(w->label.revision), e));
+	if (get_text(l, &lp, "envelope_state", JD_OPTIONAL, w->label.envelope_state,
+		     sizeof(w->label.envelope_state), e) < 0)
+		return -1;
 	TRY(get_text(x, &kp, "command", JD_REQUIRED, w->command, sizeof(w->command), e));
 	TRY(get_stream(x, &kp, "stdout", &w->out, e));
 	TRY(get_stream(x, &kp, "stderr", &w->err, e));

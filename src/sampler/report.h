@@ -165,7 +165,7 @@ struct cpus_report {
 
 struct finding {
 	char code[40];
-	char detail[REPORT_TEXT_MAX];
+	char detail[REPORT_DETAIL_MAX];
 };
 
 struct report {
@@ -217,7 +217,8 @@ int policy_check(const struct policy *p, struct err *e);
 void metric_set(struct metric *m, double value, const char *source);
 void metric_unavailable(struct metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Copies at most cap-1 bytes and NUL-terminates. */
+/* Copies at most cap-1 bytes and NUL-terminates. A longer src is never cut
+ * silently: the copy ends with "..." (on a UTF-8 character boundary). */
 void report_copy(char *dst, size_t cap, const char *src);
 
 /* Executable image reduced to its last path element; "unknown" for "",

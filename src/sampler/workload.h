@@ -76,13 +76,30 @@ struct wl_label {
 	int64_t index;		/* 0-based within arm and kind */
 	char machine_id[64];	/* the scrubbed machine id of the receipts */
 	char revision[WL_ID_MAX];	/* the arm's revision */
+	/* receipt_state_digest of the envelope state the experiment ran
+	 * against; "" in runs sealed before fak recorded it */
+	char envelope_state[JSON_DIGEST_LEN + 1];
 };
 
-/* One captured output stream: its size and digest (64 lowercase hex). */
+/* One captured output stream: its size and digest (64 lowercase hex). A
+ * stream longer than the runner's log bound is kept as its head, a marker
+ * line and its tail: the log file is then `kept` (its own size and digest),
+ * while bytes and sha256 stay those of the whole stream. */
 struct wl_stream {
 	int64_t bytes;
 	char sha256[65];
+	bool has_kept;
+	struct {
+		int64_t head_bytes, tail_bytes, bytes;
+		char sha256[65];
+	} kept;
 };
+
+/* The log bound of the runner (--max-log-bytes): default and least. */
+#define WL_LOG_BOUND_DEFAULT ((int64_t)16 << 20)
+#define WL_LOG_BOUND_MIN ((int64_t)1 << 20)
+/* Room the marker line between head and tail takes at most. */
+#define WL_LOG_MARKER_MAX 256
 
 struct workload {
 	struct wl_label label;
@@ -92,7 +109,7 @@ struct workload {
 	int64_t prompt_tokens, decode_tokens;	/* the envelope's, for the parser */
 	bool has_metrics;
 	struct wl_metrics metrics;	/* when has_metrics */
-	char metrics_error[REPORT_TEXT_MAX];	/* why not, otherwise "" */
+	char metrics_error[REPORT_DETAIL_MAX];	/* why not, otherwise "" */
 	/* The SUT's peak memory. The runner sets the largest ru_maxrss of any
 	 * reaped SUT process (wait4: an upper bound for that process, since the
 	 * kernel charges a forked child with the resident memory of the process

@@ -29,18 +29,36 @@
 #include "witness/witness.h"
 
 
-/* FAK_PROMOTE_FAULT=N: SIGKILL at the N-th step (tests only). */
-static void fault_point(int *step)
+/* FAK_PROMOTE_FAULT=N: SIGKILL at the N-th step; =fail:N: the N-th step
+ * fails instead, as a rename across devices would; =stop:N: SIGTERM there,
+ * as a user's kill would (tests only). */
+static int fault_point(int *step, struct err *e)
 {
-	static int target = -1;
+	static int target = -1, sig = SIGKILL;
+	static bool fail;
 
 	if (target < 0) {
 		const char *v = getenv(WITNESS_FAULT_ENV);
 
-		target = v ? atoi(v) : 0;
+		fail = v && !strncmp(v, "fail:", 5);
+		if (v && !strncmp(v, "stop:", 5))
+			sig = SIGTERM;
+		target = v ? atoi(fail || sig == SIGTERM ? v + 5 : v) : 0;
 	}
-	if (++*step == target)
-		kill(getpid(), SIGKILL);
+	if (++*step != target)
+		return 0;
+	if (fail)
+		return err_errno(e, EXDEV, "step %d of the promotion (a test fault)", target);
+	kill(getpid(), sig);
+	return 0;
+}
+
+/* What a signal handler may read: where the promotion is. */
+static volatile sig_atomic_t phase = WITNESS_PHASE_NONE;
+
+int witness_commit_phase(void)
+{
+	return phase;
 }
 
 static char *dir_of(const char *path)
@@ -290,7 +308,7 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	     *wdest = NULL, *copy = NULL;
 	json_t *staged = jarr(), *steps = jarr();
 	int fault = 0, rc = -1, lock = -1;
-	bool wrote_journal = false, busy;
+	bool wrote_journal = false, committed = false, busy;
 	struct stat st;
 
 	if (!realpath(paths->graph, graph) || !realpath(paths->index, index)) {
@@ -345,13 +363,13 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	if (write_journal(journal, "staging", staged, steps, e) < 0)
 		goto out;
 	wrote_journal = true;
-	fault_point(&fault);
-	if (write_synced(gtmp, &p->new_graph, e) < 0)
+	phase = WITNESS_PHASE_STAGING;
+	if (fault_point(&fault, e) < 0 || write_synced(gtmp, &p->new_graph, e) < 0)
 		goto out;
-	fault_point(&fault);
-	if (write_synced(itmp, &p->new_index, e) < 0)
+	if (fault_point(&fault, e) < 0 || write_synced(itmp, &p->new_index, e) < 0)
 		goto out;
-	fault_point(&fault);
+	if (fault_point(&fault, e) < 0)
+		goto out;
 	if (mkdir(wtmp, 0755) < 0) {
 		err_errno(e, errno, "cannot create '%s'", wtmp);
 		goto out;
@@ -365,13 +383,18 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 			goto out;
 	}
 	sync_dir(wtmp);
-	fault_point(&fault);
+	if (fault_point(&fault, e) < 0)
+		goto out;
 	jpush_new(steps, step("dir", wtmp, wdest, NULL));
 	jpush_new(steps, step("file", gtmp, graph, &p->new_graph));
 	jpush_new(steps, step("file", itmp, index, &p->new_index));
 	if (write_journal(journal, "committing", staged, steps, e) < 0)
 		goto out;
-	fault_point(&fault);
+	/* the commit point: from here on the promotion happens */
+	committed = true;
+	phase = WITNESS_PHASE_COMMITTED;
+	if (fault_point(&fault, e) < 0)
+		goto out;
 	{
 		struct strbuf jb = STRBUF_INIT;
 		struct witness_journal j;
@@ -386,7 +409,7 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		for (size_t i = 0; i < j.nr_steps && r == 0; i++) {
 			r = run_step(&j.steps[i], e);
 			if (r == 0)
-				fault_point(&fault);
+				r = fault_point(&fault, e);
 		}
 		witness_journal_release(&j);
 		if (r < 0)
@@ -401,11 +424,27 @@ out:
 	if (rc < 0 && wrote_journal) {
 		/* finish now as the next command would: roll back while staging,
 		 * complete while committing */
-		const char *what;
+		const char *what = "";
 		struct err e2;
+		int r = witness_recover(gdir, &what, &e2);
 
-		witness_recover(gdir, &what, &e2);
+		if (committed) {
+			struct err why = *e;
+
+			if (r == 0 && !strcmp(what, "completed"))
+				err_set(e, "promoted, but a step after the commit point "
+					   "failed (%s); fak completed it at once: nothing is "
+					   "left to clean", why.msg);
+			else
+				err_set(e, "promoted, but a step after the commit point "
+					   "failed (%s), and completing it failed too (%s): the "
+					   "journal '%s' stays, and the next fak command "
+					   "completes the promotion", why.msg,
+					r < 0 ? e2.msg : "no journal found", journal);
+			rc = 1;
+		}
 	}
+	phase = WITNESS_PHASE_NONE;
 	json_decref(staged);
 	json_decref(steps);
 	free(copy);

@@ -156,7 +156,7 @@ static void check_runs(const char *dir, const struct source *s, struct promotion
 
 				if (digest_file(lp, hex, &bytes, &e) < 0)
 					findings_addf(out, "logs/%s.%s: %s", stem, ext[k], e.msg);
-				else if (bytes != st->bytes || strcmp(hex, st->sha256))
+				else if (!xp_log_matches(st, bytes, hex))
 					findings_addf(out, "logs/%s.%s: not the output attestations/%s sealed", stem,
 						      ext[k], name);
 				else if (!k && xp_verify_log(r, lp, summary, sizeof(summary), &e) < 0)
@@ -444,6 +444,39 @@ static json_t *manifest_json(const struct promotion *p, const struct envelope *e
 	return m;
 }
 
+/* When the receipts do not validate against the graph: say so when the
+ * reason is that they were made against another graph (their lever or
+ * envelope is not in it, or its criterion is another). */
+static void other_graph(const struct receipt *r, const struct graph *g, const char *path,
+			struct findings *out)
+{
+	const struct lever *l = graph_lever(g, r->changed_lever_id);
+	const struct envelope *env = graph_envelope(g, r->envelope_id);
+	const struct criterion *c = env ? graph_criterion(g, env->id) : NULL;
+	char digest[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	if (!l || !env)
+		findings_addf(out, "the experiment was made against another graph: '%s' has no "
+				   "%s \"%s\"", path, l ? "envelope" : "lever",
+			      l ? r->envelope_id : r->changed_lever_id);
+	else if (c && graph_criterion_digest(c, digest, &e) == 0 &&
+		 strcmp(digest, r->comparison.criterion_digest))
+		findings_addf(out, "the experiment was made against another graph: the criterion "
+				   "of envelope \"%s\" in '%s' is %s, the receipts' %s; run the "
+				   "experiment again", env->id, path, digest,
+			      r->comparison.criterion_digest);
+}
+
+/* How findings name the receipts: the files of an experiment folder, the
+ * members of a manual loop's gate request. */
+static const char *s_name(const struct stat *st, int arm)
+{
+	if (S_ISDIR(st->st_mode))
+		return arm ? "candidate.json" : "baseline.json";
+	return arm ? "gate-request.json: candidate" : "gate-request.json: last_accepted";
+}
+
 int witness_promote_plan(const char *from, const struct witness_paths *paths, const char *version,
 			 struct promotion *p, struct findings *out, struct err *e)
 {
@@ -492,6 +525,7 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	cmp = receipt_compare(&s.base, &s.cand, &g, &what, out);
 	if (!cmp) {
 		findings_addf(out, "%s", what);
+		other_graph(&s.cand, &g, paths->graph, out);
 		goto done;
 	}
 	verdict = gate_evaluate(&s.req, &g, &cls, &what, out);
@@ -530,6 +564,15 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 			findings_addf(out, "comparison: the candidate is slower than the baseline it ran against; a gate "
 					   "pass against another accepted receipt does not make it a gain");
 	}
+	/* the arms must differ, and the envelope must be as they found it */
+	if (receipt_same_arms(&s.base, &s.cand))
+		findings_addf(out, "%s and %s: the two arms ran the same command, revision and "
+				   "module versions: " RECEIPT_AA_NOTE "; an A/B needs a candidate "
+				   "that differs", s_name(&st, 0), s_name(&st, 1));
+	receipt_state_check(&s.cand, &g, s_name(&st, 1), out);
+	if (!s.base.has_envelope_state || !s.cand.has_envelope_state ||
+	    !json_equal(s.base.envelope_state.json, s.cand.envelope_state.json))
+		receipt_state_check(&s.base, &g, s_name(&st, 0), out);
 	sealed = all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "candidate")) &&
 		 all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "baseline"));
 	if (S_ISDIR(st.st_mode) && !sealed)

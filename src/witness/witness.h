@@ -65,8 +65,17 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 
 /* Writes the promotion through a journal: every file is staged first, then
  * the renames run; a crash at any point leaves either nothing or a
- * journal that witness_recover completes. */
+ * journal that witness_recover completes. 0: promoted; -1: not promoted,
+ * nothing changed (e says why); 1: promoted (the journal reached its commit
+ * point) but a later step failed: e says which and what was left (completed
+ * at once, or a journal that the next fak command completes). */
 int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths, struct err *e);
+
+/* Where a promotion of this process is, for a signal handler (async-signal
+ * safe): none, staging (a stop now leaves staged files that the next fak
+ * command rolls back) or committed (the next fak command completes it). */
+enum { WITNESS_PHASE_NONE, WITNESS_PHASE_STAGING, WITNESS_PHASE_COMMITTED };
+int witness_commit_phase(void);
 void promotion_release(struct promotion *p);
 
 /* Finds a journal in dir (the graph file's folder) and completes or rolls
@@ -121,7 +130,8 @@ int witness_journal_parse(const char *buf, size_t len, struct witness_journal *j
 void witness_journal_release(struct witness_journal *j);
 
 /* The test knob of the fault-injection tests: $FAK_PROMOTE_FAULT=N kills
- * fak with SIGKILL at the N-th step of witness_promote_commit. */
+ * fak with SIGKILL at the N-th step of witness_promote_commit; fail:N makes
+ * that step fail (EXDEV), stop:N sends fak SIGTERM there. */
 #define WITNESS_FAULT_ENV "FAK_PROMOTE_FAULT"
 
 #endif

@@ -1,7 +1,9 @@
 /* Fuzz target: the escaping and wrapping of data text (render/escape.c,
  * render/wrap.c, the Markdown cell of render/frontdoor_md.c). For any text:
  * wrapped lines fit 100 columns with no trailing space and no control
- * character; a CSV field reads back as the text; XML text holds no markup
+ * character; a CSV field reads back as the text with its unprintable
+ * characters shown as U+FFFD (esc_clean), and holds no control character
+ * other than tab and line breaks; XML text holds no markup
  * character and no control character; a Markdown cell holds no unescaped
  * pipe and no line break. */
 #include <stddef.h>
@@ -73,7 +75,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	wrapped_lines_fit(out.buf);
 	sb_reset(&out);
 	esc_csv(&out, s);
-	csv_reads_back(s, sb_str(&out));
+	{
+		struct strbuf shown = STRBUF_INIT;
+
+		esc_clean(&shown, s, strlen(s));
+		csv_reads_back(sb_str(&shown), sb_str(&out));
+		sb_release(&shown);
+	}
+	for (size_t i = 0; i < out.len; i++) {
+		size_t len;
+
+		if (esc_unprintable(out.buf + i, &len))
+			abort();
+		i += len - 1;
+	}
 	sb_reset(&out);
 	esc_xml(&out, s);
 	for (size_t i = 0; i < out.len; i++)

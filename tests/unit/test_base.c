@@ -57,6 +57,21 @@ static char *canon(const char *text)
 	return sb_detach(&sb, NULL);
 }
 
+Test(json_write, shown_documents_escape_del_and_c1_canonical_keeps_them)
+{
+	json_t *v = json_pack("{s:s}", "k\x7f", "a\x1b\xc2\x9b" "b\xc2\xa0");
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+
+	json_write_compact(&sb, v);
+	cr_expect_str_eq(sb.buf, "{\"k\\u007f\":\"a\\u001b\\u009bb\xc2\xa0\"}");
+	sb_reset(&sb);
+	cr_assert_eq(json_write_canonical(&sb, v, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(sb.buf, "{\"k\x7f\":\"a\\u001b\xc2\x9b" "b\xc2\xa0\"}");
+	sb_release(&sb);
+	json_decref(v);
+}
+
 Test(json_canonical, rfc8785_ordering_numbers_and_strings)
 {
 	char *s;
@@ -461,6 +476,70 @@ Test(text, blank_and_quoting)
 
 /* The scrubbed-text rule table (docs/receipts.md "Scrubbed text"): each
  * refused string with the exact reason, then strings that stay accepted. */
+Test(text, printable_refuses_controls_and_invalid_utf8)
+{
+	static const struct {
+		const char *s, *keep, *why;
+	} refused[] = {
+		{ "r1\x1b[31m", "", "a control character (U+001B) at byte 2" },
+		{ "a\tb", "", "a control character (U+0009) at byte 1" },
+		{ "a\rb", "\t\n", "a control character (U+000D) at byte 1" },
+		{ "x\x7f", "", "a control character (U+007F) at byte 1" },
+		{ "m\xc2\x9b" "2J", "", "a control character (U+009B) at byte 1" },
+		{ "v\xff", "", "invalid UTF-8 at byte 1" },
+		{ "\xc3\xa9\xc0\xaf", "", "invalid UTF-8 at byte 2" },
+	};
+	static const char *const accepted[] = { "r1", "pr\xc3\xa9\x63ision \xe2\x9c\x93",
+						"\xc2\xa0nbsp", "" };
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sb_reset(&why);
+		cr_expect(!str_printable(refused[i].s, refused[i].keep, &why), "#%zu accepted", i);
+		cr_expect_str_eq(sb_str(&why), refused[i].why, "#%zu", i);
+	}
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++)
+		cr_expect(str_printable(accepted[i], "", NULL), "#%zu refused", i);
+	cr_expect(str_printable("a\tb\nc", "\t\n", NULL));
+	sb_release(&why);
+}
+
+Test(text, scrubbed_command_shell_escapes)
+{
+	static const struct {
+		const char *s, *why;
+	} refused[] = {
+		{ "type C:\\Users\\x", "a Windows path" },
+		{ "dir \"D:\\data\"", "a Windows path" },
+		{ "copy '\\\\fileserver\\share' .", "a Windows path" },
+		{ "cat x\\/home/someone", "a home folder \"x/home/someone\"" },
+		{ "cat \\/etc/passwd", "an absolute path \"/etc/passwd\"" },
+		{ "ssh\\ host", "a remote login \"ssh\"" },
+	};
+	static const char *const accepted[] = {
+		"printf 'a\\n'",
+		"echo \\\"quoted\\\" words",
+		"./bench.sh --sep '\\t' --end \\\\",
+		"awk '{ printf \"%s\\n\", $1 }' out.txt",
+	};
+	struct strbuf why = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		sb_reset(&why);
+		cr_expect(!str_scrubbed_command(refused[i].s, &why), "\"%s\" accepted",
+			  refused[i].s);
+		cr_expect_str_eq(sb_str(&why), refused[i].why, "\"%s\"", refused[i].s);
+	}
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		sb_reset(&why);
+		cr_expect(str_scrubbed_command(accepted[i], &why), "\"%s\" refused: %s",
+			  accepted[i], sb_str(&why));
+		/* free text keeps refusing every backslash */
+		cr_expect(!str_scrubbed(accepted[i], NULL));
+	}
+	sb_release(&why);
+}
+
 Test(text, scrubbed_rule_table)
 {
 	static const struct {

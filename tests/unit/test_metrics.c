@@ -208,6 +208,26 @@ Test(metrics, json_line_bounds_are_inclusive_where_documented)
 	cr_assert_eq(m.tokens_per_second, 1e-6);
 }
 
+Test(metrics, json_line_stage_times_must_add_up)
+{
+	/* within the documented tolerance: 1% of end to end plus 1 ms */
+	accept(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 1000, "
+	       "\"ttft_milliseconds\": 1011, \"prefill_milliseconds\": 500, "
+	       "\"decode_milliseconds\": 511, " QUALITY "}");
+	refuse(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 1000, "
+	       "\"ttft_milliseconds\": 1011.5, " QUALITY "}",
+	       "metrics line: ttft_milliseconds 1011.5 is longer than end_to_end_milliseconds "
+	       "1000: the stage times contradict each other");
+	refuse(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 80, "
+	       "\"decode_milliseconds\": 800, " QUALITY "}",
+	       "metrics line: decode_milliseconds 800 is longer than end_to_end_milliseconds 80: "
+	       "the stage times contradict each other");
+	refuse(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 1000, "
+	       "\"prefill_milliseconds\": 600, \"decode_milliseconds\": 600, " QUALITY "}",
+	       "metrics line: prefill_milliseconds 600 and decode_milliseconds 600 add up to more "
+	       "than end_to_end_milliseconds 1000: the stage times contradict each other");
+}
+
 Test(metrics, json_line_only_the_last_line_counts)
 {
 	struct wl_metrics m = accept(JSONL, "{\"tokens_per_second\": 1, \"end_to_end_milliseconds\": 1, " QUALITY "}\n"

@@ -35,9 +35,12 @@ Test(render_escape, csv_quotes_only_what_needs_it)
 	expect_esc(esc_csv, "two\nlines", "\"two\nlines\"");
 	expect_esc(esc_csv, "cr\r", "\"cr\r\"");
 	expect_esc(esc_csv, "", "");
-	/* the exact text comes back: nothing is defused or dropped */
+	/* printable text comes back exactly: nothing is defused or dropped */
 	expect_esc(esc_csv, "=1+1", "=1+1");
-	expect_esc(esc_csv, "\x1b[31m", "\x1b[31m");
+	/* a control character never reaches a terminal that prints the file */
+	expect_esc(esc_csv, "\x1b[31m", FFFD "[31m");
+	expect_esc(esc_csv, "a\xc2\x9b" "2J,\x7f\xff", "\"a" FFFD "2J," FFFD FFFD "\"");
+	expect_esc(esc_csv, "tab\there", "tab\there");
 }
 
 Test(render_escape, xml_entities_controls_and_breaks)

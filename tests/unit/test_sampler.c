@@ -1194,3 +1194,23 @@ Test(attest_fixtures, tampered)
 	expect_tampered("tampered-sut-cpu.json", "canonical digest mismatch");
 	expect_tampered("tampered-whitespace.json", "bytes differ from the sealed rendering at line 327");
 }
+
+Test(report_copy, never_cuts_silently)
+{
+	char small[8], big[REPORT_DETAIL_MAX], src[300];
+
+	report_copy(small, sizeof(small), "1234567");
+	cr_assert_str_eq(small, "1234567");
+	report_copy(small, sizeof(small), "12345678");
+	cr_assert_str_eq(small, "1234...");
+	/* never inside a UTF-8 sequence: an e-acute at bytes 3..4 goes whole */
+	report_copy(small, sizeof(small), "abc\xc3\xa9" "defgh");
+	cr_assert_str_eq(small, "abc...");
+	report_copy(small, sizeof(small), "ab\xc3\xa9" "defgh");
+	cr_assert_str_eq(small, "ab\xc3\xa9...");
+	/* a llama-bench result list longer than the old 191 bytes stays whole */
+	memset(src, 'x', sizeof(src) - 1);
+	src[sizeof(src) - 1] = '\0';
+	report_copy(big, sizeof(big), src);
+	cr_assert_str_eq(big, src);
+}

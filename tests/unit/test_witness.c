@@ -2,7 +2,12 @@
  * planted or damaged journal cannot make recovery touch anything but fak's
  * own staging files. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/file.h"
 #include "witness/witness.h"
@@ -88,4 +93,152 @@ Test(witness_manifest, strict)
 	cr_assert_eq(witness_manifest_parse("{\"schema\": \"x\"}", 15, &m, &e), -1);
 	cr_assert_str_eq(e.msg, "schema: must be \"fak-witness-manifest/v1\"");
 	sb_release(&sb);
+}
+
+/* ---- writing a promotion: the outcomes around the commit point ---------- */
+
+struct commit_dir {
+	char root[64], graph[96], index[96], wit[96], dest[160];
+};
+
+static void put(const char *path, const char *text)
+{
+	struct err e;
+
+	cr_assert_eq(file_write_atomic(path, text, strlen(text), 0644, &e), 0, "%s", e.msg);
+}
+
+static bool holds(const char *path, const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	bool same = file_read(path, 1 << 20, &sb, &e) == 0 && !strcmp(sb_str(&sb), text);
+
+	sb_release(&sb);
+	return same;
+}
+
+/* Commits a tiny promotion under $FAK_PROMOTE_FAULT=fault in a new folder. */
+static int commit_with(const char *fault, struct commit_dir *d, struct err *e)
+{
+	struct witness_paths paths;
+	struct promotion p;
+	struct witness_file f = { .path = (char *)(uintptr_t)"MANIFEST.json", .data = STRBUF_INIT };
+	int rc;
+
+	snprintf(d->root, sizeof(d->root), "/tmp/fak-test-commit-XXXXXX");
+	cr_assert(mkdtemp(d->root));
+	snprintf(d->graph, sizeof(d->graph), "%s/graph.json", d->root);
+	snprintf(d->index, sizeof(d->index), "%s/index.json", d->root);
+	snprintf(d->wit, sizeof(d->wit), "%s/wit", d->root);
+	snprintf(d->dest, sizeof(d->dest), "%s/wit/e/l/2026-01-01-abc", d->root);
+	put(d->graph, "old graph");
+	put(d->index, "old index");
+	memset(&p, 0, sizeof(p));
+	p.rel = (char *)(uintptr_t)"e/l/2026-01-01-abc";
+	sb_adds(&p.old_graph, "old graph");
+	sb_adds(&p.old_index, "old index");
+	sb_adds(&p.new_graph, "new graph");
+	sb_adds(&p.new_index, "new index");
+	sb_adds(&f.data, "{}");
+	p.files = &f;
+	p.nr_files = 1;
+	paths = (struct witness_paths){ d->graph, d->index, d->wit };
+	setenv(WITNESS_FAULT_ENV, fault, 1);
+	rc = witness_promote_commit(&p, &paths, e);
+	sb_release(&p.old_graph);
+	sb_release(&p.old_index);
+	sb_release(&p.new_graph);
+	sb_release(&p.new_index);
+	sb_release(&f.data);
+	return rc;
+}
+
+static void remove_dir(const char *dir)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static size_t entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0;
+
+	cr_assert(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 2;
+}
+
+Test(witness_commit, a_failure_after_the_commit_point_is_a_promotion)
+{
+	struct commit_dir d;
+	struct err e;
+
+	cr_assert_eq(commit_with("fail:5", &d, &e), 1);
+	cr_assert_str_eq(e.msg, "promoted, but a step after the commit point failed (step 5 of "
+				"the promotion (a test fault): Invalid cross-device link); fak "
+				"completed it at once: nothing is left to clean");
+	cr_assert(holds(d.graph, "new graph") && holds(d.index, "new index"));
+	cr_assert(access(d.dest, F_OK) == 0);
+	/* graph, index, lock and the witness root: no journal, nothing staged */
+	cr_assert_eq(entries(d.root), 4);
+	remove_dir(d.root);
+}
+
+Test(witness_commit, a_failure_before_it_changes_nothing)
+{
+	struct commit_dir d;
+	struct err e;
+
+	cr_assert_eq(commit_with("fail:3", &d, &e), -1);
+	cr_assert_str_eq(e.msg,
+			 "step 3 of the promotion (a test fault): Invalid cross-device link");
+	cr_assert(holds(d.graph, "old graph") && holds(d.index, "old index"));
+	cr_assert(access(d.wit, F_OK) < 0);
+	cr_assert_eq(entries(d.root), 3);	/* graph, index, lock */
+	remove_dir(d.root);
+}
+
+Test(witness_commit, no_fault_promotes)
+{
+	struct commit_dir d;
+	struct err e;
+
+	cr_assert_eq(commit_with("0", &d, &e), 0, "%s", e.msg);
+	cr_assert(holds(d.graph, "new graph") && access(d.dest, F_OK) == 0);
+	remove_dir(d.root);
+}
+
+/* ---- fak's own temporary files left by a kill --------------------------- */
+
+Test(file_sweep, only_fak_temporaries_of_dead_writers)
+{
+	char dir[64] = "/tmp/fak-test-sweep-XXXXXX", path[160], live[64];
+	static const char *const kept[] = { ".fak-XXXXXX", ".fak-12-abc", "fak-99999999-abcdef",
+					    ".fak-promotion.lock", "graph.json" };
+	size_t n;
+
+	cr_assert(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/.fak-99999999-aB3dEf", dir);	/* no such pid */
+	put(path, "x");
+	snprintf(live, sizeof(live), ".fak-%ld-abcdef", (long)getppid());	/* alive */
+	snprintf(path, sizeof(path), "%s/%s", dir, live);
+	put(path, "x");
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, kept[i]);
+		put(path, "x");
+	}
+	snprintf(path, sizeof(path), "%s/.fak-99999998-folder", dir);
+	cr_assert_eq(mkdir(path, 0700), 0);	/* not a regular file */
+	file_sweep_temps(dir, &n);
+	cr_assert_eq(n, 1);
+	snprintf(path, sizeof(path), "%s/.fak-99999999-aB3dEf", dir);
+	cr_assert(access(path, F_OK) < 0);
+	cr_assert_eq(entries(dir), 7);
+	remove_dir(dir);
 }

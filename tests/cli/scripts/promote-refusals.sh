@@ -3,17 +3,8 @@
 # graph whose lever changed since the experiment; --dry-run writes nothing.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$FIX/experiment/promote.sh"
 cp "$ROOT/examples/cpu-decode/index.json" index.json
-state() { find graph.json index.json wit -type f 2>/dev/null | sort | xargs sha256sum 2>/dev/null; ls -a . | grep -c fak-; }
-promote() { "$FAK" native-performance --graph graph.json --index index.json --witness-root wit --promote "$@"; }
-refused() {	# refused RUN PATTERN: refused, with the finding, nothing changed
-	before=$(state)
-	if promote "$1" >out.txt 2>err.txt; then cat out.txt; fail "$1 was promoted"; fi
-	grep -q '^fak native-performance: promote: refused; nothing written' err.txt || { cat err.txt; fail "$1: header"; }
-	grep -q "$2" err.txt || { cat err.txt; fail "$1: no finding '$2'"; }
-	[ "$(state)" = "$before" ] || fail "$1: something changed"
-}
 pass_run() {	# a passing run in $1 (a busy host may need another try)
 	for t in 1 2 3 4 5 6; do
 		rm -rf "$1" runs.count
