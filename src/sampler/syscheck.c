@@ -11,8 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/gpu_reasons.h"
 #include "base/json.h"
 #include "base/xalloc.h"
+#include "sampler/gpu.h"
 #include "sampler/proc_parse.h"
 #include "sampler/proc_read.h"
 #include "sampler/report.h"
@@ -64,6 +66,11 @@ struct machine {
 	bool psi_ok[3];
 	bool busy_ok, busy_since_boot, consumers_ok, consumers_lifetime, thp_ok, swap_ok;
 	bool sampled; /* the sampling reader ran */
+	/* NVIDIA devices through NVML (sampler/gpu.h), read once for both checks */
+	bool gpu_read;
+	int gpu_rc;		/* gpu_probe's: -1 when NVML cannot be read */
+	struct err gpu_err;
+	struct gpu_probe gpu;
 };
 
 /* ---- reading ------------------------------------------------------------ */
@@ -613,42 +620,138 @@ static void judge_aslr(const struct machine *m, struct syscheck_finding *f)
 			    : "every repetition gets the same layout");
 }
 
+/* NVML: present on NVIDIA machines only; without it neither GPU check
+ * applies (a machine without the library has nothing to tune there). */
+static void read_gpu(struct machine *m)
+{
+	if (!m->gpu_read)
+		m->gpu_rc = gpu_probe(&m->gpu, &m->gpu_err);
+	m->gpu_read = true;
+}
+
+static bool gpu_applies(const struct machine *m)
+{
+	if (m->gpu_rc < 0)	/* a library that fails says so; no library is no GPU */
+		return strcmp(m->gpu_err.msg, "no " GPU_LIBRARY) != 0;
+	return m->gpu.nr_devices > 0;
+}
+
+/* NVML is there but cannot be read: both checks say why. */
+static bool gpu_unknown(const struct machine *m, struct syscheck_finding *f)
+{
+	if (m->gpu_rc == 0)
+		return false;
+	say(f, SYSCHECK_UNKNOWN, "NVML cannot be read: %s", m->gpu_err.msg);
+	return true;
+}
+
+static void judge_persistence(const struct machine *m, struct syscheck_finding *f)
+{
+	size_t off = 0, unknown = 0;
+
+	if (gpu_unknown(m, f))
+		return;
+	for (size_t i = 0; i < m->gpu.nr_devices; i++) {
+		const struct gpu_probe_device *d = &m->gpu.devices[i];
+
+		if (d->state.persistence_mode < 0)
+			unknown++;
+		else if (!d->state.persistence_mode)
+			off++;
+	}
+	if (off)
+		say(f, SYSCHECK_ADVICE,
+		    "persistence mode is off on %zu of %zu device(s): the driver may tear the "
+		    "device down between runs, so a run can pay its initialization",
+		    off, m->gpu.nr_devices);
+	else if (unknown)
+		say(f, SYSCHECK_UNKNOWN, "persistence mode cannot be read on %zu of %zu device(s)",
+		    unknown, m->gpu.nr_devices);
+	else
+		say(f, SYSCHECK_OK, "persistence mode is on (%zu device(s))", m->gpu.nr_devices);
+}
+
+/* Clock-event reasons that slow a device now disturb; application clocks
+ * left at the default let the clocks float with boost (NVML has no reader
+ * of locked clocks, so the advice stands unless the reasons show none). */
+static void judge_gpu_clocks(const struct machine *m, struct syscheck_finding *f)
+{
+	const uint64_t idle = gpu_reason_bit("gpu_idle") |
+			      gpu_reason_bit("applications_clocks_setting") |
+			      gpu_reason_bit("display_clock_setting");
+
+	if (gpu_unknown(m, f))
+		return;
+	for (size_t i = 0; i < m->gpu.nr_devices; i++) {
+		const struct gpu_probe_device *d = &m->gpu.devices[i];
+		const struct gpu_state *st = &d->state;
+		char why[128];
+
+		if (st->event_reasons > 0 && ((uint64_t)st->event_reasons & ~idle)) {
+			gpu_reasons_text(st->event_reasons, why, sizeof(why));
+			say(f, SYSCHECK_DISTURBS, "device %zu (%s) is slowed now: %s", i, d->name, why);
+			snprintf(f->fix, sizeof(f->fix), "nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE "
+				 "shows what holds it; wait until it reads none before benchmarking");
+			return;
+		}
+	}
+	for (size_t i = 0; i < m->gpu.nr_devices; i++) {
+		const struct gpu_state *st = &m->gpu.devices[i].state;
+
+		if (st->applications_sm_clock_mhz < 0 || st->max_sm_clock_mhz < 0) {
+			say(f, SYSCHECK_UNKNOWN, "device %zu: the application clocks cannot be read", i);
+			return;
+		}
+		if (st->applications_sm_clock_mhz == st->default_applications_sm_clock_mhz) {
+			say(f, SYSCHECK_ADVICE,
+			    "device %zu (%s): SM clock at the default application clock %lld MHz "
+			    "(maximum %lld): boost moves it with temperature and power",
+			    i, m->gpu.devices[i].name, (long long)st->applications_sm_clock_mhz,
+			    (long long)st->max_sm_clock_mhz);
+			return;
+		}
+	}
+	say(f, SYSCHECK_OK, "application clocks set and no clock-event reason now (%zu device(s))",
+	    m->gpu.nr_devices);
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 struct check {
 	const char *name;
-	void (*read)(struct machine *m); /* NULL: not wired in this build */
+	void (*read)(struct machine *m);
+	/* NULL: always; otherwise the check is left out where it does not apply */
+	bool (*applies)(const struct machine *m);
 	void (*judge)(const struct machine *m, struct syscheck_finding *f);
 	const char *fix; /* what fixes a disturbs/advice finding */
 };
 
 static const struct check checks[] = {
-	{ "cpu.governor", read_governors, judge_governor,
+	{ "cpu.governor", read_governors, NULL, judge_governor,
 	  "sudo cpupower frequency-set --governor performance" },
-	{ "cpu.boost", read_boost, judge_boost,
+	{ "cpu.boost", read_boost, NULL, judge_boost,
 	  "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost" },
-	{ "cpu.smt", read_smt, judge_smt,
+	{ "cpu.smt", read_smt, NULL, judge_smt,
 	  "echo off | sudo tee /sys/devices/system/cpu/smt/control" },
-	{ "cpu.isolation", read_isolation, judge_isolation,
+	{ "cpu.isolation", read_isolation, NULL, judge_isolation,
 	  "boot with isolcpus=LIST nohz_full=LIST rcu_nocbs=LIST and run the benchmark on LIST" },
-	{ "host.load", read_load, judge_load,
+	{ "host.load", read_load, NULL, judge_load,
 	  "wait for the load to settle, or use --wait-quiet DUR on the benchmark" },
-	{ "host.pressure", read_pressure, judge_pressure,
+	{ "host.pressure", read_pressure, NULL, judge_pressure,
 	  "find what competes with `top` and stop it, or use --wait-quiet DUR on the benchmark" },
-	{ "host.busy", read_sample, judge_busy,
+	{ "host.busy", read_sample, NULL, judge_busy,
 	  "stop what runs (see host.consumers), or use --wait-quiet DUR on the benchmark" },
-	{ "host.consumers", read_sample, judge_consumers,
+	{ "host.consumers", read_sample, NULL, judge_consumers,
 	  "stop or pause them (kill -STOP PID, kill -CONT PID after), or benchmark elsewhere" },
-	{ "memory.thp", read_thp, judge_thp,
+	{ "memory.thp", read_thp, NULL, judge_thp,
 	  "echo madvise | sudo tee /sys/kernel/mm/transparent_hugepage/enabled" },
-	{ "memory.swap", read_swap, judge_swap, "sudo swapoff -a" },
-	{ "kernel.aslr", read_aslr, judge_aslr,
+	{ "memory.swap", read_swap, NULL, judge_swap, "sudo swapoff -a" },
+	{ "kernel.aslr", read_aslr, NULL, judge_aslr,
 	  "echo 2 | sudo tee /proc/sys/kernel/randomize_va_space" },
-	/* NVIDIA persistence mode and locked clocks, through the NVML loading of
-	 * sampler/gpu.h (another branch): wired at merge. A NULL reader leaves the
-	 * check out of the result. */
-	{ "gpu.persistence", NULL, NULL, "sudo nvidia-smi -pm 1" },
-	{ "gpu.clocks", NULL, NULL, "sudo nvidia-smi --lock-gpu-clocks=MIN,MAX" },
+	/* NVIDIA devices, through NVML (sampler/gpu.h), where it is present */
+	{ "gpu.persistence", read_gpu, gpu_applies, judge_persistence, "sudo nvidia-smi -pm 1" },
+	{ "gpu.clocks", read_gpu, gpu_applies, judge_gpu_clocks,
+	  "sudo nvidia-smi --lock-gpu-clocks=MIN,MAX (and --lock-memory-clocks)" },
 };
 
 _Static_assert(sizeof(checks) / sizeof(checks[0]) <= SYSCHECK_MAX, "too many checks");
@@ -692,9 +795,9 @@ int syscheck_run(const struct syscheck_opts *o, struct syscheck_result *r, struc
 		const struct check *c = &checks[i];
 		struct syscheck_finding *f;
 
-		if (!c->read)
-			continue;
 		c->read(m);
+		if (c->applies && !c->applies(m))
+			continue;
 		f = &r->f[r->nr++];
 		f->name = c->name;
 		c->judge(m, f);

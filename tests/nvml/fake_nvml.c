@@ -10,7 +10,8 @@
  *   nodevice   no device
  *   initfail   nvmlInit_v2 fails (DRIVER_NOT_LOADED)
  *
- * FAKE_NVML_NAME replaces the device name. The command's processes (the
+ * FAKE_NVML_NAME replaces the device name; FAKE_NVML_PERSISTENCE=0 turns
+ * persistence mode off. The command's processes (the
  * caller's descendants) each hold 1 GiB of GPU memory; PID 1 holds 5 GiB, which
  * fak must not count as the command's. Values follow NVIDIA's public API
  * reference; no NVIDIA code is used. */
@@ -251,8 +252,10 @@ int nvmlDeviceGetMemoryInfo(void *dev, struct memory *m)
 
 int nvmlDeviceGetPersistenceMode(void *dev, int *mode_out)
 {
+	const char *p = getenv("FAKE_NVML_PERSISTENCE");
+
 	(void)dev;
-	*mode_out = 1;
+	*mode_out = !(p && !strcmp(p, "0"));
 	return OK;
 }
 
