@@ -1,6 +1,8 @@
 # SIGINT or SIGTERM during fak bench experiment: the running command is
 # stopped as the sampler does, no receipt is written, the finished runs'
-# evidence stays, and fak exits 128+N.
+# evidence stays, and fak exits 128+N. The long run execs sleep, so the
+# signal fak forwards ends it at once (a shell would wait for its sleep):
+# fak must be gone well before the sleep's 20 s are over.
 set -u
 . "$FIX/experiment/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -14,13 +16,15 @@ for sig in INT TERM; do
 	(run "$FAK" bench experiment cpu.fast --graph graph.json --artifact model.bin --revision r1 \
 		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
 		--baseline-duration 20ms --interval 10ms --baseline './bench.sh' \
-		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; sleep 20; }; ./bench.sh' \
+		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; exec sleep 20; }; ./bench.sh' \
 		--out-dir run >out.txt 2>err.txt) &
 	pid=$!
 	await started
+	t0=$(date +%s)
 	kill -$sig $pid
 	wait $pid
 	rc=$?
+	[ $(($(date +%s) - t0)) -lt 15 ] || fail "SIG$sig: the command was not stopped; fak waited for it"
 	want=$([ $sig = INT ] && echo 130 || echo 143)
 	[ $rc = "$want" ] || { cat err.txt; fail "SIG$sig: exit $rc, want $want"; }
 	[ ! -s out.txt ] || fail "SIG$sig: a summary was printed"
