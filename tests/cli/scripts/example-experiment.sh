@@ -4,7 +4,7 @@
 # measured, a gate that decides, and a tok/s edited afterwards is refused
 # with the repetition named.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$ROOT/tests/lib.sh"
 build=$(dirname "$FAK")
 graph=$ROOT/examples/cpu-decode/graph.json
 make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }

@@ -5,7 +5,6 @@
 # fak must be gone well before the sleep's 20 s are over.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
 # Background jobs of a script ignore SIGINT: start fak with it restored.
 run() { exec /usr/bin/python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
 await() { i=0; while [ ! -e "$1" ]; do sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || fail "no $1"; done; }
@@ -15,7 +14,7 @@ for sig in INT TERM; do
 	# the fourth run (candidate repetition 1) takes long enough to be interrupted
 	(run "$FAK" bench experiment cpu.fast --graph graph.json --artifact model.bin --revision r1 \
 		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
-		--baseline-duration 20ms --interval 10ms --baseline './bench.sh' \
+		--baseline-duration 20ms --interval 10ms $busy_host_flags --baseline './bench.sh' \
 		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; exec sleep 20; }; ./bench.sh' \
 		--out-dir run >out.txt 2>err.txt) &
 	pid=$!

@@ -9,7 +9,7 @@
 # can still make a run's gate investigate (the sampler saw other load); the
 # experiment is then measured again, up to six times.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$ROOT/tests/lib.sh"
 build=$(dirname "$FAK")
 make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
 printf '0123456789abcdef0123456789abcdef\n' >machine-id

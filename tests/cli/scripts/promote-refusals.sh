@@ -3,7 +3,7 @@
 # graph whose lever changed since the experiment; --dry-run writes nothing.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
+xp_policy=	# promotion needs a passing gate: the default policy, a quiet host
 cp "$ROOT/examples/cpu-decode/index.json" index.json
 state() { find graph.json index.json wit -type f 2>/dev/null | sort | xargs sha256sum 2>/dev/null; ls -a . | grep -c fak-; }
 promote() { "$FAK" native-performance --graph graph.json --index index.json --witness-root wit --promote "$@"; }

@@ -1,7 +1,8 @@
 # tests/lib.sh itself: each helper passes and fails when it should and says
 # why, at_exit runs its commands last-first and keeps the exit status,
 # test_tmp's folder is removed, and a script's own fail() survives the
-# library whether it was defined before or after sourcing it.
+# library whether it was defined before or after sourcing it, and
+# quiet_host's fake /proc makes a clean attestation.
 set -u
 lib=$ROOT/tests/lib.sh
 die() { echo "FAIL: $*"; exit 1; }
@@ -43,6 +44,8 @@ rc=$?
 [ -s tmp.path ] && [ ! -e "$(cat tmp.path)" ] || die "test_tmp's folder was not removed"
 t 'at_exit "echo bye"; fail "early"'
 [ $? = 1 ] && [ "$(cat t.out)" = "$(printf 'FAIL: early\nbye')" ] || die "at_exit after fail: $(cat t.out)"
+sh -c "set -e; . \"$lib\"; at_exit false; at_exit 'echo still'; exit 0" >t.out 2>&1
+[ $? = 0 ] && [ "$(cat t.out)" = still ] || die "under set -e, a failing clean-up changed the status or stopped the rest"
 
 # a script's own fail(), defined before or after sourcing, is the one used
 sh -c "fail() { echo mine; exit 4; }; . \"$lib\"; fail x" >t.out 2>&1
@@ -52,4 +55,15 @@ sh -c ". \"$lib\"; fail() { echo mine; exit 4; }; fail x" >t.out 2>&1
 # sourcing changes no shell option
 [ "$(sh -c ". \"$lib\"; echo \$-")" = "$(sh -c 'echo $-')" ] || die "sourcing changed shell options"
 sh -c "set -eu; . \"$lib\"; expect_equal x x y" || die "the library fails under set -eu"
+
+# quiet_host: fak's sampler judges the fake host quiet whatever the real
+# one does; the writer and its folder are gone once the script exits
+sh -c "set -eu; . \"$lib\"; quiet_host; echo \$FAK_PROC_ROOT >root.path; \
+	\"\$FAK\" bench system-baseline --baseline-duration 50ms --interval 10ms -- sleep 0.1 >att.json" ||
+	die "quiet_host: system-baseline failed"
+root=$(cat root.path)
+[ -n "$root" ] && [ ! -e "$root" ] || die "quiet_host: '$root' was not removed"
+jq -e '.verdict == "clean" and .findings == [] and .baseline_host_totals.cpu_percent.available
+	and .host_totals.cpu_percent.available' att.json >/dev/null ||
+	die "quiet_host: the attestation is not clean: $(jq -c '[.verdict, .findings]' att.json)"
 echo ok
