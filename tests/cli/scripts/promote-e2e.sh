@@ -8,6 +8,7 @@
 # on the development VM); this test is about promotion, not noise. A busy host
 # can still make a run's gate investigate (the sampler saw other load); the
 # experiment is then measured again, up to six times.
+# fak-test: slow
 set -u
 . "$ROOT/tests/lib.sh"
 build=$(dirname "$FAK")

@@ -4,6 +4,7 @@
 # staging) or completes it (killed while committing). Graph, index and
 # witness root are compared byte for byte with the state before and with a
 # promotion that ran to the end.
+# fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"
 xp_policy=	# promotion needs a passing gate: the default policy, a quiet host

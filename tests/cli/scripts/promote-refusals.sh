@@ -1,6 +1,7 @@
 # --promote refuses, with graph, index and witness root left byte for byte
 # unchanged: an investigate run, a regression run, the same run twice, a
 # graph whose lever changed since the experiment; --dry-run writes nothing.
+# fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"
 xp_policy=	# promotion needs a passing gate: the default policy, a quiet host

@@ -2,6 +2,7 @@
 # implementation (the npm package "canonicalize" in tests/node): both criterion
 # digests in tests/unit/test_receipt.c, and the digest every recorded
 # attestation and every attestation embedded in a receipt fixture carries.
+# fak-test: slow once
 set -eu
 peer="$ROOT/tests/node/node_modules/canonicalize"
 [ -d "$peer" ] || { echo "missing $peer: run the set-up command (npm install --prefix tests/node)"; exit 1; }
