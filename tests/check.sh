@@ -5,8 +5,9 @@
 #
 #   tests/check.sh           make check: everything
 #   tests/check.sh --fast    make check-fast: the gcc build and its suite
-#                            without the slowest tests, cppcheck on the C
-#                            files changed since HEAD
+#                            without the slowest tests (the scripts run
+#                            $SCRIPT_JOBS, default nproc, at a time), cppcheck
+#                            on the C files changed since HEAD
 #
 # The ASan pass skips the scripts marked "# fak-test: once" (they exercise
 # nothing of the build: the gcc pass ran them), tests/cli/run.sh says which.
@@ -48,7 +49,8 @@ if [ "${1:-}" = --fast ]; then
 	# the three deep-graph unit tests take most of the unit suite's time
 	UNIT_FILTER='!(graph_deep/*|graph_climb/a_long_chain_listed_backwards_needs_no_deep_stack)'
 	FAK_TEST_SKIP_SLOW=1
-	export UNIT_FILTER FAK_TEST_SKIP_SLOW
+	SCRIPT_JOBS=${SCRIPT_JOBS:-$jobs}
+	export UNIT_FILTER FAK_TEST_SKIP_SLOW SCRIPT_JOBS
 	suite build test
 	files=$(changed_c)
 	if [ -z "$files" ]; then

@@ -16,7 +16,7 @@
 # hold no path of the machine that made them.
 #
 # The cases run $JOBS at a time (default: the number of CPUs), the scripts
-# one after another. A script may carry a line "# fak-test: slow", "# fak-test:
+# $SCRIPT_JOBS at a time (default 1; make check-fast runs 2). A script may carry a line "# fak-test: slow", "# fak-test:
 # once" or "# fak-test: slow once":
 #   FAK_TEST_SKIP_SLOW=1  skips the slow scripts (make check-fast)
 #   FAK_TEST_SKIP_ONCE=1  skips the scripts that exercise nothing of the build
@@ -50,6 +50,15 @@ if [ "${1:-}" = --case ]; then	# internal: run one case, leave NAME.result
 			diff -u "$dir/expected.$k" "$work/$name.$k" | head -40
 		fi
 	done >"$work/$name.result"
+	rm -rf "$run"
+	exit 0
+fi
+if [ "${1:-}" = --script ]; then	# internal: run one script, leave NAME.rc and NAME.log
+	work=$2 name=$3
+	run="$work/script-$name"
+	mkdir -p "$run"
+	(cd "$run" && sh "$ROOT/tests/cli/scripts/$name.sh" >"$work/script-$name.log" 2>&1 </dev/null)
+	echo $? >"$work/script-$name.rc"
 	rm -rf "$run"
 	exit 0
 fi
@@ -101,6 +110,7 @@ tagged() {	# tagged SCRIPT TAG: does the script carry "# fak-test: ... TAG"?
 	grep -q "^# fak-test:.* $2\( \|\$\)" "$1"
 }
 
+: >"$work/scripts"
 for script in "$ROOT"/tests/cli/scripts/*.sh; do
 	[ -f "$script" ] || continue
 	name=$(basename "$script" .sh)
@@ -110,17 +120,20 @@ for script in "$ROOT"/tests/cli/scripts/*.sh; do
 		skipped="$skipped $name"
 		continue
 	fi
-	run="$work/script-$name"
-	mkdir -p "$run"
-	if (cd "$run" && sh "$script" >"$work/script-$name.log" 2>&1 </dev/null); then
+	echo "$name" >>"$work/scripts"
+done
+# SCRIPT_JOBS scripts at a time (default 1: several at once load the host
+# that some of them measure)
+xargs -P "${SCRIPT_JOBS:-1}" -I{} sh "$self" --script "$work" {} <"$work/scripts"
+while read -r name; do
+	if [ "$(cat "$work/script-$name.rc" 2>/dev/null)" = 0 ]; then
 		pass=$((pass + 1))
 	else
 		echo "FAIL script $name:"
 		tail -40 "$work/script-$name.log"
 		fail=$((fail + 1))
 	fi
-	rm -rf "$run"
-done
+done <"$work/scripts"
 
 [ -z "$skipped" ] || echo "skipped (FAK_TEST_SKIP_SLOW/FAK_TEST_SKIP_ONCE):$skipped"
 
