@@ -3,6 +3,15 @@
 # unit and CLI tests, the same suite under ASan+UBSan (clang), cppcheck and
 # clang-tidy, a smoke run of every fuzz target, and the llama.cpp example end to end
 # (tests/example-llama.sh). Last line: the total.
+#
+#   tests/check.sh           make check: everything
+#   tests/check.sh --fast    make check-fast: the gcc build and its suite
+#                            without the slowest tests (the scripts run
+#                            $SCRIPT_JOBS, default nproc, at a time), cppcheck
+#                            on the C files changed since HEAD
+#
+# The ASan pass skips the scripts marked "# fak-test: once" (they exercise
+# nothing of the build: the gcc pass ran them), tests/cli/run.sh says which.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -29,10 +38,42 @@ suite() {	# suite BUILD MAKE-ARGS...: adds the suite's own counts
 		fail=$((fail + 1))
 	fi
 }
+# changed_c: the C files under cppcheck's folders that differ from HEAD or
+# that git does not track yet
+changed_c() {
+	{ git diff --name-only HEAD -- src tools tests/fuzz examples
+	  git ls-files --others --exclude-standard -- src tools tests/fuzz examples; } 2>/dev/null |
+		grep '\.[ch]$' | sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done
+}
+
+if [ "${1:-}" = --fast ]; then
+	# the three deep-graph unit tests take most of the unit suite's time
+	UNIT_FILTER='!(graph_deep/*|graph_climb/a_long_chain_listed_backwards_needs_no_deep_stack)'
+	FAK_TEST_SKIP_SLOW=1
+	SCRIPT_JOBS=${SCRIPT_JOBS:-$jobs}
+	export UNIT_FILTER FAK_TEST_SKIP_SLOW SCRIPT_JOBS
+	suite build test
+	files=$(changed_c)
+	if [ -z "$files" ]; then
+		echo "== cppcheck: no C file changed since HEAD"
+	elif echo "$files" | grep -q '\.h$'; then
+		stage "cppcheck (a header changed: every file)" make -s cppcheck
+	else
+		# shellcheck disable=SC2086
+		stage "cppcheck $(echo $files)" make -s cppcheck CPPCHECK_FILES="$(echo $files)"
+	fi
+	echo "(check-fast: make check runs the rest: slow tests, ASan, clang, clang-tidy, fuzz, llama.cpp)"
+	echo "$pass passed, $fail failed"
+	[ $fail = 0 ]
+	exit
+fi
+
 suite build test
+FAK_TEST_SKIP_ONCE=1
+export FAK_TEST_SKIP_ONCE
 suite build-asan sanitize
 stage "clang build" sh -c "make -s -j$jobs BUILD=build-clang CC=clang build-clang/fak build-clang/test_unit >/dev/null"
-stage lint make -s lint
+stage lint make -s -j"$jobs" lint
 stage fuzz make -s -j"$jobs" fuzz
 # the real engine: builds llama.cpp once (about 10 minutes on 2 cores), then one A/B
 stage "llama.cpp example" make -s example-llama-check

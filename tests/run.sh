@@ -7,7 +7,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 export LC_ALL=C TZ=UTC
 
-"$build/test_unit" --jobs 2 >"$build/unit.log" 2>&1
+# UNIT_FILTER: a Criterion pattern of the tests to run (make check-fast)
+if [ -n "${UNIT_FILTER:-}" ]; then
+	echo "$build unit: only the tests matching $UNIT_FILTER"
+	"$build/test_unit" --jobs 2 --filter "$UNIT_FILTER" >"$build/unit.log" 2>&1
+else
+	"$build/test_unit" --jobs 2 >"$build/unit.log" 2>&1
+fi
 unit_rc=$?
 cat "$build/unit.log" | grep -v '^\[----\]' | grep -E 'FAIL|Assertion|CRASH|Synthesis|Warning|ERROR|error' || true
 syn=$(grep 'Synthesis' "$build/unit.log" | tail -1)

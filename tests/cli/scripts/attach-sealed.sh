@@ -4,7 +4,6 @@
 # field; the same receipt with the sealed numbers takes it.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
 xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir run >/dev/null || fail "run"
 # the candidate receipt as it was before its attestations: no attestation, no binding
 jq 'del(.system_baselines) | .repetitions |= map(del(.system_baseline_digest))' run/candidate.json >bare.json

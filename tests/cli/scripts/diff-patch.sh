@@ -1,10 +1,12 @@
 # base/diff against real consumers: GNU patch applies every diff we write
 # and turns the old text into the new one exactly, and where GNU diff finds
 # no change we print nothing. 300 generated pairs: small edits of a long
-# text, unrelated texts, empty files and missing final line breaks.
+# text, unrelated texts, empty files and missing final line breaks. The
+# udiff driver is the one of the build under test (beside $FAK).
 set -u
-udiff=$ROOT/build/tests/tools/udiff
-[ -x "$udiff" ] || { echo "build/tests/tools/udiff is not built"; exit 1; }
+. "$ROOT/tests/lib.sh"
+udiff=$(dirname "$FAK")/tests/tools/udiff
+[ -x "$udiff" ] || fail "$udiff is not built"
 python3 - <<'PY'
 import random
 rnd = random.Random(20261201)

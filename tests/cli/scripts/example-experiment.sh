@@ -2,9 +2,11 @@
 # `fak bench experiment` on the example's next lever writes receipts that
 # --compare accepts as they are, every repetition bound to what its run
 # measured, a gate that decides, and a tok/s edited afterwards is refused
-# with the repetition named.
+# with the repetition named. The sampler accepts a busy host
+# (busy_host_flags, tests/lib.sh): the test is about the runner.
+# fak-test: slow
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$ROOT/tests/lib.sh"
 build=$(dirname "$FAK")
 graph=$ROOT/examples/cpu-decode/graph.json
 make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
@@ -12,7 +14,8 @@ printf '0123456789abcdef0123456789abcdef\n' >machine-id
 
 # receipts carry relative paths: the build folder as seen from the checkout
 BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run" \
-	--baseline-duration 20ms --interval 10ms --machine-id-file "$PWD/machine-id" >out.txt 2>err.txt ||
+	--baseline-duration 20ms --interval 10ms --machine-id-file "$PWD/machine-id" $busy_host_flags \
+	>out.txt 2>err.txt ||
 	{ cat err.txt; fail "the experiment failed"; }
 grep -q '^lever      cpu.q8-row-blocked-sse2-matvec$' out.txt || { cat out.txt; fail "not the next lever"; }
 grep -q '^metrics    sealed: every repetition (6) equals its attestation' out.txt || fail "not every repetition sealed"

@@ -3,6 +3,7 @@
 # pins and writes a profile; every kernel speaks the metrics line with
 # exact_match 1 and the same tokens and logits; corrupted weights lower the
 # score or are refused; a reference made for another P/T is refused.
+# fak-test: slow
 set -eu
 build=$(dirname "$FAK")
 dec=$build/example/decode

@@ -5,7 +5,6 @@
 # edited afterwards refused with the repetition named.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
 
 xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir run >out.txt 2>err.txt
 rc=$?

@@ -1,9 +1,10 @@
 # SIGINT or SIGTERM during fak bench experiment: the running command is
 # stopped as the sampler does, no receipt is written, the finished runs'
-# evidence stays, and fak exits 128+N.
+# evidence stays, and fak exits 128+N. The long run execs sleep, so the
+# signal fak forwards ends it at once (a shell would wait for its sleep):
+# fak must be gone well before the sleep's 20 s are over.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
 # Background jobs of a script ignore SIGINT: start fak with it restored.
 run() { exec /usr/bin/python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' "$@"; }
 await() { i=0; while [ ! -e "$1" ]; do sleep 0.05; i=$((i + 1)); [ $i -lt 400 ] || fail "no $1"; done; }
@@ -13,14 +14,16 @@ for sig in INT TERM; do
 	# the fourth run (candidate repetition 1) takes long enough to be interrupted
 	(run "$FAK" bench experiment cpu.fast --graph graph.json --artifact model.bin --revision r1 \
 		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
-		--baseline-duration 20ms --interval 10ms --baseline './bench.sh' \
-		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; sleep 20; }; ./bench.sh' \
+		--baseline-duration 20ms --interval 10ms $busy_host_flags --baseline './bench.sh' \
+		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; exec sleep 20; }; ./bench.sh' \
 		--out-dir run >out.txt 2>err.txt) &
 	pid=$!
 	await started
+	t0=$(date +%s)
 	kill -$sig $pid
 	wait $pid
 	rc=$?
+	[ $(($(date +%s) - t0)) -lt 15 ] || fail "SIG$sig: the command was not stopped; fak waited for it"
 	want=$([ $sig = INT ] && echo 130 || echo 143)
 	[ $rc = "$want" ] || { cat err.txt; fail "SIG$sig: exit $rc, want $want"; }
 	[ ! -s out.txt ] || fail "SIG$sig: a summary was printed"

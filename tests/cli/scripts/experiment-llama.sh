@@ -4,7 +4,6 @@
 # the receipts compare; an edited quality is refused.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
 # a stand-in for llama-bench -o jsonl -pg 4,8 -r 1: one matching row, one other
 cat >llama.sh <<'SH'
 #!/bin/sh

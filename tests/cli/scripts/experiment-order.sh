@@ -3,7 +3,6 @@
 # different experiments are refused as a pair.
 set -u
 . "$FIX/experiment/lib.sh"
-fail() { echo "FAIL: $*"; exit 1; }
 cmp_text() { "$FAK" native-performance --graph graph.json --compare "$1/baseline.json" --candidate "$2/candidate.json"; }
 
 xp --order blocked --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=101 ./bench.sh' --out-dir blocked >/dev/null ||

@@ -2,6 +2,7 @@
 # dry-run mode, under a PATH of stubs: as root without sudo it runs apt-get
 # itself; as a user it goes through sudo, or says it needs one of the two;
 # an existing npm keeps Debian's nodejs and npm out of the install.
+# fak-test: once
 set -u
 bin=$PWD/bin
 mkdir -p "$bin"

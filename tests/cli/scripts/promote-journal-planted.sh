@@ -3,7 +3,7 @@
 # named) and deletes or moves nothing. Found by review: a planted journal
 # once emptied a folder it pointed at through a link.
 set -u
-fail() { echo "FAIL: $*"; exit 1; }
+. "$ROOT/tests/lib.sh"
 mkdir them victim home
 echo keep >victim/precious
 echo keep >home/.bashrc

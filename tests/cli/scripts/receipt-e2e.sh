@@ -4,11 +4,15 @@
 # workload (the envelope pins three repetitions), attach, compare, gate.
 # Also: the input receipt is never modified, --out is mode 0600 with nothing
 # on stdout, a fourth attachment and a reused attestation are refused.
-# Needs jq. Runs in a fresh empty folder (tests/cli/run.sh).
+# Needs jq. Runs in a fresh empty folder (tests/cli/run.sh). The test is
+# about receipts and the gate, not the host: the sampler sees a quiet host
+# (quiet_host, tests/lib.sh), so every attestation is clean and the gate
+# passes whatever else the machine is doing.
 set -eu
 command -v jq >/dev/null || { echo "jq is required"; exit 1; }
 np() { "$FAK" native-performance "$@"; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$ROOT/tests/lib.sh"
+quiet_host
 
 lever=$(np --next | sed -n 's/^Lever: //p')
 [ "$lever" = metal.command-buffer-amortization ] || fail "--next chose '$lever'"
@@ -103,16 +107,12 @@ np --gate gate-request.json --json >verdict.json || rc=$?
 [ $rc = 0 ] || fail "gate exit $rc"
 cls=$(jq -r .classification verdict.json)
 sb=$(jq -r '.checks[] | select(.name == "system_baseline") | .status' verdict.json)
-# The throughput figures pass; the attestations decide between pass and
-# investigate: every one clean with exact descendant attribution -> pass.
+# The throughput figures pass, and so do the attestations: every one clean
+# with exact descendant attribution.
 clean=$(jq -s '[.[] | select(.verdict == "clean" and (.coverage.descendant_attribution |
 	test("^exact_")))] | length' base-1.json base-2.json base-3.json cand-1.json cand-2.json cand-3.json)
-if [ "$clean" = 6 ]; then
-	[ "$cls" = pass ] && [ "$sb" = pass ] || fail "clean evidence but $cls/$sb: $(cat verdict.json)"
-else
-	[ "$cls" = investigate ] && [ "$sb" = investigate ] || fail "unclean evidence but $cls/$sb"
-	jq -e 'has("bisect") | not' verdict.json >/dev/null || fail "evidence investigate with bisect"
-fi
+[ "$clean" = 6 ] || fail "$clean of 6 attestations clean: $(jq -c .findings base-*.json cand-*.json)"
+[ "$cls" = pass ] && [ "$sb" = pass ] || fail "clean evidence but $cls/$sb: $(cat verdict.json)"
 
 # the candidate rebinding the accepted side's attestations investigates
 jq '.candidate.system_baselines = .last_accepted.system_baselines
@@ -123,9 +123,7 @@ jq '.candidate.system_baselines = .last_accepted.system_baselines
 np --gate reused.json --json >reused-verdict.json
 jq -e '.classification == "investigate" and (has("bisect") | not)' reused-verdict.json >/dev/null ||
 	fail "rebinding: $(cat reused-verdict.json)"
-if [ "$clean" = 6 ]; then
-	jq -r '.checks[] | select(.name == "system_baseline") | .detail' reused-verdict.json |
-		grep -q '^candidate repetition 0 reuses system baseline evidence from last_accepted repetition 0$' ||
-		fail "reuse detail: $(cat reused-verdict.json)"
-fi
+jq -r '.checks[] | select(.name == "system_baseline") | .detail' reused-verdict.json |
+	grep -q '^candidate repetition 0 reuses system baseline evidence from last_accepted repetition 0$' ||
+	fail "reuse detail: $(cat reused-verdict.json)"
 echo "receipt loop ok: $cls"

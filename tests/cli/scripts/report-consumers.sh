@@ -8,4 +8,4 @@ for tool in cmark-gfm xmllint rsvg-convert python3 jq; do
 	command -v "$tool" >/dev/null || { echo "$tool is not installed"; exit 1; }
 done
 . "$FIX/experiment/lib.sh"
-python3 "$ROOT/tests/tools/report_check.py"
+busy_host_flags=$busy_host_flags python3 "$ROOT/tests/tools/report_check.py"
