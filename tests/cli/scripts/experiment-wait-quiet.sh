@@ -12,6 +12,7 @@
 # `fak bench experiment` refuses FAK_PROC_ROOT (it measures this machine),
 # so it runs next to real burners: busy is busy on any machine, and it
 # must investigate without the option and seal its waits with it.
+# fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }

@@ -4,6 +4,7 @@
 # least its sampled SUT-tree RSS and says how it was found, each receipt's
 # memory.peak_bytes is never below its resident_bytes and counts both
 # processes, and the gate's memory check reads that peak.
+# fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
