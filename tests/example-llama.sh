@@ -7,10 +7,11 @@
 #
 #   LLAMA_DIR=build/llama-cpp tests/example-llama.sh build/fak
 #
-# The copy of the graph asks for noise within 25% instead of the example's 5%: this test
-# is about the loop on a real engine, and a shared test machine's runs spread more than
-# that. A busy host can still make a run's gate investigate (the sampler saw other
-# load); the experiment is then measured again, up to four times.
+# The copy of the graph asks for noise within 50% instead of the example's 10%, and
+# investigates a drop of 50% (regression at 75%): this test is about the loop on a real
+# engine, not about two threads beating one on a shared two-vCPU machine, where
+# llama-bench -t 2 measured anywhere from 10% slower to 14% faster than -t 1. A busy host can still make a run's gate investigate (the sampler saw other
+# load); the experiment is then measured again, up to five times.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 FAK=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -22,7 +23,8 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 start=$(date +%s)
 printf '0123456789abcdef0123456789abcdef\n' >machine-id
-jq '.criteria[].maximum_noise_percent = 25' "$root/examples/llama-cpp/graph.json" >graph.json
+jq '.criteria[] |= (.maximum_noise_percent = 50 | .investigate_drop_percent = 50
+	| .regression_drop_percent = 75)' "$root/examples/llama-cpp/graph.json" >graph.json
 cp "$root/examples/llama-cpp/index.json" index.json
 np() { "$FAK" native-performance --graph graph.json "$@"; }
 [ "$(np --next --json | jq -r .lever.id)" = llama.threads-2 ] || fail "--next is not llama.threads-2"
@@ -37,7 +39,7 @@ while :; do
 		# a run the sampler could not measure (a busy host) fails the experiment
 		echo "attempt $try: $(tail -1 xp.txt)"
 	fi
-	[ $try -lt 4 ] || { cat xp.txt; fail "no passing run in 4 attempts"; }
+	[ $try -lt 5 ] || { cat xp.txt; fail "no passing run in 5 attempts"; }
 	try=$((try + 1))
 done
 run=run$try
