@@ -147,6 +147,7 @@ static int envelope(struct jpull *p, const struct jpath *at, void *dst)
 
 static int legacy_envelope(struct jpull *p, const struct jpath *at, struct envelope *v)
 {
+	v->required_evidence.is_null = true;	/* it cannot say: both, the default */
 	return object(p, at, legacy_envelope_keys, envelope_member, v);
 }
 
