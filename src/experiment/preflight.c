@@ -276,13 +276,10 @@ static void check_out_dir(const struct xp *x, struct findings *out)
 		    !strcmp(copy, ".") || !strcmp(copy, "/"))
 			break;
 	}
-	if (stat(copy, &st) < 0)
-		findings_addf(out, "--out-dir '%s': cannot create it: '%s': %s", d, copy,
-			      strerror(errno));
-	else if (!S_ISDIR(st.st_mode))
+	if (stat(copy, &st) == 0 && !S_ISDIR(st.st_mode))
 		findings_addf(out, "--out-dir '%s': cannot create it: '%s' is not a folder", d,
 			      copy);
-	else if (access(copy, W_OK | X_OK) < 0)
+	else if (stat(copy, &st) < 0 || access(copy, W_OK | X_OK) < 0)
 		findings_addf(out, "--out-dir '%s': cannot create it: '%s': %s", d, copy,
 			      strerror(errno));
 	free(copy);
