@@ -344,6 +344,15 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 			findings_addf(out, "system_baselines[%zu].workload.parser: %s, the experiment says %s", i,
 				      rep->workload.parser, r->experiment.metrics_parser);
 	}
+	for (size_t i = 1; i < bound; i++)
+		if (strcmp(b[i]->workload.metrics.derivation, b[0]->workload.metrics.derivation)) {
+			findings_addf(out, "system_baselines: a repetition sealed derivation "
+					   "\"%s\", the first \"%s\"; every repetition reads its "
+					   "results the same way",
+				      b[i]->workload.metrics.derivation,
+				      b[0]->workload.metrics.derivation);
+			break;
+		}
 	if (bound && unbound)
 		findings_addf(out, "system_baselines: %zu repetition(s) carry sealed metrics and %zu do not; "
 				   "bind every repetition or none", bound, unbound);

@@ -320,6 +320,25 @@ static json_t *order_json(const struct receipt *r)
 	return o;
 }
 
+/* How the sealed runs of r read their metrics: the derivation of the first
+ * bound repetition ("" for a metrics line; binding holds every repetition of
+ * a receipt to the same one), or NULL when none is bound. Borrowed. */
+static const char *sealed_derivation(const struct receipt *r)
+{
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		const json_t *m;
+		const char *d;
+
+		if (!receipt_rep_bound(r, i))
+			continue;
+		m = json_object_get(json_object_get(r->system_baselines[i].json, "workload"),
+				    "metrics");
+		d = json_string_value(json_object_get(m, "derivation"));
+		return d ? d : "";
+	}
+	return NULL;
+}
+
 bool receipt_rep_bound(const struct receipt *r, size_t i)
 {
 	const json_t *att = i < r->nr_system_baselines ? r->system_baselines[i].json : NULL;
@@ -408,6 +427,18 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 		*what = "compare: receipts are incomparable: an undeclared control axis drifted";
 		findings_sort(out);
 		return NULL;
+	}
+	{
+		/* llama-bench's pP+tgT row and its pP/tgT pair measure different
+		 * things (docs/experiments.md): tok/s of one is not the other's */
+		const char *db = sealed_derivation(base), *dc = sealed_derivation(cand);
+
+		if (db && dc && strcmp(db, dc)) {
+			findings_addf(out, "metrics.derivation: baseline \"%s\", candidate \"%s\"",
+				      db, dc);
+			*what = "compare: the arms' metrics are not the same measurement";
+			return NULL;
+		}
 	}
 	same_experiment(base, cand, out);
 	if (out->nr) {
