@@ -531,6 +531,7 @@ static void visit_member(struct census *c, int32_t pid, struct sample *s, bool n
 	if (rc < 0)
 		return;
 	s->members++;
+	s->rss_members += st.rss_pages > 0;
 	s->sut_rss_bytes += st.rss_pages * (uint64_t)c->cfg.page_size;
 	if (pid == c->root)
 		c->root_seen = true;
@@ -766,6 +767,7 @@ static void resolve_pending(struct census *c, size_t npending, struct sample *s)
 			continue;
 		en = &c->ents[x];
 		s->members++;
+		s->rss_members += st->rss_pages > 0;
 		s->sut_rss_bytes += st->rss_pages * (uint64_t)c->cfg.page_size;
 		if (c->cfg.track_cpu &&
 		    pp_ticks_to_ns(st->utime_ticks + st->stime_ticks, (uint64_t)c->cfg.clk_tck, &ns)) {
@@ -928,6 +930,7 @@ static void revisit(struct census *c, struct sample *s)
 		if (rc < 0)
 			continue;
 		s->members++;
+		s->rss_members += st.rss_pages > 0;
 		s->sut_rss_bytes += st.rss_pages * (uint64_t)c->cfg.page_size;
 		if (en->pid == c->root)
 			c->root_seen = true;

@@ -62,6 +62,9 @@ struct sample {
 	bool quick;			/* no PID was allocated since the last full
 					   enumeration: its members were re-read */
 	int64_t members, reads, unreadable, vanished, hits, misses;
+	/* members with resident memory: a zombie (exited, not reaped yet) reads
+	 * 0 pages, so a tree seen only as zombies has no sampled RSS */
+	int64_t rss_members;
 	bool limited;			/* process_limit or table_cap reached */
 	bool sut_rss_ok, non_sut_rss_ok;
 	uint64_t sut_rss_bytes, non_sut_rss_bytes;

@@ -74,6 +74,7 @@ void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool o
 	f->tree_censuses++;
 	f->snapshots += s->tree_ok;
 	f->observed += s->members;
+	f->rss_observed += s->rss_members;
 	f->reads += s->reads;
 	f->unreadable += s->unreadable;
 	f->vanished += s->vanished;
@@ -278,10 +279,11 @@ static void attribution(struct report *r, const struct fold_input *in)
 	}
 	if (!strcmp(in->cgroup.state, CGROUP_MEASURED) && in->cgroup.memory_peak_bytes.available)
 		metric_set(&a->sut_rss_bytes, in->cgroup.memory_peak_bytes.value, "cgroup v2 memory.peak");
-	else if (f->observed > 0 && f->sut_rss_complete)
+	else if (f->rss_observed > 0 && f->sut_rss_complete)
 		metric_set(&a->sut_rss_bytes, (double)f->sut_rss_peak, "peak sampled SUT-tree RSS");
-	else if (f->observed == 0)
-		metric_unavailable(&a->sut_rss_bytes, "no census observed the SUT tree (it ended within one interval)");
+	else if (f->rss_observed == 0)
+		metric_unavailable(&a->sut_rss_bytes, "no census observed the SUT tree alive (it "
+				   "ended within one interval, or was seen only as a zombie)");
 	else
 		metric_unavailable(&a->sut_rss_bytes, "a census of the SUT tree was incomplete (limited or unreadable)");
 	if (!in->non_sut_rss_censused)
@@ -304,7 +306,7 @@ static void sut_peak(struct workload *w, const struct fold_input *in)
 	const struct fold *f = in->command;
 	const struct metric *cg = &in->cgroup.memory_peak_bytes;
 	struct metric *p = &w->peak_rss_bytes;
-	bool sampled = f->observed > 0 && f->sut_rss_complete;
+	bool sampled = f->rss_observed > 0 && f->sut_rss_complete;
 	double tree = sampled ? (double)f->sut_rss_peak : 0;
 
 	if (!strcmp(in->cgroup.state, CGROUP_MEASURED) && cg->available) {

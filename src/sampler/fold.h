@@ -38,6 +38,7 @@ struct fold {
 	int64_t host_cpu_samples, host_memory_samples;
 	/* the SUT tree (command window) */
 	int64_t tree_censuses, snapshots, observed, reads, unreadable, vanished;
+	int64_t rss_observed;	/* members with memory to read (not zombies) */
 	bool census_limited;
 	bool sut_rss_complete;
 	uint64_t sut_rss_peak;

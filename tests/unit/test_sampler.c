@@ -42,6 +42,7 @@ static struct sample smp(int64_t t_ms, int64_t total_ms, int64_t busy_ms, int64_
 	}
 	s.tree_ok = true;
 	s.members = 1;
+	s.rss_members = 1;
 	s.reads = 1;
 	s.sut_rss_ok = true;
 	s.sut_rss_bytes = 1 << 20;

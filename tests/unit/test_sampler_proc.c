@@ -335,6 +335,24 @@ Test(census, children_walk_finds_every_thread_and_orphan)
 	census_free(c);
 }
 
+/* tests/fixtures/proc/zombies is the tree with 101, 102 and 103 exited but not
+ * reaped (state Z, 0 resident pages): still members of the tree, but no memory, so a
+ * tree seen only as zombies has no sampled RSS (fold: sut_rss unavailable). */
+Test(census, zombies_are_members_without_memory)
+{
+	struct census *c = fixture_census("tests/fixtures/proc/zombies", ENUM_CHILDREN, false);
+	struct sample s;
+
+	census_take(c, CENSUS_TREE, &s);
+	cr_expect_eq(s.members, 6, "100 101 102 103 104 300");
+	cr_expect_eq(s.rss_members, 3, "100 104 300 are alive");
+	census_free(c);
+	c = fixture_census("tests/fixtures/proc/tree", ENUM_CHILDREN, false);
+	census_take(c, CENSUS_TREE, &s);
+	cr_expect_eq(s.rss_members, s.members, "no zombie in the tree fixture");
+	census_free(c);
+}
+
 Test(census, a_new_pid_forces_a_full_enumeration)
 {
 	struct census *c = fixture_census("tests/fixtures/proc/vanish", ENUM_CHILDREN, false);
