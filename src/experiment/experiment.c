@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/digest.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 #include "sampler/child.h"
@@ -62,6 +63,27 @@ static void report_progress(const struct xp *x, size_t k)
 
 	if (x->o->progress)
 		x->o->progress(x->o->ctx, &p);
+}
+
+/* The receipts say every run used the pinned artifact, checked before the
+ * first run: it must still be that file after the last. */
+static int artifact_unchanged(const struct xp *x, struct findings *out)
+{
+	char now[65];
+	int64_t bytes;
+	struct err e;
+
+	if (digest_file(x->o->artifact, now, &bytes, &e) < 0) {
+		findings_addf(out, "--artifact: after the last run: %s", e.msg);
+		return -1;
+	}
+	if (strcmp(now, x->artifact_sha256)) {
+		findings_addf(out, "--artifact: '%s' changed during the experiment (sha256 %s "
+				   "before the first run, %s after the last): no receipt can say "
+				   "which model ran", x->o->artifact, x->artifact_sha256, now);
+		return -1;
+	}
+	return 0;
 }
 
 int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e)
@@ -125,6 +147,11 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	if ((sig = xp_pending_stop())) {
 		res->status = XP_INTERRUPTED;
 		res->signal = sig;
+		rc = 0;
+		goto out;
+	}
+	if (artifact_unchanged(&x, out) < 0) {
+		res->status = XP_RUN_FAILED;
 		rc = 0;
 		goto out;
 	}
