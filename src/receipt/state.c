@@ -149,12 +149,37 @@ static bool same_modules(const struct receipt *a, const struct receipt *b)
 	return true;
 }
 
+/* Equal as the shell splits them outside quotes: the same words in the same
+ * order, however many blanks stand between and around them ("X" and "X "
+ * are one command). A guard against an accidental A/A, not a proof that two
+ * commands differ. */
+static bool same_words(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ' || *a == '\t' || *a == '\n')
+			a++;
+		while (*b == ' ' || *b == '\t' || *b == '\n')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		while (*a && *a == *b && *a != ' ' && *a != '\t' && *a != '\n') {
+			a++;
+			b++;
+		}
+		if ((*a == ' ' || *a == '\t' || *a == '\n' || !*a) !=
+		    (*b == ' ' || *b == '\t' || *b == '\n' || !*b))
+			return false;
+		if (*a && *a != ' ' && *a != '\t' && *a != '\n')
+			return false;	/* a word differs */
+	}
+}
+
 bool receipt_same_arms(const struct receipt *a, const struct receipt *b)
 {
 	if (!a->commands.n || a->commands.n != b->commands.n || strcmp(a->revision, b->revision))
 		return false;
 	for (size_t i = 0; i < a->commands.n; i++)
-		if (strcmp(a->commands.v[i], b->commands.v[i]))
+		if (!same_words(a->commands.v[i], b->commands.v[i]))
 			return false;
 	return same_modules(a, b);
 }

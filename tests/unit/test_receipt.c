@@ -716,3 +716,32 @@ Test(compare, fail_closed_order_and_drift_on_every_axis)
 			"\"cuda.q8_1-activation-quant\"\n"
 			"envelope_id: baseline \"" METAL_ENV "\", candidate \"" CUDA_ENV "\"");
 }
+
+/* An A/A is the same commands (word for word, blanks aside), revision and
+ * module versions in both arms. */
+Test(receipt, same_arms_are_word_for_word)
+{
+	const char *c1[] = { "./lb.sh pair" }, *c2[] = { "  ./lb.sh\tpair " },
+		   *c3[] = { "./lb.sh pairs" }, *c4[] = { "./lb.sh 'pair'" }, *c5[] = { "./lb.sh" };
+	struct receipt_module m = { "engine", "r1" }, m2 = { "engine", "r2" };
+	struct receipt a = { .revision = "r1", .modules = &m, .nr_modules = 1,
+			     .commands = { .v = c1, .n = 1 } };
+	struct receipt b = a;
+
+	cr_expect(receipt_same_arms(&a, &b));
+	b.commands.v = c2;
+	cr_expect(receipt_same_arms(&a, &b), "blanks between and around words do not count");
+	b.commands.v = c3;
+	cr_expect_not(receipt_same_arms(&a, &b));
+	b.commands.v = c4;
+	cr_expect_not(receipt_same_arms(&a, &b), "quotes are text, not blanks");
+	b.commands.v = c5;
+	cr_expect_not(receipt_same_arms(&a, &b), "a word fewer");
+	cr_expect_not(receipt_same_arms(&b, &a));
+	b.commands.v = c1;
+	b.modules = &m2;
+	cr_expect_not(receipt_same_arms(&a, &b), "another module version");
+	b.modules = &m;
+	b.revision = "r2";
+	cr_expect_not(receipt_same_arms(&a, &b), "another revision");
+}
