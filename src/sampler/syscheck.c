@@ -698,6 +698,11 @@ static void judge_gpu_clocks(const struct machine *m, struct syscheck_finding *f
 	for (size_t i = 0; i < m->gpu.nr_devices; i++) {
 		const struct gpu_state *st = &m->gpu.devices[i].state;
 
+		if (st->event_reasons < 0) {
+			say(f, SYSCHECK_UNKNOWN,
+			    "device %zu: the clock-event reasons cannot be read", i);
+			return;
+		}
 		if (st->applications_sm_clock_mhz < 0 || st->max_sm_clock_mhz < 0) {
 			say(f, SYSCHECK_UNKNOWN, "device %zu: the application clocks cannot be read", i);
 			return;
@@ -751,7 +756,8 @@ static const struct check checks[] = {
 	/* NVIDIA devices, through NVML (sampler/gpu.h), where it is present */
 	{ "gpu.persistence", read_gpu, gpu_applies, judge_persistence, "sudo nvidia-smi -pm 1" },
 	{ "gpu.clocks", read_gpu, gpu_applies, judge_gpu_clocks,
-	  "sudo nvidia-smi --lock-gpu-clocks=MIN,MAX (and --lock-memory-clocks)" },
+	  "sudo nvidia-smi -ac MEMORY_MHZ,SM_MHZ (application clocks, what this check reads; "
+	  "--lock-gpu-clocks also pins them, but NVML cannot read that back)" },
 };
 
 _Static_assert(sizeof(checks) / sizeof(checks[0]) <= SYSCHECK_MAX, "too many checks");
