@@ -10,14 +10,17 @@
 # arms' llama.cpp flags instead of running them.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
-FAK=${FAK:-build/fak}
-dir=${LLAMA_DIR:-build/llama-cpp}
-# commands go into public receipts: name the tools by a path relative to the repository
-case "$dir" in "$top"/*) dir=${dir#"$top"/} ;; esac
 out=${1:?usage: experiment.sh OUT_DIR [LEVER] [options...]}
 shift
-graph=${GRAPH:-examples/llama-cpp/graph.json}
+# OUT_DIR, FAK and GRAPH are the caller's: relative to the folder it ran in
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+out=$(abs "$out")
+FAK=$(abs "${FAK:-$top/build/fak}")
+graph=$(abs "${GRAPH:-$top/examples/llama-cpp/graph.json}")
+dir=$(abs "${LLAMA_DIR:-$top/build/llama-cpp}")
+cd "$top"
+# commands go into public receipts: name the tools by a path relative to the repository
+case "$dir" in "$top"/*) dir=${dir#"$top"/} ;; esac
 lever=$("$FAK" native-performance --graph "$graph" --next --json | jq -r '.lever.id // empty')
 case "${1:-}" in
 llama.*) lever=$1; shift ;;
@@ -52,8 +55,12 @@ if [ "${DRY_RUN:-}" = 1 ]; then
 	printf 'lever %s\nbaseline %s\ncandidate %s\n' "$lever" "$base" "$cand"
 	exit 0
 fi
-p=$("$FAK" native-performance --graph "$graph" --json | jq -r '.envelopes[0].prompt_tokens')
-t=$("$FAK" native-performance --graph "$graph" --json | jq -r '.envelopes[0].decode_tokens')
+# P and T of the lever's own envelope
+env=$("$FAK" native-performance --graph "$graph" --json | jq -c --arg l "$lever" \
+	'(.levers[] | select(.id == $l) | .applicability.envelope_id) as $e
+	 | .envelopes[] | select(.id == $e)')
+p=$(echo "$env" | jq -r .prompt_tokens)
+t=$(echo "$env" | jq -r .decode_tokens)
 run="$bin/llama-bench -m \"\$FAK_ARTIFACT\" -p $p -n $t -r 3 -o jsonl"
 commit=$(git -C "$dir/src" rev-parse --short=7 HEAD)
 rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unversioned)

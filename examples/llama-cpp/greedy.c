@@ -7,6 +7,8 @@
  *
  *   greedy MODEL N [-t THREADS] [-fa on|off] [-ctk f16|q8_0] [-ctv f16|q8_0]
  *
+ * N is 1 to 247 (a context of 256 holds the prompt of 9 and N tokens).
+ *
  * The flags take llama-bench's names and values, so an arm's flags serve both.
  * llama.cpp's own log goes to nowhere; errors go to stderr, exit 1. */
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "llama.h"
 
 #define PROMPT_LEN 9
+#define N_CTX 256	/* the prompt and at most N_CTX - PROMPT_LEN generated tokens */
 
 static void quiet(enum ggml_log_level level, const char *text, void *ctx)
 {
@@ -27,7 +30,7 @@ static void quiet(enum ggml_log_level level, const char *text, void *ctx)
 static int usage(void)
 {
 	fprintf(stderr, "usage: greedy MODEL N [-t THREADS] [-fa on|off] [-ctk f16|q8_0] "
-			"[-ctv f16|q8_0]\n");
+			"[-ctv f16|q8_0]\n(N: 1 to %d)\n", N_CTX - PROMPT_LEN);
 	return 2;
 }
 
@@ -51,14 +54,14 @@ int main(int argc, char **argv)
 	llama_token tokens[PROMPT_LEN];
 	int n, n_vocab, rc = 1;
 
-	if (argc < 3 || (n = atoi(argv[2])) <= 0 || n > 1000 || (argc - 3) % 2)
+	if (argc < 3 || (n = atoi(argv[2])) <= 0 || n > N_CTX - PROMPT_LEN || (argc - 3) % 2)
 		return usage();
 	llama_log_set(quiet, NULL);
 	llama_backend_init();
 	mp = llama_model_default_params();
 	cp = llama_context_default_params();
-	cp.n_ctx = 256;
-	cp.n_batch = 256;
+	cp.n_ctx = N_CTX;
+	cp.n_batch = N_CTX;
 	cp.n_threads = cp.n_threads_batch = 1;
 	cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
 	for (int i = 3; i < argc; i += 2) {

@@ -367,8 +367,8 @@ static void lb_list(struct strbuf *sb, const struct lb_rows *rows, size_t room)
 
 		sb_addf(&one, "%s#%zu ", i ? ", " : "", i + 1);
 		lb_name(&one, &rows->v[i]);
-		/* leave room for ", and 99999 more" */
-		if (sb->len + one.len + 20 > room && i + 1 < rows->nr) {
+		/* while more follow, leave room for ", and 99999 more" */
+		if (sb->len + one.len + (i + 1 < rows->nr ? 20 : 0) > room) {
 			sb_release(&one);
 			break;
 		}
@@ -376,7 +376,7 @@ static void lb_list(struct strbuf *sb, const struct lb_rows *rows, size_t room)
 		sb_release(&one);
 	}
 	if (i < rows->nr)
-		sb_addf(sb, ", and %zu more", rows->nr - i);
+		sb_addf(sb, i ? ", and %zu more" : "%zu results", rows->nr - i);
 }
 
 /* The rows that measure the envelope's shape (P prompt and T decode tokens,
