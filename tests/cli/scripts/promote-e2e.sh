@@ -27,7 +27,7 @@ np() { "$FAK" native-performance --graph graph.json "$@"; }
 try=1
 while :; do
 	GRAPH=$PWD/graph.json BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
-		--baseline-duration 100ms --interval 20ms --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
+		--baseline-duration 100ms --interval 20ms --wait-quiet 20s --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
 		{ cat xp.txt; fail "experiment"; }
 	[ "$(jq -r .classification run$try/gate.json)" = pass ] && break
 	echo "attempt $try: gate $(jq -r '.classification + ": " + .reason' run$try/gate.json)"

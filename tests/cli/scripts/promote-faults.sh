@@ -12,7 +12,7 @@
 # fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"
-xp_policy=	# promotion needs a passing gate: the default policy, a quiet host
+xp_policy="--wait-quiet 20s"	# a passing gate: the default policy, a quiet host (waited for)
 cp "$ROOT/examples/cpu-decode/index.json" index.json
 for t in 1 2 3 4 5 6; do
 	rm -rf good runs.count
