@@ -18,7 +18,7 @@ static const char usage[] =
 	"  native-performance   evidence graph, receipts, gate, profiles, front door\n"
 	"  bench system-baseline  sample system load around a benchmark command\n"
 	"  bench system-check     what on this machine would disturb a benchmark\n"
-	"  bench experiment       a lever's one-lever A/B: sealed runs, receipts, comparison, gate\n"
+	"  bench experiment       one lever's A/B: sealed runs, receipts, comparison, gate\n"
 	"\n"
 	"Run 'fak <command> --help' for the options of a command.\n"
 	"\n"

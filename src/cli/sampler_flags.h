@@ -15,23 +15,23 @@ struct sampler_flags {
 };
 
 /* Option table entries for *sf, to put inside a command's table. */
-#define SAMPLER_FLAG_OPTS(sf)                                                                         \
-	{ "baseline-duration", "DUR", "quiet window before each run (10ms..60s, default 2s)", NULL,       \
-	  &(sf)->baseline, NULL },                                                                    \
+#define SAMPLER_FLAG_OPTS(sf)                                                                      \
+	{ "baseline-duration", "DUR", "quiet window before each run (10ms..60s, default 2s)",      \
+	  NULL, &(sf)->baseline, NULL },                                                           \
 	{ "interval", "DUR", "census interval (10ms..10s, default 250ms)", NULL, &(sf)->interval, NULL }, \
-	{ "max-sampler-duty-percent", "N", "sampler duty ceiling, (0,100], default 10", NULL,         \
-	  &(sf)->max_duty, NULL },                                                                    \
-	{ "max-non-sut-cpu-percent", "N",                                                             \
-	  "non-SUT and quiet-baseline host CPU ceiling, (0,100], default 20", NULL,                  \
-	  &(sf)->max_non_sut, NULL },                                                                 \
-	{ "max-psi-stall-percent", "N", "cgroup PSI stall ceiling, [0,100], default 5", NULL,         \
-	  &(sf)->max_psi, NULL },                                                                     \
-	{ "require-process-memory", NULL, "census every process's RSS; unknown RSS investigates",     \
-	  &(sf)->require_memory, NULL, NULL },                                                        \
-	{ "attribution", "MODE", "auto (cgroup v2, else subreaper), cgroup, subreaper or sampled",    \
-	  NULL, &(sf)->attribution, NULL },                                                           \
-	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)", NULL,     \
-	  &(sf)->timeout, NULL },                                                                     \
+	{ "max-sampler-duty-percent", "N", "sampler duty ceiling, (0,100], default 10", NULL,      \
+	  &(sf)->max_duty, NULL },                                                                 \
+	{ "max-non-sut-cpu-percent", "N",                                                          \
+	  "non-SUT and quiet-baseline host CPU ceiling, (0,100], default 20", NULL,                \
+	  &(sf)->max_non_sut, NULL },                                                              \
+	{ "max-psi-stall-percent", "N", "cgroup PSI stall ceiling, [0,100], default 5", NULL,      \
+	  &(sf)->max_psi, NULL },                                                                  \
+	{ "require-process-memory", NULL, "census every process's RSS; unknown RSS investigates",  \
+	  &(sf)->require_memory, NULL, NULL },                                                     \
+	{ "attribution", "MODE", "auto (cgroup v2, else subreaper), cgroup, subreaper or sampled", \
+	  NULL, &(sf)->attribution, NULL },                                                        \
+	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)", NULL,  \
+	  &(sf)->timeout, NULL },                                                                  \
 	{ "wait-quiet", "DUR", "while a quiet window is busy, take another, at most DUR (..24h)",  \
 	  NULL, &(sf)->wait_quiet, NULL },                                                         \
 	{ "cpus", "LIST", "run the command on these CPUs (cpuset), judge host CPU there", NULL,    \

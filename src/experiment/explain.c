@@ -75,8 +75,8 @@ static void tally_run(struct tally *t, const json_t *att)
 			t->max_command = v;
 	}
 	if (quiet || command)
-		t->ceiling = json_number_value(
-			json_object_get(json_object_get(att, "policy"), "maximum_non_sut_cpu_percent"));
+		t->ceiling = json_number_value(json_object_get(json_object_get(att, "policy"),
+							       "maximum_non_sut_cpu_percent"));
 	for (int k = 0; k < 3; k++)
 		t->psi[k] += psi[k];
 	t->duty += duty;
@@ -107,14 +107,15 @@ void xp_explain(const struct xp_result *res, char *out, size_t cap)
 		snprintf(out, cap, "the host was busy:");
 		if (t.busy_quiet) {
 			len = strlen(out);
-			snprintf(out + len, cap - len, " up to %.0f%% CPU in the quiet window before the "
-				 "command (%zu of %zu runs)", t.max_quiet, t.busy_quiet, t.runs);
+			snprintf(out + len, cap - len, " up to %.0f%% CPU in the quiet window "
+				 "before the command (%zu of %zu runs)", t.max_quiet, t.busy_quiet,
+				 t.runs);
 		}
 		if (t.busy_command) {
 			len = strlen(out);
-			snprintf(out + len, cap - len, "%s up to %.0f%% CPU outside the command while it "
-				 "ran (%zu of %zu runs)", t.busy_quiet ? " and" : "", t.max_command,
-				 t.busy_command, t.runs);
+			snprintf(out + len, cap - len, "%s up to %.0f%% CPU outside the command "
+				 "while it ran (%zu of %zu runs)", t.busy_quiet ? " and" : "",
+				 t.max_command, t.busy_command, t.runs);
 		}
 		len = strlen(out);
 		if (t.wait_ran_out)
@@ -129,13 +130,13 @@ void xp_explain(const struct xp_result *res, char *out, size_t cap)
 	}
 	for (int k = 0; k < 3; k++)
 		if (t.psi[k]) {
-			snprintf(out, cap, "the command's tasks stalled waiting for %s (PSI) in %zu of %zu "
-				 "runs; %s", psi_names[k], t.psi[k], t.runs, advice);
+			snprintf(out, cap, "the command's tasks stalled waiting for %s (PSI) in "
+				 "%zu of %zu runs; %s", psi_names[k], t.psi[k], t.runs, advice);
 			return;
 		}
 	if (t.duty) {
-		snprintf(out, cap, "fak's own sampling took more than its duty ceiling in %zu of %zu "
-			 "runs; use a longer --interval", t.duty, t.runs);
+		snprintf(out, cap, "fak's own sampling took more than its duty ceiling in %zu of "
+			 "%zu runs; use a longer --interval", t.duty, t.runs);
 		return;
 	}
 	if (t.other)

@@ -49,7 +49,7 @@ struct render_ab {
 	const struct render_file *files;
 	size_t nr_files;
 	const char *out_dir;		/* the runner's folder (text only), or NULL */
-	const char *why;		/* the runner's reason to investigate (text only), or NULL */
+	const char *why;		/* why the runner's gate investigates (text), or NULL */
 	const char *note;		/* a caveat on the whole run (an A/A), or NULL */
 };
 

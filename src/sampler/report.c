@@ -1276,7 +1276,8 @@ int report_decode(const json_t *doc, struct report *r, struct err *e)
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
 		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
 		"top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
-		"command_exit_code", "command_signal", "timed_out", "gpu", "workload", "digest", NULL
+		"command_exit_code", "command_signal", "timed_out", "gpu", "workload", "digest",
+		NULL
 	};
 	const struct jpath *root = NULL;
 	const char *schema;

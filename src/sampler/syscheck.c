@@ -689,9 +689,11 @@ static void judge_gpu_clocks(const struct machine *m, struct syscheck_finding *f
 
 		if (st->event_reasons > 0 && ((uint64_t)st->event_reasons & ~idle)) {
 			gpu_reasons_text(st->event_reasons, why, sizeof(why));
-			say(f, SYSCHECK_DISTURBS, "device %zu (%s) is slowed now: %s", i, d->name, why);
-			snprintf(f->fix, sizeof(f->fix), "nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE "
-				 "shows what holds it; wait until it reads none before benchmarking");
+			say(f, SYSCHECK_DISTURBS, "device %zu (%s) is slowed now: %s", i, d->name,
+			    why);
+			snprintf(f->fix, sizeof(f->fix),
+				 "nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE shows what holds "
+				 "it; wait until it reads none before benchmarking");
 			return;
 		}
 	}
@@ -704,7 +706,8 @@ static void judge_gpu_clocks(const struct machine *m, struct syscheck_finding *f
 			return;
 		}
 		if (st->applications_sm_clock_mhz < 0 || st->max_sm_clock_mhz < 0) {
-			say(f, SYSCHECK_UNKNOWN, "device %zu: the application clocks cannot be read", i);
+			say(f, SYSCHECK_UNKNOWN,
+			    "device %zu: the application clocks cannot be read", i);
 			return;
 		}
 		if (st->applications_sm_clock_mhz == st->default_applications_sm_clock_mhz) {
