@@ -45,27 +45,5 @@ hf_once() {	# prints: wall_ns
 	echo "$((t1 - t0))"
 }
 
-echo "round  fak (ms, quiet windows excluded)  hyperfine (ms)  ratio  fak's own ms per run"
-: >"$tmp/ratios"
-: >"$tmp/own"
-i=1
-while [ "$i" -le "$rounds" ]; do
-	if [ $((i % 2)) = 1 ]; then
-		set -- $(fak_once $i) $(hf_once)
-	else
-		h=$(hf_once)
-		set -- $(fak_once $i) $h
-	fi
-	# $1 fak wall, $2 its quiet windows, $3 its command windows, $4 its runs, $5 hyperfine wall
-	awk -v fw="$1" -v q="$2" -v fc="$3" -v n="$4" -v hw="$5" -v i="$i" 'BEGIN {
-		f = fw - q; r = f / hw
-		fo = (f - fc) / n / 1e6
-		printf "%5d  %33.1f  %14.1f  %.3f  %20.1f\n", i, f / 1e6, hw / 1e6, r, fo
-		printf "%.4f\n", r >> "'"$tmp"'/ratios"
-		printf "%.3f\n", fo >> "'"$tmp"'/own"
-	}'
-	i=$((i + 1))
-done
-med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "median ratio fak/hyperfine: $(med <"$tmp/ratios")"
-echo "median cost of fak per run beyond the command's run time: $(med <"$tmp/own") ms"
+. "$root/bench/rounds.sh"
+ratio_rounds "$rounds"
