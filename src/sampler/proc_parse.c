@@ -248,6 +248,8 @@ int pp_pid_stat(const char *buf, size_t len, struct pp_pid *out)
 	out->ppid = (int32_t)field[1];
 	out->utime_ticks = ufield[11];
 	out->stime_ticks = ufield[12];
+	out->cutime_ticks = ufield[13];
+	out->cstime_ticks = ufield[14];
 	out->num_threads = field[17];
 	out->starttime_ticks = ufield[19];
 	out->rss_pages = field[21] < 0 ? 0 : ufield[21];

@@ -33,6 +33,9 @@ struct pp_pid {
 	char state;
 	char comm[PP_COMM_MAX];
 	uint64_t utime_ticks, stime_ticks;
+	/* CPU of children it has waited for, so of processes that ended
+	 * (negative values read as 0) */
+	uint64_t cutime_ticks, cstime_ticks;
 	uint64_t starttime_ticks;	/* since boot: with the PID, a reuse-safe identity */
 	int64_t num_threads;
 	uint64_t rss_pages;		/* negative values read as 0 */

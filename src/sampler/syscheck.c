@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 struct proc_row {
 	int32_t pid;
 	uint64_t start, ticks;
+	uint64_t ended_ticks; /* of the children it waited for */
 	char comm[PP_COMM_MAX];
 };
 
@@ -42,6 +44,7 @@ struct consumer_row {
 	char image[REPORT_IMAGE_MAX];
 	int32_t pid;
 	double percent; /* of one CPU */
+	bool ended;	/* the CPU of its children that ended in the sample */
 };
 
 /* What the readers found. A reader sets its *_ok only when it read
@@ -51,6 +54,7 @@ struct machine {
 	long clk_tck;
 	size_t online, gov_read, gov_other, isolated, nr_top;
 	double load1, busy_percent;
+	double busy_cpus_percent; /* host busy time in the window, in percent of one CPU */
 	double top_percent; /* the largest, also when under the floor */
 	int64_t busy_window_ns;
 	uint64_t swap_total, swap_free;
@@ -259,6 +263,7 @@ static void scan_processes(const struct machine *m, struct scan *s)
 		s->rows[s->nr].pid = p.pid;
 		s->rows[s->nr].start = p.starttime_ticks;
 		s->rows[s->nr].ticks = p.utime_ticks + p.stime_ticks;
+		s->rows[s->nr].ended_ticks = p.cutime_ticks + p.cstime_ticks;
 		memcpy(s->rows[s->nr].comm, p.comm, sizeof(p.comm));
 		s->nr++;
 	}
@@ -266,7 +271,7 @@ static void scan_processes(const struct machine *m, struct scan *s)
 	qsort(s->rows, s->nr, sizeof(s->rows[0]), row_cmp);
 }
 
-static void keep_top(struct machine *m, const struct proc_row *r, double pct)
+static void keep_top(struct machine *m, const struct proc_row *r, double pct, bool ended)
 {
 	size_t i;
 
@@ -282,6 +287,7 @@ static void keep_top(struct machine *m, const struct proc_row *r, double pct)
 	report_scrub_image(r->comm, m->top[i].image);
 	m->top[i].pid = r->pid;
 	m->top[i].percent = pct;
+	m->top[i].ended = ended;
 	if (m->nr_top < TOP_MAX)
 		m->nr_top++;
 }
@@ -311,10 +317,41 @@ static void consumers_since_start(struct machine *m, const struct scan *s)
 
 		if (age > 0)
 			keep_top(m, &s->rows[i],
-				 (double)s->rows[i].ticks / (double)m->clk_tck / age * 100);
+				 (double)s->rows[i].ticks / (double)m->clk_tck / age * 100, false);
 	}
 	m->consumers_ok = true;
 	m->consumers_lifetime = true;
+}
+
+/* The CPU each process used between scans a and b, secs apart: the
+ * difference for one seen in both, all of it for one that started in
+ * between. A process that started and ended in between is in neither scan
+ * (a build's compilers, a shell loop's commands): its CPU shows in the
+ * parent that waited for it, as a second row for that parent. That row is
+ * held to the host's busy time in the window, since a long-lived child
+ * reaped in the window brings its whole life with it. */
+static void consumers_in_window(struct machine *m, const struct scan *a, const struct scan *b,
+				double secs)
+{
+	double per_tick = 100 / (double)m->clk_tck / secs;
+	double busy = m->busy_ok ? m->busy_cpus_percent : INFINITY;
+
+	for (size_t i = 0; i < b->nr; i++) {
+		const struct proc_row *r = &b->rows[i];
+		const struct proc_row *p = bsearch(r, a->rows, a->nr, sizeof(a->rows[0]), row_cmp);
+
+		if (!p || p->start != r->start) {
+			keep_top(m, r, (double)r->ticks * per_tick, false);
+			continue;
+		}
+		if (r->ticks >= p->ticks)
+			keep_top(m, r, (double)(r->ticks - p->ticks) * per_tick, false);
+		if (r->ended_ticks > p->ended_ticks) {
+			double ended = (double)(r->ended_ticks - p->ended_ticks) * per_tick;
+
+			keep_top(m, r, fmin(ended, busy), true);
+		}
+	}
 }
 
 /* Host CPU and every process's CPU over one window (or since boot). */
@@ -352,19 +389,11 @@ static void read_sample(struct machine *m)
 			m->busy_ok = true;
 			m->busy_percent = (double)(dt - di) / (double)dt * 100;
 			m->busy_window_ns = t1 - t0;
+			m->busy_cpus_percent = (double)(dt - di) / (double)m->clk_tck /
+					       ((double)(t1 - t0) / 1e9) * 100;
 		}
 		if (a.ok && b.ok) {
-			double secs = (double)(t1 - t0) / 1e9;
-
-			for (size_t i = 0; i < b.nr; i++) {
-				struct proc_row *p =
-				    bsearch(&b.rows[i], a.rows, a.nr, sizeof(a.rows[0]), row_cmp);
-
-				if (p && p->start == b.rows[i].start && b.rows[i].ticks >= p->ticks)
-					keep_top(m, &b.rows[i],
-						 (double)(b.rows[i].ticks - p->ticks) /
-						     (double)m->clk_tck / secs * 100);
-			}
+			consumers_in_window(m, &a, &b, (double)(t1 - t0) / 1e9);
 			m->consumers_ok = true;
 		}
 	} else {
@@ -566,8 +595,9 @@ static void judge_consumers(const struct machine *m, struct syscheck_finding *f)
 	    "processes above %g%% of one CPU (%s):", m->o->min_consumer_percent, each);
 	for (size_t i = 0; i < m->nr_top; i++) {
 		len = strlen(f->detail);
-		snprintf(f->detail + len, sizeof(f->detail) - len, "%s %s (pid %d) %.1f%%",
-			 i ? "," : "", m->top[i].image, (int)m->top[i].pid, m->top[i].percent);
+		snprintf(f->detail + len, sizeof(f->detail) - len, "%s %s (pid %d) %.1f%%%s",
+			 i ? "," : "", m->top[i].image, (int)m->top[i].pid, m->top[i].percent,
+			 m->top[i].ended ? " in children that ended" : "");
 	}
 }
 

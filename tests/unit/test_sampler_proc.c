@@ -500,3 +500,21 @@ Test(cadence, vectors)
 	cr_expect(over);
 	cr_expect_eq(cadence_next(&c, 10, &over), 10000000, "never below the configured interval");
 }
+
+Test(proc_pid_stat, children_that_ended)
+{
+	struct pp_pid p;
+	static const char waited[] = "7 (make) S 1 7 7 0 -1 0 0 0 0 0 5 2 4100 900 20 0 1 0 "
+				     "300 1000 10\n";
+	static const char negative[] = "7 (make) S 1 7 7 0 -1 0 0 0 0 0 5 2 -4 -9 20 0 1 0 "
+				       "300 1000 10\n";
+
+	cr_assert_eq(pp_pid_stat(S(waited), &p), 0);
+	cr_expect_eq(p.utime_ticks, 5);
+	cr_expect_eq(p.stime_ticks, 2);
+	cr_expect_eq(p.cutime_ticks, 4100);
+	cr_expect_eq(p.cstime_ticks, 900);
+	cr_assert_eq(pp_pid_stat(S(negative), &p), 0);
+	cr_expect_eq(p.cutime_ticks, 0, "a negative cutime reads as 0");
+	cr_expect_eq(p.cstime_ticks, 0, "a negative cstime reads as 0");
+}
