@@ -31,7 +31,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		symbol(argv[a], sym, sizeof(sym));
-		printf("extern const char embedded_%s[];\nextern const size_t embedded_%s_len;\n", sym, sym);
+		printf("extern const char embedded_%s[];\nextern const size_t embedded_%s_len;\n",
+		       sym, sym);
 		printf("const char embedded_%s[] = {", sym);
 		while ((c = getc(f)) != EOF) {
 			/* hex escapes: plain numbers above 127 would overflow a signed char */

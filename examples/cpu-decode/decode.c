@@ -336,7 +336,8 @@ static void generate(const char *path)
 			for (int i = 0; i < QK; i += 4) {
 				x = splitmix64(&s);
 				for (int k = 0; k < 4; k++)
-					buf[b].q[i + k] = (int8_t)((int)((x >> (16 * k)) % 255) - 127);
+					buf[b].q[i + k] =
+						(int8_t)((int)((x >> (16 * k)) % 255) - 127);
 			}
 		}
 		write_all(fd, buf, chunk_rows * NB * sizeof(*buf), path);
@@ -357,7 +358,8 @@ static void read_all(int fd, void *buf, size_t n, const char *path)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			die("cannot read '%s': %s", path, r < 0 ? strerror(errno) : "file is shorter than its header says");
+			die("cannot read '%s': %s", path,
+			    r < 0 ? strerror(errno) : "file is shorter than its header says");
 		p += r;
 		n -= (size_t)r;
 	}
@@ -382,7 +384,8 @@ static void load(struct model *m, const char *path)
 		die("'%s' is not a weights file of this workload (bad magic)", path);
 	if (memcmp(header, want, sizeof(want)))
 		die("'%s' was made for another model: version %" PRIu32 ", dim %" PRIu32
-		    ", layers %" PRIu32 ", vocab %" PRIu32 ", seed 0x%016" PRIx64 "; want version %d, "
+		    ", layers %" PRIu32 ", vocab %" PRIu32 ", seed 0x%016" PRIx64
+		    "; want version %d, "
 		    "dim %d, layers %d, vocab %d, seed 0x%016" PRIx64,
 		    path, get_u32(header + 8), get_u32(header + 12), get_u32(header + 16),
 		    get_u32(header + 20), get_u64(header + 32), VERSION, DIM, LAYERS, VOCAB, SEED);
@@ -714,7 +717,8 @@ static void read_reference(const char *path, size_t p, size_t t, int *tokens)
 		die("cannot open '%s': %s", path, strerror(errno));
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	if (ferror(f) || !feof(f))
-		die("cannot read '%s': %s", path, ferror(f) ? strerror(errno) : "larger than 64 KiB");
+		die("cannot read '%s': %s", path,
+		    ferror(f) ? strerror(errno) : "larger than 64 KiB");
 	fclose(f);
 	buf[n] = '\0';
 	reference_header(head, sizeof(head), p, t);
@@ -879,7 +883,8 @@ static void run_roof(const struct options *o)
 			sum += v[0] ^ v[1] ^ v[2] ^ v[3];
 		}
 	ms = (now_ms() - t0) / (double)passes;
-	printf("read %zu bytes per token in %.3f ms: %.2f GB/s, roof %.2f tok/s (checksum %016" PRIx64 ")\n",
+	printf("read %zu bytes per token in %.3f ms: %.2f GB/s, roof %.2f tok/s (checksum "
+	       "%016" PRIx64 ")\n",
 	       n, ms, (double)n / ms / 1e6, 1e3 / ms, sum);
 	free(m.blocks);
 }

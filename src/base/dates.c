@@ -100,7 +100,8 @@ int duration_parse(const char *s, int64_t *ns, struct err *e)
 		}
 	}
 	if (!digits)
-		return err_set(e, "invalid duration \"%s\": expected a number with ms, s, m or h", s);
+		return err_set(e, "invalid duration \"%s\": expected a number with ms, s, m or h",
+			       s);
 	if (!strcmp(p, "ms"))
 		scale = 1e6;
 	else if (!strcmp(p, "s"))
@@ -110,7 +111,8 @@ int duration_parse(const char *s, int64_t *ns, struct err *e)
 	else if (!strcmp(p, "h"))
 		scale = 3600e9;
 	else
-		return err_set(e, "invalid duration \"%s\": expected a number with ms, s, m or h", s);
+		return err_set(e, "invalid duration \"%s\": expected a number with ms, s, m or h",
+			       s);
 	if (whole * scale > 9.2e18)
 		return err_set(e, "invalid duration \"%s\": too long", s);
 	*ns = (int64_t)(whole * scale + 0.5);
@@ -143,8 +145,8 @@ void timestamp_format(int64_t unix_ns, char out[40])
 		while (fs[n - 1] == '0')
 			fs[--n] = '\0';
 	}
-	snprintf(out, 40, "%04ld-%02u-%02uT%02ld:%02ld:%02ld%sZ", y, m, d, rem / 3600, rem / 60 % 60,
-		 rem % 60, fs);
+	snprintf(out, 40, "%04ld-%02u-%02uT%02ld:%02ld:%02ld%sZ", y, m, d, rem / 3600,
+		 rem / 60 % 60, rem % 60, fs);
 }
 
 /* RFC 3339 UTC as written by timestamp_format, read back exactly. */
@@ -163,8 +165,8 @@ int timestamp_parse(const char *s, int64_t *ns)
 	day[10] = '\0';
 	if (date_parse(day, &days, &e) < 0)
 		return -1;
-	if (sscanf(s + 11, "%2d:%2d:%2d%n", &hh, &mm, &ss, &n) != 3 || n != 8 || hh > 23 || mm > 59 ||
-	    ss > 59 || hh < 0 || mm < 0 || ss < 0)
+	if (sscanf(s + 11, "%2d:%2d:%2d%n", &hh, &mm, &ss, &n) != 3 || n != 8 || hh > 23 ||
+	    mm > 59 || ss > 59 || hh < 0 || mm < 0 || ss < 0)
 		return -1;
 	p = s + 19;
 	if (*p == '.') {

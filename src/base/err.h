@@ -14,7 +14,8 @@ int err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2
 /* Prepend "<context>: " to the message already in e; returns -1. */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* err_set with ": <strerror(errnum)>" appended. */
-int err_errno(struct err *e, int errnum, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int err_errno(struct err *e, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Propagate a failure: evaluates x and returns -1 from the caller when x
  * is negative (the error is already in the caller's struct err). */
@@ -32,6 +33,7 @@ int err_errno(struct err *e, int errnum, const char *fmt, ...) __attribute__((fo
 		bug_report(__FILE__, __LINE__, __VA_ARGS__); \
 		abort();                                      \
 	} while (0)
-void bug_report(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void bug_report(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -54,7 +54,8 @@ int file_read(const char *path, size_t cap, struct strbuf *out, struct err *e)
 		if (out->len > cap) {
 			if (fd != STDIN_FILENO)
 				close(fd);
-			return err_set(e, "cannot read '%s': larger than the %zu-byte limit", path, cap);
+			return err_set(e, "cannot read '%s': larger than the %zu-byte limit", path,
+				       cap);
 		}
 	}
 	if (fd != STDIN_FILENO)
@@ -169,19 +170,20 @@ static int check_target(const char *path, const char *via, const char *t, const 
 
 	if (stat(t, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
-			return err_set(e, "cannot write '%s'%s: it is a folder; give the name of a file "
-					  "inside it", path, via);
+			return err_set(e, "cannot write '%s'%s: it is a folder; give the name of a "
+					  "file inside it", path, via);
 		if (!S_ISREG(st.st_mode))
-			return err_set(e, "cannot write '%s'%s: it is a %s, not a regular file; fak only "
-					  "replaces regular files, so give a new file name",
+			return err_set(e,
+				       "cannot write '%s'%s: it is a %s, not a regular file; fak "
+				       "only replaces regular files, so give a new file name",
 				       path, via, file_kind(st.st_mode));
 	} else if (errno != ENOENT && errno != ENOTDIR) {
 		return err_errno(e, errno, "cannot write '%s'%s", path, via);
 	}
 	if (stat(d, &st) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
-			return err_set(e, "cannot write '%s'%s: folder '%s' does not exist; create it "
-					  "first", path, via, d);
+			return err_set(e, "cannot write '%s'%s: folder '%s' does not exist; create "
+					  "it first", path, via, d);
 		return err_errno(e, errno, "cannot write '%s'%s: folder '%s'", path, via, d);
 	}
 	if (!S_ISDIR(st.st_mode))
@@ -206,8 +208,8 @@ static int output_target(const char *path, char **target, char **dir, struct err
 		return -1;
 	}
 	if (path[strlen(path) - 1] == '/') {
-		err_set(e, "cannot write '%s': a path ending in '/' names a folder; give a file name",
-			path);
+		err_set(e, "cannot write '%s': a path ending in '/' names a folder; give a file "
+			   "name", path);
 		return -1;
 	}
 	if (follow_links(path, &t, e) < 0)

@@ -168,13 +168,15 @@ static int string_raw(struct jpull *p, const char **out)
 					cp = u;
 					if (u < 0xD800 || u > 0xDFFF)
 						break;
-					if (u > 0xDBFF || p->pos + 1 >= p->len || p->buf[p->pos] != '\\' ||
-					    p->buf[p->pos + 1] != 'u')
-						return syntax(p, "invalid surrogate pair in string");
+					if (u > 0xDBFF || p->pos + 1 >= p->len ||
+					    p->buf[p->pos] != '\\' || p->buf[p->pos + 1] != 'u')
+						return syntax(p,
+							      "invalid surrogate pair in string");
 					p->pos += 2;
 				} else {
 					if (u < 0xDC00 || u > 0xDFFF)
-						return syntax(p, "invalid surrogate pair in string");
+						return syntax(p,
+							      "invalid surrogate pair in string");
 					cp = 0x10000 + ((cp - 0xD800) << 10) + (u - 0xDC00);
 				}
 			}
@@ -235,7 +237,8 @@ static int key_of(struct jpull *p, size_t i, const char **key)
 		c = peek(p);
 	}
 	if (c != '"')
-		return syntax(p, i > 0 ? "member name expected after ','" : "member name or '}' expected");
+		return syntax(p, i > 0 ? "member name expected after ','"
+				       : "member name or '}' expected");
 	if (string_raw(p, key) < 0)
 		return -1;
 	if (peek(p) != ':')

@@ -170,7 +170,8 @@ static bool remote(const char *w, size_t n)
 		return false;
 	h = (size_t)(colon - w);
 	for (size_t i = 0; i < h; i++)
-		if (!is_alpha((unsigned char)w[i]) && !is_digit((unsigned char)w[i]) && !strchr(".-_", w[i]))
+		if (!is_alpha((unsigned char)w[i]) && !is_digit((unsigned char)w[i]) &&
+		    !strchr(".-_", w[i]))
 			return false;
 	r = n - h - 1;
 	if (!r)

@@ -29,7 +29,7 @@ const struct criterion *graph_criterion(const struct graph *g, const char *envel
 const char *graph_envelope_platform(const struct envelope *v)
 {
 	/* graphs older than the platform member pin these two pairs
-	 * (reference graph-cli-frontdoor §1) */
+	 * (docs/graph.md, "Envelope") */
 	if (v->platform)
 		return v->platform;
 	if (!strcmp(v->backend, "metal"))

@@ -95,7 +95,7 @@ struct lever {
 	const char *next_witness;
 };
 
-/* Comparison criterion of one envelope (spec decision 8). */
+/* Comparison criterion of one envelope (docs/graph.md, "Comparison criterion"). */
 struct criterion {
 	const char *envelope_id;	/* the key under "criteria" */
 	const char *schema, *id;
@@ -110,8 +110,8 @@ struct criterion {
 	/* optional member: emitted (and digested) only when the input has it */
 	bool has_review_period;
 	long long review_period_days;
-	/* optional GPU policy (the Go original's clock-observation tolerance):
-	 * emitted and digested only when present; docs/graph.md */
+	/* optional GPU policy (clock-observation tolerance, docs/graph.md
+	 * "GPU policy"): emitted and digested only when present */
 	bool has_gpu_policy;
 	struct gpu_policy {
 		double minimum_coverage_ratio;		/* [0, 1] */
@@ -149,7 +149,7 @@ int graph_load_file(struct graph *g, const char *path, struct err *e);
 int graph_load_buf(struct graph *g, const char *buf, size_t len, const char *name, struct err *e);
 void graph_release(struct graph *g);
 
-/* Every rule of reference §2 plus criteria; findings are appended and
+/* Every rule of docs/graph.md "Validation" plus criteria; findings are appended and
  * sorted. No findings = valid. */
 void graph_validate(const struct graph *g, struct findings *out);
 

@@ -1,5 +1,5 @@
-/* Fail-closed validation of the evidence graph: every rule of reference
- * graph-cli-frontdoor §2.2 plus one criterion per envelope (spec decision 8).
+/* Fail-closed validation of the evidence graph: every rule of docs/graph.md
+ * "Validation" plus one criterion per envelope ("Comparison criterion").
  * All findings are collected, then sorted byte-wise. */
 #include <math.h>
 #include <stdarg.h>
@@ -81,7 +81,7 @@ static void check_throughput(struct findings *f, const struct throughput *t, con
 		add(f, "%s has invalid comparability %Q", label, t->comparability);
 }
 
-/* ---- cycle detection (reference §2.4), iterative so deep chains are safe -- */
+/* ---- cycle detection (docs/graph.md "Validation"), iterative so deep chains are safe -- */
 
 struct cyc {
 	size_t n;			/* nodes = registered ids, graph order */

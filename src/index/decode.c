@@ -31,7 +31,8 @@ static const char *const readout_keys[] = {
 	"lifecycle", "envelope_key", "observed", "review_by", "retention", "at_review",      \
 		"retain_reason", "model", "artifact", "engine", "hardware", "metric", "quality", \
 		"quotes_gain"
-static const char *const result_keys[] = { "highlight", "status", "evidence", ROW_COMMON_KEYS, NULL };
+static const char *const result_keys[] = { "highlight", "status", "evidence", ROW_COMMON_KEYS,
+					   NULL };
 static const char *const awaiting_keys[] = { "candidate", "why", "reap_condition", ROW_COMMON_KEYS,
 					     NULL };
 
@@ -322,7 +323,8 @@ int index_load_buf(struct index *idx, const char *buf, size_t len, const char *n
 int index_load_default(struct index *idx, struct err *e)
 {
 	return index_load_buf(idx, embedded_performance_index_json,
-			      embedded_performance_index_json_len, "data/performance-index.json", e);
+			      embedded_performance_index_json_len, "data/performance-index.json",
+			      e);
 }
 
 int index_load_file(struct index *idx, const char *path, struct err *e)

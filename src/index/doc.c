@@ -67,8 +67,8 @@ static int find_one(const char *doc, size_t len, const char *name, const char *w
 	if (n == 0)
 		return err_set(e, "'%s' has no %s marker line '%s'", name, what, mark);
 	if (n > 1)
-		return err_set(e, "'%s' has %zu %s markers; exactly one begin and one end marker line are allowed",
-			       name, n, what);
+		return err_set(e, "'%s' has %zu %s markers; exactly one begin and one end marker "
+				  "line are allowed", name, n, what);
 	return 0;
 }
 
@@ -81,8 +81,8 @@ int index_doc_find(const char *doc, size_t len, const char *name, size_t *off, s
 	    find_one(doc, len, name, "end", INDEX_MARK_END, &end, e) < 0)
 		return -1;
 	if (end < begin)
-		return err_set(e, "'%s' line %zu: the end marker comes before the begin marker on line %zu",
-			       name, line_of(doc, end), line_of(doc, begin));
+		return err_set(e, "'%s' line %zu: the end marker comes before the begin marker on "
+				  "line %zu", name, line_of(doc, end), line_of(doc, begin));
 	*off = begin;
 	*blen = end + strlen(INDEX_MARK_END) - begin;
 	return 0;

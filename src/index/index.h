@@ -3,7 +3,7 @@
 /* The front-door performance index (schema fak-performance-index/v1): the
  * result rows of the page "Current results by envelope", the candidates of
  * "Newer code awaiting comparable remeasurement", and the readout records
- * of the generated front-door block (reference graph-cli-frontdoor §6).
+ * of the generated front-door block (docs/frontdoor.md).
  *
  * Load (strict decode, first problem stops with its JSON path), validate
  * against the graph in use (every finding collected and sorted), then build
@@ -34,7 +34,8 @@
 /* Longest Markdown document --write-doc and --check-doc read. */
 #define INDEX_DOC_MAX_BYTES ((size_t)32 << 20)
 
-/* The generated block sits between these two lines (reference §6.1). */
+/* The generated block sits between these two lines (docs/frontdoor.md,
+ * "What the page holds"). */
 #define INDEX_MARK_BEGIN "<!-- qwen38-frontdoor:begin -->"
 #define INDEX_MARK_END "<!-- qwen38-frontdoor:end -->"
 
@@ -42,7 +43,9 @@
 #define INDEX_NO_DATE LONG_MIN
 
 enum index_table { INDEX_RESULTS, INDEX_AWAITING };
-enum index_lifecycle { INDEX_CURRENT, INDEX_DIAGNOSTIC, INDEX_HISTORICAL, INDEX_AWAITING_REMEASURE };
+enum index_lifecycle {
+	INDEX_CURRENT, INDEX_DIAGNOSTIC, INDEX_HISTORICAL, INDEX_AWAITING_REMEASURE
+};
 enum index_quality { INDEX_QUALITY_PASS, INDEX_QUALITY_FAIL, INDEX_QUALITY_UNMEASURED };
 /* What review does to a row: nothing stated, removal, or HISTORICAL retention. */
 enum index_at_review { INDEX_AT_REVIEW_UNSET, INDEX_AT_REVIEW_REMOVE, INDEX_AT_REVIEW_RETAIN };
@@ -75,7 +78,7 @@ enum index_class { INDEX_CLASS_ACCEPTED, INDEX_CLASS_APPROXIMATE, INDEX_CLASS_DI
 /* "accepted", "approximate", "diagnostic" */
 const char *index_class_name(enum index_class c);
 
-/* One readout record of the generated block (reference §6.1-6.2). A record
+/* One readout record of the generated block (docs/frontdoor.md). A record
  * with graph_rung takes envelope_id, native/baseline throughput, observed
  * date and provenance from the graph: the rung's witness and the graph's
  * comparison point. has_native etc. say what the file stated. */

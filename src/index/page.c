@@ -41,7 +41,8 @@ void index_page_build(struct index_page *p, const struct index *idx, long as_of)
 	for (size_t i = 0; i < idx->nr_readout; i++) {
 		const struct index_readout *r = &idx->readout[i];
 
-		switch (index_presence_at(r->observed, r->review_by, INDEX_AT_REVIEW_REMOVE, as_of)) {
+		switch (index_presence_at(r->observed, r->review_by, INDEX_AT_REVIEW_REMOVE,
+					  as_of)) {
 		case INDEX_SHOWN:
 			p->readout[p->nr_readout++] = *r;
 			break;
@@ -55,7 +56,8 @@ void index_page_build(struct index_page *p, const struct index *idx, long as_of)
 	}
 	for (size_t i = 0; i < idx->nr_rows; i++) {
 		const struct index_row *r = &idx->rows[i];
-		enum index_presence pr = index_presence_at(r->observed, r->review_by, r->at_review, as_of);
+		enum index_presence pr =
+			index_presence_at(r->observed, r->review_by, r->at_review, as_of);
 		bool reviewed = pr == INDEX_RETAINED || pr == INDEX_REAPED;
 
 		if (reviewed)

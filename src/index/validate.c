@@ -1,6 +1,6 @@
-/* Fail-closed validation of the performance index: the lifecycle rules of
- * seed 002 ("Read this first" and the shift-left process) and the readout
- * rules of reference graph-cli-frontdoor §6.2. Every finding is collected,
+/* Fail-closed validation of the performance index: the lifecycle and
+ * readout rules of docs/frontdoor.md, "Validation (fail-closed, every
+ * finding listed)". Every finding is collected,
  * then sorted byte-wise. */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -106,7 +106,9 @@ static void check_key(struct findings *f, const char *where, const char *k)
 
 	if (!single_key(k))
 		findings_addf(f,
-			      "%s: envelope key %s is not a single key (lowercase letters and digits joined by '.', '_' or '-'); different envelopes need different rows",
+			      "%s: envelope key %s is not a single key (lowercase letters and "
+			      "digits joined by '.', '_' or '-'); different envelopes need "
+			      "different rows",
 			      where, quote(&q, k));
 	sb_release(&q);
 }
@@ -119,7 +121,8 @@ static void check_dates(struct findings *f, const struct index_row *r)
 	if (r->observed == INDEX_NO_DATE)
 		row_add(f, r, "%s row has no observed date", lc);
 	if (r->review_by == INDEX_NO_DATE && !r->retention)
-		row_add(f, r, "%s row has neither a review-by date nor a durable retention reason", lc);
+		row_add(f, r, "%s row has neither a review-by date nor a durable retention reason",
+			lc);
 	if (r->review_by != INDEX_NO_DATE && r->retention)
 		row_add(f, r, "has both a review-by date and a durable retention reason; keep one");
 	if (r->review_by != INDEX_NO_DATE && r->observed != INDEX_NO_DATE &&
@@ -182,7 +185,8 @@ static void check_row(struct findings *f, const struct index_row *r)
 	 * may cite a candidate's microbenchmark gain while unmeasured. */
 	if (r->quotes_gain && r->quality == INDEX_QUALITY_UNMEASURED && r->table == INDEX_RESULTS)
 		row_add(f, r,
-			"quotes a gain although its quality is unmeasured; only a quality-passing result may quote a gain");
+			"quotes a gain although its quality is unmeasured; only a quality-passing "
+			"result may quote a gain");
 }
 
 /* Per envelope key: how many CURRENT rows, and for each identity field the
@@ -242,13 +246,16 @@ static void check_keys(struct findings *f, const struct index *idx)
 			sb_reset(&b);
 			sb_add_quoted(&b, id[k]);
 			findings_addf(f,
-				      "envelope key %s merges different envelopes: %s and %s differ in %s (%s vs %s)",
+				      "envelope key %s merges different envelopes: %s and %s "
+				      "differ in %s (%s vs %s)",
 				      quote(&q, g->key), pa.buf, pb.buf, id_names[k], a.buf, b.buf);
 		}
 	}
 	for (size_t i = 0; i < nr; i++) {
 		if (groups[i].nr_current > 1)
-			findings_addf(f, "envelope key %s has %zu CURRENT rows (%s); at most one is allowed",
+			findings_addf(f,
+				      "envelope key %s has %zu CURRENT rows (%s); at most one is "
+				      "allowed",
 				      quote(&q, groups[i].key), groups[i].nr_current,
 				      groups[i].current_paths.buf);
 		sb_release(&groups[i].current_paths);
@@ -270,7 +277,7 @@ static const struct rung *find_rung(const struct graph *g, const char *id)
 	return NULL;
 }
 
-/* Reference §6.2 steps 4-6: the approximate pair is the rung's witness and
+/* docs/frontdoor.md, "Validation", readout: the approximate pair is the rung's witness and
  * the graph's comparison point, sharing provenance and observation date. */
 static void resolve(struct findings *f, struct index_readout *r, const struct graph *g)
 {
@@ -281,7 +288,9 @@ static void resolve(struct findings *f, struct index_readout *r, const struct gr
 	if (!rung || !rung->has_witnessed || strcmp(rung->witnessed.classification, "witnessed") ||
 	    strcmp(g->comparison.classification, "comparison")) {
 		readout_add(f, r,
-			    "graph lacks the witnessed baseline/comparison pair; restore rung %s with a witnessed throughput and the comparison classification \"comparison\"",
+			    "graph lacks the witnessed baseline/comparison pair; restore rung %s "
+			    "with a witnessed throughput and the comparison classification "
+			    "\"comparison\"",
 			    quote(&q, r->graph_rung));
 		sb_release(&q);
 		return;
@@ -289,12 +298,14 @@ static void resolve(struct findings *f, struct index_readout *r, const struct gr
 	if (strcmp(rung->witnessed.provenance, g->comparison.provenance) ||
 	    strcmp(rung->witnessed.observed_on, g->comparison.observed_on))
 		readout_add(f, r,
-			    "rung %s witness and the graph comparison differ in provenance or observed_on; use one shared value for both",
+			    "rung %s witness and the graph comparison differ in provenance or "
+			    "observed_on; use one shared value for both",
 			    quote(&q, r->graph_rung));
 	if (date_parse(rung->witnessed.observed_on, &r->observed, &e) < 0)
 		readout_add(f, r, "rung %s witness: %s", quote(&q, r->graph_rung), e.msg);
 	if (!(g->comparison.tokens_per_second > 0) || !(rung->witnessed.tokens_per_second > 0))
-		readout_add(f, r, "rung %s witness and the graph comparison need positive throughput",
+		readout_add(f, r,
+			    "rung %s witness and the graph comparison need positive throughput",
 			    quote(&q, r->graph_rung));
 	r->envelope_id = g->envelope.id;
 	r->native_tps = rung->witnessed.tokens_per_second;
@@ -305,7 +316,8 @@ static void resolve(struct findings *f, struct index_readout *r, const struct gr
 		struct strbuf why = STRBUF_INIT;
 
 		if (!str_scrubbed(r->provenance, &why))
-			readout_add(f, r, "rung %s witness provenance contains a private detail: %s",
+			readout_add(f, r,
+				    "rung %s witness provenance contains a private detail: %s",
 				    quote(&q, r->graph_rung), why.buf);
 		sb_release(&why);
 	}
@@ -327,8 +339,8 @@ static void check_readout(struct findings *f, struct index_readout *r, const str
 
 	if (r->graph_rung) {
 		static const char *const derived[] = { "envelope_id", "native_tokens_per_second",
-						       "native_floor_tokens_per_second", "observed_on",
-						       "provenance" };
+						       "native_floor_tokens_per_second",
+						       "observed_on", "provenance" };
 		const bool stated[] = { r->envelope_id, r->has_native, r->has_floor,
 					r->observed != INDEX_NO_DATE, r->provenance };
 
@@ -360,17 +372,21 @@ static void check_readout(struct findings *f, struct index_readout *r, const str
 		json_format_double(x, r->native_tps);
 		readout_add(f, r, "native_tokens_per_second must be positive, found %s", x);
 	}
-	if (r->has_floor && (!(r->floor_tps > 0) || (r->has_native && r->floor_tps > r->native_tps))) {
+	if (r->has_floor &&
+	    (!(r->floor_tps > 0) || (r->has_native && r->floor_tps > r->native_tps))) {
 		json_format_double(x, r->floor_tps);
 		json_format_double(y, r->native_tps);
 		readout_add(f, r,
-			    "native_floor_tokens_per_second %s must be positive and not above native_tokens_per_second %s",
+			    "native_floor_tokens_per_second %s must be positive and not above "
+			    "native_tokens_per_second %s",
 			    x, y);
 	}
 	if (r->cls == INDEX_CLASS_ACCEPTED && !passing_quality(r->quality)) {
 		struct strbuf q = STRBUF_INIT;
 
-		readout_add(f, r, "an accepted record needs a passing quality (starting with \"PASS\"), found %s",
+		readout_add(f, r,
+			    "an accepted record needs a passing quality (starting with \"PASS\"), "
+			    "found %s",
 			    quote(&q, r->quality));
 		sb_release(&q);
 	}

@@ -23,11 +23,13 @@ static const struct profile_rule metal_rules[] = {
 	  "metal.paged-kv" },
 	{ { { PM_METAL_DISPATCH_SHARE, PO_GE, 0.70 } }, 1,
 	  "compute-bound", "low",
-	  "Metal dispatch time dominates steady decode without launch, wait, or residency pressure",
+	  "Metal dispatch time dominates steady decode without launch, wait, or residency "
+	  "pressure",
 	  "metal.fused-hybrid-graph-coverage" },
 	{ { { 0 } }, 0,
 	  "cpu-orchestration-bound", "low",
-	  "Metal device and synchronization thresholds are low while steady-decode wall time remains",
+	  "Metal device and synchronization thresholds are low while steady-decode wall time "
+	  "remains",
 	  "metal.command-buffer-amortization" },
 };
 
@@ -90,10 +92,13 @@ const char *profile_metric_name(enum profile_metric m)
 	case PM_METAL_COMMAND_BUFFERS: return "metal.command_buffers";
 	case PM_METAL_WORKING_SET_EXCESS: return "metal.working_set_bytes - metal.resident_bytes";
 	case PM_METAL_DISPATCH_SHARE: return "metal.dispatch_milliseconds / steady-decode duration";
-	case PM_CUDA_SYNC_SHARE: return "cuda.synchronization_milliseconds / steady-decode duration";
+	case PM_CUDA_SYNC_SHARE:
+		return "cuda.synchronization_milliseconds / steady-decode duration";
 	case PM_CUDA_LAUNCHES: return "cuda.launches";
-	case PM_CUDA_BANDWIDTH_SHARE: return "cuda.achieved_bandwidth_gbs / cuda.peak_bandwidth_gbs";
-	case PM_CUDA_COMPUTE_SHARE: return "cuda.achieved_compute_tflops / cuda.peak_compute_tflops";
+	case PM_CUDA_BANDWIDTH_SHARE:
+		return "cuda.achieved_bandwidth_gbs / cuda.peak_bandwidth_gbs";
+	case PM_CUDA_COMPUTE_SHARE:
+		return "cuda.achieved_compute_tflops / cuda.peak_compute_tflops";
 	}
 	BUG("unknown profile metric %d", (int)m);
 }
@@ -119,7 +124,8 @@ double profile_metric_value(const struct profile *p, enum profile_metric m)
 	const struct profile_cuda *cu = &p->cuda;
 
 	if ((profile_metric_backend(m) == PROFILE_METAL ? !p->has_metal : !p->has_cuda))
-		BUG("metric %s read from a profile without its counter block", profile_metric_name(m));
+		BUG("metric %s read from a profile without its counter block",
+		    profile_metric_name(m));
 	switch (m) {
 	case PM_METAL_WAIT_SHARE: return mt->wait_ms / steady_decode_ms(p);
 	case PM_METAL_COMMAND_BUFFERS: return (double)mt->command_buffers;
@@ -174,8 +180,8 @@ int profile_classify(const struct profile *p, const struct graph *g, struct find
 	out->rule = match(p, p->has_metal ? PROFILE_METAL : PROFILE_CUDA);
 	l = graph_lever(g, out->rule->lever_id);
 	if (!l || strcmp(l->app.envelope_id, p->envelope_id))
-		return err_set(e, "classification recommends lever \"%s\" outside profile envelope \"%s\"",
-			       out->rule->lever_id, p->envelope_id);
+		return err_set(e, "classification recommends lever \"%s\" outside profile "
+				  "envelope \"%s\"", out->rule->lever_id, p->envelope_id);
 	return 0;
 }
 

@@ -15,7 +15,8 @@ static const char *const top_keys[] = {
 	"attribution_unavailable", "counter_comparisons", "selection_override", NULL,
 };
 static const char *const execution_keys[] = { "engine", "forward_path", "fallback_count", NULL };
-static const char *const phase_keys[] = { "name", "start_milliseconds", "duration_milliseconds", NULL };
+static const char *const phase_keys[] = { "name", "start_milliseconds", "duration_milliseconds",
+					  NULL };
 static const char *const metal_keys[] = {
 	"command_buffers", "encoders", "dispatch_milliseconds", "wait_milliseconds",
 	"resident_bytes", "working_set_bytes", NULL,

@@ -105,7 +105,8 @@ static void check_phases(struct vctx *c)
 	double prev_end = 0;
 
 	if (p->nr_phases != PROFILE_NR_PHASES) {
-		findings_addf(c->f, "profile must contain every ordered phase: expected %d, found %zu",
+		findings_addf(c->f,
+			      "profile must contain every ordered phase: expected %d, found %zu",
 			      PROFILE_NR_PHASES, p->nr_phases);
 		return;
 	}
@@ -116,14 +117,16 @@ static void check_phases(struct vctx *c)
 
 		if (!eq(ph->name, profile_phase_names[i]))
 			findings_addf(c->f,
-				      "profile phases are missing or out of order: phases[%zu] is %s, "
-				      "expected %s",
+				      "profile phases are missing or out of order: phases[%zu] is "
+				      "%s, expected %s",
 				      i, name, q(c, profile_phase_names[i]));
 		if (!isfinite(ph->start_ms) || ph->start_ms < 0)
-			findings_addf(c->f, "phase %s start must be finite and non-negative, found %s",
+			findings_addf(c->f,
+				      "phase %s start must be finite and non-negative, found %s",
 				      name, num(c, ph->start_ms));
 		if (!isfinite(ph->duration_ms) || ph->duration_ms <= 0)
-			findings_addf(c->f, "phase %s duration must be finite and positive, found %s",
+			findings_addf(c->f,
+				      "phase %s duration must be finite and positive, found %s",
 				      name, num(c, ph->duration_ms));
 		if (!isfinite(ph->start_ms) || !isfinite(ph->duration_ms))
 			continue;
@@ -149,10 +152,12 @@ static void check_metal(struct vctx *c, const struct profile_metal *m)
 	if (m->encoders <= 0)
 		findings_addf(c->f, "Metal encoders must be positive, found %lld", m->encoders);
 	if (!isfinite(m->dispatch_ms) || m->dispatch_ms <= 0)
-		findings_addf(c->f, "Metal dispatch_milliseconds must be finite and positive, found %s",
+		findings_addf(c->f,
+			      "Metal dispatch_milliseconds must be finite and positive, found %s",
 			      num(c, m->dispatch_ms));
 	if (!isfinite(m->wait_ms) || m->wait_ms < 0)
-		findings_addf(c->f, "Metal wait_milliseconds must be finite and non-negative, found %s",
+		findings_addf(c->f,
+			      "Metal wait_milliseconds must be finite and non-negative, found %s",
 			      num(c, m->wait_ms));
 	if (m->resident_bytes == 0)
 		findings_addf(c->f, "Metal resident_bytes must be positive, found 0");
@@ -216,8 +221,8 @@ static double steady_decode_duration(const struct profile *p)
 static void within_steady_decode(struct vctx *c, const char *counter, double v, double d)
 {
 	if (v > d)
-		findings_addf(c->f, "%s must not exceed the steady-decode duration: %s > %s", counter,
-			      num(c, v), num(c, d));
+		findings_addf(c->f, "%s must not exceed the steady-decode duration: %s > %s",
+			      counter, num(c, v), num(c, d));
 }
 
 /* Once the counters and the steady-decode phase are in their domains: time
@@ -237,8 +242,8 @@ static void check_consistency(struct vctx *c, bool metal)
 		within_steady_decode(c, "Metal wait_milliseconds", p->metal.wait_ms, d);
 		within_steady_decode(c, "Metal dispatch_milliseconds", p->metal.dispatch_ms, d);
 	} else {
-		within_steady_decode(c, "CUDA synchronization_milliseconds", p->cuda.synchronization_ms,
-				     d);
+		within_steady_decode(c, "CUDA synchronization_milliseconds",
+				     p->cuda.synchronization_ms, d);
 	}
 	rules = profile_rules(metal ? PROFILE_METAL : PROFILE_CUDA, &nr);
 	for (size_t i = 0; i < nr; i++) {
@@ -269,13 +274,16 @@ static void check_counters(struct vctx *c, const struct envelope *env)
 	size_t nr;
 
 	if (!metal && !eq(env->backend, "cuda")) {
-		findings_addf(c->f, "profile classification supports only metal and cuda envelopes; "
-				    "envelope %s has backend %s",
+		findings_addf(c->f,
+			      "profile classification supports only metal and cuda envelopes; "
+			      "envelope %s has backend %s",
 			      q(c, env->id), q(c, env->backend));
 		return;
 	}
 	if (!own || other) {
-		findings_addf(c->f, "%s envelope %s requires only %s counters: a %s block and no %s block",
+		findings_addf(c->f,
+			      "%s envelope %s requires only %s counters: a %s block and no %s "
+			      "block",
 			      label, q(c, env->id), label, metal ? "metal" : "cuda",
 			      metal ? "cuda" : "metal");
 		return;
@@ -311,7 +319,8 @@ static void check_record(struct vctx *c, size_t i, const struct profile_attribut
 		struct strbuf why = STRBUF_INIT;
 
 		if (!str_scrubbed(a->name, &why))
-			findings_addf(c->f, "dispatch attribution %zu name contains a private detail: %s",
+			findings_addf(c->f,
+				      "dispatch attribution %zu name contains a private detail: %s",
 				      i, why.buf);
 		sb_release(&why);
 	}
@@ -319,8 +328,9 @@ static void check_record(struct vctx *c, size_t i, const struct profile_attribut
 		findings_addf(c->f, "dispatch attribution %zu references unknown lever %s", i,
 			      q(c, a->lever_id));
 	else if (!eq(l->app.envelope_id, c->p->envelope_id))
-		findings_addf(c->f, "dispatch attribution %zu mixes envelope %s lever %s into %s", i,
-			      q(c, l->app.envelope_id), q(c, a->lever_id), q(c, c->p->envelope_id));
+		findings_addf(c->f, "dispatch attribution %zu mixes envelope %s lever %s into %s",
+			      i, q(c, l->app.envelope_id), q(c, a->lever_id),
+			      q(c, c->p->envelope_id));
 	if (!eq(a->lever_id, first))
 		findings_addf(c->f, "dispatch attribution %zu mixes lever %s with %s", i,
 			      q(c, a->lever_id), q(c, first));
@@ -350,14 +360,16 @@ static void check_attribution(struct vctx *c)
 
 	if (!p->nr_attributions) {
 		if (!p->has_unavailable)
-			findings_addf(c->f, "dispatch attribution is required or must carry a typed "
-					    "unavailable reason");
+			findings_addf(c->f,
+				      "dispatch attribution is required or must carry a typed "
+				      "unavailable reason");
 		else
 			check_unavailable(c);
 		return;
 	}
 	if (p->has_unavailable) {
-		findings_addf(c->f, "dispatch attribution cannot be both available and unavailable");
+		findings_addf(c->f,
+			      "dispatch attribution cannot be both available and unavailable");
 		return;
 	}
 	keys = xcalloc(p->nr_attributions, sizeof(*keys));
@@ -368,8 +380,8 @@ static void check_attribution(struct vctx *c)
 		keys[i] = record_key(a);
 		if (!strmap_put(&seen, keys[i], i, NULL))
 			findings_addf(c->f,
-				      "dispatch attribution %zu duplicates name/layer/lever identity "
-				      "(name %s, layer %lld, lever %s)",
+				      "dispatch attribution %zu duplicates name/layer/lever "
+				      "identity (name %s, layer %lld, lever %s)",
 				      i, q(c, a->name), a->layer, q(c, a->lever_id));
 	}
 	strmap_release(&seen);
@@ -384,7 +396,8 @@ void profile_validate(const struct profile *p, const struct graph *g, struct fin
 	const struct envelope *env = graph_envelope(g, p->envelope_id);
 
 	if (!eq(p->schema, PROFILE_SCHEMA))
-		findings_addf(out, "schema must be \"%s\", found %s", PROFILE_SCHEMA, q(&c, p->schema));
+		findings_addf(out, "schema must be \"%s\", found %s", PROFILE_SCHEMA,
+			      q(&c, p->schema));
 	if (!env)
 		findings_addf(out, "profile references unknown envelope %s", q(&c, p->envelope_id));
 	check_identity(&c, env);

@@ -1,5 +1,5 @@
 /* gpu_check.h: the criterion's GPU policy against the sealed GPU sections
- * of a receipt's runs (the Go original's clock-observation rules). */
+ * of a receipt's runs (the rules of docs/graph.md, "GPU policy"). */
 #include "receipt/gpu_check.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 #ifndef FAK_RECEIPT_GPU_CHECK_H
 #define FAK_RECEIPT_GPU_CHECK_H
 /* The criterion's optional GPU policy (graph/graph.h struct gpu_policy)
- * applied to sealed GPU sections (sampler/gpu.h), in the Go original's
- * terms: failed readings, unreadable readings unless allowed, coverage
+ * applied to sealed GPU sections (sampler/gpu.h), as docs/graph.md "GPU
+ * policy" states it: failed readings, unreadable readings unless allowed, coverage
  * below the minimum, disqualifying clock-event reasons, SM and memory
  * clock drift from the target (else the mean) beyond the tolerance. */
 #include <stdbool.h>

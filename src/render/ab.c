@@ -157,7 +157,8 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 		fmt_level(buf, num(m, "confidence_level"));
 		sb_addf(out, "%s | ", buf);
 		fmt_p(buf, num(m, "p_value"));
-		sb_addf(out, "%s | %.0f+%.0f | **%s** |\n", buf, num(get(m, "baseline"), "repetitions"),
+		sb_addf(out, "%s | %.0f+%.0f | **%s** |\n", buf,
+			num(get(m, "baseline"), "repetitions"),
 			num(get(m, "candidate"), "repetitions"), fmt_verdict(str(m, "verdict")));
 	}
 	md_gpu_rows(out, get(cmp, "gpu_clocks"));
@@ -197,9 +198,11 @@ static void md_gate_means(struct strbuf *out, const json_t *gate)
 	sb_adds(out, " | candidate ");
 	md_code(out, str(gate, "candidate_revision"));
 	sb_adds(out, " | change |\n|:--|--:|--:|:--|\n| tok/s, mean \u00b1noise | ");
-	fmt_value_noise(buf, num(gate, "accepted_mean_tokens_per_second"), num(gate, "accepted_noise_percent"));
+	fmt_value_noise(buf, num(gate, "accepted_mean_tokens_per_second"),
+			num(gate, "accepted_noise_percent"));
 	sb_addf(out, "%s | ", buf);
-	fmt_value_noise(buf, num(gate, "candidate_mean_tokens_per_second"), num(gate, "candidate_noise_percent"));
+	fmt_value_noise(buf, num(gate, "candidate_mean_tokens_per_second"),
+			num(gate, "candidate_noise_percent"));
 	sb_addf(out, "%s | ", buf);
 	fmt_percent(buf, num(gate, "throughput_delta_percent"));
 	sb_addf(out, "%s; shift ", buf);
@@ -211,8 +214,8 @@ static void md_gate_means(struct strbuf *out, const json_t *gate)
 
 /* One table row per element of the array doc.key: the members named in
  * cols, each as escaped text or as a code span. */
-static void md_rows3(struct strbuf *out, const json_t *doc, const char *key, const char *const cols[3],
-		     bool code)
+static void md_rows3(struct strbuf *out, const json_t *doc, const char *key,
+		     const char *const cols[3], bool code)
 {
 	const json_t *x;
 	size_t i;
@@ -233,7 +236,8 @@ static void md_rows3(struct strbuf *out, const json_t *doc, const char *key, con
 static void md_checks(struct strbuf *out, const json_t *gate)
 {
 	static const char *const checks[3] = { "name", "status", "detail" };
-	static const char *const suspects[3] = { "module", "accepted_revision", "candidate_revision" };
+	static const char *const suspects[3] = { "module", "accepted_revision",
+						 "candidate_revision" };
 
 	sb_adds(out, "| check | status | detail |\n|:--|:--|:--|\n");
 	md_rows3(out, gate, "checks", checks, false);
@@ -327,8 +331,10 @@ static void gate_means(struct strbuf *out, const json_t *gate, const struct gate
 	struct wrap w;
 
 	pop = get(get(gate, "accepted_samples"), str(sh, "population"));
-	fmt_value_noise(a, num(gate, "accepted_mean_tokens_per_second"), num(gate, "accepted_noise_percent"));
-	fmt_value_noise(b, num(gate, "candidate_mean_tokens_per_second"), num(gate, "candidate_noise_percent"));
+	fmt_value_noise(a, num(gate, "accepted_mean_tokens_per_second"),
+			num(gate, "accepted_noise_percent"));
+	fmt_value_noise(b, num(gate, "candidate_mean_tokens_per_second"),
+			num(gate, "candidate_noise_percent"));
 	fmt_percent(d, num(gate, "throughput_delta_percent"));
 	wrap_init(&w, out, COL);
 	wrap_put(&w, "", "tok/s     ");
@@ -336,7 +342,8 @@ static void gate_means(struct strbuf *out, const json_t *gate, const struct gate
 	wrap_put(&w, "  ", "\u2192");
 	wrap_put(&w, "  ", b);
 	wrap_put(&w, "  ", d);
-	snprintf(buf, sizeof(buf), "means of %s, n=%.0f+%.0f", str(sh, "population"), num(pop, "included"),
+	snprintf(buf, sizeof(buf), "means of %s, n=%.0f+%.0f", str(sh, "population"),
+		 num(pop, "included"),
 		 num(get(get(gate, "candidate_samples"), str(sh, "population")), "included"));
 	wrap_put(&w, "  ", buf);
 	wrap_end(&w);
@@ -350,8 +357,9 @@ static void gate_means(struct strbuf *out, const json_t *gate, const struct gate
 	wrap_put(&w, "  ", "(information only: the decision table decides)");
 	wrap_end(&w);
 	if (p) {
-		snprintf(buf, sizeof(buf), "noise at most %g%%; a drop of %g%% investigates, %g%% is a regression; "
-					   "floor %g tok/s", p->maximum_noise_percent, p->investigate_drop_percent,
+		snprintf(buf, sizeof(buf), "noise at most %g%%; a drop of %g%% investigates, %g%% "
+					   "is a regression; floor %g tok/s",
+			 p->maximum_noise_percent, p->investigate_drop_percent,
 			 p->regression_drop_percent, p->minimum_throughput_tokens_per_second);
 		label_line(out, "policy", buf);
 	}
@@ -370,8 +378,8 @@ static void gate_checks(struct strbuf *out, const json_t *gate)
 	wide = wide > 20 ? 20 : wide;
 	json_array_foreach (get(gate, "checks"), i, c) {
 		/* status and name in columns, two spaces, the detail */
-		snprintf(label, sizeof(label), "%-*s%-11s %-*s ", COL, i ? "" : "checks", str(c, "status"),
-			 (int)wide, str(c, "name"));
+		snprintf(label, sizeof(label), "%-*s%-11s %-*s ", COL, i ? "" : "checks",
+			 str(c, "status"), (int)wide, str(c, "name"));
 		wrap_line(out, label, COL + 12 + wide + 2, str(c, "detail"));
 	}
 }
@@ -387,12 +395,14 @@ static void gate_tail(struct strbuf *out, const json_t *gate)
 
 	/* the repetitions left out matter only when the decision uses the
 	 * clean ones */
-	for (int k = 0; k < 2 && !strcmp(str(get(gate, "throughput_shift"), "population"), "clean_only"); k++)
+	for (int k = 0;
+	     k < 2 && !strcmp(str(get(gate, "throughput_shift"), "population"), "clean_only"); k++)
 		json_array_foreach (get(get(gate, sides[k]), "exclusions"), i, x) {
 			sb_reset(&t);
 			/* 0-based, as the gate's own details count */
 			sb_addf(&t, "%s.repetitions[%lld]: %s", names[k],
-				(long long)json_integer_value(get(x, "repetition")), str(x, "reason"));
+				(long long)json_integer_value(get(x, "repetition")),
+				str(x, "reason"));
 			if (*str(x, "attestation_digest"))
 				sb_addf(&t, " (%s)", str(x, "attestation_digest"));
 			label_line(out, first ? "not clean" : "", t.buf);
@@ -426,7 +436,8 @@ void render_gate_text(struct strbuf *out, const struct render_ab *ab)
 	label_line(out, "gate", t.buf);
 	label_line(out, "envelope", envelope_of(ab));
 	label_line(out, "lever", lever_of(ab));
-	render_revisions(out, str(g, "accepted_revision"), "(last accepted)", str(g, "candidate_revision"));
+	render_revisions(out, str(g, "accepted_revision"), "(last accepted)",
+			 str(g, "candidate_revision"));
 	label_line(out, "criterion", str(g, "criterion_digest"));
 	sb_addch(out, '\n');
 	gate_means(out, g, ab->policy);

@@ -64,8 +64,9 @@ static void metric_notes(struct strbuf *out, const json_t *metric)
 	snprintf(buf, sizeof(buf), "%s:", str(metric, "unit"));
 	wrap_put(&l, "", buf);
 	if (json_is_integer(need)) {
-		snprintf(buf, sizeof(buf), "about %lld repetitions per arm would resolve a shift of this "
-					   "size at 95%%", (long long)json_integer_value(need));
+		snprintf(buf, sizeof(buf), "about %lld repetitions per arm would resolve a shift "
+					   "of this size at 95%%",
+			 (long long)json_integer_value(need));
 		wrap_words(&l, buf);
 	} else {
 		wrap_words(&l, "no repetition count:");
@@ -74,7 +75,8 @@ static void metric_notes(struct strbuf *out, const json_t *metric)
 	wrap_end(&l);
 }
 
-void render_revisions(struct strbuf *out, const char *base, const char *base_label, const char *cand)
+void render_revisions(struct strbuf *out, const char *base, const char *base_label,
+		      const char *cand)
 {
 	struct wrap l;
 
@@ -108,7 +110,8 @@ static void order_text(struct strbuf *out, const json_t *order)
 		const char *kind = str(u, "kind");
 
 		sb_addf(out, "           %2zu  %-9s  %-10s %3lld  %s\n", i + 1, str(u, "arm"),
-			!strcmp(kind, "warmup") ? "warm-up" : kind, (long long)json_integer_value(get(u, "index")) + 1,
+			!strcmp(kind, "warmup") ? "warm-up" : kind,
+			(long long)json_integer_value(get(u, "index")) + 1,
 			str(u, "started_at_utc"));
 	}
 	if (get(order, "warning")) {
@@ -132,12 +135,14 @@ static void bound_text(struct strbuf *out, const json_t *bound)
 			n += json_is_true(v);
 		}
 	if (n == total)
-		sb_addf(out, "metrics    sealed: every repetition (%zu) equals its attestation's measurement\n", n);
+		sb_addf(out, "metrics    sealed: every repetition (%zu) equals its attestation's "
+			     "measurement\n", n);
 	else if (!n)
-		sb_addf(out, "metrics    not sealed: no repetition (of %zu) was measured by fak; the values were "
-			     "typed in\n", total);
+		sb_addf(out, "metrics    not sealed: no repetition (of %zu) was measured by fak; "
+			     "the values were typed in\n", total);
 	else
-		sb_addf(out, "metrics    %zu of %zu repetitions sealed; the others were typed in\n", n, total);
+		sb_addf(out, "metrics    %zu of %zu repetitions sealed; the others were typed in\n",
+			n, total);
 }
 
 void render_gpu_arm(struct strbuf *out, const json_t *arm, const char *key)
@@ -188,7 +193,8 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 
 	wrap_line(out, "envelope  ", 11, str(doc, "envelope_id"));
 	wrap_line(out, "lever     ", 11, str(doc, "changed_lever_id"));
-	render_revisions(out, str(doc, "baseline_revision"), "(baseline)", str(doc, "candidate_revision"));
+	render_revisions(out, str(doc, "baseline_revision"), "(baseline)",
+			 str(doc, "candidate_revision"));
 	bound_text(out, get(doc, "metrics_bound"));
 	order_text(out, get(doc, "order"));
 	sb_addch(out, '\n');
@@ -200,9 +206,9 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	fmt_band(band, get(st, "noise_band_percent"));
 	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a "
 				   "ratio to the baseline, in percent, with its distribution-free "
-				   "interval, two-sided Mann-Whitney p. faster or slower: the whole "
-				   "interval lies beyond the %g%% noise threshold, the same ratio "
-				   "either way (%s); ~: no detectable change.",
+				   "interval, two-sided Mann-Whitney p. faster or slower: the "
+				   "whole interval lies beyond the %g%% noise threshold, the same "
+				   "ratio either way (%s); ~: no detectable change.",
 		 num(st, "noise_threshold_percent"), band);
 	wrap_init(&l, out, 0);
 	wrap_words(&l, buf);

@@ -28,7 +28,8 @@ static void cluster_id(struct strbuf *out, const char *s)
 	sb_adds(out, "cluster_");
 	for (; *s; s++) {
 		char c = *s;
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_';
 
 		sb_addch(out, ok ? c : '_');
 	}
@@ -58,8 +59,8 @@ void render_graph_dot(struct strbuf *out, const struct graph *g)
 			q(out, l->id);
 			sb_adds(out, " [label=");
 			sb_reset(&tmp);
-			/* a real line break; q() writes it as DOT's \n escape (the Go original
-			 * doubled the backslash, so Graphviz showed a literal "\n") */
+			/* a real line break; q() writes it as DOT's \n escape, so Graphviz
+			 * breaks the label (README, "--dot"), not a literal "\n" */
 			sb_addf(&tmp, "%s\n%s%s", l->id, l->status, l->enabled ? " / enabled" : "");
 			q(out, tmp.buf);
 			sb_adds(out, "];\n");

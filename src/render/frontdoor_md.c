@@ -1,5 +1,5 @@
-/* Markdown for the front-door performance index. The page is seed 002: the
- * generated readout (reference graph-cli-frontdoor §6.3), the lifecycle
+/* Markdown for the front-door performance index (docs/frontdoor.md, "What
+ * the page holds"): the generated readout, the lifecycle
  * vocabulary, the two tables and the update and reap process. Rows and
  * readout records are data (struct index_page); the wording of the rules is
  * here. Renderers compute nothing: presence and counts come from the page. */
@@ -13,7 +13,8 @@
 
 static bool is_word(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c >= 0x80;
 }
 
 static bool is_alnum(unsigned char c)
@@ -191,16 +192,17 @@ static void readout_item(struct strbuf *out, const struct index_readout *r)
 
 static void render_readout(struct strbuf *out, const struct index_page *p)
 {
-	sb_adds(out,
-		"## Generated front-door readout\n\n"
-		"This block is derived by `fak native-performance --frontdoor-md`; classifications cannot be spliced across envelopes.\n");
+	sb_adds(out, "## Generated front-door readout\n\n"
+		     "This block is derived by `fak native-performance --frontdoor-md`; "
+		     "classifications cannot be spliced across envelopes.\n");
 	if (p->nr_readout)
 		sb_addch(out, '\n');
 	for (size_t i = 0; i < p->nr_readout; i++)
 		readout_item(out, &p->readout[i]);
 	if (p->nr_reaped)
 		sb_addf(out,
-			"\n_%zu reviewed row(s) are reaped from active presentation; immutable witnesses remain._\n",
+			"\n_%zu reviewed row(s) are reaped from active presentation; immutable "
+			"witnesses remain._\n",
 			p->nr_reaped);
 }
 
@@ -270,21 +272,22 @@ static void awaiting_row(struct strbuf *out, const struct index_page_row *pr)
 
 static void render_results(struct strbuf *out, const struct index_page *p)
 {
-	sb_adds(out,
-		"## Current results by envelope\n\n"
-		"Numbers in different envelope keys are not interchangeable. Quote the key, model, artifact/precision, engine, hardware, metric, and observed date with the number.\n\n");
+	sb_adds(out, "## Current results by envelope\n\n"
+		     "Numbers in different envelope keys are not interchangeable. Quote the key, "
+		     "model, artifact/precision, engine, hardware, metric, and observed date with "
+		     "the number.\n\n");
 	if (p->nr_results) {
-		sb_adds(out,
-			"| Lifecycle | Envelope key | Current accepted highlight | Status and comparison | Evidence and freshness |\n"
-			"|---|---|---|---|---|\n");
+		sb_adds(out, "| Lifecycle | Envelope key | Current accepted highlight | Status and "
+			     "comparison | Evidence and freshness |\n"
+			     "|---|---|---|---|---|\n");
 		for (size_t i = 0; i < p->nr_results; i++)
 			result_row(out, &p->results[i]);
 	} else {
 		sb_adds(out, "No result row is presented for this date.\n");
 	}
 	if (!p->nr_current && p->nr_current_reviewed)
-		sb_adds(out,
-			"\n**No CURRENT row remains in active presentation:** every CURRENT row passed its review date without a promoted or renewed receipt.\n");
+		sb_adds(out, "\n**No CURRENT row remains in active presentation:** every CURRENT "
+			     "row passed its review date without a promoted or renewed receipt.\n");
 	else if (!p->nr_current)
 		sb_adds(out, "\nNo CURRENT row is indexed for this date.\n");
 	for (size_t i = 0; i < p->idx->page.nr_notes; i++) {
@@ -296,51 +299,88 @@ static void render_results(struct strbuf *out, const struct index_page *p)
 
 static void render_awaiting(struct strbuf *out, const struct index_page *p)
 {
-	sb_adds(out,
-		"\n## Newer code awaiting comparable remeasurement\n\n"
-		"This section prevents landed optimizations from masquerading as newer result rows. Entries are reaped when a comparable receipt is promoted above, the work is rejected, or the stated review date passes without a renewed reason to retain it.\n\n");
+	sb_adds(out, "\n## Newer code awaiting comparable remeasurement\n\n"
+		     "This section prevents landed optimizations from masquerading as newer result "
+		     "rows. Entries are reaped when a comparable receipt is promoted above, the "
+		     "work is rejected, or the stated review date passes without a renewed reason "
+		     "to retain it.\n\n");
 	if (p->nr_awaiting) {
-		sb_adds(out,
-			"| Lifecycle | Candidate | Why it has not replaced a row | Reap condition |\n"
-			"|---|---|---|---|\n");
+		sb_adds(out, "| Lifecycle | Candidate | Why it has not replaced a row | Reap "
+			     "condition |\n"
+			     "|---|---|---|---|\n");
 		for (size_t i = 0; i < p->nr_awaiting; i++)
 			awaiting_row(out, &p->awaiting[i]);
 	} else {
 		sb_adds(out, "No candidate is listed for this date.\n");
 	}
 	if (!p->nr_awaiting_live && p->nr_awaiting_reviewed)
-		sb_adds(out,
-			"\n**No candidate remains awaiting remeasurement:** every AWAITING REMEASURE entry passed its review date without a renewed reason to retain it.\n");
+		sb_adds(out, "\n**No candidate remains awaiting remeasurement:** every AWAITING "
+			     "REMEASURE entry passed its review date without a renewed reason to "
+			     "retain it.\n");
 }
 
 /* ---- fixed rules ------------------------------------------------------- */
 
 static const char read_first[] =
 	"## Read this first: rows are envelopes, not a timeline\n\n"
-	"A newer result replaces an older row **only when its envelope key matches**: model + artifact/precision + engine/path + hardware/topology + workload/cache mode. A Metal kernel improvement does not supersede an A100 CUDA result, and a kernel microbenchmark does not supersede an end-to-end tokens/sec result.\n\n"
+	"A newer result replaces an older row **only when its envelope key matches**: model + "
+	"artifact/precision + engine/path + hardware/topology + workload/cache mode. A Metal "
+	"kernel improvement does not supersede an A100 CUDA result, and a kernel microbenchmark "
+	"does not supersede an end-to-end tokens/sec result.\n\n"
 	"Read the first two columns before the number:\n\n"
-	"- **CURRENT** \xe2\x80\x94 newest accepted, quality-passing result for that exact envelope key. There may be one CURRENT row per key.\n"
-	"- **DIAGNOSTIC** \xe2\x80\x94 retained because it explains a current hold or parity gap; never read it as a fak-native headline.\n"
-	"- **HISTORICAL** \xe2\x80\x94 predecessor context only. It stays out of current-result comparisons.\n"
-	"- **AWAITING REMEASURE** \xe2\x80\x94 newer code exists, but no comparable accepted run exists. It cannot replace a CURRENT row.\n\n"
-	"Every CURRENT row has both an **observed** date and a **review-by** date. Review does not mean rerun blindly: it either promotes a comparable receipt, advances the review date with evidence that no replacement exists, or removes the row from this index. Superseded numbers remain in their immutable witness/detail page, not as a second current row here. Receipt classifications such as **ACCEPTED** and **APPROXIMATE** remain visible in historical evidence, but only CURRENT rows belong in the active presentation.\n\n";
+	"- **CURRENT** \xe2\x80\x94 newest accepted, quality-passing result for that exact "
+	"envelope key. There may be one CURRENT row per key.\n"
+	"- **DIAGNOSTIC** \xe2\x80\x94 retained because it explains a current hold or parity gap; "
+	"never read it as a fak-native headline.\n"
+	"- **HISTORICAL** \xe2\x80\x94 predecessor context only. It stays out of current-result "
+	"comparisons.\n"
+	"- **AWAITING REMEASURE** \xe2\x80\x94 newer code exists, but no comparable accepted run "
+	"exists. It cannot replace a CURRENT row.\n\n"
+	"Every CURRENT row has both an **observed** date and a **review-by** date. Review does not "
+	"mean rerun blindly: it either promotes a comparable receipt, advances the review date "
+	"with evidence that no replacement exists, or removes the row from this index. Superseded "
+	"numbers remain in their immutable witness/detail page, not as a second current row here. "
+	"Receipt classifications such as **ACCEPTED** and **APPROXIMATE** remain visible in "
+	"historical evidence, but only CURRENT rows belong in the active presentation.\n\n";
 
 static void render_process(struct strbuf *out, const struct index_page *p)
 {
 	sb_adds(out,
 		"\n## Shift-left update and reap process\n\n"
-		"This happens in the result-producing change, not in a later documentation cleanup:\n\n"
-		"- **Choose the envelope key before running.** Reuse an existing key only if model, artifact/precision, engine/path, hardware/topology, workload, and cache mode match. Otherwise add a distinct key.\n"
-		"- **Capture the receipt first.** Retain immutable raw/summary evidence under `docs/_witnesses/issue-<id>-<slug>/`; scrub private control-plane details. An issue comment or worker log alone is not durable evidence.\n"
-		"- **Bind the operating envelope.** Record model revision/hash and quantization. Native/performance rows must name the fak-native engine and forward-path identity, hardware/topology, OS/driver/runtime, commit or `module@rev`, workload/token counts, cache state, repetitions/statistic, quality, memory, and observation date.\n"
-		"- **Classify before quoting.** A quality-passing comparable run can be CURRENT. Reference-only or failed-quality evidence is DIAGNOSTIC. New code without a comparable run is AWAITING REMEASURE. Older model context is HISTORICAL.\n"
-		"- **Replace atomically.** When promoting a result, delete the old CURRENT row with the same envelope key in the same commit. Its witness remains immutable. Never append a second CURRENT row for that key.\n"
-		"- **Set review/reap state now.** Every CURRENT, DIAGNOSTIC, and AWAITING REMEASURE entry gets an observed/review date or explicit durable retention reason. At review, promote, renew with evidence, or remove it.\n"
-		"- **Update downstream summaries last.** `README.md`, release notes, plans, and issue comments may quote only the resulting CURRENT row. `BENCHMARK-AUTHORITY.md` owns general method; this page owns ");
+		"This happens in the result-producing change, not in a later documentation "
+		"cleanup:\n\n"
+		"- **Choose the envelope key before running.** Reuse an existing key only if "
+		"model, artifact/precision, engine/path, hardware/topology, workload, and cache "
+		"mode match. Otherwise add a distinct key.\n"
+		"- **Capture the receipt first.** Retain immutable raw/summary evidence under "
+		"`docs/_witnesses/issue-<id>-<slug>/`; scrub private control-plane details. An "
+		"issue comment or worker log alone is not durable evidence.\n"
+		"- **Bind the operating envelope.** Record model revision/hash and quantization. "
+		"Native/performance rows must name the fak-native engine and forward-path "
+		"identity, hardware/topology, OS/driver/runtime, commit or `module@rev`, "
+		"workload/token counts, cache state, repetitions/statistic, quality, memory, and "
+		"observation date.\n"
+		"- **Classify before quoting.** A quality-passing comparable run can be CURRENT. "
+		"Reference-only or failed-quality evidence is DIAGNOSTIC. New code without a "
+		"comparable run is AWAITING REMEASURE. Older model context is HISTORICAL.\n"
+		"- **Replace atomically.** When promoting a result, delete the old CURRENT row "
+		"with the same envelope key in the same commit. Its witness remains immutable. "
+		"Never append a second CURRENT row for that key.\n"
+		"- **Set review/reap state now.** Every CURRENT, DIAGNOSTIC, and AWAITING "
+		"REMEASURE entry gets an observed/review date or explicit durable retention "
+		"reason. At review, promote, renew with evidence, or remove it.\n"
+		"- **Update downstream summaries last.** `README.md`, release notes, plans, and "
+		"issue comments may quote only the resulting CURRENT row. `BENCHMARK-AUTHORITY.md` "
+		"owns general method; this page owns ");
 	frontdoor_md_text(out, p->idx->page.subject, false);
-	sb_adds(out,
-		" result discovery.\n\n"
-		"This page is generated from validated result rows and regenerated with `fak native-performance --frontdoor-md --write-doc FILE`; `--check-doc FILE` fails while the committed page is stale. Generation refuses duplicate CURRENT envelope keys, rows without lifecycle freshness metadata, CURRENT rows that do not name model, artifact/precision, engine, hardware and metric, speed quoted as a gain when quality failed, and unlike envelopes collapsed under one key. Review also refuses hidden setup/recovery costs.\n");
+	sb_adds(out, " result discovery.\n\n"
+		     "This page is generated from validated result rows and regenerated with `fak "
+		     "native-performance --frontdoor-md --write-doc FILE`; `--check-doc FILE` "
+		     "fails while the committed page is stale. Generation refuses duplicate "
+		     "CURRENT envelope keys, rows without lifecycle freshness metadata, CURRENT "
+		     "rows that do not name model, artifact/precision, engine, hardware and "
+		     "metric, speed quoted as a gain when quality failed, and unlike envelopes "
+		     "collapsed under one key. Review also refuses hidden setup/recovery costs.\n");
 }
 
 void frontdoor_md_render(struct strbuf *out, const struct index_page *p)

@@ -1,6 +1,6 @@
 #ifndef FAK_RENDER_FRONTDOOR_MD_H
 #define FAK_RENDER_FRONTDOOR_MD_H
-/* The front-door performance index page (seed 002) as GitHub-flavoured
+/* The front-door performance index page (docs/frontdoor.md) as GitHub-flavoured
  * Markdown. All Markdown escaping of the project lives in this file: data
  * text is always escaped, so a row can never open a link, emphasis, HTML,
  * a code span or a new table cell. */

@@ -7,14 +7,15 @@
 #include "base/strbuf.h"
 #include "graph/graph.h"
 
-/* Human readout of the graph (reference graph-cli-frontdoor §5.4, laid out
- * in blocks so that no line passes 100 columns). */
+/* Human readout of the graph (README, fak native-performance: envelopes,
+ * rungs, features, gaps, levers; laid out in blocks so that no line passes
+ * 100 columns). */
 void render_graph_text(struct strbuf *out, const struct graph *g);
 /* --next text; l NULL prints the "none" line. */
 void render_next_text(struct strbuf *out, const struct lever *l);
 /* The experiment sentence of a selected lever (static text). */
 const char *render_next_experiment(const struct lever *l);
-/* Graphviz DOT, one cluster per envelope (§4). */
+/* Graphviz DOT, one cluster per envelope (README, --dot). */
 void render_graph_dot(struct strbuf *out, const struct graph *g);
 
 /* Human text of a comparison document (fak-native-performance-comparison/v2,
@@ -37,6 +38,7 @@ extern const char *const render_gpu_keys[3];
 void render_gpu_arm(struct strbuf *out, const json_t *arm, const char *key);
 /* "revisions  BASE (baseline) → CAND (candidate)", wrapped; base_label
  * names the first arm ("(baseline)", "(last accepted)"). */
-void render_revisions(struct strbuf *out, const char *base, const char *base_label, const char *cand);
+void render_revisions(struct strbuf *out, const char *base, const char *base_label,
+		      const char *cand);
 
 #endif

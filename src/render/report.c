@@ -84,7 +84,8 @@ static void md_lever_rows(struct strbuf *out, const struct lever *l)
 	sb_addf(&t, "expected (%s)", l->expected.classification);
 	md_field(out, t.buf, MD_TEXT, l->expected.summary, NULL);
 	md_field(out, "expected provenance", MD_TEXT, l->expected.provenance, NULL);
-	md_field(out, "witnessed", MD_TEXT, l->has_witnessed ? l->witnessed.summary : "pending", NULL);
+	md_field(out, "witnessed", MD_TEXT, l->has_witnessed ? l->witnessed.summary : "pending",
+		 NULL);
 	sb_reset(&t);
 	sb_addf(&t, "#%lld %s", l->owner.number, l->owner.url);
 	md_field(out, "owning issue", MD_TEXT, t.buf, NULL);
@@ -98,7 +99,8 @@ static void md_lever_rows(struct strbuf *out, const struct lever *l)
 void render_next_md(struct strbuf *out, const struct lever *l)
 {
 	if (!l) {
-		sb_adds(out, "#### Next lever: none\n\nNo lever is disabled, unwitnessed and ready (every "
+		sb_adds(out, "#### Next lever: none\n\nNo lever is disabled, unwitnessed and ready "
+			     "(every "
 			     "dependency enabled).\n");
 		return;
 	}

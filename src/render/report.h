@@ -78,8 +78,8 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab);
  * row when l is NULL). Columns: RENDER_NEXT_CSV_HEADER; lists of ids are
  * joined by ';'. */
 #define RENDER_NEXT_CSV_HEADER                                                                     \
-	"lever_id,name,envelope_id,platform,backend,enabled,status,dependency_ids,conflict_ids,"    \
-	"expected_classification,expected_summary,expected_provenance,owning_issue,"                \
+	"lever_id,name,envelope_id,platform,backend,enabled,status,dependency_ids,conflict_ids,"   \
+	"expected_classification,expected_summary,expected_provenance,owning_issue,"               \
 	"owning_issue_url,next_witness,experiment"
 void render_next_md(struct strbuf *out, const struct lever *l);
 void render_next_csv(struct strbuf *out, const struct lever *l);
@@ -96,7 +96,7 @@ struct render_profile {
 /* One row per classification; the next_* and selection_override_* columns
  * are empty for --profile. */
 #define RENDER_PROFILE_CSV_HEADER                                                                  \
-	"envelope_id,class,confidence,evidence,recommended_lever_id,next_lever_id,next_witness,"    \
+	"envelope_id,class,confidence,evidence,recommended_lever_id,next_lever_id,next_witness,"   \
 	"selection_override_issue,selection_override_reason"
 void render_profile_text(struct strbuf *out, const struct render_profile *p);
 void render_profile_md(struct strbuf *out, const struct render_profile *p);

@@ -12,7 +12,8 @@
 static const char style[] =
 	"text{font-family:'DejaVu Sans',Verdana,Arial,sans-serif;font-size:12px;fill:#222}"
 	".title{font-size:18px;font-weight:bold}.head{font-size:14px;font-weight:bold}"
-	".note{fill:#555}.small{font-size:11px;fill:#555}.id{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}"
+	".note{fill:#555}.small{font-size:11px;fill:#555}"
+	".id{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace}"
 	".hyp{font-style:italic;fill:#3d6a99}.wit{fill:#1c3f7a;font-weight:bold}.pending{fill:#888}"
 	".floor-label{fill:#b42318}.cmp-label{fill:#666}.verdict{font-size:14px;font-weight:bold}"
 	".frame{fill:#fafafa;stroke:#ddd}.grid{stroke:#e4e4e4}.axis{stroke:#999}"
@@ -29,7 +30,8 @@ void svg_begin(struct strbuf *out, double width, double height, const char *titl
 		     "viewBox=\"0 0 %.0f %.0f\">\n<title>", width, height, width, height);
 	esc_xml(out, title);
 	sb_addf(out, "</title>\n<style>%s</style>\n", style);
-	sb_addf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", width, height);
+	sb_addf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
+		width, height);
 }
 
 void svg_end(struct strbuf *out)
@@ -37,8 +39,8 @@ void svg_end(struct strbuf *out)
 	sb_adds(out, "</svg>\n");
 }
 
-void svg_text(struct strbuf *out, double x, double y, const char *cls, const char *anchor, const char *text,
-	      size_t max_chars)
+void svg_text(struct strbuf *out, double x, double y, const char *cls, const char *anchor,
+	      const char *text, size_t max_chars)
 {
 	bool cut = max_chars && wrap_width(text) > max_chars;
 
@@ -66,14 +68,14 @@ void svg_text(struct strbuf *out, double x, double y, const char *cls, const cha
 
 void svg_line(struct strbuf *out, double x1, double y1, double x2, double y2, const char *cls)
 {
-	sb_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>\n", x1, y1, x2, y2,
-		cls);
+	sb_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"%s\"/>\n", x1,
+		y1, x2, y2, cls);
 }
 
 void svg_rect(struct strbuf *out, double x, double y, double w, double h, const char *cls)
 {
-	sb_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n", x, y, w, h,
-		cls);
+	sb_addf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"/>\n",
+		x, y, w, h, cls);
 }
 
 void svg_circle(struct strbuf *out, double cx, double cy, double r, const char *cls)
@@ -83,8 +85,8 @@ void svg_circle(struct strbuf *out, double cx, double cy, double r, const char *
 
 void svg_diamond(struct strbuf *out, double cx, double cy, double r, const char *cls)
 {
-	sb_addf(out, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" class=\"%s\"/>\n", cx, cy - r,
-		cx + r, cy, cx, cy + r, cx - r, cy, cls);
+	sb_addf(out, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" class=\"%s\"/>\n",
+		cx, cy - r, cx + r, cy, cx, cy + r, cx - r, cy, cls);
 }
 
 void svg_square(struct strbuf *out, double cx, double cy, double r, const char *cls)

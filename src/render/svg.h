@@ -16,8 +16,8 @@ void svg_begin(struct strbuf *out, double width, double height, const char *titl
 void svg_end(struct strbuf *out);
 
 /* anchor: "start", "middle" or "end". max_chars 0: no limit. */
-void svg_text(struct strbuf *out, double x, double y, const char *cls, const char *anchor, const char *text,
-	      size_t max_chars);
+void svg_text(struct strbuf *out, double x, double y, const char *cls, const char *anchor,
+	      const char *text, size_t max_chars);
 void svg_line(struct strbuf *out, double x1, double y1, double x2, double y2, const char *cls);
 void svg_rect(struct strbuf *out, double x, double y, double w, double h, const char *cls);
 void svg_circle(struct strbuf *out, double cx, double cy, double r, const char *cls);

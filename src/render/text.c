@@ -54,7 +54,8 @@ static void envelope_blocks(struct strbuf *out, const struct graph *g)
 	struct strbuf c = STRBUF_INIT;
 	char label[32];
 
-	sb_adds(out, "Pinned envelopes (separate curves: never combined, ranked, or drawn as one):\n");
+	sb_adds(out, "Pinned envelopes (separate curves: never combined, ranked, or drawn as "
+		     "one):\n");
 	for (size_t i = 0; i < g->nr_envelopes; i++) {
 		const struct envelope *v = &g->envelopes[i];
 		const char *plat = graph_envelope_platform(v);
@@ -75,11 +76,15 @@ static void envelope_blocks(struct strbuf *out, const struct graph *g)
 					sb_adds(&c, "not pinned; the receipt carries it");
 				break;
 			case 6: sb_addf(&c, "%s, %s", plat ? plat : "?", v->backend); break;
-			case 7: sb_addf(&c, "engine=%s, backend=%s, forward_path=%s", v->engine, v->backend, v->forward_path); break;
+			case 7:
+				sb_addf(&c, "engine=%s, backend=%s, forward_path=%s", v->engine,
+					v->backend, v->forward_path);
+				break;
 			case 8:
-				sb_addf(&c, "temperature %lld, P=%lld/T=%lld, %lld warm-up%s, %lld repetitions",
-					v->temperature, v->prompt_tokens, v->decode_tokens, v->warmups,
-					v->warmups == 1 ? "" : "s", v->repetitions);
+				sb_addf(&c, "temperature %lld, P=%lld/T=%lld, %lld warm-up%s, %lld "
+					    "repetitions",
+					v->temperature, v->prompt_tokens, v->decode_tokens,
+					v->warmups, v->warmups == 1 ? "" : "s", v->repetitions);
 				break;
 			case 9: sb_adds(&c, v->throughput_metric); break;
 			default: sb_adds(&c, v->comparability_rule); break;
@@ -114,7 +119,8 @@ static void rung_items(struct strbuf *out, const struct graph *g)
 		sb_reset(&t);
 		if (r->has_witnessed) {
 			num(&t, r->witnessed.tokens_per_second);
-			sb_addf(&t, " tok/s [%s/%s]", r->witnessed.classification, r->witnessed.comparability);
+			sb_addf(&t, " tok/s [%s/%s]", r->witnessed.classification,
+				r->witnessed.comparability);
 		} else {
 			sb_adds(&t, "pending");
 		}
@@ -127,8 +133,8 @@ static void levers_of(struct strbuf *out, const struct graph *g, const struct en
 {
 	struct strbuf t = STRBUF_INIT;
 
-	sb_addf(&t, "%s: %s | %s %s | P%lld/T%lld | %s/%s", v->id, v->model, v->quantization, v->hardware,
-		v->prompt_tokens, v->decode_tokens, v->engine, v->backend);
+	sb_addf(&t, "%s: %s | %s %s | P%lld/T%lld | %s/%s", v->id, v->model, v->quantization,
+		v->hardware, v->prompt_tokens, v->decode_tokens, v->engine, v->backend);
 	field(out, "Envelope", ITEM_INDENT, &t);
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
@@ -143,8 +149,8 @@ static void levers_of(struct strbuf *out, const struct graph *g, const struct en
 		sb_addf(&t, "; issue=#%lld)", l->owner.number);
 		field(out, "-", ITEM_INDENT, &t);
 		sb_reset(&t);
-		sb_addf(&t, "[%s]: %s (source: %s)", l->expected.classification, l->expected.summary,
-			l->expected.provenance);
+		sb_addf(&t, "[%s]: %s (source: %s)", l->expected.classification,
+			l->expected.summary, l->expected.provenance);
 		field(out, "  expected", ITEM_INDENT, &t);
 		sb_reset(&t);
 		sb_adds(&t, l->has_witnessed ? l->witnessed.summary : "pending");
@@ -162,8 +168,9 @@ void render_graph_text(struct strbuf *out, const struct graph *g)
 	struct strbuf t = STRBUF_INIT;
 
 	sb_adds(out, "NATIVE RAW-MODEL HILL CLIMB\n");
-	sb_addf(&t, "%s | %s %s | %s, %lld GiB | P%lld/T%lld | %s/%s", v->model, v->quantization, v->backend,
-		v->hardware, v->memory_gib, v->prompt_tokens, v->decode_tokens, v->engine, v->forward_path);
+	sb_addf(&t, "%s | %s %s | %s, %lld GiB | P%lld/T%lld | %s/%s", v->model, v->quantization,
+		v->backend, v->hardware, v->memory_gib, v->prompt_tokens, v->decode_tokens,
+		v->engine, v->forward_path);
 	field(out, "Envelope:", ITEM_INDENT, &t);
 	sb_reset(&t);
 	num(&t, g->comparison.tokens_per_second);
@@ -171,8 +178,8 @@ void render_graph_text(struct strbuf *out, const struct graph *g)
 		g->comparison.comparability);
 	field(out, "Comparison:", ITEM_INDENT, &t);
 	envelope_blocks(out, g);
-	sb_adds(out, "Checklist: [x] enabled in this envelope; expected values are hypotheses, never "
-		     "measurements.\n");
+	sb_adds(out, "Checklist: [x] enabled in this envelope; expected values are hypotheses, "
+		     "never measurements.\n");
 	sb_adds(out, "Rungs:\n");
 	rung_items(out, g);
 	sb_adds(out, "Feature stack:\n");
@@ -180,14 +187,15 @@ void render_graph_text(struct strbuf *out, const struct graph *g)
 		const struct feature *f = &g->features[i];
 
 		sb_reset(&t);
-		sb_addf(&t, "%s %s (%s; rung=%s): %s", mark(f->enabled), f->id, f->status, f->rung_id,
-			f->observable);
+		sb_addf(&t, "%s %s (%s; rung=%s): %s", mark(f->enabled), f->id, f->status,
+			f->rung_id, f->observable);
 		field(out, "-", ITEM_INDENT, &t);
 	}
 	sb_adds(out, "Gaps:\n");
 	for (size_t i = 0; i < g->nr_rungs; i++) {
 		sb_reset(&t);
-		sb_addf(&t, "%s: %s (next #%lld)", g->rungs[i].id, g->rungs[i].gap, g->rungs[i].next_issue.number);
+		sb_addf(&t, "%s: %s (next #%lld)", g->rungs[i].id, g->rungs[i].gap,
+			g->rungs[i].next_issue.number);
 		field(out, "-", ITEM_INDENT, &t);
 	}
 	sb_adds(out, "Independent levers (envelopes remain separate):\n");
@@ -231,6 +239,7 @@ void render_next_text(struct strbuf *out, const struct lever *l)
 
 const char *render_next_experiment(const struct lever *l)
 {
-	return l->conflicts.n ? "toggle this lever ON with its conflicting levers OFF; keep dependencies fixed ON."
+	return l->conflicts.n ? "toggle this lever ON with its conflicting levers OFF; keep "
+				"dependencies fixed ON."
 			      : "toggle exactly this lever OFF/ON; keep dependencies fixed ON.";
 }

@@ -30,7 +30,7 @@
 #define GPU_TEXT_MAX 96
 #define GPU_IDENTITY_LEN 16	/* hex digits of SHA-256 of the device UUID */
 
-/* Reading and section status, as in the Go original's schema. */
+/* Reading and section status (docs/sampler.md, "The attestation"). */
 #define GPU_OBSERVED "observed"
 #define GPU_FAILED "failed"
 #define GPU_UNREADABLE "unreadable"

@@ -141,7 +141,8 @@ static double *mw_dist(const struct dist *d, const size_t *groups, size_t nr_gro
 				if (src < jlo || src > jhi || w[src * (t + 1) + c] == 0)
 					continue;
 				b = w[src * (t + 1) + c];
-				add = (size_t)d->scale * c * i + (size_t)(d->scale / 2) * c * (t - c);
+				add = (size_t)d->scale * c * i +
+				      (size_t)(d->scale / 2) * c * (t - c);
 				if (add > d->umax)
 					continue;
 				m = cell_len(d, i, src);
@@ -203,18 +204,18 @@ int stats_mw_pmf(size_t nb, size_t nc, const size_t *groups, size_t nr_groups, d
 	if (!nb || !nc)
 		return err_set(e, "mann-whitney distribution: an arm has no values");
 	if (!exact_ok(nb, nc))
-		return err_set(e, "mann-whitney distribution: %zu x %zu pairs exceed the exact limit %d",
-			       nb, nc, STATS_EXACT_MAX_PAIRS);
+		return err_set(e, "mann-whitney distribution: %zu x %zu pairs exceed the exact "
+				  "limit %d", nb, nc, STATS_EXACT_MAX_PAIRS);
 	for (size_t g = 0; groups && g < nr_groups; g++) {
 		if (!groups[g] || groups[g] > nb + nc - sum)
-			return err_set(e, "mann-whitney distribution: tie group %zu of size %zu does "
-					  "not fit", g, groups[g]);
+			return err_set(e, "mann-whitney distribution: tie group %zu of size %zu "
+					  "does not fit", g, groups[g]);
 		sum += groups[g];
 		*scale = groups[g] > 1 ? 2 : *scale;
 	}
 	if (groups && sum != nb + nc)
-		return err_set(e, "mann-whitney distribution: tie groups hold %zu values, not %zu", sum,
-			       nb + nc);
+		return err_set(e, "mann-whitney distribution: tie groups hold %zu values, not %zu",
+			       sum, nb + nc);
 	*len = *scale * nb * nc + 1;
 	*pmf = mw_pmf(nb, nc, *scale > 1 ? groups : NULL, nr_groups, *scale, *len - 1);
 	return 0;

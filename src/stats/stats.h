@@ -89,8 +89,8 @@ struct stats_shift {
 };
 
 /* max_level in (0, 1); when even the narrowest interval (k as large as
- * (nb * nc + 1) / 2) has a level above it, that one. Fails when an arm is empty, a value or a pairwise
- * difference is not finite, or max_level is out of range. */
+ * (nb * nc + 1) / 2) has a level above it, that one. Fails when an arm is empty, a value or a
+ * pairwise difference is not finite, or max_level is out of range. */
 int stats_shift(const double *base, size_t nb, const double *cand, size_t nc, double max_level,
 		struct stats_shift *out, struct err *e);
 

@@ -47,13 +47,14 @@ size_t stats_min_repetitions(double max_level)
 long long stats_repetitions_needed(double shift, double threshold, double spread,
 				   const char **reason)
 {
-	double z = stats_normal_quantile(1 - (1 - STATS_MAX_LEVEL) / 2), margin = fabs(shift) - threshold;
+	double z = stats_normal_quantile(1 - (1 - STATS_MAX_LEVEL) / 2),
+	       margin = fabs(shift) - threshold;
 	double n, floor_n = (double)stats_min_repetitions(STATS_MAX_LEVEL);
 
 	*reason = NULL;
 	if (!(margin > 0)) {
-		*reason = "the observed shift is within the noise threshold: no number of repetitions "
-			  "makes a shift of this size a change";
+		*reason = "the observed shift is within the noise threshold: no number of "
+			  "repetitions makes a shift of this size a change";
 		return 0;
 	}
 	if (isnan(spread)) {
@@ -170,6 +171,7 @@ const char *stats_method(const struct stats_comparison *c)
 		       STR(STATS_EXACT_MAX_PAIRS) " baseline x candidate pairs)";
 	if (c->test.ties)
 		return "exact permutation distribution of the mid-rank statistic (the values hold "
-		       "ties); interval from the tie-free distribution, so its level is a lower bound";
+		       "ties); interval from the tie-free distribution, so its level is a lower "
+		       "bound";
 	return "exact Mann-Whitney distribution";
 }

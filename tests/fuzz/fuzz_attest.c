@@ -31,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (report_seal(r, &e) < 0 || strcmp(digest, r->digest))
 				abort();
 			attest_render(r, &sb);
-			if (attest_verify_bytes(sb.buf, sb.len, &facts, &e) < 0 || strcmp(facts.digest, digest))
+			if (attest_verify_bytes(sb.buf, sb.len, &facts, &e) < 0 ||
+			    strcmp(facts.digest, digest))
 				abort();
 			sb_release(&sb);
 		}

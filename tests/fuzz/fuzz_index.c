@@ -32,7 +32,8 @@ static void check_splice(const char *doc, size_t len, const char *block, size_t 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const days[] = { "2026-01-01", "2026-03-05", "2026-09-01", "2027-01-01" };
+	static const char *const days[] = { "2026-01-01", "2026-03-05", "2026-09-01",
+					    "2027-01-01" };
 	struct findings f = FINDINGS_INIT;
 	struct strbuf md = STRBUF_INIT;
 	struct index idx;

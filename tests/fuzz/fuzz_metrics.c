@@ -1,9 +1,9 @@
 /* libFuzzer target: every metrics parser of `fak bench experiment` on the
  * same bytes (no selector byte, so the corpus is the fixtures as they are):
  * json-line, quality-line, and llama-bench for the envelope shapes P32/T64,
- * P1/T64, P4/T8 (the real llama-bench fixtures) and P0/T64 (decode only). What a parser accepts must hold the members its parser
- * promises, stay within the receipts' bounds, and survive the sealed form
- * unchanged; a refusal leaves nothing behind and says why. */
+ * P1/T64, P4/T8 (the real llama-bench fixtures) and P0/T64 (decode only). What a parser accepts
+ * must hold the members its parser promises, stay within the receipts' bounds, and survive the
+ * sealed form unchanged; a refusal leaves nothing behind and says why. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,11 +31,13 @@ static void check(const char *id, const uint8_t *data, size_t size, long long p,
 	/* llama-bench says how it read the rows; a metrics line cannot */
 	if (!strcmp(id, WL_PARSER_LLAMA_BENCH) != !!m.derivation[0])
 		abort();
-	if (!strcmp(id, WL_PARSER_QUALITY) ? m.has_throughput || !m.has_quality
-					   : !m.has_throughput || m.has_quality != !strcmp(id, WL_PARSER_JSON))
+	if (!strcmp(id, WL_PARSER_QUALITY)
+		    ? m.has_throughput || !m.has_quality
+		    : !m.has_throughput || m.has_quality != !strcmp(id, WL_PARSER_JSON))
 		abort();
-	if (m.has_throughput && (!(m.tokens_per_second >= WL_MIN_TPS) || m.tokens_per_second > WL_MAX_TPS ||
-				 !(m.end_to_end_ms > 0) || m.end_to_end_ms > WL_MAX_MS))
+	if (m.has_throughput &&
+	    (!(m.tokens_per_second >= WL_MIN_TPS) || m.tokens_per_second > WL_MAX_TPS ||
+	     !(m.end_to_end_ms > 0) || m.end_to_end_ms > WL_MAX_MS))
 		abort();
 	if (m.has_quality && (!m.quality.name[0] || strlen(m.quality.name) >= WL_QUALITY_NAME_MAX))
 		abort();

@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (pp_meminfo(buf, size, &a, &b) == 0 && (!a || !b))
 		abort();
-	if (pp_pid_stat(buf, size, &pid) == 0 && (pid.pid <= 0 || pid.ppid < 0 || strlen(pid.comm) >= PP_COMM_MAX))
+	if (pp_pid_stat(buf, size, &pid) == 0 &&
+	    (pid.pid <= 0 || pid.ppid < 0 || strlen(pid.comm) >= PP_COMM_MAX))
 		abort();
 	(void)pp_statm_resident(buf, size, &a);
 	if (pp_pid_list(buf, size, pids, 16, &nr, &more) == 0) {
@@ -40,9 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	(void)pp_keyed_u64(buf, size, "usage_usec", &a);
 	(void)pp_u64_file(buf, size, &a);
-	if (pp_cgroup_v2_path(buf, size, path, sizeof(path)) == 0 && (path[0] != '/' || strlen(path) >= sizeof(path)))
+	if (pp_cgroup_v2_path(buf, size, path, sizeof(path)) == 0 &&
+	    (path[0] != '/' || strlen(path) >= sizeof(path)))
 		abort();
-	if (pp_mountinfo_cgroup2(buf, size, path, sizeof(path)) == 0 && strlen(path) >= sizeof(path))
+	if (pp_mountinfo_cgroup2(buf, size, path, sizeof(path)) == 0 &&
+	    strlen(path) >= sizeof(path))
 		abort();
 	{
 		struct pp_psi_avg avg;
@@ -51,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		double load;
 
 		if (pp_psi_avg10(buf, size, &avg) == 0 &&
-		    (avg.some_avg10 < 0 || avg.some_avg10 > 100 || avg.full_avg10 < 0 || avg.full_avg10 > 100))
+		    (avg.some_avg10 < 0 || avg.some_avg10 > 100 || avg.full_avg10 < 0 ||
+		     avg.full_avg10 > 100))
 			abort();
 		if (pp_loadavg1(buf, size, &load) == 0 && load < 0)
 			abort();

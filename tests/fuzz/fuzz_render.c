@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sb_reset(&out);
 	esc_xml(&out, s);
 	for (size_t i = 0; i < out.len; i++)
-		if (strchr("<>\"'\t\r\n", out.buf[i]) || (unsigned char)out.buf[i] < 0x20 || out.buf[i] == 0x7f)
+		if (strchr("<>\"'\t\r\n", out.buf[i]) || (unsigned char)out.buf[i] < 0x20 ||
+		    out.buf[i] == 0x7f)
 			abort();
 	sb_reset(&out);
 	frontdoor_md_cell(&out, s);

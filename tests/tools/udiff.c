@@ -14,7 +14,8 @@ int main(int argc, char **argv)
 		fputs("usage: udiff OLD NEW NAME\n", stderr);
 		return 2;
 	}
-	if (file_read(argv[1], FILE_CAP_DEFAULT, &a, &e) < 0 || file_read(argv[2], FILE_CAP_DEFAULT, &b, &e) < 0) {
+	if (file_read(argv[1], FILE_CAP_DEFAULT, &a, &e) < 0 ||
+	    file_read(argv[2], FILE_CAP_DEFAULT, &b, &e) < 0) {
 		fprintf(stderr, "udiff: %s\n", e.msg);
 		return 1;
 	}

@@ -77,8 +77,10 @@ Test(json_canonical, rfc8785_ordering_numbers_and_strings)
 	char *s;
 
 	/* keys sort by UTF-16 code units: U+1F600 (D83D DE00) before U+E000 */
-	s = canon("{\"\\ue000\": 1, \"\\ud83d\\ude00\": 2, \"b\": [1E2, 0.5e-6, 4.50], \"a\": \"\\u000f\\u007f\\\"\"}");
-	cr_expect_str_eq(s, "{\"a\":\"\\u000f\x7f\\\"\",\"b\":[100,5e-7,4.5],\"\xF0\x9F\x98\x80\":2,\"\xEE\x80\x80\":1}");
+	s = canon("{\"\\ue000\": 1, \"\\ud83d\\ude00\": 2, \"b\": [1E2, 0.5e-6, 4.50], \"a\": "
+		  "\"\\u000f\\u007f\\\"\"}");
+	cr_expect_str_eq(s, "{\"a\":\"\\u000f\x7f\\\"\",\"b\":[100,5e-7,4.5],\"\xF0\x9F\x98\x80\":"
+			    "2,\"\xEE\x80\x80\":1}");
 	free(s);
 	s = canon("[true, false, null, {}, [], \"\\/\\b\\f\\n\\r\\t\"]");
 	cr_expect_str_eq(s, "[true,false,null,{},[],\"/\\b\\f\\n\\r\\t\"]");
@@ -130,12 +132,14 @@ Test(json_pretty, layout_and_no_html_escaping)
 {
 	struct err e;
 	struct strbuf sb = STRBUF_INIT;
-	const char *in = "{\"z\":[],\"a\":{},\"s\":\">=0.995 <=0.02 & \\u2028\",\"n\":[1,2.50,null]}";
+	const char *in =
+		"{\"z\":[],\"a\":{},\"s\":\">=0.995 <=0.02 & \\u2028\",\"n\":[1,2.50,null]}";
 	json_t *v = json_parse_strict(in, strlen(in), NULL, &e);
 
 	cr_assert_not_null(v);
 	json_write_pretty(&sb, v);
-	cr_expect_str_eq(sb.buf, "{\n  \"z\": [],\n  \"a\": {},\n  \"s\": \">=0.995 <=0.02 & \xE2\x80\xA8\",\n"
+	cr_expect_str_eq(sb.buf, "{\n  \"z\": [],\n  \"a\": {},\n  \"s\": \">=0.995 <=0.02 & "
+				 "\xE2\x80\xA8\",\n"
 				 "  \"n\": [\n    1,\n    2.5,\n    null\n  ]\n}\n");
 	json_decref(v);
 	sb_release(&sb);
@@ -169,7 +173,8 @@ Test(json_parse, strict_rejections)
 Test(json_decode, typed_getters_report_json_paths)
 {
 	static const char *const known[] = { "id", "n", "list", NULL };
-	const char *text = "{\"levers\":[{\"id\":\"a\"},{\"id\":\"b\",\"n\":1.5,\"list\":[\"x\",5]}]}";
+	const char *text =
+		"{\"levers\":[{\"id\":\"a\"},{\"id\":\"b\",\"n\":1.5,\"list\":[\"x\",5]}]}";
 	struct err e;
 	json_t *doc = json_parse_strict(text, strlen(text), NULL, &e);
 	const json_t *lever = json_array_get(json_object_get(doc, "levers"), 1), *list;
@@ -193,7 +198,8 @@ Test(json_decode, typed_getters_report_json_paths)
 	{
 		static const char *const narrow[] = { "id", NULL };
 		cr_expect_eq(jd_object(lever, &ip, narrow, &e), -1);
-		cr_expect(strstr(e.msg, "levers[1].") && strstr(e.msg, ": unknown field"), "%s", e.msg);
+		cr_expect(strstr(e.msg, "levers[1].") && strstr(e.msg, ": unknown field"), "%s",
+			  e.msg);
 	}
 	cr_expect_eq(jd_object(doc, NULL, known, &e), -1);
 	cr_expect_str_eq(e.msg, "levers: unknown field");
@@ -228,7 +234,8 @@ Test(file, read_respects_cap_on_files_and_endless_devices)
 	cr_expect_eq(file_read(path, 9, &sb, &e), -1);
 	cr_expect(strstr(e.msg, "larger than the 9-byte limit") != NULL, "%s", e.msg);
 	cr_expect_eq(file_read("/dev/zero", 4096, &sb, &e), -1);
-	cr_expect(strstr(e.msg, "'/dev/zero': larger than the 4096-byte limit") != NULL, "%s", e.msg);
+	cr_expect(strstr(e.msg, "'/dev/zero': larger than the 4096-byte limit") != NULL, "%s",
+		  e.msg);
 	cr_expect_eq(file_read("/nonexistent/x", 10, &sb, &e), -1);
 	cr_expect_str_eq(e.msg, "cannot read '/nonexistent/x': No such file or directory");
 	unlink(path);
@@ -287,7 +294,8 @@ Test(file, check_output_refuses_what_cannot_be_replaced_safely)
 	cr_expect_eq(file_check_output("", &e), -1);
 	cr_expect_str_eq(e.msg, "cannot write '': the output path is empty; give a file name");
 	cr_expect_eq(file_check_output(dir, &e), -1);
-	cr_expect(strstr(e.msg, "': it is a folder; give the name of a file inside it"), "%s", e.msg);
+	cr_expect(strstr(e.msg, "': it is a folder; give the name of a file inside it"), "%s",
+		  e.msg);
 	cr_expect_eq(file_check_output(in_dir(p, sizeof(p), dir, "sub/"), &e), -1);
 	cr_expect(strstr(e.msg, "a path ending in '/' names a folder"), "%s", e.msg);
 	cr_expect_eq(file_check_output("/dev/null", &e), -1);
@@ -341,7 +349,9 @@ Test(file, atomic_write_through_links_with_long_names)
 
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(mkdir(in_dir(p, sizeof(p), dir, "real"), 0755), 0);
-	cr_assert_eq(file_write_atomic(in_dir(p, sizeof(p), dir, "real/doc.md"), "old", 3, 0640, &e), 0);
+	cr_assert_eq(file_write_atomic(in_dir(p, sizeof(p), dir, "real/doc.md"), "old", 3, 0640,
+				       &e),
+		     0);
 	cr_assert_eq(symlink("real/doc.md", in_dir(q, sizeof(q), dir, "doc.md")), 0);
 	cr_expect_eq(file_write_atomic(q, "new", 3, 0640, &e), 0, "%s", e.msg);
 	cr_expect_eq(lstat(q, &st), 0);
@@ -361,8 +371,8 @@ Test(file, atomic_write_through_links_with_long_names)
 	cr_expect_eq(stat(p, &st), 0);
 	cr_expect_eq(st.st_size, 1);
 	/* no temporary file anywhere: doc.md, null, real, the long name; real/doc.md */
-	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 4 && test $(ls -A %s/real | wc -l) -eq 1",
-		 dir, dir);
+	snprintf(cmd, sizeof(cmd),
+		 "test $(ls -A %s | wc -l) -eq 4 && test $(ls -A %s/real | wc -l) -eq 1", dir, dir);
 	cr_expect_eq(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_expect_eq(system(cmd), 0);
@@ -546,7 +556,8 @@ Test(text, scrubbed_rule_table)
 		const char *s, *why;
 	} refused[] = {
 		{ "cd /srv/secret && ./run", "an absolute path \"/srv/secret\"" },
-		{ "--model=/mnt/private/alice/m.gguf", "an absolute path \"/mnt/private/alice/m.gguf\"" },
+		{ "--model=/mnt/private/alice/m.gguf",
+		  "an absolute path \"/mnt/private/alice/m.gguf\"" },
 		{ "cmd /abs/x", "an absolute path \"/abs/x\"" },
 		{ "run '/opt/x'", "an absolute path \"/opt/x\"" },
 		{ "//server/share", "an absolute path \"//server/share\"" },
@@ -564,23 +575,30 @@ Test(text, scrubbed_rule_table)
 		{ "x/USERS/y", "a home folder \"x/USERS/y\"" },
 		{ "c:/home/someone", "a home folder \"c:/home/someone\"" },
 		{ "alice@gpu-node", "an account or e-mail address \"alice@gpu-node\"" },
-		{ "mail someone@example.com", "an account or e-mail address \"someone@example.com\"" },
+		{ "mail someone@example.com",
+		  "an account or e-mail address \"someone@example.com\"" },
 		{ "ssh://host/x", "a URL other than the project's public links \"ssh://host/x\"" },
-		{ "see https://example.com/a", "a URL other than the project's public links \"https://example.com/a\"" },
+		{ "see https://example.com/a",
+		  "a URL other than the project's public links \"https://example.com/a\"" },
 		{ "http://github.com/anthony-chaudhary/fak/issues/1",
-		  "a URL other than the project's public links \"http://github.com/anthony-chaudhary/fak/issues/1\"" },
+		  "a URL other than the project's public links "
+		  "\"http://github.com/anthony-chaudhary/fak/issues/1\"" },
 		{ "https://github.com/anthony-chaudhary/fak-private/x",
-		  "a URL other than the project's public links \"https://github.com/anthony-chaudhary/fak-private/x\"" },
+		  "a URL other than the project's public links "
+		  "\"https://github.com/anthony-chaudhary/fak-private/x\"" },
 		{ "rsync -a out vm:/data/x", "a remote host:path or host:port \"vm:/data/x\"" },
-		{ "copy gpu7:logs/run.txt", "a remote host:path or host:port \"gpu7:logs/run.txt\"" },
+		{ "copy gpu7:logs/run.txt",
+		  "a remote host:path or host:port \"gpu7:logs/run.txt\"" },
 		{ "host:~/x", "a remote host:path or host:port \"host:~/x\"" },
-		{ "--server=gpu-node.lan:8080", "a remote host:path or host:port \"gpu-node.lan:8080\"" },
+		{ "--server=gpu-node.lan:8080",
+		  "a remote host:path or host:port \"gpu-node.lan:8080\"" },
 		{ "C:/Users", "a remote host:path or host:port \"C:/Users\"" },
 		{ "curl 10.0.0.7:8080", "an IP address \"10.0.0.7:8080\"" },
 		{ "ping 192.168.1.1.", "an IP address \"192.168.1.1.\"" },
 		{ "fe80::1%eth0", "an IP address \"fe80::1%eth0\"" },
 		{ "[2001:db8::7]:22", "an IP address \"2001:db8::7\"" },
-		{ "2001:0db8:0000:0000:0000:ff00:0042:8329", "an IP address \"2001:0db8:0000:0000:0000:ff00:0042:8329\"" },
+		{ "2001:0db8:0000:0000:0000:ff00:0042:8329",
+		  "an IP address \"2001:0db8:0000:0000:0000:ff00:0042:8329\"" },
 		{ "scp vm:/data/x .", "a remote login \"scp\"" },
 		{ "ssh\talice", "a remote login \"ssh\"" },
 		{ "SSH host run", "a remote login \"SSH\"" },
@@ -626,15 +644,19 @@ Test(text, scrubbed_rule_table)
 	}
 	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
 		sb_reset(&why);
-		cr_expect(str_scrubbed(accepted[i], &why), "\"%s\" refused: %s", accepted[i], sb_str(&why));
+		cr_expect(str_scrubbed(accepted[i], &why), "\"%s\" refused: %s", accepted[i],
+			  sb_str(&why));
 		cr_expect_eq(why.len, 0);
 	}
 	/* a long word is shown cut, never in the middle of a UTF-8 sequence */
 	sb_reset(&why);
-	cr_expect(!str_scrubbed("/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xC3\xA9zz",
+	cr_expect(!str_scrubbed("/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				"aaaaaaaaaaaaa\xC3\xA9zz",
 				&why));
 	cr_expect_str_eq(why.buf, "an absolute path "
-				  "\"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"...");
+				  "\"/"
+				  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				  "aaaaaaaaaaaaaa\"...");
 	cr_expect(str_contains_ci("abcDEF", "cdE"));
 	cr_expect(!str_contains_ci("abc", "abcd"));
 	sb_release(&why);

@@ -29,7 +29,8 @@ static void run_true(int dir_fd, char *got, size_t cap)
 	cr_assert(procs >= 0);
 	unlink(path);
 	sigemptyset(&none);
-	cr_assert_eq(child_spawn(&ch, "/bin/true", argv, &none, &CHILD_STDIO_DEFAULT, dir_fd, procs, NULL, 0, &e),
+	cr_assert_eq(child_spawn(&ch, "/bin/true", argv, &none, &CHILD_STDIO_DEFAULT, dir_fd, procs,
+				 NULL, 0, &e),
 		     0, "%s", e.msg);
 	cr_assert_eq(waitpid(ch.pid, &status, 0), ch.pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -20,7 +20,8 @@ Test(digest_hmac, rfc4231_vectors)
 	cr_assert_str_eq(out, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 	/* a key longer than the block is hashed first */
 	memset(k6, 0xaa, sizeof(k6));
-	digest_hmac(k6, sizeof(k6), "Test Using Larger Than Block-Size Key - Hash Key First", 54, out);
+	digest_hmac(k6, sizeof(k6), "Test Using Larger Than Block-Size Key - Hash Key First", 54,
+		    out);
 	cr_assert_str_eq(out, "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
@@ -52,8 +53,11 @@ Test(digest_file, streams_past_the_buffer_and_counts_bytes)
 
 Test(digest_is_hex, exactly_64_lowercase_digits)
 {
-	cr_assert(digest_is_hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"));
-	cr_assert(!digest_is_hex("B0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"));
-	cr_assert(!digest_is_hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff"));
+	cr_assert(
+		digest_is_hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"));
+	cr_assert(
+		!digest_is_hex("B0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"));
+	cr_assert(
+		!digest_is_hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff"));
 	cr_assert(!digest_is_hex(""));
 }

@@ -1,4 +1,4 @@
-/* Performance index: the committed rows of seed 002, strict decoding, every
+/* Performance index: the committed rows (docs/frontdoor.md), strict decoding, every
  * validation rule with its exact findings, and the presentation window
  * (observed through review-by, then reaped or retained). */
 #include "test_index.h"
@@ -75,7 +75,8 @@ Test(index, approximate_readout_comes_from_the_graph)
 	cr_assert_str_eq(r->envelope_id, "qwen38-27b-q4km-m3pro-p32-t64");
 	cr_assert_float_eq(r->native_tps, 3.3, 1e-12);
 	cr_assert_float_eq(r->baseline_tps, 6.966061, 1e-12);
-	cr_assert(r->native_tps / r->baseline_tps > 0.4736 && r->native_tps / r->baseline_tps < 0.4738);
+	cr_assert(r->native_tps / r->baseline_tps > 0.4736 &&
+		  r->native_tps / r->baseline_tps < 0.4738);
 	cr_assert_eq(r->observed, ti_day("2026-08-23"));
 	cr_assert_eq(r->review_by, ti_day("2026-08-27"));
 	cr_assert_str_eq(r->provenance, "https://github.com/anthony-chaudhary/fak/issues/8697");
@@ -121,7 +122,8 @@ static void expect_rows(const struct index_page_row *rows, size_t nr, const char
 #define H INDEX_HISTORICAL
 #define A INDEX_AWAITING_REMEASURE
 
-/* Seed 002 except the rows first observed on 2026-09-03. */
+/* The page as of 2026-09-01 (docs/frontdoor.md, "Presentation and reaping"):
+ * every row except those first observed on 2026-09-03. */
 Test(index, page_2026_09_01_is_seed_002_before_september_3)
 {
 	const char *const res[] = { result_keys[0], result_keys[1], result_keys[2],
@@ -239,19 +241,25 @@ struct reject {
 
 static const struct reject rejects[] = {
 	{ "reject-duplicate-current.json",
-	  { "envelope key \"ex-metal-decode\" has 2 CURRENT rows (results[0], results[3]); at most one is allowed" } },
+	  { "envelope key \"ex-metal-decode\" has 2 CURRENT rows (results[0], results[3]); at most "
+	    "one is allowed" } },
 	{ "reject-no-observed.json",
 	  { "awaiting[0] \"ex-metal-decode\": AWAITING REMEASURE row has no observed date",
 	    "results[0] \"ex-metal-decode\": CURRENT row has no observed date",
 	    "results[1] \"ex-cuda-cache\": DIAGNOSTIC row has no observed date" } },
 	{ "reject-no-review.json",
-	  { "awaiting[0] \"ex-metal-decode\": AWAITING REMEASURE row has neither a review-by date nor a durable retention reason",
-	    "results[0] \"ex-metal-decode\": CURRENT row has neither a review-by date nor a durable retention reason",
-	    "results[1] \"ex-cuda-cache\": DIAGNOSTIC row has neither a review-by date nor a durable retention reason" } },
+	  { "awaiting[0] \"ex-metal-decode\": AWAITING REMEASURE row has neither a review-by date "
+	    "nor a durable retention reason",
+	    "results[0] \"ex-metal-decode\": CURRENT row has neither a review-by date nor a "
+	    "durable retention reason",
+	    "results[1] \"ex-cuda-cache\": DIAGNOSTIC row has neither a review-by date nor a "
+	    "durable retention reason" } },
 	{ "reject-review-and-retention.json",
-	  { "results[1] \"ex-cuda-cache\": has both a review-by date and a durable retention reason; keep one" } },
+	  { "results[1] \"ex-cuda-cache\": has both a review-by date and a durable retention "
+	    "reason; keep one" } },
 	{ "reject-review-before-observed.json",
-	  { "results[0] \"ex-metal-decode\": review-by date 2026-02-28 is before observed date 2026-03-01" } },
+	  { "results[0] \"ex-metal-decode\": review-by date 2026-02-28 is before observed date "
+	    "2026-03-01" } },
 	{ "reject-current-identity.json",
 	  { "results[0] \"ex-metal-decode\": CURRENT row does not name its artifact/precision",
 	    "results[0] \"ex-metal-decode\": CURRENT row does not name its engine",
@@ -259,45 +267,63 @@ static const struct reject rejects[] = {
 	    "results[0] \"ex-metal-decode\": CURRENT row does not name its metric",
 	    "results[0] \"ex-metal-decode\": CURRENT row does not name its model" } },
 	{ "reject-merged-key.json",
-	  { "results[1]: envelope key \"ex-cuda-cache + ex-metal-decode\" is not a single key (lowercase letters and digits joined by '.', '_' or '-'); different envelopes need different rows" } },
+	  { "results[1]: envelope key \"ex-cuda-cache + ex-metal-decode\" is not a single key "
+	    "(lowercase letters and digits joined by '.', '_' or '-'); different envelopes need "
+	    "different rows" } },
 	{ "reject-merged-envelopes.json",
-	  { "envelope key \"ex-metal-decode\" merges different envelopes: results[0] and awaiting[0] differ in engine (\"fak-native metal/example-v1\" vs \"fak-native cuda/example-v1\")",
-	    "envelope key \"ex-metal-decode\" merges different envelopes: results[0] and awaiting[0] differ in hardware (\"Apple M3 Pro\" vs \"NVIDIA A100\")" } },
+	  { "envelope key \"ex-metal-decode\" merges different envelopes: results[0] and "
+	    "awaiting[0] differ in engine (\"fak-native metal/example-v1\" vs \"fak-native "
+	    "cuda/example-v1\")",
+	    "envelope key \"ex-metal-decode\" merges different envelopes: results[0] and "
+	    "awaiting[0] differ in hardware (\"Apple M3 Pro\" vs \"NVIDIA A100\")" } },
 	{ "reject-gain-failed-quality.json",
 	  { "results[1] \"ex-cuda-cache\": quotes a gain although its quality failed" } },
 	{ "reject-gain-unmeasured-quality.json",
-	  { "results[2] \"ex-old-bar\": quotes a gain although its quality is unmeasured; only a quality-passing result may quote a gain" } },
+	  { "results[2] \"ex-old-bar\": quotes a gain although its quality is unmeasured; only a "
+	    "quality-passing result may quote a gain" } },
 	{ "reject-readout-accepted-quality.json",
-	  { "readout[0] (accepted): an accepted record needs a passing quality (starting with \"PASS\"), found \"FAIL (0/3)\"" } },
+	  { "readout[0] (accepted): an accepted record needs a passing quality (starting with "
+	    "\"PASS\"), found \"FAIL (0/3)\"" } },
 	{ "reject-current-quality.json",
-	  { "results[0] \"ex-metal-decode\": CURRENT row must be quality-passing, found quality \"unmeasured\"" } },
+	  { "results[0] \"ex-metal-decode\": CURRENT row must be quality-passing, found quality "
+	    "\"unmeasured\"" } },
 	{ "reject-lifecycle-table.json",
 	  { "awaiting[0] \"ex-metal-decode\": lifecycle DIAGNOSTIC belongs in the results table",
-	    "results[1] \"ex-cuda-cache\": lifecycle AWAITING REMEASURE belongs in the awaiting table" } },
+	    "results[1] \"ex-cuda-cache\": lifecycle AWAITING REMEASURE belongs in the awaiting "
+	    "table" } },
 	{ "reject-at-review.json",
 	  { "awaiting[0] \"ex-metal-decode\": retain_reason goes with at_review \"retain\"",
 	    "results[0] \"ex-metal-decode\": at_review \"retain\" needs a retain_reason",
-	    "results[1] \"ex-cuda-cache\": has a review-by date but no at_review (\"remove\" or \"retain\")",
+	    "results[1] \"ex-cuda-cache\": has a review-by date but no at_review (\"remove\" or "
+	    "\"retain\")",
 	    "results[2] \"ex-old-bar\": at_review needs a review-by date" } },
 	{ "reject-readout-duplicate-class.json",
 	  { "readout has 2 accepted records; at most one is allowed" } },
 	{ "reject-readout-derived-fields.json",
-	  { "readout[1] (approximate): envelope_id comes from graph rung \"resident-q4k-baseline\"; remove it",
-	    "readout[1] (approximate): provenance comes from graph rung \"resident-q4k-baseline\"; remove it" } },
+	  { "readout[1] (approximate): envelope_id comes from graph rung "
+	    "\"resident-q4k-baseline\"; remove it",
+	    "readout[1] (approximate): provenance comes from graph rung "
+	    "\"resident-q4k-baseline\"; remove it" } },
 	{ "reject-readout-missing.json",
 	  { "readout[0] (accepted): has no envelope_id (or graph_rung)",
 	    "readout[0] (accepted): has no native_tokens_per_second (or graph_rung)",
 	    "readout[0] (accepted): has no observed_on (or graph_rung)",
 	    "readout[0] (accepted): has no provenance (or graph_rung)" } },
 	{ "reject-readout-throughput.json",
-	  { "readout[0] (accepted): native_floor_tokens_per_second 4 must be positive and not above native_tokens_per_second 0",
+	  { "readout[0] (accepted): native_floor_tokens_per_second 4 must be positive and not "
+	    "above native_tokens_per_second 0",
 	    "readout[0] (accepted): native_tokens_per_second must be positive, found 0" } },
 	{ "reject-readout-review-before-observed.json",
-	  { "readout[0] (accepted): review-by date 2026-02-01 is before observed date 2026-03-01" } },
+	  { "readout[0] (accepted): review-by date 2026-02-01 is before observed date "
+	    "2026-03-01" } },
 	{ "reject-readout-graph-pair.json",
-	  { "readout[1] (approximate): graph lacks the witnessed baseline/comparison pair; restore rung \"coarse-resident-hybrid-graph\" with a witnessed throughput and the comparison classification \"comparison\"" } },
+	  { "readout[1] (approximate): graph lacks the witnessed baseline/comparison pair; restore "
+	    "rung \"coarse-resident-hybrid-graph\" with a witnessed throughput and the comparison "
+	    "classification \"comparison\"" } },
 	{ "reject-readout-key.json",
-	  { "readout[0] (accepted): envelope key \"Metal and CUDA\" is not a single key (lowercase letters and digits joined by '.', '_' or '-'); different envelopes need different rows" } },
+	  { "readout[0] (accepted): envelope key \"Metal and CUDA\" is not a single key (lowercase "
+	    "letters and digits joined by '.', '_' or '-'); different envelopes need different "
+	    "rows" } },
 };
 
 Test(index, every_rejection_has_its_exact_findings)
@@ -314,7 +340,8 @@ Test(index, every_rejection_has_its_exact_findings)
 		cr_assert_eq(f.nr, n, "%s: %zu findings, want %zu; first: %s", r->fixture, f.nr, n,
 			     f.nr ? f.items[0] : "");
 		for (size_t k = 0; k < n; k++)
-			cr_assert_str_eq(f.items[k], r->findings[k], "%s finding %zu", r->fixture, k);
+			cr_assert_str_eq(f.items[k], r->findings[k], "%s finding %zu", r->fixture,
+					 k);
 		findings_release(&f);
 		index_release(&idx);
 	}
@@ -341,8 +368,9 @@ Test(index, graph_provenance_on_the_page_is_scrubbed)
 		     e.msg);
 	ti_load(&idx, "valid-small.json", &other, &f);
 	cr_assert_eq(f.nr, 1);
-	cr_assert_str_eq(f.items[0],
-			 "readout[1] (approximate): rung \"resident-q4k-baseline\" witness provenance contains a private detail: an absolute path \"/home/alice/notes/8697.md\"");
+	cr_assert_str_eq(f.items[0], "readout[1] (approximate): rung \"resident-q4k-baseline\" "
+				     "witness provenance contains a private detail: an absolute "
+				     "path \"/home/alice/notes/8697.md\"");
 	findings_release(&f);
 	index_release(&idx);
 	graph_release(&other);
@@ -359,8 +387,9 @@ Test(index, approximate_pair_must_share_provenance_and_date)
 		     e.msg);
 	ti_load(&idx, "valid-small.json", &other, &f);
 	cr_assert_eq(f.nr, 1);
-	cr_assert_str_eq(f.items[0],
-			 "readout[1] (approximate): rung \"resident-q4k-baseline\" witness and the graph comparison differ in provenance or observed_on; use one shared value for both");
+	cr_assert_str_eq(f.items[0], "readout[1] (approximate): rung \"resident-q4k-baseline\" "
+				     "witness and the graph comparison differ in provenance or "
+				     "observed_on; use one shared value for both");
 	findings_release(&f);
 	index_release(&idx);
 	graph_release(&other);
@@ -378,16 +407,18 @@ static const struct bad bads[] = {
 	{ "bad-missing-quotes-gain.json", "results[1].quotes_gain: missing required field" },
 	{ "bad-date.json", "results[0].observed: date \"2026-02-30\" is not a calendar day" },
 	{ "bad-lifecycle.json",
-	  "results[0].lifecycle: expected one of \"CURRENT\", \"DIAGNOSTIC\", \"HISTORICAL\", \"AWAITING REMEASURE\", found \"current\"" },
+	  "results[0].lifecycle: expected one of \"CURRENT\", \"DIAGNOSTIC\", \"HISTORICAL\", "
+	  "\"AWAITING REMEASURE\", found \"current\"" },
 	{ "bad-blank-text.json", "results[0].highlight: text is blank" },
 	{ "bad-control-char.json", "results[0].status: text contains a control character" },
 	{ "bad-marker-text.json",
-	  "readout[0].provenance: text contains a front-door marker ('" INDEX_MARK_BEGIN "' or '"
-	  INDEX_MARK_END "'); the generated block's boundaries cannot come from a row" },
+	  "readout[0].provenance: text contains a front-door marker ('" INDEX_MARK_BEGIN
+	  "' or '" INDEX_MARK_END "'); the generated block's boundaries cannot come from a row" },
 	{ "bad-private-text.json",
 	  "results[1].evidence: text contains a private detail: a home-relative path "
 	  "\"~/runs/cache-2026-03-02\"" },
-	{ "bad-schema.json", "schema: expected \"fak-performance-index/v1\", found \"fak-performance-index/v0\"" },
+	{ "bad-schema.json",
+	  "schema: expected \"fak-performance-index/v1\", found \"fak-performance-index/v0\"" },
 	{ "bad-missing-highlight.json", "results[0].highlight: missing required field" },
 	{ "bad-null.json", "results[0].evidence: expected a string, found null" },
 };
@@ -400,7 +431,8 @@ Test(index, strict_decode_names_the_json_path)
 		struct err e;
 
 		snprintf(path, sizeof(path), TI_DIR "%s", bads[i].fixture);
-		snprintf(want, sizeof(want), "invalid performance index '%s': %s", path, bads[i].error);
+		snprintf(want, sizeof(want), "invalid performance index '%s': %s", path,
+			 bads[i].error);
 		cr_assert_eq(index_load_file(&idx, path, &e), -1, "%s decoded", bads[i].fixture);
 		cr_assert_str_eq(e.msg, want);
 	}
@@ -432,9 +464,11 @@ Test(index, overlong_text_is_refused)
 	sb_adds(&doc, "{\"schema\": \"fak-performance-index/v1\", \"page\": {\"title\": \"");
 	for (int i = 0; i <= INDEX_TEXT_MAX; i++)
 		sb_addch(&doc, 'x');
-	sb_adds(&doc, "\", \"intro\": \"i\", \"subject\": \"s\"}, \"readout\": [], \"results\": [], \"awaiting\": []}");
+	sb_adds(&doc, "\", \"intro\": \"i\", \"subject\": \"s\"}, \"readout\": [], \"results\": "
+		      "[], \"awaiting\": []}");
 	cr_assert_eq(index_load_buf(&idx, doc.buf, doc.len, "long.json", &e), -1);
-	cr_assert_str_eq(e.msg, "invalid performance index 'long.json': page.title: text is longer than 4096 bytes");
+	cr_assert_str_eq(e.msg, "invalid performance index 'long.json': page.title: text is longer "
+				"than 4096 bytes");
 	sb_release(&doc);
 }
 

@@ -28,11 +28,12 @@ Test(index_doc, markers_must_be_one_pair_of_own_lines)
 	expect_refused(E "\n", "'doc.md' has no begin marker line '" B "'");
 	expect_refused(E "\n" B "\n",
 		       "'doc.md' line 1: the end marker comes before the begin marker on line 2");
-	expect_refused(B "\n" B "\n" E "\n",
-		       "'doc.md' has 2 begin markers; exactly one begin and one end marker line are allowed");
-	expect_refused(B "\n" E "\nx\n" E "\n",
-		       "'doc.md' has 2 end markers; exactly one begin and one end marker line are allowed");
-	expect_refused("see " B "\n" E "\n", "'doc.md' line 1: the begin marker must be a line of its own");
+	expect_refused(B "\n" B "\n" E "\n", "'doc.md' has 2 begin markers; exactly one begin and "
+					     "one end marker line are allowed");
+	expect_refused(B "\n" E "\nx\n" E "\n", "'doc.md' has 2 end markers; exactly one begin and "
+						"one end marker line are allowed");
+	expect_refused("see " B "\n" E "\n", "'doc.md' line 1: the begin marker must be a line of "
+					     "its own");
 	expect_refused(B "\nx\n" E " trailing\n",
 		       "'doc.md' line 3: the end marker must be a line of its own");
 }
@@ -41,7 +42,8 @@ Test(index_doc, a_marker_inside_a_line_is_text)
 {
 	/* a generated page that quotes a marker (prose, code span, table cell)
 	 * stays findable by every later --write-doc and --check-doc */
-	static const char doc[] = "see `" E "` and " B "\n" B "\n| " E " |\n`" B "`\n" E "\nafter " E "\n";
+	static const char doc[] =
+		"see `" E "` and " B "\n" B "\n| " E " |\n`" B "`\n" E "\nafter " E "\n";
 	size_t off, len;
 	struct err e;
 
@@ -73,16 +75,18 @@ Test(index_doc, splice_round_trips_and_keeps_the_outside)
 	size_t off, len;
 	struct err e;
 
-	cr_assert_eq(index_doc_splice(doc, strlen(doc), "doc.md", block, strlen(block), &out, &e), 0,
-		     "%s", e.msg);
+	cr_assert_eq(index_doc_splice(doc, strlen(doc), "doc.md", block, strlen(block), &out, &e),
+		     0, "%s", e.msg);
 	cr_assert_str_eq(out.buf, "before\n" B "\n# fresh\n" E "\nafter\n");
 	cr_assert_eq(index_doc_find(out.buf, out.len, "doc.md", &off, &len, &e), 0);
 	cr_assert_eq(len, strlen(block));
 	cr_assert(!memcmp(out.buf + off, block, len));
 	/* splicing again changes nothing */
-	cr_assert_eq(index_doc_splice(out.buf, out.len, "doc.md", block, strlen(block), &again, &e), 0);
+	cr_assert_eq(index_doc_splice(out.buf, out.len, "doc.md", block, strlen(block), &again, &e),
+		     0);
 	cr_assert_str_eq(again.buf, out.buf);
-	cr_assert_eq(index_doc_splice("no markers\n", 11, "doc.md", block, strlen(block), &again, &e),
+	cr_assert_eq(index_doc_splice("no markers\n", 11, "doc.md", block, strlen(block), &again,
+				      &e),
 		     -1);
 	cr_assert_str_eq(e.msg, "'doc.md' has no begin marker line '" B "'");
 	sb_release(&out);

@@ -130,17 +130,23 @@ Test(frontdoor_md, rows_inside_their_window)
 
 	ti_valid(&idx, "valid-small.json", &g);
 	page = render(&idx, "2026-03-05");
-	expect_contains(page,
-			"- **ACCEPTED** in `ex-metal-decode`: **3.5 tok/s**, quality PASS (3/3 probes) \xe2\x80\x94 synthetic accepted record. Observed **2026-03-01**, review by **2026-03-10**; evidence: `docs/_witnesses/ex-metal/summary.json`.\n");
+	expect_contains(page, "- **ACCEPTED** in `ex-metal-decode`: **3.5 tok/s**, quality PASS "
+			      "(3/3 probes) \xe2\x80\x94 synthetic accepted record. Observed "
+			      "**2026-03-01**, review by **2026-03-10**; evidence: "
+			      "`docs/_witnesses/ex-metal/summary.json`.\n");
 	expect_lacks(page, "- **APPROXIMATE**");	/* observed on 2026-08-23 */
-	expect_contains(page,
-			"| **CURRENT** | `ex-metal-decode` | Decode 3.5 tok/s, 3/3 exact. | PASS for the synthetic envelope. | #1 receipt; observed **2026-03-01**; review by **2026-03-10**. |\n");
-	expect_contains(page,
-			"| **DIAGNOSTIC** | `ex-cuda-cache` | Cache hits 0.2 tok/s, 0/5 exact. | Held; diagnosis only. | #2 attribution; observed **2026-03-02**; review by **2026-03-05**. |\n");
-	expect_contains(page,
-			"| **HISTORICAL** | `ex-old-bar` | Old bar 7.3 tok/s. | Predecessor only. | old results; observed **2026-01-15**; retained as predecessor context. |\n");
-	expect_contains(page,
-			"| **AWAITING REMEASURE** | Kernel work (#3) | No comparable full-run receipt yet. | Promote only after a comparable receipt; review by **2026-03-20**. |\n");
+	expect_contains(page, "| **CURRENT** | `ex-metal-decode` | Decode 3.5 tok/s, 3/3 exact. | "
+			      "PASS for the synthetic envelope. | #1 receipt; observed "
+			      "**2026-03-01**; review by **2026-03-10**. |\n");
+	expect_contains(page, "| **DIAGNOSTIC** | `ex-cuda-cache` | Cache hits 0.2 tok/s, 0/5 "
+			      "exact. | Held; diagnosis only. | #2 attribution; observed "
+			      "**2026-03-02**; review by **2026-03-05**. |\n");
+	expect_contains(page, "| **HISTORICAL** | `ex-old-bar` | Old bar 7.3 tok/s. | Predecessor "
+			      "only. | old results; observed **2026-01-15**; retained as "
+			      "predecessor context. |\n");
+	expect_contains(page, "| **AWAITING REMEASURE** | Kernel work (#3) | No comparable "
+			      "full-run receipt yet. | Promote only after a comparable receipt; "
+			      "review by **2026-03-20**. |\n");
 	expect_contains(page, "\nNo accepted current row is indexed for CPU-only hardware.\n");
 	expect_contains(page, "this page owns example result discovery.");
 	expect_lacks(page, "reviewed row(s)");
@@ -148,8 +154,11 @@ Test(frontdoor_md, rows_inside_their_window)
 	free(page);
 
 	page = render(&idx, "2026-09-01");
-	expect_contains(page,
-			"\n\n- **APPROXIMATE** in `qwen38-27b-q4km-m3pro-p32-t64`: **3.3 vs 6.966061 tok/s (\\~47%)**, quality not jointly quality-complete \xe2\x80\x94 synthetic approximate record. Observed **2026-08-23**, review by **2026-09-01**; evidence: `https://github.com/anthony-chaudhary/fak/issues/8697`.\n");
+	expect_contains(page, "\n\n- **APPROXIMATE** in `qwen38-27b-q4km-m3pro-p32-t64`: **3.3 vs "
+			      "6.966061 tok/s (\\~47%)**, quality not jointly quality-complete "
+			      "\xe2\x80\x94 synthetic approximate record. Observed **2026-08-23**, "
+			      "review by **2026-09-01**; evidence: "
+			      "`https://github.com/anthony-chaudhary/fak/issues/8697`.\n");
 	free(page);
 	index_release(&idx);
 }
@@ -162,20 +171,25 @@ Test(frontdoor_md, reviewed_rows_are_retained_or_reaped_and_counted)
 	ti_valid(&idx, "valid-small.json", &g);
 	page = render(&idx, "2026-03-11");
 	expect_contains(page,
-			"| **HISTORICAL** | `ex-metal-decode` | Decode 3.5 tok/s, 3/3 exact. | PASS for the synthetic envelope. Kept as dated evidence. | #1 receipt; observed **2026-03-01**; reviewed through **2026-03-10**. |\n");
+			"| **HISTORICAL** | `ex-metal-decode` | Decode 3.5 tok/s, 3/3 exact. | "
+			"PASS for the synthetic envelope. Kept as dated evidence. | #1 receipt; "
+			"observed **2026-03-01**; reviewed through **2026-03-10**. |\n");
 	expect_lacks(page, "ex-cuda-cache");
 	expect_lacks(page, "- **ACCEPTED**");
 	/* accepted readout, the current row and the diagnostic row */
-	expect_contains(page, "\n_3 reviewed row(s) are reaped from active presentation; immutable witnesses remain._\n");
+	expect_contains(page, "\n_3 reviewed row(s) are reaped from active presentation; immutable "
+			      "witnesses remain._\n");
 	expect_contains(page,
-			"\n**No CURRENT row remains in active presentation:** every CURRENT row passed its review date without a promoted or renewed receipt.\n");
+			"\n**No CURRENT row remains in active presentation:** every CURRENT row "
+			"passed its review date without a promoted or renewed receipt.\n");
 	expect_lacks(page, "No candidate remains");
 	free(page);
 
 	page = render(&idx, "2026-03-21");
 	expect_contains(page, "No candidate is listed for this date.\n");
-	expect_contains(page,
-			"\n**No candidate remains awaiting remeasurement:** every AWAITING REMEASURE entry passed its review date without a renewed reason to retain it.\n");
+	expect_contains(page, "\n**No candidate remains awaiting remeasurement:** every AWAITING "
+			      "REMEASURE entry passed its review date without a renewed reason to "
+			      "retain it.\n");
 	expect_contains(page, "\n_4 reviewed row(s) are reaped");
 	free(page);
 	index_release(&idx);
@@ -188,7 +202,8 @@ Test(frontdoor_md, empty_tables_say_so)
 
 	ti_valid(&idx, "valid-small.json", &g);
 	page = render(&idx, "2026-01-01");
-	expect_contains(page, "No result row is presented for this date.\n\nNo CURRENT row is indexed for this date.\n");
+	expect_contains(page, "No result row is presented for this date.\n\nNo CURRENT row is "
+			      "indexed for this date.\n");
 	expect_contains(page, "No candidate is listed for this date.\n");
 	expect_lacks(page, "| Lifecycle |");
 	expect_lacks(page, "- **ACCEPTED**");
@@ -205,8 +220,10 @@ Test(frontdoor_md, hostile_text_stays_text)
 
 	ti_valid(&idx, "valid-hostile-markdown.json", &g);
 	page = render(&idx, "2026-03-05");
-	expect_contains(page,
-			"| Pipe \\| in cell, \\*star\\*, \\_under\\_ and snake_case, \\`tick\\`, \\[link\\](#x), \\<b>html\\</b>, \\&amp; entity, \\~strike\\~ & more | # not a heading \\| 1. not a list | !\\[img\\](x.png) \\*\\*bold\\*\\*; observed");
+	expect_contains(page, "| Pipe \\| in cell, \\*star\\*, \\_under\\_ and snake_case, "
+			      "\\`tick\\`, \\[link\\](#x), \\<b>html\\</b>, \\&amp; entity, "
+			      "\\~strike\\~ & more | # not a heading \\| 1. not a list | "
+			      "!\\[img\\](x.png) \\*\\*bold\\*\\*; observed");
 	expect_contains(page, "\n\\# Intro that looks like a heading\n");
 	expect_contains(page, "\n1\\. Not a list item\n");
 	expect_contains(page, "\n\\- not a bullet\n");

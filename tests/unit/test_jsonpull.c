@@ -36,7 +36,8 @@ Test(jsonpull, strings_decode_in_place)
 	s = one_string(&d, "\"a\\\"b\\\\c\\/\\n\\u00e9\\u20ac\\ud83d\\ude00\"");
 	cr_assert_not_null(s, "%s", d.e.msg);
 	cr_expect_str_eq(s, "a\"b\\c/\n\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
-	cr_expect(s >= d.buf && s < d.buf + strlen("\"a"), "string is not borrowed from the buffer");
+	cr_expect(s >= d.buf && s < d.buf + strlen("\"a"),
+		  "string is not borrowed from the buffer");
 	free(d.buf);
 	s = one_string(&d, "  \"\xC3\xA9t\xC3\xA9\"  \n");
 	cr_expect_str_eq(s, "\xC3\xA9t\xC3\xA9");
@@ -78,9 +79,21 @@ Test(jsonpull, numbers_follow_the_json_grammar)
 		int ok;
 		double v;
 	} nums[] = {
-		{ "0", 1, 0 }, { "-0", 1, 0 }, { "12.5", 1, 12.5 }, { "1e2", 1, 100 }, { "-2.5E-3", 1, -0.0025 },
-		{ "4.9e-324", 1, 4.9e-324 }, { "01", 0, 0 }, { "-", 0, 0 }, { "1.", 0, 0 }, { ".5", 0, 0 },
-		{ "1e", 0, 0 }, { "+1", 0, 0 }, { "1e400", 0, 0 }, { "NaN", 0, 0 }, { "Infinity", 0, 0 },
+		{ "0", 1, 0 },
+		{ "-0", 1, 0 },
+		{ "12.5", 1, 12.5 },
+		{ "1e2", 1, 100 },
+		{ "-2.5E-3", 1, -0.0025 },
+		{ "4.9e-324", 1, 4.9e-324 },
+		{ "01", 0, 0 },
+		{ "-", 0, 0 },
+		{ "1.", 0, 0 },
+		{ ".5", 0, 0 },
+		{ "1e", 0, 0 },
+		{ "+1", 0, 0 },
+		{ "1e400", 0, 0 },
+		{ "NaN", 0, 0 },
+		{ "Infinity", 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
@@ -92,7 +105,8 @@ Test(jsonpull, numbers_follow_the_json_grammar)
 		rc = jp_num(&d.p, NULL, &v);
 		if (rc == 0)
 			rc = jp_finish(&d.p);
-		cr_expect_eq(rc == 0, nums[i].ok, "%s: %s", nums[i].text, rc ? d.e.msg : "accepted");
+		cr_expect_eq(rc == 0, nums[i].ok, "%s: %s", nums[i].text,
+			     rc ? d.e.msg : "accepted");
 		if (nums[i].ok)
 			cr_expect_eq(v, nums[i].v, "%s read as %g", nums[i].text, v);
 		free(d.buf);

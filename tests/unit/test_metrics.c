@@ -33,7 +33,8 @@ static void round_trip(const struct wl_metrics *m)
 	json_decref(j);
 }
 
-static struct wl_metrics accept_n(const char *id, const char *buf, size_t len, long long p, long long t)
+static struct wl_metrics accept_n(const char *id, const char *buf, size_t len, long long p,
+				  long long t)
 {
 	struct wl_metrics m;
 	struct err e;
@@ -48,7 +49,8 @@ static struct wl_metrics accept(const char *id, const char *s)
 	return accept_n(id, s, strlen(s), 32, 64);
 }
 
-static void refuse_n(const char *id, const char *buf, size_t len, long long p, long long t, const char *want)
+static void refuse_n(const char *id, const char *buf, size_t len, long long p, long long t,
+		     const char *want)
 {
 	struct wl_metrics m, zero;
 	struct err e;
@@ -84,7 +86,8 @@ static struct wl_metrics accept_file(const char *id, const char *path, long long
 	return m;
 }
 
-static void refuse_file(const char *id, const char *path, long long p, long long t, const char *want)
+static void refuse_file(const char *id, const char *path, long long p, long long t,
+			const char *want)
 {
 	size_t len;
 	char *buf = fixture(path, &len);
@@ -186,9 +189,11 @@ Test(metrics, json_line_final_line_without_lf_and_trailing_blanks)
 
 Test(metrics, json_line_integers_zero_stage_times_and_lower_is_better)
 {
-	struct wl_metrics m = accept(JSONL, "{\"tokens_per_second\": 12, \"end_to_end_milliseconds\": 5000, "
-				     "\"ttft_milliseconds\": 0, \"prefill_milliseconds\": 0, \"decode_milliseconds\": 0, "
-				     "\"quality\": {\"name\": \"perplexity\", \"score\": -3.5, \"higher_is_better\": false}}");
+	struct wl_metrics m =
+		accept(JSONL, "{\"tokens_per_second\": 12, \"end_to_end_milliseconds\": 5000, "
+			      "\"ttft_milliseconds\": 0, \"prefill_milliseconds\": 0, "
+			      "\"decode_milliseconds\": 0, \"quality\": {\"name\": \"perplexity\", "
+			      "\"score\": -3.5, \"higher_is_better\": false}}");
 
 	cr_assert_eq(m.tokens_per_second, 12);
 	cr_assert(m.has_ttft && m.has_prefill && m.has_decode);
@@ -199,12 +204,14 @@ Test(metrics, json_line_integers_zero_stage_times_and_lower_is_better)
 
 Test(metrics, json_line_bounds_are_inclusive_where_documented)
 {
-	struct wl_metrics m = accept(JSONL, "{\"tokens_per_second\": 1e9, \"end_to_end_milliseconds\": 1e12, "
-				     "\"decode_milliseconds\": 1e12, " QUALITY "}");
+	struct wl_metrics m =
+		accept(JSONL, "{\"tokens_per_second\": 1e9, \"end_to_end_milliseconds\": 1e12, "
+			      "\"decode_milliseconds\": 1e12, " QUALITY "}");
 
 	cr_assert_eq(m.tokens_per_second, 1e9);
 	cr_assert_eq(m.end_to_end_ms, 1e12);
-	m = accept(JSONL, "{\"tokens_per_second\": 1e-6, \"end_to_end_milliseconds\": 1e-9, " QUALITY "}");
+	m = accept(JSONL,
+		   "{\"tokens_per_second\": 1e-6, \"end_to_end_milliseconds\": 1e-9, " QUALITY "}");
 	cr_assert_eq(m.tokens_per_second, 1e-6);
 }
 
@@ -230,8 +237,10 @@ Test(metrics, json_line_stage_times_must_add_up)
 
 Test(metrics, json_line_only_the_last_line_counts)
 {
-	struct wl_metrics m = accept(JSONL, "{\"tokens_per_second\": 1, \"end_to_end_milliseconds\": 1, " QUALITY "}\n"
-				     "not json at all\n\x01\xfe\xff\n" LINE "\n");
+	struct wl_metrics m =
+		accept(JSONL,
+		       "{\"tokens_per_second\": 1, \"end_to_end_milliseconds\": 1, " QUALITY "}\n"
+		       "not json at all\n\x01\xfe\xff\n" LINE "\n");
 
 	cr_assert_eq(m.tokens_per_second, 41.7);
 }
@@ -271,7 +280,8 @@ Test(metrics, json_line_longer_than_the_tail_is_refused)
 {
 	size_t len = 2 + METRICS_TAIL_BYTES;
 	char *buf = fill(" ", len);
-	const char *want = "metrics line is longer than 65535 bytes (counted from its start to the end of stdout)";
+	const char *want = "metrics line is longer than 65535 bytes (counted from its start to the "
+			   "end of stdout)";
 	const char *line = LINE;
 
 	/* "x\n" then a line of 65536 bytes: refused whole and as its tail */
@@ -282,7 +292,8 @@ Test(metrics, json_line_longer_than_the_tail_is_refused)
 	refuse_n(JSONL, buf, len, 32, 64, want);
 	refuse_n(JSONL, buf + 2, METRICS_TAIL_BYTES, 32, 64, want);
 	refuse_n(JSONL, buf + 3, METRICS_TAIL_BYTES - 1, 32, 64,
-		 "metrics line is not a JSON object: it starts with \"\\x22tokens_per_second\\x22: 41.7, \\x22end_to_end_m\"...");
+		 "metrics line is not a JSON object: it starts with \"\\x22tokens_per_second\\x22: "
+		 "41.7, \\x22end_to_end_m\"...");
 	free(buf);
 }
 
@@ -296,8 +307,10 @@ Test(metrics, json_line_blank_lines_after_it_count_toward_the_limit)
 	memcpy(buf + 1, LINE, strlen(LINE));
 	cr_assert_eq(accept_n(JSONL, buf, 1 + METRICS_LINE_MAX, 32, 64).tokens_per_second, 41.7);
 	refuse_n(JSONL, buf, 2 + METRICS_LINE_MAX, 32, 64,
-		 "metrics line is longer than 65535 bytes (counted from its start to the end of stdout)");
-	refuse_n(JSONL, buf, len, 32, 64, "the last 65536 bytes of stdout are blank lines: expected a metrics line");
+		 "metrics line is longer than 65535 bytes (counted from its start to the end of "
+		 "stdout)");
+	refuse_n(JSONL, buf, len, 32, 64, "the last 65536 bytes of stdout are blank lines: "
+					  "expected a metrics line");
 	free(buf);
 }
 
@@ -314,24 +327,31 @@ Test(metrics, json_line_garbage_last_after_a_valid_line)
 {
 	refuse_file(JSONL, FIX "line/json-line-garbage-last.txt", 32, 64,
 		    "metrics line is not a JSON object: it starts with \"benchmark done.\"");
-	refuse(JSONL, LINE "\n\x01\xfe\xff garbage", "metrics line is not a JSON object: it starts with \"\\x01\\xfe\\xff garbage\"");
-	refuse(JSONL, LINE "\n  {\xff\xfe}", "metrics line is not valid JSON: column 3: unable to decode byte 0xff");
+	refuse(JSONL, LINE "\n\x01\xfe\xff garbage", "metrics line is not a JSON object: it starts "
+						     "with \"\\x01\\xfe\\xff garbage\"");
+	refuse(JSONL, LINE "\n  {\xff\xfe}", "metrics line is not valid JSON: column 3: unable to "
+					     "decode byte 0xff");
 }
 
 Test(metrics, json_line_nul_byte)
 {
-	static const char buf[] = "{\"tokens_per_second\": 41.7\0, \"end_to_end_milliseconds\": 1534.9}\n";
+	static const char buf[] =
+		"{\"tokens_per_second\": 41.7\0, \"end_to_end_milliseconds\": 1534.9}\n";
 
-	refuse_n(JSONL, buf, sizeof(buf) - 1, 32, 64, "metrics line holds a NUL byte (byte 27 of the line)");
+	refuse_n(JSONL, buf, sizeof(buf) - 1, 32, 64, "metrics line holds a NUL byte (byte 27 of "
+						      "the line)");
 	refuse_n(JSONL, "\0\n", 2, 32, 64, "metrics line holds a NUL byte (byte 1 of the line)");
 }
 
 Test(metrics, json_line_not_one_object)
 {
-	refuse(JSONL, "[41.7, 1534.9]", "metrics line is not a JSON object: it starts with \"[41.7, 1534.9]\"");
+	refuse(JSONL, "[41.7, 1534.9]", "metrics line is not a JSON object: it starts with "
+					"\"[41.7, 1534.9]\"");
 	refuse(JSONL, "41.7", "metrics line is not a JSON object: it starts with \"41.7\"");
-	refuse(JSONL, LINE " " LINE, "metrics line is not valid JSON: column 138: end of file expected near '{'");
-	refuse(JSONL, "{\"tokens_per_second\": 41.7,", "metrics line is not valid JSON: column 27: string or '}' expected near end of file");
+	refuse(JSONL, LINE " " LINE, "metrics line is not valid JSON: column 138: end of file "
+				     "expected near '{'");
+	refuse(JSONL, "{\"tokens_per_second\": 41.7,", "metrics line is not valid JSON: column 27: "
+						       "string or '}' expected near end of file");
 }
 
 Test(metrics, json_line_required_members)
@@ -352,16 +372,18 @@ Test(metrics, json_line_unknown_members)
 {
 	refuse(JSONL, HEAD "\"tokens\": 64, " QUALITY "}",
 	       "metrics line: tokens: unknown field");
-	refuse(JSONL, HEAD "\"quality\": "
-	       "{\"name\": \"exact_match\", \"score\": 1, \"higher_is_better\": true, \"unit\": \"%\"}}",
-	       "metrics line: quality.unit: unknown field");
+	refuse(JSONL,
+	       HEAD "\"quality\": {\"name\": \"exact_match\", \"score\": 1, \"higher_is_better\": "
+		    "true, \"unit\": \"%\"}}", "metrics line: quality.unit: unknown field");
 }
 
 Test(metrics, json_line_wrong_types)
 {
-	refuse(JSONL, "{\"tokens_per_second\": \"41.7\", \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
-	       "metrics line: tokens_per_second: expected a number, found a string");
-	refuse(JSONL, "{\"tokens_per_second\": null, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	refuse(JSONL,
+	       "{\"tokens_per_second\": \"41.7\", \"end_to_end_milliseconds\": 1534.9, " QUALITY
+	       "}", "metrics line: tokens_per_second: expected a number, found a string");
+	refuse(JSONL,
+	       "{\"tokens_per_second\": null, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
 	       "metrics line: tokens_per_second: expected a number, found null");
 	refuse(JSONL, HEAD "\"ttft_milliseconds\": true, "
 	       QUALITY "}", "metrics line: ttft_milliseconds: expected a number, found a boolean");
@@ -373,29 +395,39 @@ Test(metrics, json_line_wrong_types)
 	refuse(JSONL, HEAD "\"quality\": "
 	       "{\"name\": 7, \"score\": 1, \"higher_is_better\": true}}",
 	       "metrics line: quality.name: expected a string, found an integer");
-	refuse(JSONL, HEAD "\"quality\": {\"name\": \"exact_match\", \"score\": \"1\", \"higher_is_better\": true}}",
-	       "metrics line: quality.score: expected a number, found a string");
+	refuse(JSONL,
+	       HEAD "\"quality\": {\"name\": \"exact_match\", \"score\": \"1\", "
+		    "\"higher_is_better\": true}}", "metrics line: quality.score: expected a "
+						    "number, found a string");
 }
 
 Test(metrics, json_line_duplicates_and_non_finite_numbers)
 {
-	refuse(JSONL, "{\"tokens_per_second\": 41.7, \"tokens_per_second\": 99, \"end_to_end_milliseconds\": 1534.9, "
-	       QUALITY "}", "metrics line is not valid JSON: column 47: duplicate object key near '\"tokens_per_second\"'");
-	refuse(JSONL, "{\"tokens_per_second\": NaN, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	refuse(JSONL, "{\"tokens_per_second\": 41.7, \"tokens_per_second\": 99, "
+	       "\"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	       "metrics line is not valid JSON: column 47: duplicate object key near "
+	       "'\"tokens_per_second\"'");
+	refuse(JSONL,
+	       "{\"tokens_per_second\": NaN, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
 	       "metrics line is not valid JSON: column 25: invalid token near 'NaN'");
-	refuse(JSONL, "{\"tokens_per_second\": Infinity, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
-	       "metrics line is not valid JSON: column 30: invalid token near 'Infinity'");
-	refuse(JSONL, "{\"tokens_per_second\": 1e999, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	refuse(JSONL,
+	       "{\"tokens_per_second\": Infinity, \"end_to_end_milliseconds\": 1534.9, " QUALITY
+	       "}", "metrics line is not valid JSON: column 30: invalid token near 'Infinity'");
+	refuse(JSONL,
+	       "{\"tokens_per_second\": 1e999, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
 	       "metrics line is not valid JSON: column 27: real number overflow near '1e999'");
 }
 
 Test(metrics, json_line_out_of_range)
 {
-	refuse(JSONL, "{\"tokens_per_second\": 0, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	refuse(JSONL,
+	       "{\"tokens_per_second\": 0, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
 	       "metrics line: tokens_per_second: must be in [0.000001, 1000000000]");
-	refuse(JSONL, "{\"tokens_per_second\": 2e9, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	refuse(JSONL,
+	       "{\"tokens_per_second\": 2e9, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
 	       "metrics line: tokens_per_second: must be in [0.000001, 1000000000]");
-	refuse(JSONL, "{\"tokens_per_second\": 1e-7, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
+	refuse(JSONL,
+	       "{\"tokens_per_second\": 1e-7, \"end_to_end_milliseconds\": 1534.9, " QUALITY "}",
 	       "metrics line: tokens_per_second: must be in [0.000001, 1000000000]");
 	refuse(JSONL, "{\"tokens_per_second\": 41.7, \"end_to_end_milliseconds\": -1, " QUALITY "}",
 	       "metrics line: end_to_end_milliseconds: must be in (0, 1000000000000]");
@@ -403,10 +435,14 @@ Test(metrics, json_line_out_of_range)
 	       "metrics line: end_to_end_milliseconds: must be in (0, 1000000000000]");
 	refuse(JSONL, HEAD "\"ttft_milliseconds\": -0.5, "
 	       QUALITY "}", "metrics line: ttft_milliseconds: must be in [0, 1000000000000]");
-	refuse(JSONL, HEAD "\"prefill_milliseconds\": "
-	       "-1e-9, " QUALITY "}", "metrics line: prefill_milliseconds: must be in [0, 1000000000000]");
-	refuse(JSONL, HEAD "\"decode_milliseconds\": "
-	       "2e12, " QUALITY "}", "metrics line: decode_milliseconds: must be in [0, 1000000000000]");
+	refuse(JSONL,
+	       HEAD "\"prefill_milliseconds\": "
+		    "-1e-9, " QUALITY "}", "metrics line: prefill_milliseconds: must be in [0, "
+					   "1000000000000]");
+	refuse(JSONL,
+	       HEAD "\"decode_milliseconds\": "
+		    "2e12, " QUALITY "}", "metrics line: decode_milliseconds: must be in [0, "
+					  "1000000000000]");
 }
 
 Test(metrics, json_line_quality_name)
@@ -422,14 +458,16 @@ Test(metrics, json_line_quality_name)
 	       "metrics line: quality.name: must be a non-blank name of at most 127 bytes");
 	snprintf(line, sizeof(line), HEAD "\"quality\": "
 		 "{\"name\": \"%s\", \"score\": 1, \"higher_is_better\": true}}", name);
-	refuse(JSONL, line, "metrics line: quality.name: must be a non-blank name of at most 127 bytes");
+	refuse(JSONL, line, "metrics line: quality.name: must be a non-blank name of at most 127 "
+			    "bytes");
 	name[127] = '\0';
 	snprintf(line, sizeof(line), HEAD "\"quality\": "
 		 "{\"name\": \"%s\", \"score\": 1, \"higher_is_better\": true}}", name);
 	cr_assert_str_eq(accept(JSONL, line).quality.name, name);
-	refuse(JSONL, HEAD "\"quality\": "
-	       "{\"name\": \"a\\u0000b\", \"score\": 1, \"higher_is_better\": true}}",
-	       "metrics line is not valid JSON: column 93: \\u0000 is not allowed without JSON_ALLOW_NUL near '\"a\\u0000b\"'");
+	refuse(JSONL,
+	       HEAD "\"quality\": {\"name\": \"a\\u0000b\", \"score\": 1, \"higher_is_better\": "
+		    "true}}", "metrics line is not valid JSON: column 93: \\u0000 is not allowed "
+			      "without JSON_ALLOW_NUL near '\"a\\u0000b\"'");
 	refuse(JSONL, HEAD "\"quality\": "
 	       "{\"name\": \"pr\xe9\", \"score\": 1, \"higher_is_better\": true}}",
 	       "metrics line is not valid JSON: column 86: unable to decode byte 0xe9 near '\"pr'");
@@ -447,7 +485,8 @@ Test(metrics, quality_line_fills_only_the_quality)
 	cr_assert_str_eq(m.quality.name, "exact_match");
 	cr_assert_eq(m.quality.score, 1);
 	cr_assert(m.quality.higher_is_better);
-	m = accept(QUAL, "{\"name\": \"rouge-l\", \"score\": 0.4375, \"higher_is_better\": true}\r\n\r\n");
+	m = accept(QUAL, "{\"name\": \"rouge-l\", \"score\": 0.4375, \"higher_is_better\": "
+			 "true}\r\n\r\n");
 	cr_assert_eq(m.quality.score, 0.4375);
 }
 
@@ -455,17 +494,21 @@ Test(metrics, quality_line_refusals)
 {
 	refuse(QUAL, "", "stdout is empty: expected a quality line");
 	refuse(QUAL, " \n", "stdout has only blank lines: expected a quality line");
-	refuse(QUAL, "{\"name\": \"exact_match\", \"higher_is_better\": true}", "quality line: score: missing required field");
-	refuse(QUAL, "{\"name\": \"exact_match\", \"score\": 1}", "quality line: higher_is_better: missing required field");
+	refuse(QUAL, "{\"name\": \"exact_match\", \"higher_is_better\": true}",
+	       "quality line: score: missing required field");
+	refuse(QUAL, "{\"name\": \"exact_match\", \"score\": 1}", "quality line: higher_is_better: "
+								  "missing required field");
 	refuse(QUAL, LINE, "quality line: tokens_per_second: unknown field");
 	refuse(QUAL, "{\"name\": \"exact_match\", \"score\": \"1\", \"higher_is_better\": true}",
 	       "quality line: score: expected a number, found a string");
 	refuse(QUAL, "{\"name\": \"\", \"score\": 1, \"higher_is_better\": true}",
 	       "quality line: name: must be a non-blank name of at most 127 bytes");
-	refuse(QUAL, "{\"name\": \"exact_match\", \"score\": 1, \"higher_is_better\": true}\nPASS\n",
+	refuse(QUAL, "{\"name\": \"exact_match\", \"score\": 1, \"higher_is_better\": true}\n"
+		     "PASS\n",
 	       "quality line is not a JSON object: it starts with \"PASS\"");
 	refuse(QUAL, "[\"exact_match\", 1, true]",
-	       "quality line is not a JSON object: it starts with \"[\\x22exact_match\\x22, 1, true]\"");
+	       "quality line is not a JSON object: it starts with \"[\\x22exact_match\\x22, 1, "
+	       "true]\"");
 }
 
 /* ---- llama-bench/v1: the shapes real versions print ------------------------ */
@@ -507,11 +550,11 @@ Test(metrics, llama_bench_accepted_generations)
 		long long p, t;
 		double avg_ns;	/* of the chosen result */
 	} cases[] = {
-		{ "mid-2024-json-pg.json", 32, 64, 1484049118 },		/* no n_depth */
-		{ "late-2024-jsonl-pp-tg-pg.jsonl", 32, 64, 1493739898 },	/* third result */
-		{ "2025-json-depth.json", 32, 64, 1495551522 },			/* depth 0, not 512 */
+		{ "mid-2024-json-pg.json", 32, 64, 1484049118 }, /* no n_depth */
+		{ "late-2024-jsonl-pp-tg-pg.jsonl", 32, 64, 1493739898 }, /* third result */
+		{ "2025-json-depth.json", 32, 64, 1495551522 }, /* depth 0, not 512 */
 		{ "newest-jsonl-pg.jsonl", 32, 64, 1505389552 },
-		{ "newest-json-p1.json", 1, 64, 1367705835 },			/* the CUDA shape */
+		{ "newest-json-p1.json", 1, 64, 1367705835 }, /* the CUDA shape */
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -600,7 +643,8 @@ Test(metrics, llama_bench_two_matching_rows)
 Test(metrics, llama_bench_truncated_json)
 {
 	refuse_file(LB, FIX "llama-bench/late-2024-json-truncated.json", 32, 64,
-		    "llama-bench output (-o json) is not valid JSON: line 37, column 3: ']' expected near end of file");
+		    "llama-bench output (-o json) is not valid JSON: line 37, column 3: ']' "
+		    "expected near end of file");
 }
 
 Test(metrics, llama_bench_markdown_and_other_text)
@@ -611,23 +655,31 @@ Test(metrics, llama_bench_markdown_and_other_text)
 	refuse(LB, "\n\nggml_vulkan: Found 1 Vulkan devices:\n[\n]\n",
 	       "stdout is not llama-bench -o json or -o jsonl output: line 3 starts with "
 	       "\"ggml_vulkan: Found 1 Vulkan devices:\"");
-	refuse(LB, " \xff\x01\"\\ ok", "stdout is not llama-bench -o json or -o jsonl output: line 1 starts with "
+	refuse(LB, " \xff\x01\"\\ ok",
+	       "stdout is not llama-bench -o json or -o jsonl output: line 1 starts with "
 	       "\"\\xff\\x01\\x22\\x5c ok\"");
-	refuse(LB, "[]\ndone\n", "llama-bench output (-o json) is not valid JSON: line 2, column 4: end of file expected near 'done'");
+	refuse(LB, "[]\ndone\n", "llama-bench output (-o json) is not valid JSON: line 2, column "
+				 "4: end of file expected near 'done'");
 	refuse(LB, "{\"n_prompt\": 32, \"n_gen\": 64, \"avg_ns\": 1}\ndone\n",
-	       "line 2 of the llama-bench output (-o jsonl) is not a JSON object: it starts with \"done\"");
+	       "line 2 of the llama-bench output (-o jsonl) is not a JSON object: it starts with "
+	       "\"done\"");
 }
 
 Test(metrics, llama_bench_empty_output)
 {
-	refuse_n(LB, NULL, 0, 32, 64, "stdout is empty: expected llama-bench -o json or -o jsonl output");
-	refuse(LB, " \r\n\t\n", "stdout has only blank lines: expected llama-bench -o json or -o jsonl output");
+	refuse_n(LB, NULL, 0, 32, 64, "stdout is empty: expected llama-bench -o json or -o jsonl "
+				      "output");
+	refuse(LB, " \r\n\t\n", "stdout has only blank lines: expected llama-bench -o json or -o "
+				"jsonl output");
 	refuse(LB, "[\n]\n", NO_ROW(32, 64) "none");
 }
 
 Test(metrics, llama_bench_minimal_rows_and_crlf)
 {
-	struct wl_metrics m = accept(LB, ROW(32, 0, ", \"avg_ns\": 1000") "\r\n" ROW(32, 64, ", \"avg_ns\": 2000000000") "\r\n");
+	struct wl_metrics m =
+		accept(LB, ROW(32, 0,
+			       ", \"avg_ns\": 1000") "\r\n" ROW(32, 64,
+								", \"avg_ns\": 2000000000") "\r\n");
 
 	llama_values(&m, 2e9, 64);
 	cr_assert_eq(m.tokens_per_second, 32);
@@ -645,33 +697,45 @@ Test(metrics, llama_bench_row_fields)
 	       "llama-bench output: [0].n_prompt: expected an integer, found a string");
 	refuse(LB, "[{\"n_prompt\": 32.0, \"n_gen\": 64}]",
 	       "llama-bench output: [0].n_prompt: expected an integer, found a fractional number");
-	refuse(LB, "[" ROW(32, 64, ", \"n_depth\": -1") "]", "llama-bench output: [0].n_depth: must not be negative");
+	refuse(LB, "[" ROW(32, 64, ", \"n_depth\": -1") "]", "llama-bench output: [0].n_depth: "
+							     "must not be negative");
 	refuse(LB, "[" ROW(32, 64, ", \"n_depth\": null") "]",
 	       "llama-bench output: [0].n_depth: expected an integer, found null");
 	refuse(LB, "[" ROW(32, -64, "") "]", "llama-bench output: [0].n_gen: must not be negative");
-	refuse(LB, "[1, 2]", "llama-bench output: [0]: expected an object (one llama-bench result)");
-	refuse(LB, ROW(32, 0, "") "\n" ROW(32, 64, ""), "llama-bench output: line 2: avg_ns: missing required field");
+	refuse(LB, "[1, 2]",
+	       "llama-bench output: [0]: expected an object (one llama-bench result)");
+	refuse(LB, ROW(32, 0, "") "\n" ROW(32, 64, ""), "llama-bench output: line 2: avg_ns: "
+							"missing required field");
 	refuse(LB, "[" ROW(32, 64, ", \"avg_ns\": \"1\"") "]",
 	       "llama-bench output: [0].avg_ns: expected a number, found a string");
-	refuse(LB, ROW(32, 64, ", \"avg_ns\": 0"), "llama-bench output: line 1: avg_ns: must be positive");
-	refuse(LB, ROW(32, 64, ", \"avg_ns\": -5"), "llama-bench output: line 1: avg_ns: must be positive");
+	refuse(LB, ROW(32, 64, ", \"avg_ns\": 0"), "llama-bench output: line 1: avg_ns: must be "
+						   "positive");
+	refuse(LB, ROW(32, 64, ", \"avg_ns\": -5"), "llama-bench output: line 1: avg_ns: must be "
+						    "positive");
 	refuse(LB, ROW(32, 64, ", \"avg_ns\": 9223372036854775807"),
 	       "llama-bench output: line 1: avg_ns: is more than 1000000000000 ms");
 	refuse(LB, ROW(32, 64, ", \"avg_ns\": 32"),
 	       "llama-bench output: 2000000000 tokens per second is outside "
 	       "[0.000001, 1000000000]");
 	/* fields that select nothing are read only where they are used */
-	accept(LB, ROW(32, 0, ", \"avg_ns\": \"n/a\"") "\n" ROW(32, 64, ", \"avg_ns\": 1e9, \"avg_ts\": null"));
+	accept(LB,
+	       ROW(32, 0, ", \"avg_ns\": \"n/a\"") "\n" ROW(32, 64, ", \"avg_ns\": 1e9, "
+								    "\"avg_ts\": null"));
 }
 
 Test(metrics, llama_bench_jsonl_lines)
 {
 	refuse(LB, ROW(32, 64, ", \"avg_ns\": 1") "\n[1]\n",
-	       "line 2 of the llama-bench output (-o jsonl) is not a JSON object: it starts with \"[1]\"");
-	refuse(LB, ROW(32, 64, ", \"avg_ns\": 1") "\n\n" ROW(32, 64, ", \"avg_ns\": 1") " " ROW(1, 1, ""),
-	       "line 3 of the llama-bench output (-o jsonl) is not valid JSON: column 44: end of file expected near '{'");
+	       "line 2 of the llama-bench output (-o jsonl) is not a JSON object: it starts with "
+	       "\"[1]\"");
+	refuse(LB,
+	       ROW(32, 64, ", \"avg_ns\": 1") "\n\n" ROW(32, 64, ", \"avg_ns\": 1") " " ROW(1, 1,
+											    ""),
+	       "line 3 of the llama-bench output (-o jsonl) is not valid JSON: column 44: end of "
+	       "file expected near '{'");
 	refuse(LB, ROW(32, 64, ", \"avg_ns\": 1, \"n_gen\": 1"),
-	       "line 1 of the llama-bench output (-o jsonl) is not valid JSON: column 50: duplicate object key near '\"n_gen\"'");
+	       "line 1 of the llama-bench output (-o jsonl) is not valid JSON: column 50: "
+	       "duplicate object key near '\"n_gen\"'");
 }
 
 Test(metrics, llama_bench_nul_byte_and_size)

@@ -35,17 +35,17 @@ static const char launch_json[] =
 	"  \"recommended_lever_id\": \"metal.command-buffer-amortization\"\n"
 	"}\n";
 
-static const char cuda_json[] =
-	"{\n"
-	"  \"schema\": \"fak-native-performance-bottleneck/v1\",\n"
-	"  \"envelope_id\": \"qwen38-27b-q4k-a100-p1-decode\",\n"
-	"  \"class\": \"bandwidth-bound\",\n"
-	"  \"confidence\": \"high\",\n"
-	"  \"evidence\": [\n"
-	"    \"CUDA achieved bandwidth is at least 70% while compute is below 60% of backend peak\"\n"
-	"  ],\n"
-	"  \"recommended_lever_id\": \"cuda.q8_1-activation-quant\"\n"
-	"}\n";
+static const char cuda_json[] = "{\n"
+				"  \"schema\": \"fak-native-performance-bottleneck/v1\",\n"
+				"  \"envelope_id\": \"qwen38-27b-q4k-a100-p1-decode\",\n"
+				"  \"class\": \"bandwidth-bound\",\n"
+				"  \"confidence\": \"high\",\n"
+				"  \"evidence\": [\n"
+				"    \"CUDA achieved bandwidth is at least 70% while compute is "
+				"below 60% of backend peak\"\n"
+				"  ],\n"
+				"  \"recommended_lever_id\": \"cuda.q8_1-activation-quant\"\n"
+				"}\n";
 
 static const char bandwidth_json[] =
 	"{\n"
@@ -86,7 +86,8 @@ Test(profile, accepted_fixtures_classify_to_their_golden_json)
 		a = tp_json(profile_class_json(&c1));
 		b = tp_json(profile_class_json(&c2));
 		cr_expect_str_eq(a, accepted[i].json, "%s", accepted[i].fixture);
-		cr_expect_str_eq(a, b, "%s: classification is not deterministic", accepted[i].fixture);
+		cr_expect_str_eq(a, b, "%s: classification is not deterministic",
+				 accepted[i].fixture);
 		free(a);
 		free(b);
 		profile_release(&p);
@@ -153,30 +154,32 @@ static const struct {
 	  "execution.forward_path must exactly match the selected envelope: "
 	  "\"metal/other-forward-path\" is not \"metal/qwen35-hybrid-session-v1\"" },
 	{ "reject-invalid-fallback-identity.json",
-	  "profile requires fak-native execution identity with zero fallback (engine \"fak-native\", "
+	  "profile requires fak-native execution identity with zero fallback (engine "
+	  "\"fak-native\", "
 	  "forward_path \"metal/qwen35-hybrid-session-v1\", fallback_count 1)" },
 	{ "reject-invalid-native-identity.json",
-	  "profile requires fak-native execution identity with zero fallback (engine \"other-engine\", "
+	  "profile requires fak-native execution identity with zero fallback (engine "
+	  "\"other-engine\", "
 	  "forward_path \"metal/qwen35-hybrid-session-v1\", fallback_count 0)" },
 	{ "reject-missing-attribution-state.json",
 	  "dispatch attribution is required or must carry a typed unavailable reason" },
 	{ "reject-missing-phase.json",
 	  "profile must contain every ordered phase: expected 6, found 5" },
 	{ "reject-mixed-backend-counters.json",
-	  "Metal envelope " ENV_METAL " requires only Metal counters: a metal block and no cuda block" },
+	  "Metal envelope " ENV_METAL
+	  " requires only Metal counters: a metal block and no cuda block" },
 	{ "reject-mixed-envelope-lever.json",
-	  "dispatch attribution 0 mixes envelope " ENV_CUDA " lever \"cuda.q8_1-activation-quant\" into "
-	  ENV_METAL "\n"
-	  "dispatch attribution 1 mixes envelope " ENV_CUDA " lever \"cuda.q8_1-activation-quant\" into "
-	  ENV_METAL },
-	{ "reject-mixed-levers.json",
-	  "dispatch attribution 1 mixes lever \"metal.paged-kv\" with "
-	  "\"metal.command-buffer-amortization\"" },
+	  "dispatch attribution 0 mixes envelope " ENV_CUDA
+	  " lever \"cuda.q8_1-activation-quant\" into " ENV_METAL "\n"
+	  "dispatch attribution 1 mixes envelope " ENV_CUDA
+	  " lever \"cuda.q8_1-activation-quant\" into " ENV_METAL },
+	{ "reject-mixed-levers.json", "dispatch attribution 1 mixes lever \"metal.paged-kv\" with "
+				      "\"metal.command-buffer-amortization\"" },
 	{ "reject-negative-counter.json",
 	  "Metal wait_milliseconds must be finite and non-negative, found -1" },
-	{ "reject-overlapping-phases.json",
-	  "phase \"first-token\" overlaps the previous phase: it starts at 20 ms, before the previous "
-	  "phase ends at 22 ms" },
+	{ "reject-overlapping-phases.json", "phase \"first-token\" overlaps the previous phase: it "
+					    "starts at 20 ms, before the previous "
+					    "phase ends at 22 ms" },
 	{ "reject-unknown-lever.json",
 	  "dispatch attribution 0 references unknown lever \"metal.unknown-lever\"\n"
 	  "dispatch attribution 1 references unknown lever \"metal.unknown-lever\"" },
@@ -184,7 +187,8 @@ static const struct {
 	  "Metal dispatch_milliseconds must not exceed the steady-decode duration: 10000000 > 40\n"
 	  "Metal wait_milliseconds must not exceed the steady-decode duration: 1000000 > 40" },
 	{ "reject-cuda-sync-exceeds-steady-decode.json",
-	  "CUDA synchronization_milliseconds must not exceed the steady-decode duration: 40.5 > 40" },
+	  "CUDA synchronization_milliseconds must not exceed the steady-decode duration: 40.5 > "
+	  "40" },
 	{ "reject-non-finite-share.json",
 	  "Metal dispatch_milliseconds must not exceed the steady-decode duration: 34.5 > 1e-300\n"
 	  "Metal wait_milliseconds must not exceed the steady-decode duration: 1e+300 > 1e-300\n"
@@ -262,14 +266,17 @@ Test(profile, strict_decode_rejects_unknown_keys_types_and_null)
 			    DE "raw_private_log: unknown field");
 	expect_decode_error("\"encoders\"", "\"Encoders\": 1, \"encoders\"",
 			    DE "metal.Encoders: unknown field");
-	expect_decode_error("\"count\": 20\n    },\n    {", "\"count\": 20, \"extra\": 1\n    },\n    {",
+	expect_decode_error("\"count\": 20\n    },\n    {",
+			    "\"count\": 20, \"extra\": 1\n    },\n    {",
 			    DE "attributions[0].extra: unknown field");
 	expect_decode_error("\"fallback_count\": 0", "\"fallback_count\": null",
 			    DE "execution.fallback_count: expected an integer, found null");
 	expect_decode_error("\"fallback_count\": 0", "\"fallback_count\": 0.0",
-			    DE "execution.fallback_count: expected an integer, found a fractional number");
+			    DE "execution.fallback_count: expected an integer, found a fractional "
+			       "number");
 	expect_decode_error("\"command_buffers\": 40", "\"command_buffers\": 4e1",
-			    DE "metal.command_buffers: expected an integer, found a fractional number");
+			    DE "metal.command_buffers: expected an integer, found a fractional "
+			       "number");
 	expect_decode_error("\"command_buffers\": 40", "\"command_buffers\": \"40\"",
 			    DE "metal.command_buffers: expected an integer, found a string");
 	expect_decode_error("\"wait_milliseconds\": 4", "\"wait_milliseconds\": null",
@@ -277,7 +284,8 @@ Test(profile, strict_decode_rejects_unknown_keys_types_and_null)
 	expect_decode_error("\"resident_bytes\": 24000000000", "\"resident_bytes\": -1",
 			    DE "metal.resident_bytes: expected a non-negative integer, found -1");
 	expect_decode_error("\"working_set_bytes\": 24000000000", "\"working_set_bytes\": 24e9",
-			    DE "metal.working_set_bytes: expected an integer, found a fractional number");
+			    DE "metal.working_set_bytes: expected an integer, found a fractional "
+			       "number");
 	expect_decode_error("\"schema\": \"fak-native-performance-profile/v1\",", "",
 			    DE "schema: missing required field");
 	expect_decode_error("\"execution\": {", "\"execution\": null, \"x\": {",
@@ -286,10 +294,11 @@ Test(profile, strict_decode_rejects_unknown_keys_types_and_null)
 			    DE "phases[0].name: missing required field");
 	expect_decode_error("\"phases\": [", "\"phases\": [1, ",
 			    DE "phases[0]: expected an object, found an integer");
-	expect_decode_error("\"attributions\": [", "\"attribution_unavailable\": null, \"attributions\": [",
+	expect_decode_error("\"attributions\": [", "\"attribution_unavailable\": null, "
+						   "\"attributions\": [",
 			    DE "attribution_unavailable: expected an object, found null");
-	expect_decode_error("\"attributions\": [", "\"counter_comparisons\": [{\"left_backend\": \"metal\"}], "
-			    "\"attributions\": [",
+	expect_decode_error("\"attributions\": [", "\"counter_comparisons\": [{\"left_backend\": "
+						   "\"metal\"}], \"attributions\": [",
 			    DE "counter_comparisons[0].left_counter: missing required field");
 	expect_decode_error("\"attributions\": [", "\"selection_override\": {\"issue_number\": 1}, "
 			    "\"attributions\": [",
@@ -307,16 +316,21 @@ Test(profile, strict_decode_rejects_non_objects_and_trailing_values)
 	struct err e;
 	struct err re;
 
-	cr_assert_eq(file_read(TP_DIR "synthetic-metal-launch-bound.json", PROFILE_MAX_BYTES, &twice, &re), 0);
+	cr_assert_eq(file_read(TP_DIR "synthetic-metal-launch-bound.json", PROFILE_MAX_BYTES,
+			       &twice, &re),
+		     0);
 	sb_add(&twice, twice.buf, twice.len);
 	cr_expect_eq(profile_decode(&p, twice.buf, twice.len, "twice", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot decode profile 'twice': line 64, column 1: end of file expected near '{'");
+	cr_expect_str_eq(e.msg, "cannot decode profile 'twice': line 64, column 1: end of file "
+				"expected near '{'");
 	sb_release(&twice);
 
 	cr_expect_eq(profile_decode(&p, "", 0, "empty", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot decode profile 'empty': line 1, column 0: '[' or '{' expected near end of file");
+	cr_expect_str_eq(e.msg, "cannot decode profile 'empty': line 1, column 0: '[' or '{' "
+				"expected near end of file");
 	cr_expect_eq(profile_decode(&p, "[]", 2, "array", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot decode profile 'array': $: expected an object, found an array");
+	cr_expect_str_eq(e.msg, "cannot decode profile 'array': $: expected an object, found an "
+				"array");
 }
 
 Test(profile, load_refuses_unreadable_and_oversized_files)
@@ -338,7 +352,8 @@ Test(profile, load_refuses_unreadable_and_oversized_files)
 	unlink(path);
 
 	cr_expect_eq(profile_load(&p, TP_DIR "no-such-profile.json", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot read '" TP_DIR "no-such-profile.json': No such file or directory");
+	cr_expect_str_eq(e.msg,
+			 "cannot read '" TP_DIR "no-such-profile.json': No such file or directory");
 }
 
 /* ---- envelope binding and identity ------------------------------------ */
@@ -375,18 +390,19 @@ Test(profile, identity_and_forward_path)
 	tp_load(&p, LB);
 	p.execution.forward_path = " \t";
 	tp_expect_findings(&p, &g,
-			   "execution.forward_path must exactly match the selected envelope: \" \\t\" is "
+			   "execution.forward_path must exactly match the selected envelope: \" "
+			   "\\t\" is "
 			   "not \"metal/qwen35-hybrid-session-v1\"\n"
-			   "profile requires fak-native execution identity with zero fallback (engine "
-			   "\"fak-native\", forward_path \" \\t\", fallback_count 0)",
+			   "profile requires fak-native execution identity with zero fallback "
+			   "(engine \"fak-native\", forward_path \" \\t\", fallback_count 0)",
 			   "blank forward path gives both findings");
 	p.execution.forward_path = "metal/qwen35-hybrid-session-v1";
 	p.execution.engine = "FAK-NATIVE";
 	p.execution.fallback_count = -1;
 	tp_expect_findings(&p, &g,
-			   "profile requires fak-native execution identity with zero fallback (engine "
-			   "\"FAK-NATIVE\", forward_path \"metal/qwen35-hybrid-session-v1\", "
-			   "fallback_count -1)",
+			   "profile requires fak-native execution identity with zero fallback "
+			   "(engine \"FAK-NATIVE\", forward_path "
+			   "\"metal/qwen35-hybrid-session-v1\", fallback_count -1)",
 			   "identity is one finding, case-sensitive");
 	profile_release(&p);
 
@@ -408,11 +424,14 @@ Test(profile, phase_numbers)
 		double start, duration;
 		const char *want;
 	} cases[] = {
-		{ NAN, 12, "phase \"load-setup\" start must be finite and non-negative, found NaN" },
-		{ INFINITY, 12, "phase \"load-setup\" start must be finite and non-negative, found +Inf" },
+		{ NAN, 12,
+		  "phase \"load-setup\" start must be finite and non-negative, found NaN" },
+		{ INFINITY, 12,
+		  "phase \"load-setup\" start must be finite and non-negative, found +Inf" },
 		{ -1, 12, "phase \"load-setup\" start must be finite and non-negative, found -1" },
 		{ 0, NAN, "phase \"load-setup\" duration must be finite and positive, found NaN" },
-		{ 0, INFINITY, "phase \"load-setup\" duration must be finite and positive, found +Inf" },
+		{ 0, INFINITY,
+		  "phase \"load-setup\" duration must be finite and positive, found +Inf" },
 		{ 0, 0, "phase \"load-setup\" duration must be finite and positive, found 0" },
 		{ 0, -1, "phase \"load-setup\" duration must be finite and positive, found -1" },
 		{ DBL_MAX, DBL_MAX, "phase \"load-setup\" end must be finite" },
@@ -429,16 +448,15 @@ Test(profile, phase_numbers)
 	p.phases[0].duration_ms = 12;
 	p.phases[1].start_ms = 1;
 	tp_expect_findings(&p, &g,
-			   "phase \"prefill\" overlaps the previous phase: it starts at 1 ms, before "
-			   "the previous phase ends at 12 ms",
-			   "overlap");
+			   "phase \"prefill\" overlaps the previous phase: it starts at 1 ms, "
+			   "before the previous phase ends at 12 ms", "overlap");
 	/* a non-finite phase does not move the running end: the next phase is
 	 * compared with the last finite one */
 	p.phases[1].start_ms = NAN;
 	p.phases[2].start_ms = 11.5;
 	tp_expect_findings(&p, &g,
-			   "phase \"first-token\" overlaps the previous phase: it starts at 11.5 ms, "
-			   "before the previous phase ends at 12 ms\n"
+			   "phase \"first-token\" overlaps the previous phase: it starts at 11.5 "
+			   "ms, before the previous phase ends at 12 ms\n"
 			   "phase \"prefill\" start must be finite and non-negative, found NaN",
 			   "running end after a non-finite phase");
 	profile_release(&p);
@@ -449,8 +467,11 @@ Test(profile, phase_end_overflow_from_json)
 	struct profile p;
 	struct err e;
 
-	cr_assert_eq(tp_decode_edit(&p, LB, "\"start_milliseconds\": 73,\n      \"duration_milliseconds\": 3",
-				    "\"start_milliseconds\": 1e308,\n      \"duration_milliseconds\": 1e308", &e),
+	cr_assert_eq(tp_decode_edit(&p, LB, "\"start_milliseconds\": 73,\n"
+					    "      \"duration_milliseconds\": 3",
+				    "\"start_milliseconds\": 1e308,\n"
+				    "      \"duration_milliseconds\": 1e308",
+				    &e),
 		     0, "%s", e.msg);
 	tp_expect_findings(&p, &g, "phase \"teardown\" end must be finite", "overflow");
 	profile_release(&p);
@@ -467,8 +488,8 @@ Test(profile, phases_touching_and_gaps_are_allowed_order_is_not)
 	p.phases[1].name = "first-token";
 	p.phases[2].name = "prefill";
 	tp_expect_findings(&p, &g,
-			   "profile phases are missing or out of order: phases[1] is \"first-token\", "
-			   "expected \"prefill\"\n"
+			   "profile phases are missing or out of order: phases[1] is "
+			   "\"first-token\", expected \"prefill\"\n"
 			   "profile phases are missing or out of order: phases[2] is \"prefill\", "
 			   "expected \"first-token\"",
 			   "swapped names");
@@ -476,12 +497,14 @@ Test(profile, phases_touching_and_gaps_are_allowed_order_is_not)
 	p.phases[2].name = "first-token";
 	p.phases[1].start_ms = -0.5;
 	tp_expect_findings(&p, &g,
-			   "phase \"pre\\nfill\\\"\" overlaps the previous phase: it starts at -0.5 ms, "
-			   "before the previous phase ends at 12 ms\n"
-			   "phase \"pre\\nfill\\\"\" start must be finite and non-negative, found -0.5\n"
-			   "profile phases are missing or out of order: phases[1] is \"pre\\nfill\\\"\", "
-			   "expected \"prefill\"",
-			   "names are quoted and escaped; a negative start is still checked for overlap");
+			   "phase \"pre\\nfill\\\"\" overlaps the previous phase: it starts at "
+			   "-0.5 ms, before the previous phase ends at 12 ms\n"
+			   "phase \"pre\\nfill\\\"\" start must be finite and non-negative, found "
+			   "-0.5\n"
+			   "profile phases are missing or out of order: phases[1] is "
+			   "\"pre\\nfill\\\"\", expected \"prefill\"",
+			   "names are quoted and escaped; a negative start is still checked for "
+			   "overlap");
 	profile_release(&p);
 }
 
@@ -491,11 +514,12 @@ Test(profile, too_many_phases)
 	struct err e;
 
 	cr_assert_eq(tp_decode_edit(&p, LB, "\"phases\": [",
-				    "\"phases\": [{\"name\": \"warmup\", \"start_milliseconds\": 0, "
-				    "\"duration_milliseconds\": 1},",
+				    "\"phases\": [{\"name\": \"warmup\", \"start_milliseconds\": "
+				    "0, \"duration_milliseconds\": 1},",
 				    &e),
 		     0, "%s", e.msg);
-	tp_expect_findings(&p, &g, "profile must contain every ordered phase: expected 6, found 7", "7");
+	tp_expect_findings(&p, &g, "profile must contain every ordered phase: expected 6, found 7",
+			   "7");
 	profile_release(&p);
 }
 
@@ -587,29 +611,41 @@ Test(profile, cuda_counter_domains)
 		const char *want;
 	} cases[] = {
 		{ 0, -1, "CUDA occupancy_percent must be finite and between 0 and 100, found -1" },
-		{ 0, 101, "CUDA occupancy_percent must be finite and between 0 and 100, found 101" },
-		{ 0, NAN, "CUDA occupancy_percent must be finite and between 0 and 100, found NaN" },
-		{ 0, INFINITY, "CUDA occupancy_percent must be finite and between 0 and 100, found +Inf" },
+		{ 0, 101,
+		  "CUDA occupancy_percent must be finite and between 0 and 100, found 101" },
+		{ 0, NAN,
+		  "CUDA occupancy_percent must be finite and between 0 and 100, found NaN" },
+		{ 0, INFINITY,
+		  "CUDA occupancy_percent must be finite and between 0 and 100, found +Inf" },
 		{ 1, -1, "CUDA achieved_bandwidth_gbs must be finite and non-negative, found -1" },
-		{ 1, NAN, "CUDA achieved_bandwidth_gbs must be finite and non-negative, found NaN" },
-		{ 1, INFINITY, "CUDA achieved_bandwidth_gbs must be finite and non-negative, found +Inf" },
-		{ 1, 1001, "CUDA achieved_bandwidth_gbs must not exceed peak_bandwidth_gbs: 1001 > 1000" },
+		{ 1, NAN,
+		  "CUDA achieved_bandwidth_gbs must be finite and non-negative, found NaN" },
+		{ 1, INFINITY,
+		  "CUDA achieved_bandwidth_gbs must be finite and non-negative, found +Inf" },
+		{ 1, 1001,
+		  "CUDA achieved_bandwidth_gbs must not exceed peak_bandwidth_gbs: 1001 > 1000" },
 		/* no cross-check against a peak that is not positive */
 		{ 2, 0, "CUDA peak_bandwidth_gbs must be finite and positive, found 0" },
 		{ 2, -1, "CUDA peak_bandwidth_gbs must be finite and positive, found -1" },
 		{ 2, NAN, "CUDA peak_bandwidth_gbs must be finite and positive, found NaN" },
 		{ 2, INFINITY, "CUDA peak_bandwidth_gbs must be finite and positive, found +Inf" },
 		{ 3, -1, "CUDA achieved_compute_tflops must be finite and non-negative, found -1" },
-		{ 3, NAN, "CUDA achieved_compute_tflops must be finite and non-negative, found NaN" },
-		{ 3, INFINITY, "CUDA achieved_compute_tflops must be finite and non-negative, found +Inf" },
-		{ 3, 101, "CUDA achieved_compute_tflops must not exceed peak_compute_tflops: 101 > 100" },
+		{ 3, NAN,
+		  "CUDA achieved_compute_tflops must be finite and non-negative, found NaN" },
+		{ 3, INFINITY,
+		  "CUDA achieved_compute_tflops must be finite and non-negative, found +Inf" },
+		{ 3, 101,
+		  "CUDA achieved_compute_tflops must not exceed peak_compute_tflops: 101 > 100" },
 		{ 4, 0, "CUDA peak_compute_tflops must be finite and positive, found 0" },
 		{ 4, -1, "CUDA peak_compute_tflops must be finite and positive, found -1" },
 		{ 4, NAN, "CUDA peak_compute_tflops must be finite and positive, found NaN" },
 		{ 4, INFINITY, "CUDA peak_compute_tflops must be finite and positive, found +Inf" },
-		{ 5, -1, "CUDA synchronization_milliseconds must be finite and non-negative, found -1" },
-		{ 5, NAN, "CUDA synchronization_milliseconds must be finite and non-negative, found NaN" },
-		{ 5, INFINITY, "CUDA synchronization_milliseconds must be finite and non-negative, found +Inf" },
+		{ 5, -1,
+		  "CUDA synchronization_milliseconds must be finite and non-negative, found -1" },
+		{ 5, NAN,
+		  "CUDA synchronization_milliseconds must be finite and non-negative, found NaN" },
+		{ 5, INFINITY,
+		  "CUDA synchronization_milliseconds must be finite and non-negative, found +Inf" },
 		/* edges that are valid */
 		{ 0, 0, "" },
 		{ 0, 100, "" },
@@ -648,27 +684,27 @@ Test(profile, counter_block_must_be_the_envelope_backend)
 	p.has_metal = true;
 	p.metal.wait_ms = -1;	/* not checked: the block is the wrong one */
 	tp_expect_findings(&p, &g,
-			   "CUDA envelope " ENV_CUDA " requires only CUDA counters: a cuda block and no "
-			   "metal block",
+			   "CUDA envelope " ENV_CUDA
+			   " requires only CUDA counters: a cuda block and no metal block",
 			   "metal block in a CUDA envelope");
 	p.has_cuda = true;
 	tp_expect_findings(&p, &g,
-			   "CUDA envelope " ENV_CUDA " requires only CUDA counters: a cuda block and no "
-			   "metal block",
+			   "CUDA envelope " ENV_CUDA
+			   " requires only CUDA counters: a cuda block and no metal block",
 			   "both blocks");
 	p.has_metal = false;
 	p.has_cuda = false;
 	tp_expect_findings(&p, &g,
-			   "CUDA envelope " ENV_CUDA " requires only CUDA counters: a cuda block and no "
-			   "metal block",
+			   "CUDA envelope " ENV_CUDA
+			   " requires only CUDA counters: a cuda block and no metal block",
 			   "no block: a missing counter block is never read as zeros");
 	profile_release(&p);
 
 	tp_load(&p, LB);
 	p.has_metal = false;
 	tp_expect_findings(&p, &g,
-			   "Metal envelope " ENV_METAL " requires only Metal counters: a metal block and "
-			   "no cuda block",
+			   "Metal envelope " ENV_METAL
+			   " requires only Metal counters: a metal block and no cuda block",
 			   "no metal block");
 	profile_release(&p);
 }
@@ -676,14 +712,14 @@ Test(profile, counter_block_must_be_the_envelope_backend)
 Test(profile, unsupported_envelope_backend)
 {
 	struct profile p;
-	struct envelope *env = (struct envelope *)(uintptr_t)graph_envelope(&g, "qwen38-27b-q4km-m3pro-p32-t64");
+	struct envelope *env =
+		(struct envelope *)(uintptr_t)graph_envelope(&g, "qwen38-27b-q4km-m3pro-p32-t64");
 
 	env->backend = "vulkan";
 	tp_load(&p, LB);
 	tp_expect_findings(&p, &g,
-			   "profile classification supports only metal and cuda envelopes; envelope "
-			   ENV_METAL " has backend \"vulkan\"",
-			   "vulkan");
+			   "profile classification supports only metal and cuda envelopes; "
+			   "envelope " ENV_METAL " has backend \"vulkan\"", "vulkan");
 	profile_release(&p);
 }
 
@@ -698,7 +734,8 @@ Test(profile, attribution_unavailable_state)
 	p.unavailable.reason = "capture-tool-does-not-export-dispatch-attribution";
 	tp_expect_findings(&p, &g, "", "second closed reason");
 	p.unavailable.reason = "not-sure";
-	tp_expect_findings(&p, &g, "dispatch attribution unavailable reason \"not-sure\" is unknown",
+	tp_expect_findings(&p, &g,
+			   "dispatch attribution unavailable reason \"not-sure\" is unknown",
 			   "unknown reason");
 	p.unavailable.reason = "backend-does-not-expose-dispatch-attribution";
 	{
@@ -723,7 +760,8 @@ Test(profile, attribution_unavailable_state)
 			char want[256];
 
 			snprintf(want, sizeof(want),
-				 "dispatch attribution unavailable detail must be present and scrubbed%s",
+				 "dispatch attribution unavailable detail must be present and "
+				 "scrubbed%s",
 				 bad[i].why);
 			p.unavailable.detail = bad[i].detail;
 			tp_expect_findings(&p, &g, want, bad[i].detail);
@@ -741,9 +779,8 @@ Test(profile, attribution_names_are_scrubbed)
 	tp_load(&p, LB);
 	p.attributions[0].name = "/home/alice/kernels.metal:q4k";
 	tp_expect_findings(&p, &g,
-			   "dispatch attribution 0 name contains a private detail: an absolute path "
-			   "\"/home/alice/kernels.metal:q4k\"",
-			   "private kernel name");
+			   "dispatch attribution 0 name contains a private detail: an absolute "
+			   "path \"/home/alice/kernels.metal:q4k\"", "private kernel name");
 	p.attributions[0].name = "kernel_mul_mv_q4_K_f32";
 	tp_expect_findings(&p, &g, "", "kernel name");
 	profile_release(&p);
@@ -766,12 +803,12 @@ Test(profile, attribution_cannot_be_both_or_neither)
 	{
 		struct err e;
 
-		cr_assert_eq(tp_decode_edit(&p, "reject-missing-attribution-state.json", "\"metal\"",
-					    "\"attributions\": [], \"metal\"", &e),
+		cr_assert_eq(tp_decode_edit(&p, "reject-missing-attribution-state.json",
+					    "\"metal\"", "\"attributions\": [], \"metal\"", &e),
 			     0, "%s", e.msg);
 		tp_expect_findings(&p, &g,
-				   "dispatch attribution is required or must carry a typed unavailable reason",
-				   "empty records");
+				   "dispatch attribution is required or must carry a typed "
+				   "unavailable reason", "empty records");
 		profile_release(&p);
 	}
 }
@@ -785,19 +822,20 @@ Test(profile, attribution_records)
 	p.attributions[1].layer = -1;
 	p.attributions[1].count = 0;
 	tp_expect_findings(&p, &g,
-			   "dispatch attribution 0 is incomplete: name must not be blank, layer must be "
-			   "non-negative, count must be positive (name \" \", layer 0, count 20)\n"
-			   "dispatch attribution 1 is incomplete: name must not be blank, layer must be "
-			   "non-negative, count must be positive (name \"q4k-projection\", layer -1, count 0)",
-			   "incomplete");
+			   "dispatch attribution 0 is incomplete: name must not be blank, layer "
+			   "must be non-negative, count must be positive (name \" \", layer 0, "
+			   "count 20)\n"
+			   "dispatch attribution 1 is incomplete: name must not be blank, layer "
+			   "must be non-negative, count must be positive (name \"q4k-projection\", "
+			   "layer -1, count 0)", "incomplete");
 	profile_release(&p);
 
 	tp_load(&p, LB);
 	p.attributions[1].layer = 0;
 	tp_expect_findings(&p, &g,
 			   "dispatch attribution 1 duplicates name/layer/lever identity (name "
-			   "\"q4k-projection\", layer 0, lever \"metal.command-buffer-amortization\")",
-			   "duplicate");
+			   "\"q4k-projection\", layer 0, lever "
+			   "\"metal.command-buffer-amortization\")", "duplicate");
 	/* same name and layer with another lever is a mixed lever, not a duplicate */
 	p.attributions[1].lever_id = "metal.paged-kv";
 	tp_expect_findings(&p, &g,
@@ -809,7 +847,8 @@ Test(profile, attribution_records)
 	p.attributions[0].lever_id = "metal.paged-kv";
 	p.attributions[1].lever_id = "metal.nope";
 	tp_expect_findings(&p, &g,
-			   "dispatch attribution 1 mixes lever \"metal.nope\" with \"metal.paged-kv\"\n"
+			   "dispatch attribution 1 mixes lever \"metal.nope\" with "
+			   "\"metal.paged-kv\"\n"
 			   "dispatch attribution 1 references unknown lever \"metal.nope\"",
 			   "unknown and mixed");
 	profile_release(&p);
@@ -838,7 +877,8 @@ Test(profile, selection_override_rules)
 	static const char *const why[] = {
 		[6] = ": an absolute path \"/home/someone/notes\"",
 		[7] = ": an account or e-mail address \"someone@example\"",
-		[9] = ": a URL other than the project's public links \"https://tracker.example/8395\"",
+		[9] = ": a URL other than the project's public links "
+		      "\"https://tracker.example/8395\"",
 	};
 	struct profile p;
 
@@ -846,8 +886,9 @@ Test(profile, selection_override_rules)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char want[256];
 
-		snprintf(want, sizeof(want), "selection override requires a positive issue number and "
-					     "scrubbed issue-backed reason%s",
+		snprintf(want, sizeof(want),
+			 "selection override requires a positive issue number and scrubbed "
+			 "issue-backed reason%s",
 			 i < sizeof(why) / sizeof(why[0]) && why[i] ? why[i] : "");
 		p.override.issue_number = cases[i].issue;
 		p.override.reason = cases[i].reason;
@@ -862,9 +903,10 @@ Test(profile, counter_comparisons_are_rejected_even_within_one_backend)
 	struct err e;
 
 	cr_assert_eq(tp_decode_edit(&p, LB, "\"attributions\": [",
-				    "\"counter_comparisons\": [{\"left_backend\": \"metal\", \"left_counter\": "
-				    "\"wait_milliseconds\", \"right_backend\": \"metal\", \"right_counter\": "
-				    "\"dispatch_milliseconds\"}], \"attributions\": [",
+				    "\"counter_comparisons\": [{\"left_backend\": \"metal\", "
+				    "\"left_counter\": \"wait_milliseconds\", \"right_backend\": "
+				    "\"metal\", \"right_counter\": \"dispatch_milliseconds\"}], "
+				    "\"attributions\": [",
 				    &e),
 		     0, "%s", e.msg);
 	tp_expect_findings(&p, &g,
@@ -873,7 +915,8 @@ Test(profile, counter_comparisons_are_rejected_even_within_one_backend)
 			   "same-backend comparison");
 	profile_release(&p);
 
-	cr_assert_eq(tp_decode_edit(&p, LB, "\"attributions\": [", "\"counter_comparisons\": [], \"attributions\": [", &e),
+	cr_assert_eq(tp_decode_edit(&p, LB, "\"attributions\": [",
+				    "\"counter_comparisons\": [], \"attributions\": [", &e),
 		     0, "%s", e.msg);
 	tp_expect_findings(&p, &g, "", "an empty list is nothing to reject");
 	profile_release(&p);
@@ -898,11 +941,11 @@ Test(profile, findings_are_collected_and_sorted)
 			   "\"metal.command-buffer-amortization\"\n"
 			   "profile counter comparisons are unsupported; preserve backend-specific "
 			   "counters without cross-backend normalization\n"
-			   "profile requires fak-native execution identity with zero fallback (engine "
-			   "\"fak-native\", forward_path \"metal/qwen35-hybrid-session-v1\", fallback_count 2)\n"
+			   "profile requires fak-native execution identity with zero fallback "
+			   "(engine \"fak-native\", forward_path "
+			   "\"metal/qwen35-hybrid-session-v1\", fallback_count 2)\n"
 			   "schema must be \"fak-native-performance-profile/v1\", found \"x\"\n"
-			   "selection override requires a positive issue number and scrubbed issue-backed "
-			   "reason",
-			   "byte-wise order");
+			   "selection override requires a positive issue number and scrubbed "
+			   "issue-backed reason", "byte-wise order");
 	profile_release(&p);
 }

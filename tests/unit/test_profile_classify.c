@@ -94,10 +94,11 @@ Test(profile_classify, tables_never_mix_backends_and_end_with_a_fallback)
 		cr_assert_gt(nr, 0);
 		cr_expect_eq(r[nr - 1].nr_cond, 0, "the last row always matches");
 		for (size_t i = 0; i < nr; i++) {
-			cr_expect(i == nr - 1 || r[i].nr_cond > 0, "only the last row is unconditional");
+			cr_expect(i == nr - 1 || r[i].nr_cond > 0, "only the last row is "
+								   "unconditional");
 			for (size_t k = 0; k < r[i].nr_cond; k++)
-				cr_expect_eq(profile_metric_backend(r[i].cond[k].metric), backends[b],
-					     "%s used by the other backend's table",
+				cr_expect_eq(profile_metric_backend(r[i].cond[k].metric),
+					     backends[b], "%s used by the other backend's table",
 					     profile_metric_name(r[i].cond[k].metric));
 			/* every recommended lever is a lever of that backend's envelope */
 			{
@@ -366,18 +367,17 @@ Test(profile_classify, every_class_names_evidence_confidence_and_lever)
 	quiet_metal(&p);
 	cr_assert_eq(profile_classify(&p, &g, &f, &c, &e), 0);
 	json = tp_json(profile_class_json(&c));
-	cr_expect_str_eq(json,
-			 "{\n"
-			 "  \"schema\": \"fak-native-performance-bottleneck/v1\",\n"
-			 "  \"envelope_id\": \"qwen38-27b-q4km-m3pro-p32-t64\",\n"
-			 "  \"class\": \"cpu-orchestration-bound\",\n"
-			 "  \"confidence\": \"low\",\n"
-			 "  \"evidence\": [\n"
-			 "    \"Metal device and synchronization thresholds are low while steady-decode "
-			 "wall time remains\"\n"
-			 "  ],\n"
-			 "  \"recommended_lever_id\": \"metal.command-buffer-amortization\"\n"
-			 "}\n");
+	cr_expect_str_eq(json, "{\n"
+			       "  \"schema\": \"fak-native-performance-bottleneck/v1\",\n"
+			       "  \"envelope_id\": \"qwen38-27b-q4km-m3pro-p32-t64\",\n"
+			       "  \"class\": \"cpu-orchestration-bound\",\n"
+			       "  \"confidence\": \"low\",\n"
+			       "  \"evidence\": [\n"
+			       "    \"Metal device and synchronization thresholds are low while "
+			       "steady-decode wall time remains\"\n"
+			       "  ],\n"
+			       "  \"recommended_lever_id\": \"metal.command-buffer-amortization\"\n"
+			       "}\n");
 	free(json);
 	profile_release(&p);
 }

@@ -50,7 +50,8 @@ Test(profile_next, fixtures_select_their_lever)
 		const char *fixture, *lever;
 	} cases[] = {
 		{ "synthetic-metal-launch-bound.json", "metal.command-buffer-amortization" },
-		{ "synthetic-metal-attribution-unavailable.json", "metal.command-buffer-amortization" },
+		{ "synthetic-metal-attribution-unavailable.json",
+		  "metal.command-buffer-amortization" },
 		{ "synthetic-cuda-bandwidth-bound.json", "cuda.q8_1-activation-quant" },
 		{ "synthetic-metal-bandwidth-override.json", "metal.paged-kv" },
 	};
@@ -75,9 +76,10 @@ Test(profile_next, contradiction_without_override_is_refused)
 
 	tp_load(&p, "reject-profile-next-contradiction-without-override.json");
 	cr_expect_str_eq(tp_class(&p, &g), "bandwidth-bound");
-	expect_refusal(&p, "profile contradicts graph-order lever \"metal.command-buffer-amortization\" "
-			   "with measured recommendation \"metal.paged-kv\"; record a positive issue "
-			   "number and issue-backed reason");
+	expect_refusal(&p, "profile contradicts graph-order lever "
+			   "\"metal.command-buffer-amortization\" with measured recommendation "
+			   "\"metal.paged-kv\"; record a positive issue number and issue-backed "
+			   "reason");
 	profile_release(&p);
 }
 
@@ -107,20 +109,20 @@ Test(profile_next, unmet_dependencies_are_refused_even_with_an_override)
 	p.cuda.achieved_bandwidth_gbs = 500;
 	p.cuda.achieved_compute_tflops = 80;
 	expect_refusal(&p, "profile recommendation \"cuda.dp4a-q4k-mmvq\" is not an unwitnessed "
-			   "dependency-ready lever: dependency \"cuda.q8_1-activation-quant\" is not "
-			   "enabled");
+			   "dependency-ready lever: dependency \"cuda.q8_1-activation-quant\" is "
+			   "not enabled");
 	p.has_override = true;
 	p.override.issue_number = 8635;
 	p.override.reason = "issue-backed reason";
 	expect_refusal(&p, "profile recommendation \"cuda.dp4a-q4k-mmvq\" is not an unwitnessed "
-			   "dependency-ready lever: dependency \"cuda.q8_1-activation-quant\" is not "
-			   "enabled");
+			   "dependency-ready lever: dependency \"cuda.q8_1-activation-quant\" is "
+			   "not enabled");
 	/* synchronization-bound CUDA recommends default routing (DP4A off) */
 	p.cuda.achieved_compute_tflops = 18;
 	p.cuda.synchronization_ms = 20;
 	expect_refusal(&p, "profile recommendation \"cuda.default-decode-routing\" is not an "
-			   "unwitnessed dependency-ready lever: dependency \"cuda.dp4a-q4k-mmvq\" is "
-			   "not enabled");
+			   "unwitnessed dependency-ready lever: dependency \"cuda.dp4a-q4k-mmvq\" "
+			   "is not enabled");
 	profile_release(&p);
 
 	/* compute-bound Metal recommends fused coverage (amortization off) */
@@ -167,9 +169,10 @@ Test(profile_next, enabling_a_dependency_advances_graph_order)
 	cr_expect_str_eq(id, "metal.fused-hybrid-graph-coverage");
 	/* and bandwidth-bound paged KV now contradicts fused coverage */
 	p.metal.working_set_bytes = p.metal.resident_bytes + 1;
-	expect_refusal(&p, "profile contradicts graph-order lever \"metal.fused-hybrid-graph-coverage\" "
-			   "with measured recommendation \"metal.paged-kv\"; record a positive issue "
-			   "number and issue-backed reason");
+	expect_refusal(&p, "profile contradicts graph-order lever "
+			   "\"metal.fused-hybrid-graph-coverage\" with measured recommendation "
+			   "\"metal.paged-kv\"; record a positive issue number and issue-backed "
+			   "reason");
 	profile_release(&p);
 }
 
@@ -202,8 +205,8 @@ Test(profile_next, output_keeps_an_accepted_override)
 
 		cr_expect_str_eq(got, "{\n"
 				      "  \"issue_number\": 8395,\n"
-				      "  \"reason\": \"Synthetic Metal fixture exercises an issue-backed "
-				      "same-envelope graph-order override.\"\n"
+				      "  \"reason\": \"Synthetic Metal fixture exercises an "
+				      "issue-backed same-envelope graph-order override.\"\n"
 				      "}\n");
 		free(got);
 	}

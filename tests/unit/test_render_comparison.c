@@ -71,16 +71,16 @@ Test(render_comparison, the_benchstat_line)
 {
 	expect_line(metric("tok/s", arm(3, 97, 1.2), arm(3, 251, 2.4), 158.7, 150.1, 166, 0.9, 0.1,
 			   "faster"),
-		    "tok/s  97.00 \u00b11%  \u2192  251.0 \u00b12%  +158.7% [+150.1%, +166.0%] 90% CI  "
-		    "p=0.100  n=3+3  faster\n");
+		    "tok/s  97.00 \u00b11%  \u2192  251.0 \u00b12%  +158.7% [+150.1%, +166.0%] 90% "
+		    "CI  p=0.100  n=3+3  faster\n");
 }
 
 Test(render_comparison, formats_of_small_levels_p_and_no_change)
 {
 	expect_line(metric("ms", arm(5, 640, 0.47), arm(5, 609.5, 0.9), -4.8, -6.5, -0.04,
 			   1 - 14.0 / 252, 0.0000123, "no detectable change"),
-		    "ms     640.0 \u00b10.5%  \u2192  609.5 \u00b10.9%  -4.8% [-6.5%, -0.0%] 94.4% CI  "
-		    "p=1.2e-05  n=5+5  ~\n");
+		    "ms     640.0 \u00b10.5%  \u2192  609.5 \u00b10.9%  -4.8% [-6.5%, -0.0%] 94.4% "
+		    "CI  p=1.2e-05  n=5+5  ~\n");
 }
 
 Test(render_comparison, extreme_numbers_wrap_within_one_hundred_columns)
@@ -124,7 +124,8 @@ Test(render_comparison, the_whole_text_with_notes)
 	jset_bool(ms, "ties", true);
 	jset_str(ms, "method", "exact permutation distribution of the mid-rank statistic");
 	jset_new(ms, "repetitions_needed", json_null());
-	jset_str(ms, "repetitions_needed_reason", "the observed shift is within the noise threshold");
+	jset_str(ms, "repetitions_needed_reason",
+		 "the observed shift is within the noise threshold");
 	jset_new(st, "end_to_end_milliseconds", ms);
 	jset_new(doc, "statistics", st);
 	{
@@ -137,7 +138,8 @@ Test(render_comparison, the_whole_text_with_notes)
 			jset_str(u, "arm", arms[i]);
 			jset_str(u, "kind", "repetition");
 			jset_int(u, "index", 0);
-			jset_str(u, "started_at_utc", i ? "2026-12-01T00:00:02Z" : "2026-12-01T00:00:01Z");
+			jset_str(u, "started_at_utc",
+				 i ? "2026-12-01T00:00:02Z" : "2026-12-01T00:00:01Z");
 			jpush_new(runs, u);
 		}
 		jset_str(order, "requested", "blocked");
@@ -162,10 +164,10 @@ Test(render_comparison, the_whole_text_with_notes)
 			 "            2  candidate  repetition   1  2026-12-01T00:00:02Z\n"
 			 "warning    every repetition of one arm ran before the other's\n"
 			 "\n"
-			 "tok/s  10.00 \u00b11%  \u2192  11.00 \u00b11%  +10.0% [+5.0%, +15.0%] 90% CI  "
-			 "p=0.100  n=3+3  faster\n"
-			 "ms     10.00 \u00b11%  \u2192  10.00 \u00b11%  +0.0% [-1.0%, +1.0%] 90% CI  "
-			 "p=1.000  n=3+3  ~\n"
+			 "tok/s  10.00 \u00b11%  \u2192  11.00 \u00b11%  +10.0% [+5.0%, +15.0%] "
+			 "90% CI  p=0.100  n=3+3  faster\n"
+			 "ms     10.00 \u00b11%  \u2192  10.00 \u00b11%  +0.0% [-1.0%, +1.0%] 90% "
+			 "CI  p=1.000  n=3+3  ~\n"
 			 "\n"
 			 "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a ratio to "
 			 "the baseline, in percent, with\n"
@@ -173,9 +175,11 @@ Test(render_comparison, the_whole_text_with_notes)
 			 "slower: the whole interval lies\n"
 			 "beyond the 2% noise threshold, the same ratio either way (+2% or "
 			 "-1.96%); ~: no detectable change.\n"
-			 "tok/s: about 12 repetitions per arm would resolve a shift of this size at 95%\n"
+			 "tok/s: about 12 repetitions per arm would resolve a shift of this size "
+			 "at 95%\n"
 			 "ms: exact permutation distribution of the mid-rank statistic\n"
-			 "ms: no repetition count: the observed shift is within the noise threshold\n");
+			 "ms: no repetition count: the observed shift is within the noise "
+			 "threshold\n");
 	cr_expect_leq(widest(sb.buf), 100);
 	json_decref(doc);
 	sb_release(&sb);

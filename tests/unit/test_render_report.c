@@ -51,7 +51,8 @@ Test(render_escape, xml_entities_controls_and_breaks)
 	expect_esc(esc_xml, "bell\a esc\x1b del\x7f", "bell" FFFD " esc" FFFD " del" FFFD);
 	/* C1 controls and invalid UTF-8 bytes are not characters XML can hold */
 	expect_esc(esc_xml, "c1\xc2\x9b bad\xff", "c1" FFFD " bad" FFFD);
-	expect_esc(esc_xml, "\xc2\xb1 \xe2\x86\x92 \xf0\x9f\x98\x80", "\xc2\xb1 \xe2\x86\x92 \xf0\x9f\x98\x80");
+	expect_esc(esc_xml, "\xc2\xb1 \xe2\x86\x92 \xf0\x9f\x98\x80", "\xc2\xb1 \xe2\x86\x92 "
+								      "\xf0\x9f\x98\x80");
 }
 
 Test(render_escape, clean_keeps_breaks_and_replaces_controls)
@@ -103,7 +104,8 @@ static void expect_fits(const char *s)
 				break;
 			line = p + 1;
 		} else {
-			cr_expect((unsigned char)*p >= 0x20 && *p != 0x7f, "control character %#x", *p);
+			cr_expect((unsigned char)*p >= 0x20 && *p != 0x7f, "control character %#x",
+				  *p);
 		}
 	}
 }
@@ -113,10 +115,11 @@ Test(render_wrap, words_wrap_with_a_hanging_indent)
 	struct strbuf sb = STRBUF_INIT;
 
 	wrap_line(&sb, "label:", 4,
-		  "the quick brown fox jumps over the lazy dog and keeps running far beyond the hundredth "
-		  "column of the terminal");
-	cr_expect_str_eq(sb.buf, "label: the quick brown fox jumps over the lazy dog and keeps running far beyond the "
-				 "hundredth column\n    of the terminal\n");
+		  "the quick brown fox jumps over the lazy dog and keeps running far beyond the "
+		  "hundredth column of the terminal");
+	cr_expect_str_eq(sb.buf, "label: the quick brown fox jumps over the lazy dog and keeps "
+				 "running far beyond the hundredth column\n"
+				 "    of the terminal\n");
 	sb_release(&sb);
 }
 
@@ -125,7 +128,8 @@ Test(render_wrap, line_breaks_in_data_continue_the_item)
 	struct strbuf sb = STRBUF_INIT;
 
 	wrap_line(&sb, "  expected:", 4, "first\nsecond\r\n\nafter a blank line\x1b[2J");
-	cr_expect_str_eq(sb.buf, "  expected: first\n    second\n\n    after a blank line" FFFD "[2J\n");
+	cr_expect_str_eq(sb.buf,
+			 "  expected: first\n    second\n\n    after a blank line" FFFD "[2J\n");
 	sb_release(&sb);
 }
 
@@ -146,7 +150,8 @@ Test(render_wrap, a_word_wider_than_the_line_is_cut_at_the_limit)
 Test(render_wrap, generated_text_always_fits)
 {
 	static const char *const pieces[] = {
-		"a", "word", "\xc2\xb1", "\xe2\x86\x92", " ", "  ", "\t", "\n", "\r\n", "\x1b", "|", "<", "\"",
+		"a", "word", "\xc2\xb1", "\xe2\x86\x92", " ", "  ", "\t", "\n", "\r\n", "\x1b", "|",
+		"<", "\"",
 		"a-very-long-identifier-without-any-space-at-all-that-goes-on-and-on-and-on-and-on",
 	};
 	unsigned seed = 12345;
@@ -219,18 +224,27 @@ static json_t *verdict(const char *population)
 	json_t *v;
 
 	snprintf(text, sizeof(text),
-		 "{\"envelope_id\":\"env\",\"criterion_digest\":\"sha256:ab\",\"classification\":\"pass\","
-		 "\"reason\":\"every check passed\",\"accepted_revision\":\"r1\",\"candidate_revision\":\"r2\","
+		 "{\"envelope_id\":\"env\",\"criterion_digest\":\"sha256:ab\",\"classification\":"
+		 "\"pass\","
+		 "\"reason\":\"every check "
+		 "passed\",\"accepted_revision\":\"r1\",\"candidate_revision\":\"r2\","
 		 "\"accepted_mean_tokens_per_second\":100,\"candidate_mean_tokens_per_second\":101,"
-		 "\"throughput_delta_percent\":1,\"accepted_noise_percent\":0,\"candidate_noise_percent\":0,"
+		 "\"throughput_delta_percent\":1,\"accepted_noise_percent\":0,\"candidate_noise_"
+		 "percent\":0,"
 		 "\"throughput_shift\":{\"population\":\"%s\",\"shift_percent\":1,"
-		 "\"interval_percent\":{\"lower\":1,\"upper\":1},\"confidence_level\":0.6666666666666667,"
+		 "\"interval_percent\":{\"lower\":1,\"upper\":1},\"confidence_level\":0."
+		 "6666666666666667,"
 		 "\"p_value\":0.3333333333333333},"
-		 "\"accepted_samples\":{\"all_sample\":{\"included\":3},\"clean_only\":{\"included\":2},"
-		 "\"exclusions\":[{\"repetition\":1,\"attestation_digest\":\"\",\"reason\":\"investigate\"}]},"
-		 "\"candidate_samples\":{\"all_sample\":{\"included\":3},\"clean_only\":{\"included\":2},"
-		 "\"exclusions\":[{\"repetition\":1,\"attestation_digest\":\"sha256:cd\",\"reason\":\"investigate\"}]},"
-		 "\"checks\":[{\"name\":\"engine\",\"status\":\"pass\",\"detail\":\"got fak-native\"}]}",
+		 "\"accepted_samples\":{\"all_sample\":{\"included\":3},\"clean_only\":{"
+		 "\"included\":2},"
+		 "\"exclusions\":[{\"repetition\":1,\"attestation_digest\":\"\",\"reason\":"
+		 "\"investigate\"}]},"
+		 "\"candidate_samples\":{\"all_sample\":{\"included\":3},\"clean_only\":{"
+		 "\"included\":2},"
+		 "\"exclusions\":[{\"repetition\":1,\"attestation_digest\":\"sha256:cd\","
+		 "\"reason\":\"investigate\"}]},"
+		 "\"checks\":[{\"name\":\"engine\",\"status\":\"pass\",\"detail\":\"got "
+		 "fak-native\"}]}",
 		 population);
 	v = json_parse_strict(text, strlen(text), "verdict", &e);
 	cr_assert(v, "%s", e.msg);
@@ -240,25 +254,26 @@ static json_t *verdict(const char *population)
 Test(render_gate, repetitions_left_out_show_when_the_decision_uses_the_clean_ones)
 {
 	struct receipt r = { .envelope_id = "env", .changed_lever_id = "lever" };
-	struct render_ab ab = { .arms = { { "last_accepted", &r, NULL }, { "candidate", &r, NULL } } };
+	struct render_ab ab = { .arms = { { "last_accepted", &r, NULL },
+					  { "candidate", &r, NULL } } };
 	struct strbuf sb = STRBUF_INIT;
 
 	ab.gate = verdict("clean_only");
 	render_gate_text(&sb, &ab);
-	cr_expect_str_eq(sb.buf,
-			 "gate       pass: every check passed\n"
-			 "envelope   env\n"
-			 "lever      lever\n"
-			 "revisions  r1 (last accepted) \u2192 r2 (candidate)\n"
-			 "criterion  sha256:ab\n"
-			 "\n"
-			 "tok/s      100.0 \u00b10.0%  \u2192  101.0 \u00b10.0%  +1.0%  means of clean_only, n=2+2\n"
-			 "shift      +1.0% [+1.0%, +1.0%] 66.6% CI  p=0.333  (information only: the decision table "
-			 "decides)\n"
-			 "\n"
-			 "checks     pass        engine  got fak-native\n"
-			 "not clean  last_accepted.repetitions[1]: investigate\n"
-			 "           candidate.repetitions[1]: investigate (sha256:cd)\n");
+	cr_expect_str_eq(sb.buf, "gate       pass: every check passed\n"
+				 "envelope   env\n"
+				 "lever      lever\n"
+				 "revisions  r1 (last accepted) \u2192 r2 (candidate)\n"
+				 "criterion  sha256:ab\n"
+				 "\n"
+				 "tok/s      100.0 \u00b10.0%  \u2192  101.0 \u00b10.0%  +1.0%  "
+				 "means of clean_only, n=2+2\n"
+				 "shift      +1.0% [+1.0%, +1.0%] 66.6% CI  p=0.333  (information "
+				 "only: the decision table decides)\n"
+				 "\n"
+				 "checks     pass        engine  got fak-native\n"
+				 "not clean  last_accepted.repetitions[1]: investigate\n"
+				 "           candidate.repetitions[1]: investigate (sha256:cd)\n");
 	json_decref((json_t *)(uintptr_t)ab.gate);
 	sb_reset(&sb);
 	ab.gate = verdict("all_sample");

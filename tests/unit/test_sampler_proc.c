@@ -42,7 +42,8 @@ Test(proc_stat, rejects)
 	cr_expect_eq(pp_stat_cpu(S("cpu  10 20 x 40\n"), &c), -1, "not a number");
 	cr_expect_eq(pp_stat_cpu(S("cpu  10 20 -3 40\n"), &c), -1, "negative");
 	cr_expect_eq(pp_stat_cpu(S("cpu  18446744073709551615 1 0 0\n"), &c), -1, "sum overflows");
-	cr_expect_eq(pp_stat_cpu(S("cpu  18446744073709551616 0 0 0\n"), &c), -1, "field overflows");
+	cr_expect_eq(pp_stat_cpu(S("cpu  18446744073709551616 0 0 0\n"), &c), -1,
+		     "field overflows");
 	cr_expect_eq(pp_stat_cpu(S(""), &c), -1);
 }
 
@@ -66,7 +67,10 @@ Test(proc_meminfo, both_values)
 {
 	uint64_t t, a;
 
-	cr_assert_eq(pp_meminfo(S("MemTotal:       16384 kB\nMemFree: 1 kB\nMemAvailable:    8192 kB\n"), &t, &a), 0);
+	cr_assert_eq(pp_meminfo(S("MemTotal:       16384 kB\nMemFree: 1 kB\nMemAvailable:    8192 "
+				  "kB\n"),
+				&t, &a),
+		     0);
 	cr_expect_eq(t, 16384ULL * 1024);
 	cr_expect_eq(a, 8192ULL * 1024);
 }
@@ -76,9 +80,12 @@ Test(proc_meminfo, rejects)
 	uint64_t t, a;
 
 	cr_expect_eq(pp_meminfo(S("MemTotal: 16384 kB\n"), &t, &a), -1, "no MemAvailable");
-	cr_expect_eq(pp_meminfo(S("MemTotal: 0 kB\nMemAvailable: 1 kB\n"), &t, &a), -1, "zero total");
+	cr_expect_eq(pp_meminfo(S("MemTotal: 0 kB\nMemAvailable: 1 kB\n"), &t, &a), -1,
+		     "zero total");
 	cr_expect_eq(pp_meminfo(S("MemTotal: 16384 MB\nMemAvailable: 1 kB\n"), &t, &a), -1, "unit");
-	cr_expect_eq(pp_meminfo(S("MemTotal: 99999999999999999999 kB\nMemAvailable: 1 kB\n"), &t, &a), -1);
+	cr_expect_eq(pp_meminfo(S("MemTotal: 99999999999999999999 kB\nMemAvailable: 1 kB\n"), &t,
+				&a),
+		     -1);
 }
 
 /* ---- /proc/PID/stat --------------------------------------------------- */
@@ -86,8 +93,9 @@ Test(proc_meminfo, rejects)
 Test(proc_pid_stat, comm_up_to_the_last_paren)
 {
 	struct pp_pid p;
-	static const char line[] = "4242 (a) b (c) R 1 4242 4242 0 -1 4194560 10 0 0 0 150 50 0 0 -100 -5 3 0 "
-				   "98765 1000 -7 18446744073709551615 1\n";
+	static const char line[] =
+		"4242 (a) b (c) R 1 4242 4242 0 -1 4194560 10 0 0 0 150 50 0 0 -100 -5 3 0 98765 "
+		"1000 -7 18446744073709551615 1\n";
 
 	cr_assert_eq(pp_pid_stat(S(line), &p), 0);
 	cr_expect_eq(p.pid, 4242);
@@ -107,12 +115,21 @@ Test(proc_pid_stat, rejects)
 
 	cr_expect_eq(pp_pid_stat(S("107 (broken"), &p), -1, "no closing paren");
 	cr_expect_eq(pp_pid_stat(S("107 (x) S 1 2 3\n"), &p), -1, "too few fields");
-	cr_expect_eq(pp_pid_stat(S("(x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n"), &p), -1);
-	cr_expect_eq(pp_pid_stat(S("0 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n"), &p), -1,
-		     "pid 0");
-	cr_expect_eq(pp_pid_stat(S("5 (x) S 1 2 3 4 5 6 7 8 9 10 -11 12 13 14 15 16 17 18 19 20 21\n"), &p), -1,
-		     "negative utime");
-	cr_expect_eq(pp_pid_stat(S("5 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 1x 20 21\n"), &p), -1);
+	cr_expect_eq(pp_pid_stat(S("(x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n"),
+				 &p),
+		     -1);
+	cr_expect_eq(pp_pid_stat(S("0 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 "
+				   "21\n"),
+				 &p),
+		     -1, "pid 0");
+	cr_expect_eq(pp_pid_stat(S("5 (x) S 1 2 3 4 5 6 7 8 9 10 -11 12 13 14 15 16 17 18 19 20 "
+				   "21\n"),
+				 &p),
+		     -1, "negative utime");
+	cr_expect_eq(pp_pid_stat(S("5 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 1x 20 "
+				   "21\n"),
+				 &p),
+		     -1);
 }
 
 Test(proc_statm, resident)
@@ -185,12 +202,16 @@ Test(proc_cgroup, membership_and_mount)
 		"24 1 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
 		"35 24 0:30 / /sys/fs/cgroup/my\\040tree rw,relatime - cgroup2 cgroup2 rw\n";
 
-	cr_assert_eq(pp_cgroup_v2_path(S("4:memory:/x\n0::/user.slice/app.scope\n"), out, sizeof(out)), 0);
+	cr_assert_eq(pp_cgroup_v2_path(S("4:memory:/x\n0::/user.slice/app.scope\n"), out,
+				       sizeof(out)),
+		     0);
 	cr_expect_str_eq(out, "/user.slice/app.scope");
 	cr_expect_eq(pp_cgroup_v2_path(S("4:memory:/x\n"), out, sizeof(out)), -1);
 	cr_assert_eq(pp_mountinfo_cgroup2(S(mountinfo), out, sizeof(out)), 0);
 	cr_expect_str_eq(out, "/sys/fs/cgroup/my tree");
-	cr_expect_eq(pp_mountinfo_cgroup2(S("24 1 0:22 / /sys rw - sysfs sysfs rw\n"), out, sizeof(out)), -1);
+	cr_expect_eq(pp_mountinfo_cgroup2(S("24 1 0:22 / /sys rw - sysfs sysfs rw\n"), out,
+					  sizeof(out)),
+		     -1);
 }
 
 /* ---- bounded reads ------------------------------------------------------ */
@@ -199,10 +220,13 @@ Test(proc_read, bounded)
 {
 	char buf[8];
 
-	cr_expect_eq(proc_read_at(AT_FDCWD, "tests/fixtures/proc/tree/50/task/50/children", buf, sizeof(buf)), 8);
+	cr_expect_eq(proc_read_at(AT_FDCWD, "tests/fixtures/proc/tree/50/task/50/children", buf,
+				  sizeof(buf)),
+		     8);
 	cr_expect_eq(proc_read_at(AT_FDCWD, "tests/fixtures/proc/tree/stat", buf, sizeof(buf)), -1);
 	cr_expect_eq(errno, EFBIG);
-	cr_expect_eq(proc_read_at(AT_FDCWD, "tests/fixtures/proc/tree/999/stat", buf, sizeof(buf)), -1);
+	cr_expect_eq(proc_read_at(AT_FDCWD, "tests/fixtures/proc/tree/999/stat", buf, sizeof(buf)),
+		     -1);
 	cr_expect(proc_gone(errno));
 }
 
@@ -327,7 +351,8 @@ Test(census, children_walk_finds_every_thread_and_orphan)
 	cr_expect_eq(s.misses, 6);
 	cr_expect_not(s.quick, "the first census enumerates");
 	census_take(c, CENSUS_TREE, &s);
-	cr_expect(s.quick, "no PID allocated (loadavg unchanged): members are re-read, not re-listed");
+	cr_expect(s.quick, "no PID allocated (loadavg unchanged): members are re-read, not "
+			   "re-listed");
 	cr_expect_eq(s.members, 6);
 	cr_expect_eq(s.sut_rss_bytes, tree_rss_pages * 4096, "statm gives the same RSS");
 	cr_expect_eq(s.hits, 6, "the second census reuses every identity");
@@ -386,7 +411,8 @@ Test(census, no_children_files_fall_back_to_scan)
 
 	census_take(c, CENSUS_TREE, &s);
 	cr_expect_str_eq(census_enumeration(c), ENUM_SCAN);
-	cr_expect(strstr(census_note(c), "task children files are unavailable") != NULL, "%s", census_note(c));
+	cr_expect(strstr(census_note(c), "task children files are unavailable") != NULL, "%s",
+		  census_note(c));
 	cr_expect_eq(s.members, 2, "100 and 101, not the stranger 102");
 	cr_expect_eq(s.sut_rss_bytes, (64 + 8) * 4096ULL);
 	census_free(c);
@@ -407,7 +433,8 @@ Test(census, vanished_and_unreadable_members)
 	cr_expect_not(s.mem_ok);
 	cr_expect_str_eq(s.mem_reason, "/proc/meminfo lacks MemTotal or MemAvailable");
 	cr_expect_not(s.psi_ok[PSI_CPU]);
-	cr_expect_str_eq(s.psi_reason[PSI_CPU], "cannot open /proc/pressure/cpu: No such file or directory");
+	cr_expect_str_eq(s.psi_reason[PSI_CPU], "cannot open /proc/pressure/cpu: No such file or "
+						"directory");
 	census_free(c);
 }
 
@@ -434,7 +461,8 @@ Test(census, sampled_cpu_needs_two_readings)
 	char why[REPORT_TEXT_MAX];
 
 	census_take(c, CENSUS_TREE, &s);
-	cr_expect_not(census_sampled_sut_cpu(c, &ns, why), "one reading per process is not a delta");
+	cr_expect_not(census_sampled_sut_cpu(c, &ns, why),
+		      "one reading per process is not a delta");
 	cr_expect(strstr(why, "fewer than 2 censuses") != NULL, "%s", why);
 	census_free(c);
 

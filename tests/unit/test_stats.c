@@ -100,8 +100,8 @@ static double enumerated_p(const double *b, size_t nb, const double *c, size_t n
 
 static void expect_rel(double got, double want, double tol, const char *what)
 {
-	cr_expect(fabs(got - want) <= tol * fmax(fabs(want), 1e-300), "%s: got %.17g, want %.17g", what,
-		  got, want);
+	cr_expect(fabs(got - want) <= tol * fmax(fabs(want), 1e-300), "%s: got %.17g, want %.17g",
+		  what, got, want);
 }
 
 /* ---- descriptive ---------------------------------------------------------- */
@@ -173,10 +173,12 @@ Test(mann_whitney, tie_free_distribution_equals_enumeration)
 			for (size_t i = 0; i < nb + nc; i++)
 				v[i] = (double)i;
 			total = enumerate(v, nb + nc, nc, counts);
-			cr_assert_eq(stats_mw_pmf(nb, nc, NULL, 0, &pmf, &len, &scale, &e), 0, "%s", e.msg);
+			cr_assert_eq(stats_mw_pmf(nb, nc, NULL, 0, &pmf, &len, &scale, &e), 0, "%s",
+				     e.msg);
 			cr_assert_eq(len, nb * nc + 1);
 			for (size_t u = 0; u < len; u++)
-				expect_rel(pmf[u], (double)counts[2 * u] / total, 1e-13, "tie-free pmf");
+				expect_rel(pmf[u], (double)counts[2 * u] / total, 1e-13, "tie-free "
+											 "pmf");
 			free(pmf);
 		}
 }
@@ -200,18 +202,20 @@ Test(mann_whitney, tied_distribution_equals_enumeration)
 			else
 				groups[ng - 1]++;
 		total = enumerate(v, n, nc, counts);
-		cr_assert_eq(stats_mw_pmf(nb, nc, groups, ng, &pmf, &len, &scale, &e), 0, "%s", e.msg);
+		cr_assert_eq(stats_mw_pmf(nb, nc, groups, ng, &pmf, &len, &scale, &e), 0, "%s",
+			     e.msg);
 		if (ng == n) {
 			cr_expect_eq(scale, 1);
 			for (size_t u = 0; u < len; u++)
-				expect_rel(pmf[u], (double)counts[2 * u] / total, 1e-13, "no ties drawn");
+				expect_rel(pmf[u], (double)counts[2 * u] / total, 1e-13, "no ties "
+											 "drawn");
 		} else {
 			cr_expect_eq(scale, 2);
 			cr_assert_eq(len, 2 * nb * nc + 1);
 			for (size_t u = 0; u < len; u++)
 				cr_expect(fabs(pmf[u] - (double)counts[u] / total) <= 1e-13,
-					  "%zu+%zu u2=%zu: %.17g, enumerated %u/%u", nb, nc, u, pmf[u],
-					  counts[u], total);
+					  "%zu+%zu u2=%zu: %.17g, enumerated %u/%u", nb, nc, u,
+					  pmf[u], counts[u], total);
 		}
 		free(pmf);
 	}
@@ -316,7 +320,8 @@ Test(rank_test, exact_up_to_the_limit_then_normal_approximation)
 	cr_expect_not(t.exact);
 	cr_assert_eq(stats_rank_test(b, 1000, c, 1000, &t, &e), 0, "%s", e.msg);
 	cr_expect_not(t.exact);
-	cr_expect(t.p > 0 && t.p < 1e-6, "a shift of 10 over a range of 100 in 1000 + 1000: %g", t.p);
+	cr_expect(t.p > 0 && t.p < 1e-6, "a shift of 10 over a range of 100 in 1000 + 1000: %g",
+		  t.p);
 }
 
 Test(rank_test, refuses_empty_and_non_finite)
@@ -344,7 +349,8 @@ Test(shift, kth_difference_equals_brute_force)
 		for (size_t i = 0; i < nb; i++)
 			b[i] = (double)((int)(next() % 21) - 10) / 4;
 		for (size_t i = 0; i < nc; i++)
-			c[i] = k % 5 ? (double)((int)(next() % 21) - 10) / 4 : (next() & 1 ? -0.0 : 0.0);
+			c[i] = k % 5 ? (double)((int)(next() % 21) - 10) / 4
+				     : (next() & 1 ? -0.0 : 0.0);
 		qsort(b, nb, sizeof(*b), cmp);
 		qsort(c, nc, sizeof(*c), cmp);
 		d = all_diffs(b, nb, c, nc);
@@ -388,8 +394,8 @@ Test(shift, attained_levels_of_small_designs)
 		struct stats_shift s;
 		struct err e;
 
-		cr_assert_eq(stats_shift(b, want[i].n, c, want[i].n, STATS_MAX_LEVEL, &s, &e), 0, "%s",
-			     e.msg);
+		cr_assert_eq(stats_shift(b, want[i].n, c, want[i].n, STATS_MAX_LEVEL, &s, &e), 0,
+			     "%s", e.msg);
 		cr_expect_eq(s.k, want[i].k, "%zu+%zu", want[i].n, want[i].n);
 		expect_rel(s.level, want[i].level, 1e-14, "level");
 		cr_expect(s.level <= STATS_MAX_LEVEL);
@@ -622,22 +628,24 @@ Test(verdict, all_equal_samples)
 	cr_expect_eq(s.shift_percent, 0);
 	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
 	cr_expect_eq(s.repetitions_needed, 0);
-	cr_expect_str_eq(s.repetitions_reason, "the observed shift is within the noise threshold: no "
-					      "number of repetitions makes a shift of this size a change");
+	cr_expect_str_eq(s.repetitions_reason,
+			 "the observed shift is within the noise threshold: no number of "
+			 "repetitions makes a shift of this size a change");
 	s = compare_ok(b, 3, d, 3, 2, STATS_HIGHER_IS_BETTER);
 	expect_rel(s.shift_percent, 20, 1e-14, "shift %");
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	cr_expect_eq(s.repetitions_needed, 0);
 	cr_expect_str_eq(s.repetitions_reason,
 			 "the repetitions have no spread, so normal theory gives no number");
-	cr_expect_str_eq(stats_method(&s), "exact permutation distribution of the mid-rank statistic "
-					   "(the values hold ties); interval from the tie-free "
-					   "distribution, so its level is a lower bound");
+	cr_expect_str_eq(stats_method(&s), "exact permutation distribution of the mid-rank "
+					   "statistic (the values hold ties); interval from the "
+					   "tie-free distribution, so its level is a lower bound");
 }
 
 Test(verdict, extreme_values_stay_finite)
 {
-	const double lo[] = { 1e-6, 1e-6, 2e-6 }, hi[] = { 1e9, 1e9, 9e8 }, ms[] = { 1e12, 1, 5e11 };
+	const double lo[] = { 1e-6, 1e-6, 2e-6 }, hi[] = { 1e9, 1e9, 9e8 },
+		     ms[] = { 1e12, 1, 5e11 };
 	const double tiny[] = { 1e-300, 2e-300 }, huge[] = { 1e300, 2e300 };
 	struct stats_comparison s;
 	struct err e;
@@ -670,7 +678,8 @@ Test(verdict, one_repetition_per_arm)
 	cr_expect_eq(s.upper_percent, s.lower_percent);
 	cr_expect_eq(s.verdict, STATS_NO_CHANGE, "a zero-level interval is a point, not evidence");
 	cr_expect_eq(s.repetitions_needed, 0);
-	cr_expect_str_eq(s.repetitions_reason, "one repetition per arm gives no spread to plan from");
+	cr_expect_str_eq(s.repetitions_reason,
+			 "one repetition per arm gives no spread to plan from");
 }
 
 Test(verdict, huge_arms)
@@ -687,8 +696,9 @@ Test(verdict, huge_arms)
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	cr_expect(fabs(s.shift_units - 1) < 0.01, "%g", s.shift_units);
 	cr_expect(s.lower_percent > 0.9 && s.upper_percent < 1.1);
-	cr_expect_str_eq(stats_method(&s), "normal approximation with tie and continuity correction "
-					   "(more than 10000 baseline x candidate pairs)");
+	cr_expect_str_eq(stats_method(&s),
+			 "normal approximation with tie and continuity correction (more than 10000 "
+			 "baseline x candidate pairs)");
 }
 
 Test(verdict, refusals)
