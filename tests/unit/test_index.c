@@ -31,7 +31,7 @@ static const char *const result_keys[] = {
 	"q36-q4km-metal-m3pro-parity-bar",
 };
 
-Test(index, committed_rows_are_seed_002)
+Test(index, committed_rows_are_the_source_page)
 {
 	struct index idx;
 
@@ -124,7 +124,7 @@ static void expect_rows(const struct index_page_row *rows, size_t nr, const char
 
 /* The page as of 2026-09-01 (docs/frontdoor.md, "Presentation and reaping"):
  * every row except those first observed on 2026-09-03. */
-Test(index, page_2026_09_01_is_seed_002_before_september_3)
+Test(index, page_2026_09_01_is_the_source_page_before_september_3)
 {
 	const char *const res[] = { result_keys[0], result_keys[1], result_keys[2],
 					   result_keys[3], result_keys[5], result_keys[6] };
