@@ -210,33 +210,34 @@ const struct cmd_spec np_spec = {
 #undef B
 
 /* The usage rules: one mode (the table), non-empty values, --format and
- * --chart; 0 and *mode, or the usage exit code. positional: the first word
- * that is not an option, or NULL. *fmt gets the output format. */
-static int check_usage(const struct np_opts *o, const char *positional,
-		       const struct cmd_mode **mode, enum render_format *fmt)
+ * --chart. positional: the first word that is not an option, or NULL.
+ * Returns the mode (*fmt: the output format), or NULL after printing the
+ * usage error. */
+static const struct cmd_mode *check_usage(const struct np_opts *o, const char *positional,
+					  enum render_format *fmt)
 {
-	uint64_t given = opts_given(opts, o);
+	const struct cmd_mode *mode;
 	char why[sizeof(((struct err *)0)->msg)];
+	int empty;
 
 	if (positional) {
 		snprintf(why, sizeof(why), "unexpected argument '%s'; every input is given with an "
 			 "option (see --help)", positional);
-		return cmd_usage_error(NP_CMD, &np_spec, why);
+		cmd_usage_error(NP_CMD, &np_spec, why);
+		return NULL;
 	}
-	if (!(*mode = cmd_mode_of(NP_CMD, &np_spec, given)))
-		return EXIT_USAGE;
-	for (size_t i = 0; opts[i].name; i++) {
-		const char *v = opts[i].kind == OPT_KIND_VALUE ?
-			*(const char *const *)(const void *)((const char *)o + opts[i].off) : NULL;
-
-		if (v && !*v) {
-			snprintf(why, sizeof(why), "--%s needs a non-empty value", opts[i].name);
-			return cmd_usage_error(NP_CMD, &np_spec, why);
-		}
+	if (!(mode = cmd_mode_of(NP_CMD, &np_spec, opts_given(opts, o))))
+		return NULL;
+	if ((empty = opts_empty(opts, o)) >= 0) {
+		snprintf(why, sizeof(why), "--%s needs a non-empty value", opts[empty].name);
+		cmd_usage_error(NP_CMD, &np_spec, why);
+		return NULL;
 	}
-	if (np_report_usage(o, *mode, fmt, why, sizeof(why)) < 0)
-		return cmd_usage_error(NP_CMD, &np_spec, why);
-	return 0;
+	if (np_report_usage(o, mode, fmt, why, sizeof(why)) < 0) {
+		cmd_usage_error(NP_CMD, &np_spec, why);
+		return NULL;
+	}
+	return mode;
 }
 
 /* Output paths are checked before any work: a target that could not be
@@ -274,7 +275,7 @@ static int check_outputs(const struct np_opts *o)
 int cmd_native_performance(int argc, char **argv)
 {
 	struct np_opts o = { 0 };
-	const struct cmd_mode *mode = NULL;
+	const struct cmd_mode *mode;
 	struct graph g;
 	struct findings f = FINDINGS_INIT;
 	struct err e;
@@ -304,9 +305,8 @@ int cmd_native_performance(int argc, char **argv)
 		}
 		o.witness_root = dir;
 	}
-	rc = check_usage(&o, rest < argc ? argv[rest] : NULL, &mode, &c.fmt);
-	if (!rc)
-		rc = check_outputs(&o);
+	mode = check_usage(&o, rest < argc ? argv[rest] : NULL, &c.fmt);
+	rc = mode ? check_outputs(&o) : EXIT_USAGE;
 	if (!rc)
 		rc = np_recover(&o);
 	if (rc)

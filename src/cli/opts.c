@@ -116,6 +116,19 @@ uint64_t opts_given(const struct opt *opts, const void *dst)
 	return given;
 }
 
+int opts_empty(const struct opt *opts, const void *dst)
+{
+	void *d = (void *)(uintptr_t)dst;	/* read only */
+
+	for (size_t i = 0; opts[i].name; i++) {
+		const char *v = opts[i].kind == OPT_KIND_VALUE ? *value_at(&opts[i], d) : NULL;
+
+		if (v && !*v)
+			return (int)i;
+	}
+	return -1;
+}
+
 void opts_names(char *out, size_t cap, const struct opt *opts, uint64_t bits)
 {
 	size_t len = 0, left = (size_t)__builtin_popcountll(bits);

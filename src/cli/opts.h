@@ -59,6 +59,9 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 			    int argc, char **argv, int *rest);
 /* The options of the table that dst holds as given: bit i for opts[i]. */
 uint64_t opts_given(const struct opt *opts, const void *dst);
+/* The index of the first single-valued option that dst holds as given
+ * empty (""), or -1. */
+int opts_empty(const struct opt *opts, const void *dst);
 /* The options of bits as "--a", "--a and --b", "--a, --b and --c". */
 void opts_names(char *out, size_t cap, const struct opt *opts, uint64_t bits);
 /* usage line, blank line, then one line per option. */
