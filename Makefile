@@ -13,11 +13,15 @@ CC      ?= cc
 BUILD   ?= build
 PREFIX  ?= /usr/local
 VERSION := 0.1.0
+# the date the man page carries: bump it with VERSION
+VERSION_DATE := 2026-12-01
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wcast-qual -Wvla -Wnull-dereference -Werror
 OPT     ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -Isrc -MMD -MP
+CPPFLAGS += -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -DFAK_DATE='"$(VERSION_DATE)"' -Isrc -MMD -MP
 CFLAGS  += $(WARN) $(OPT) -fPIE $(EXTRA_CFLAGS)
 LDLIBS  += -ljansson -lcrypto -lm $(LIBDL)
 LDFLAGS += $(EXTRA_LDFLAGS)
@@ -49,7 +53,7 @@ TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard 
 
 .PHONY: all run check check-fast test unit cli sanitize lint tidy cppcheck fuzz bench install clean \
 	example-build example docs example-llama-build example-llama example-llama-check
-all: $(BUILD)/fak
+all: $(BUILD)/fak $(BUILD)/fak.1 $(BUILD)/fak.bash
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -71,6 +75,13 @@ $(BUILD)/libfak.a: $(LIB_OBJ)
 
 $(BUILD)/fak: $(BUILD)/src/main.o $(BUILD)/libfak.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(FAK_LIBS)
+
+# The man page and the bash completion, written by fak from its command
+# tables (src/cli/command.h): they cannot drift from the binary they ship with.
+$(BUILD)/fak.1: $(BUILD)/fak
+	$(BUILD)/fak --man > $@.tmp && mv $@.tmp $@
+$(BUILD)/fak.bash: $(BUILD)/fak
+	$(BUILD)/fak --completion bash > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/test_unit: $(UNIT_OBJ) $(BUILD)/libfak.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
@@ -151,7 +162,7 @@ example-llama-check: $(BUILD)/fak example-llama-build
 	LLAMA_DIR=$(LLAMA_DIR) tests/example-llama.sh $(BUILD)/fak
 
 # One build's unit and CLI tests.
-test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN) $(FAKE_NVML)
+test: $(BUILD)/fak $(BUILD)/fak.1 $(BUILD)/fak.bash $(BUILD)/test_unit $(TOOL_BIN) $(FAKE_NVML)
 	tests/run.sh $(BUILD)
 
 unit: $(BUILD)/test_unit
@@ -192,7 +203,7 @@ cppcheck:
 # clang-tidy, one file per job, each leaving a stamp $(BUILD)/tidy/FILE.ok
 # with the headers it includes (gcc -MM) as its prerequisites: only a file
 # that changed, or whose headers or .clang-tidy did, is checked again.
-TIDY_CPPFLAGS := -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -Isrc
+TIDY_CPPFLAGS := -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -DFAK_DATE='"$(VERSION_DATE)"' -Isrc
 TIDY_STAMP := $(patsubst %.c,$(BUILD)/tidy/%.ok,$(LIB_SRC) src/main.c) \
 	      $(BUILD)/tidy/$(EXAMPLE)/decode.ok
 tidy: $(TIDY_STAMP)
@@ -220,9 +231,13 @@ fuzz:
 bench: $(BUILD)/fak
 	bench/run.sh $(BUILD)/fak
 
-install: $(BUILD)/fak
-	install -d $(DESTDIR)$(PREFIX)/bin
+# PREFIX (default /usr/local), MANDIR and BASHCOMPDIR place the files,
+# DESTDIR stages them (make install DESTDIR=pkg PREFIX=/usr).
+install: $(BUILD)/fak $(BUILD)/fak.1 $(BUILD)/fak.bash
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(BUILD)/fak $(DESTDIR)$(PREFIX)/bin/fak
+	install -m 0644 $(BUILD)/fak.1 $(DESTDIR)$(MANDIR)/man1/fak.1
+	install -m 0644 $(BUILD)/fak.bash $(DESTDIR)$(BASHCOMPDIR)/fak
 
 clean:
 	rm -rf build build-asan build-fuzz

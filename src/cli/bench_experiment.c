@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/report.h"
 #include "cli/sampler_flags.h"
@@ -294,11 +295,56 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 	return 0;
 }
 
+#define EX(m) struct ex_opts, m
+static const struct opt opts[] = {
+	{ "baseline", "CMD", "the baseline arm: the lever off (run by /bin/sh -c)",
+	  OPT_VALUE(EX(baseline)) },
+	{ "candidate", "CMD", "the candidate arm: the lever on", OPT_VALUE(EX(candidate)) },
+	{ "out-dir", "DIR", "new or empty folder for receipts, attestations, logs, comparison, gate",
+	  OPT_VALUE(EX(out_dir)) },
+	{ "graph", "FILE", "use graph FILE instead of the committed default", OPT_VALUE(EX(graph)) },
+	{ "artifact", "FILE", "the model file; its sha256 must equal the envelope's pin",
+	  OPT_VALUE(EX(artifact)) },
+	{ "profile-artifact", "FILE", "a profiler artifact (relative path) for the receipts",
+	  OPT_LIST(EX(profiles)) },
+	{ "revision", "REV", "the revision both arms run", OPT_VALUE(EX(revision)) },
+	{ "baseline-revision", "REV", "the baseline arm's revision, where the arms differ",
+	  OPT_VALUE(EX(base_rev)) },
+	{ "candidate-revision", "REV", "the candidate arm's revision", OPT_VALUE(EX(cand_rev)) },
+	{ "module", "NAME@REV", "a module revision for the receipts", OPT_LIST(EX(modules)) },
+	{ "order", "ORDER", "interleaved (ABBA, default), random (pairs shuffled) or blocked",
+	  OPT_VALUE(EX(order)) },
+	{ "seed", "N", "the seed of --order random (default: drawn and recorded)",
+	  OPT_VALUE(EX(seed)) },
+	{ "metrics", "KIND", "json (the metrics line, default) or llama-bench (-o json/jsonl)",
+	  OPT_VALUE(EX(metrics)) },
+	{ "quality-command", "CMD",
+	  "with llama-bench: run after each arm; its last line is the quality",
+	  OPT_VALUE(EX(quality)) },
+	{ "last-accepted", "RECEIPT",
+	  "gate the candidate against this receipt (default: this baseline)",
+	  OPT_VALUE(EX(last_accepted)) },
+	{ "machine-id-file", "FILE", "machine id to hash (default /etc/machine-id)",
+	  OPT_VALUE(EX(machine_id_file)) },
+	{ "show-output", NULL, "copy each run's stdout and stderr to stderr",
+	  OPT_FLAG(EX(show_output)) },
+	{ "max-log-bytes", "SIZE", "bound of each captured log (default 16M): beyond, head and tail",
+	  OPT_VALUE(EX(max_log)) },
+	{ "json", NULL, "print the summary as JSON (the same as --format json)",
+	  OPT_FLAG(EX(json)) },
+	{ "format", "FORMAT", "the summary: text (default), json, md or csv", OPT_VALUE(EX(format)) },
+	SAMPLER_FLAG_OPTS(struct ex_opts, sf),
+	{ 0 },
+};
+#undef EX
+
+const struct cmd_spec bench_experiment_spec = { .usage = usage, .about = about, .opts = opts };
+
 /* LEVER comes first (or last, after the options). */
-static int parse(int argc, char **argv, const struct opt *opts, const char **lever)
+static int parse(int argc, char **argv, struct ex_opts *eo, const char **lever)
 {
 	bool first = argc > 1 && argv[1][0] != '-';
-	int rest;
+	int rest, rc;
 
 	*lever = NULL;
 	if (first) {
@@ -306,15 +352,8 @@ static int parse(int argc, char **argv, const struct opt *opts, const char **lev
 		argv++;
 		argc--;
 	}
-	switch (opts_parse(CMD, usage, opts, argc, argv, &rest)) {
-	case OPTS_HELP:
-		opts_help(stdout, usage, about, opts);
-		return -1;
-	case OPTS_ERROR:
-		return EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	if ((rc = cmd_parse(CMD, &bench_experiment_spec, eo, argc, argv, &rest)) >= 0)
+		return rc == EXIT_OK ? -1 : rc;	/* -1: --help printed */
 	if (!first && rest < argc)
 		*lever = argv[rest++];
 	if (rest < argc) {
@@ -331,42 +370,6 @@ static int parse(int argc, char **argv, const struct opt *opts, const char **lev
 int bench_experiment(int argc, char **argv)
 {
 	struct ex_opts eo = { 0 };
-	const struct opt opts[] = {
-		{ "baseline", "CMD", "the baseline arm: the lever off (run by /bin/sh -c)", NULL, &eo.baseline, NULL },
-		{ "candidate", "CMD", "the candidate arm: the lever on", NULL, &eo.candidate, NULL },
-		{ "out-dir", "DIR", "new or empty folder for receipts, attestations, logs, comparison, gate", NULL,
-		  &eo.out_dir, NULL },
-		{ "graph", "FILE", "use graph FILE instead of the committed default", NULL, &eo.graph, NULL },
-		{ "artifact", "FILE", "the model file; its sha256 must equal the envelope's pin", NULL, &eo.artifact,
-		  NULL },
-		{ "profile-artifact", "FILE", "a profiler artifact (relative path) for the receipts", NULL, NULL,
-		  &eo.profiles },
-		{ "revision", "REV", "the revision both arms run", NULL, &eo.revision, NULL },
-		{ "baseline-revision", "REV", "the baseline arm's revision, where the arms differ", NULL,
-		  &eo.base_rev, NULL },
-		{ "candidate-revision", "REV", "the candidate arm's revision", NULL, &eo.cand_rev, NULL },
-		{ "module", "NAME@REV", "a module revision for the receipts", NULL, NULL, &eo.modules },
-		{ "order", "ORDER", "interleaved (ABBA, default), random (pairs shuffled) or blocked", NULL,
-		  &eo.order, NULL },
-		{ "seed", "N", "the seed of --order random (default: drawn and recorded)", NULL, &eo.seed, NULL },
-		{ "metrics", "KIND", "json (the metrics line, default) or llama-bench (-o json/jsonl)", NULL,
-		  &eo.metrics, NULL },
-		{ "quality-command", "CMD", "with llama-bench: run after each arm; its last line is the quality",
-		  NULL, &eo.quality, NULL },
-		{ "last-accepted", "RECEIPT", "gate the candidate against this receipt (default: this baseline)",
-		  NULL, &eo.last_accepted, NULL },
-		{ "machine-id-file", "FILE", "machine id to hash (default /etc/machine-id)", NULL,
-		  &eo.machine_id_file, NULL },
-		{ "show-output", NULL, "copy each run's stdout and stderr to stderr", &eo.show_output, NULL, NULL },
-		{ "max-log-bytes", "SIZE",
-		  "bound of each captured log (default 16M): beyond, head and tail", NULL,
-		  &eo.max_log, NULL },
-		{ "json", NULL, "print the summary as JSON (the same as --format json)", &eo.json, NULL, NULL },
-		{ "format", "FORMAT", "the summary: text (default), json, md or csv",
-		  NULL, &eo.format, NULL },
-		SAMPLER_FLAG_OPTS(&eo.sf),
-		{ 0 },
-	};
 	struct xp_opts o = { 0 };
 	struct xp_module *modules = NULL;
 	char **copies = NULL;
@@ -378,7 +381,7 @@ int bench_experiment(int argc, char **argv)
 	struct err e;
 	int rc;
 
-	rc = parse(argc, argv, opts, &o.lever_id);
+	rc = parse(argc, argv, &eo, &o.lever_id);
 	if (rc)
 		goto out_opts;
 	if ((rc = check_usage(&eo, &o, &fmt)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||

@@ -4,6 +4,7 @@
 
 #include "base/strbuf.h"
 #include "cli/cli.h"
+#include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
 #include "sampler/proc_read.h"
@@ -23,35 +24,41 @@ static const char sc_about[] =
     "1 when something does (advice and unknown findings do not fail the check).\n"
     "--sample 0 judges host CPU since boot and each process since it started.";
 
+struct sc_opts {
+	const char *sample, *busy, *psi;
+	bool json;
+};
+
+static const struct opt opts[] = {
+	{ "json", NULL, "print a JSON document (" SYSCHECK_SCHEMA ")",
+	  OPT_FLAG(struct sc_opts, json) },
+	{ "sample", "DUR", "window for host CPU and consumers (0..60s, default 1s)",
+	  OPT_VALUE(struct sc_opts, sample) },
+	{ "max-non-sut-cpu-percent", "N", "host CPU ceiling, (0,100], default 20",
+	  OPT_VALUE(struct sc_opts, busy) },
+	{ "max-psi-stall-percent", "N", "PSI avg10 ceiling, [0,100], default 5",
+	  OPT_VALUE(struct sc_opts, psi) },
+	{ 0 },
+};
+
+const struct cmd_spec bench_system_check_spec = { .usage = sc_usage, .about = sc_about,
+						  .opts = opts };
+
 int bench_system_check(int argc, char **argv)
 {
 	struct syscheck_opts so;
 	struct syscheck_result res;
 	struct strbuf sb = STRBUF_INIT;
-	const char *sample = NULL, *busy = NULL, *psi = NULL;
-	bool json = false;
-	const struct opt opts[] = {
-	    {"json", NULL, "print a JSON document (" SYSCHECK_SCHEMA ")", &json, NULL, NULL},
-	    {"sample", "DUR", "window for host CPU and consumers (0..60s, default 1s)", NULL,
-	     &sample, NULL},
-	    {"max-non-sut-cpu-percent", "N", "host CPU ceiling, (0,100], default 20", NULL, &busy,
-	     NULL},
-	    {"max-psi-stall-percent", "N", "PSI avg10 ceiling, [0,100], default 5", NULL, &psi,
-	     NULL},
-	    {0},
-	};
+	struct sc_opts o = { 0 };
+	const char *sample, *busy, *psi;
 	struct err e;
 	int rest, rc;
 
-	switch (opts_parse(CMD, sc_usage, opts, argc, argv, &rest)) {
-	case OPTS_HELP:
-		opts_help(stdout, sc_usage, sc_about, opts);
-		return EXIT_OK;
-	case OPTS_ERROR:
-		return EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	if ((rc = cmd_parse(CMD, &bench_system_check_spec, &o, argc, argv, &rest)) >= 0)
+		return rc;
+	sample = o.sample;
+	busy = o.busy;
+	psi = o.psi;
 	if (rest < argc) {
 		cli_errorf(CMD, "unexpected argument '%s'", argv[rest]);
 		fprintf(stderr, "%s\n", sc_usage);
@@ -69,7 +76,7 @@ int bench_system_check(int argc, char **argv)
 		return rc;
 	if (syscheck_run(&so, &res, &e) < 0)
 		return cli_fail(CMD, &e);
-	if (json) {
+	if (o.json) {
 		cli_out_json(syscheck_to_json(&res));
 	} else {
 		syscheck_render_text(&res, &sb);

@@ -9,30 +9,69 @@
 
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "cli/command.h"
+#include "cli/np.h"
 #include "render/escape.h"
 
-static const char usage[] =
-	"usage: fak <command> [options]\n"
-	"\n"
-	"commands:\n"
-	"  native-performance   evidence graph, receipts, gate, profiles, front door\n"
-	"  bench system-baseline  sample system load around a benchmark command\n"
-	"  bench system-check     what on this machine would disturb a benchmark\n"
-	"  bench experiment       one lever's A/B: sealed runs, receipts, comparison, gate\n"
-	"\n"
-	"Run 'fak <command> --help' for the options of a command.\n"
-	"\n"
+static int version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fputs("fak " FAK_VERSION "\n", stdout);
+	return EXIT_OK;
+}
+
+static int man(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	cli_doc_man(stdout);
+	return EXIT_OK;
+}
+
+static int completion(int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], "bash")) {
+		cli_errorf(NULL, "--completion takes one shell: bash");
+		return EXIT_USAGE;
+	}
+	cli_doc_bash(stdout);
+	return EXIT_OK;
+}
+
+/* Every command once. Entries without a help line are not listed in the
+ * usage: --version, and the generators of the man page and the bash
+ * completion that `make` installs. */
+const struct command cli_commands[] = {
+	{ "native-performance", cmd_native_performance,
+	  "evidence graph, receipts, gate, profiles, front door", NULL, &np_spec, NULL },
+	{ "bench", cmd_bench, "benchmarks around a command", NULL, NULL, bench_commands },
+	{ "--version", version, NULL, NULL, NULL, NULL },
+	{ "--man", man, NULL, NULL, NULL, NULL },
+	{ "--completion", completion, NULL, NULL, NULL, NULL },
+	{ 0 },
+};
+
+static void usage(FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	cmd_list(&sb, "", cli_commands, 22);
+	fprintf(f, "usage: fak <command> [options]\n"
+		"\n"
+		"commands:\n"
+		"%s"
+		"\n"
+		"Run 'fak <command> --help' for the options of a command.\n"
+		"\n"
+		"%s", sb.buf, cli_exit_status);
+	sb_release(&sb);
+}
+
+const char cli_exit_status[] =
 	"exit status: 0 success, 1 invalid input, failed validation or refusal, 2 usage error,\n"
 	"3 gate regression, 4 gate investigate (with --fail-on-investigate); bench\n"
 	"system-baseline exits with its command's status.\n";
-
-static const struct {
-	const char *name;
-	int (*fn)(int, char **);
-} commands[] = {
-	{ "native-performance", cmd_native_performance },
-	{ "bench", cmd_bench },
-};
 
 /* Diagnostics quote outside input: a control character in it shows as
  * U+FFFD, never reaching the terminal as a control sequence. */
@@ -126,27 +165,25 @@ static int open_std_fds(void)
 
 int cli_main(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (open_std_fds() < 0) {
 		cli_errorf(NULL, "cannot open '/dev/null' for a closed standard descriptor: %s",
 			   strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (argc < 2) {
-		fputs(usage, stderr);
+		usage(stderr);
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage, stdout);
+		usage(stdout);
 		return finish(EXIT_OK);
 	}
-	if (!strcmp(argv[1], "--version")) {
-		fputs("fak " FAK_VERSION "\n", stdout);
-		return finish(EXIT_OK);
-	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return finish(commands[i].fn(argc - 1, argv + 1));
+	c = cmd_find(cli_commands, argv[1]);
+	if (c)
+		return finish(c->run(argc - 1, argv + 1));
 	cli_errorf(NULL, "unknown command '%s'", argv[1]);
-	fputs(usage, stderr);
+	usage(stderr);
 	return EXIT_USAGE;
 }

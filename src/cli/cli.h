@@ -17,6 +17,8 @@ enum exit_code {
 };
 
 int cli_main(int argc, char **argv);
+/* The paragraph on exit codes of `fak --help` and the man page. */
+extern const char cli_exit_status[];
 
 /* "fak <cmd>: <message>\n" on stderr. */
 void cli_errorf(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -38,8 +40,11 @@ int cmd_bench(int argc, char **argv);
  * says so on stderr under cmd. Returns 0 or EXIT_FAIL (np_witness.c). */
 int cli_recover_promotion(const char *cmd, const char *graph);
 /* `fak bench experiment` (bench_experiment.c). */
+struct cmd_spec;
 int bench_experiment(int argc, char **argv);
+extern const struct cmd_spec bench_experiment_spec;
 /* `fak bench system-check` (bench_syscheck.c). */
 int bench_system_check(int argc, char **argv);
+extern const struct cmd_spec bench_system_check_spec;
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
 #include "experiment/experiment.h"
@@ -20,24 +21,6 @@
 #include "sampler/run.h"
 
 #define CMD "bench system-baseline"
-
-static const char bench_usage[] = "usage: fak bench system-baseline [options] -- COMMAND [ARGS...]\n"
-				  "       fak bench system-baseline --verify FILE [--log FILE]\n"
-				  "       fak bench system-check [--json] [--sample DUR]\n"
-				  "       fak bench experiment LEVER --baseline CMD --candidate CMD --out-dir DIR [options]";
-
-static const char bench_about[] =
-	"Benchmarks around a command. Three subcommands:\n"
-	"\n"
-	"  system-baseline   sample a quiet baseline window, then run COMMAND while sampling\n"
-	"                    host CPU/memory and the command's whole process tree; print a\n"
-	"                    sealed attestation (fak.system-baseline/v1) on stdout\n"
-	"  system-check      print what on this machine would disturb a benchmark, each\n"
-	"                    with the command that fixes it; exit 1 when something does\n"
-	"  experiment        run a lever's interleaved A/B through the sampler, seal what each\n"
-	"                    run measured, and write attested receipts, comparison and gate\n"
-	"\n"
-	"Run 'fak bench <subcommand> --help' for its options.";
 
 static const char sb_usage[] =
 	"usage: fak bench system-baseline [--baseline-duration 2s] [--interval 250ms]"
@@ -59,11 +42,27 @@ struct sb_opts {
 	const char *out, *verify, *log;
 };
 
+#define SB(m) struct sb_opts, m
+static const struct opt sb_opts[] = {
+	SAMPLER_FLAG_OPTS(struct sb_opts, sf),
+	{ "top-consumers", NULL, "add up to 5 scrubbed non-SUT image+PID records",
+	  OPT_FLAG(SB(sf.top_consumers)) },
+	{ "out", "FILE", "also write the attestation to FILE (atomically, mode 0600)",
+	  OPT_VALUE(SB(out)) },
+	{ "verify", "FILE", "verify a written attestation and print VALID <digest>",
+	  OPT_VALUE(SB(verify)) },
+	{ "log", "FILE",
+	  "with --verify: the run's captured stdout; its digest and metrics must match",
+	  OPT_VALUE(SB(log)) },
+	{ 0 },
+};
+#undef SB
+
+static const struct cmd_spec sb_spec = { .usage = sb_usage, .about = sb_about, .opts = sb_opts };
+
 static int usage_error(const char *msg)
 {
-	cli_errorf(CMD, "%s", msg);
-	fprintf(stderr, "%s\n", sb_usage);
-	return EXIT_USAGE;
+	return cmd_usage_error(CMD, &sb_spec, msg);
 }
 
 /* The attestation's own checks, then with log the captured stdout. */
@@ -162,27 +161,10 @@ static int measure(const struct sb_opts *so, char **argv)
 static int system_baseline(int argc, char **argv)
 {
 	struct sb_opts so = { 0 };
-	const struct opt opts[] = {
-		SAMPLER_FLAG_OPTS(&so.sf),
-		{ "top-consumers", NULL, "add up to 5 scrubbed non-SUT image+PID records", &so.sf.top_consumers,
-		  NULL, NULL },
-		{ "out", "FILE", "also write the attestation to FILE (atomically, mode 0600)", NULL, &so.out, NULL },
-		{ "verify", "FILE", "verify a written attestation and print VALID <digest>", NULL, &so.verify, NULL },
-		{ "log", "FILE", "with --verify: the run's captured stdout; its digest and metrics must match",
-		  NULL, &so.log, NULL },
-		{ 0 },
-	};
-	int rest;
+	int rest, rc;
 
-	switch (opts_parse(CMD, sb_usage, opts, argc, argv, &rest)) {
-	case OPTS_HELP:
-		opts_help(stdout, sb_usage, sb_about, opts);
-		return EXIT_OK;
-	case OPTS_ERROR:
-		return EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
+	if ((rc = cmd_parse(CMD, &sb_spec, &so, argc, argv, &rest)) >= 0)
+		return rc;
 	if (so.log && !so.verify)
 		return usage_error("--log goes with --verify");
 	if (so.verify) {
@@ -202,24 +184,20 @@ static int system_baseline(int argc, char **argv)
 	return measure(&so, argv + rest);
 }
 
+/* The subcommands of `fak bench`, each once: dispatch, `fak bench --help`,
+ * the list in `fak --help`, the man page and the completion. */
+const struct command bench_commands[] = {
+	{ "system-baseline", system_baseline, "sample system load around a benchmark command",
+	  "[options] -- COMMAND [ARGS...]\n--verify FILE [--log FILE]", &sb_spec, NULL },
+	{ "system-check", bench_system_check, "what on this machine would disturb a benchmark",
+	  "[--json] [--sample DUR]", &bench_system_check_spec, NULL },
+	{ "experiment", bench_experiment, "one lever's A/B: sealed runs, receipts, comparison, gate",
+	  "LEVER --baseline CMD --candidate CMD --out-dir DIR [options]", &bench_experiment_spec,
+	  NULL },
+	{ 0 },
+};
+
 int cmd_bench(int argc, char **argv)
 {
-	if (argc < 2) {
-		cli_errorf("bench", "a subcommand is required");
-		fprintf(stderr, "%s\n", bench_usage);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		printf("%s\n\n%s\n", bench_usage, bench_about);
-		return EXIT_OK;
-	}
-	if (!strcmp(argv[1], "system-baseline"))
-		return system_baseline(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "experiment"))
-		return bench_experiment(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "system-check"))
-		return bench_system_check(argc - 1, argv + 1);
-	cli_errorf("bench", "unknown subcommand '%s'", argv[1]);
-	fprintf(stderr, "%s\n", bench_usage);
-	return EXIT_USAGE;
+	return cmd_dispatch("bench", bench_commands, argc, argv);
 }

@@ -4,20 +4,13 @@
 #include "base/file.h"
 #include "base/json.h"
 #include "cli/cli.h"
+#include "cli/command.h"
 #include "cli/np.h"
 #include "cli/opts.h"
 #include "render/render.h"
 
-static const char usage[] =
-	"usage: fak native-performance [--graph FILE] [--format FORMAT | --json]"
-	" [--next | --dot | --chart climb [--out FILE]"
-	" | --baseline LEVER | --compare BASELINE --candidate CANDIDATE [--chart FILE]"
-	" | --attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]"
-	" | --gate REQUEST [--fail-on-investigate]"
-	" | --profile FILE | --profile-next FILE"
-	" | --frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]"
-	" | --promote DIR|REQUEST [--dry-run] [--index FILE] [--witness-root DIR]"
-	" | --verify-witnesses [DIR] [--index FILE]]";
+/* The usage line: this, then every mode's synopsis (command.c). */
+static const char usage[] = "usage: fak native-performance [--graph FILE] [--format FORMAT | --json]";
 
 static const char about[] =
 	"Shows and checks the committed native-performance evidence graph and the evidence\n"
@@ -81,104 +74,170 @@ int np_dot(const struct np_ctx *c)
 	return EXIT_OK;
 }
 
-/* opts_parse: an exit status to return (help, a usage error), or -1 to
- * go on. */
-static int parse_opts(const struct opt *opts, int argc, char **argv, int *rest)
+/* The options, by index in opts[] (the bits of the mode table). */
+enum {
+	O_GRAPH, O_JSON, O_FORMAT, O_CHART, O_NEXT, O_DOT, O_BASELINE, O_COMPARE, O_CANDIDATE,
+	O_ATTACH, O_SYSTEM_BASELINE, O_OUT, O_GATE, O_FAIL_ON_INVESTIGATE, O_PROFILE,
+	O_PROFILE_NEXT, O_FRONTDOOR, O_AS_OF, O_INDEX, O_WRITE_DOC, O_CHECK_DOC, O_PROMOTE,
+	O_DRY_RUN, O_WITNESS_ROOT, O_VERIFY_WITNESSES,
+};
+
+#define NP(m) struct np_opts, m
+static const struct opt opts[] = {
+	[O_GRAPH] = { "graph", "FILE", "use graph FILE instead of the committed default",
+		      OPT_VALUE(NP(graph)) },
+	[O_JSON] = { "json", NULL, "emit JSON (the same as --format json)", OPT_FLAG(NP(json)) },
+	[O_FORMAT] = { "format", "FORMAT", "text (default), json, md or csv (see FORMAT above)",
+		       OPT_VALUE(NP(format)) },
+	[O_CHART] = { "chart", "climb|FILE",
+		      "climb: the hill climb as SVG; with --compare: its runs chart to FILE",
+		      OPT_VALUE(NP(chart)) },
+	[O_NEXT] = { "next", NULL, "emit the first dependency-ready unwitnessed lever",
+		     OPT_FLAG(NP(next)) },
+	[O_DOT] = { "dot", NULL, "emit the lever graph as Graphviz DOT", OPT_FLAG(NP(dot)) },
+	[O_BASELINE] = { "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER",
+			 OPT_VALUE(NP(baseline)) },
+	[O_COMPARE] = { "compare", "FILE",
+			"compare baseline receipt FILE with --candidate FILE (text, or --json)",
+			OPT_VALUE(NP(compare)) },
+	[O_CANDIDATE] = { "candidate", "FILE", "candidate receipt FILE used with --compare",
+			  OPT_VALUE(NP(candidate)) },
+	[O_ATTACH] = { "attach-receipt", "FILE",
+		       "append --system-baseline attestation to receipt FILE",
+		       OPT_VALUE(NP(attach_receipt)) },
+	[O_SYSTEM_BASELINE] = { "system-baseline", "FILE",
+				"system-baseline attestation FILE used with --attach-receipt",
+				OPT_VALUE(NP(system_baseline)) },
+	[O_OUT] = { "out", "FILE",
+		    "write the attachment (mode 0600) or the climb chart to FILE, not stdout",
+		    OPT_VALUE(NP(out)) },
+	[O_GATE] = { "gate", "FILE",
+		     "classify a candidate against the last accepted receipt in gate request FILE",
+		     OPT_VALUE(NP(gate)) },
+	[O_FAIL_ON_INVESTIGATE] = { "fail-on-investigate", NULL,
+				    "with --gate: exit 4 when the classification is investigate",
+				    OPT_FLAG(NP(fail_on_investigate)) },
+	[O_PROFILE] = { "profile", "FILE", "validate and classify profile bundle FILE",
+			OPT_VALUE(NP(profile)) },
+	[O_PROFILE_NEXT] = { "profile-next", "FILE", "select the next lever from profile bundle FILE",
+			     OPT_VALUE(NP(profile_next)) },
+	[O_FRONTDOOR] = { "frontdoor-md", NULL, "emit the front-door performance index as Markdown",
+			  OPT_FLAG(NP(frontdoor_md)) },
+	[O_AS_OF] = { "as-of", "DATE", "front-door date YYYY-MM-DD (default: today, UTC)",
+		      OPT_VALUE(NP(as_of)) },
+	[O_INDEX] = { "index", "FILE", "use result rows FILE instead of the committed index",
+		      OPT_VALUE(NP(index)) },
+	[O_WRITE_DOC] = { "write-doc", "FILE",
+			  "replace the generated block between the markers in FILE",
+			  OPT_VALUE(NP(write_doc)) },
+	[O_CHECK_DOC] = { "check-doc", "FILE", "fail when the generated block in FILE is stale",
+			  OPT_VALUE(NP(check_doc)) },
+	[O_PROMOTE] = { "promote", "DIR",
+			"promote a passing experiment (or gate request) to graph, index, witness",
+			OPT_VALUE(NP(promote)) },
+	[O_DRY_RUN] = { "dry-run", NULL,
+			"with --promote: print the changes as a unified diff, write nothing",
+			OPT_FLAG(NP(dry_run)) },
+	[O_WITNESS_ROOT] = { "witness-root", "DIR",
+			     "witness folder root (default: docs/witnesses of the checkout)",
+			     OPT_VALUE(NP(witness_root)) },
+	[O_VERIFY_WITNESSES] = { "verify-witnesses", NULL,
+				 "re-verify every witness ([DIR]: the witness root)",
+				 OPT_FLAG(NP(verify_witnesses)) },
+	{ 0 },
+};
+#undef NP
+
+static int np_graph(const struct np_ctx *c)
 {
-	switch (opts_parse(NP_CMD, usage, opts, argc, argv, rest)) {
-	case OPTS_HELP:
-		opts_help(stdout, usage, about, opts);
-		return EXIT_OK;
-	case OPTS_ERROR:
-		return EXIT_USAGE;
-	case OPTS_OK:
-		break;
-	}
-	return -1;
+	return c->fmt == RENDER_JSON ? np_json(c) : np_human(c);
 }
 
-static int usage_error(const char *why)
+static int np_profile_bundle(const struct np_ctx *c)
 {
-	cli_errorf(NP_CMD, "%s", why);
-	fprintf(stderr, "%s\n", usage);
-	return EXIT_USAGE;
+	return np_profile(c, false);
 }
 
-/* Mode exclusivity and pairing rules; returns 0 or the usage exit code.
- * positional: the first word that is not an option, or NULL. *fmt gets
- * the output format. */
-static int check_usage(const struct np_opts *o, const char *positional, enum render_format *fmt)
+static int np_profile_select(const struct np_ctx *c)
 {
-	int modes = 0;
+	return np_profile(c, true);
+}
+
+#define B(o) OPT_BIT(O_##o)
+#define REPORT (B(JSON) | B(FORMAT))	/* the modes with --format md and csv */
+/* Each mode once: its name in messages, its part of the usage line, its help,
+ * its handler, the options that choose it and those it takes. */
+static const struct cmd_mode modes[] = {
+	{ "--next", "--next", "the first dependency-ready unwitnessed lever", np_next,
+	  B(NEXT), 0, REPORT, 0 },
+	{ "--dot", "--dot", "the lever graph as Graphviz DOT", np_dot, B(DOT), 0, 0, 0 },
+	{ "--chart climb", "--chart climb [--out FILE]", "the hill climb as SVG", np_chart_climb,
+	  B(CHART), 0, B(OUT), 0 },
+	{ "--baseline", "--baseline LEVER", "a pre-change baseline receipt template", np_baseline,
+	  B(BASELINE), 0, 0, 0 },
+	{ "--compare", "--compare BASELINE --candidate CANDIDATE [--chart FILE]",
+	  "compare two receipts", np_compare, B(COMPARE) | B(CANDIDATE), B(COMPARE) | B(CANDIDATE),
+	  REPORT | B(CHART), 0 },
+	{ "--attach-receipt", "--attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]",
+	  "attach a system-baseline attestation to a receipt", np_attach,
+	  B(ATTACH) | B(SYSTEM_BASELINE), B(ATTACH) | B(SYSTEM_BASELINE), B(OUT), 0 },
+	{ "--gate", "--gate REQUEST [--fail-on-investigate]",
+	  "classify a candidate against the last accepted receipt", np_gate, B(GATE), 0,
+	  REPORT | B(FAIL_ON_INVESTIGATE), 0 },
+	{ "--profile", "--profile FILE", "validate and classify a profile bundle", np_profile_bundle,
+	  B(PROFILE), 0, REPORT, 0 },
+	{ "--profile-next", "--profile-next FILE", "the next lever from a profile bundle",
+	  np_profile_select, B(PROFILE_NEXT), 0, REPORT, 0 },
+	{ "--frontdoor-md",
+	  "--frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]",
+	  "the front-door performance index as Markdown", np_frontdoor, B(FRONTDOOR), 0,
+	  B(AS_OF) | B(INDEX) | B(WRITE_DOC) | B(CHECK_DOC), B(WRITE_DOC) | B(CHECK_DOC) },
+	{ "--promote", "--promote DIR|REQUEST [--dry-run] [--index FILE] [--witness-root DIR]",
+	  "promote a passing experiment to graph, index and witness", np_promote, B(PROMOTE), 0,
+	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
+	{ "--verify-witnesses", "--verify-witnesses [DIR] [--index FILE]",
+	  "re-verify every witness", np_verify_witnesses, B(VERIFY_WITNESSES), 0,
+	  B(INDEX) | B(WITNESS_ROOT), 0 },
+	{ "the graph view", NULL, "the human readout of the graph (text or json)", np_graph,
+	  REPORT, 0, 0, 0 },
+	{ 0 },
+};
+#undef REPORT
+
+const struct cmd_spec np_spec = {
+	.usage = usage, .about = about, .opts = opts, .modes = modes, .common = B(GRAPH),
+};
+#undef B
+
+/* The usage rules: one mode (the table), non-empty values, --format and
+ * --chart. positional: the first word that is not an option, or NULL.
+ * Returns the mode (*fmt: the output format), or NULL after printing the
+ * usage error. */
+static const struct cmd_mode *check_usage(const struct np_opts *o, const char *positional,
+					  enum render_format *fmt)
+{
+	const struct cmd_mode *mode;
+	char why[sizeof(((struct err *)0)->msg)];
+	int empty;
 
 	if (positional) {
-		char why[sizeof(((struct err *)0)->msg)];
-
 		snprintf(why, sizeof(why), "unexpected argument '%s'; every input is given with an "
 			 "option (see --help)", positional);
-		return usage_error(why);
+		cmd_usage_error(NP_CMD, &np_spec, why);
+		return NULL;
 	}
-	/* --json and --format go with a report mode, or choose the graph view */
-	modes += (o->json || o->format) && !(o->next || o->compare || o->gate || o->profile || o->profile_next);
-	modes += o->chart && !o->compare;
-	modes += o->next;
-	modes += o->dot;
-	modes += o->baseline != NULL;
-	modes += o->compare || o->candidate;
-	modes += o->attach_receipt || o->system_baseline;
-	modes += o->gate != NULL;
-	modes += o->profile != NULL;
-	modes += o->profile_next != NULL;
-	modes += o->frontdoor_md;
-	modes += o->promote != NULL;
-	modes += o->verify_witnesses;
-	if (modes > 1)
-		return usage_error("choose one mode");
-	if ((o->compare != NULL) != (o->candidate != NULL))
-		return usage_error("--compare and --candidate go together");
-	if ((o->attach_receipt != NULL) != (o->system_baseline != NULL))
-		return usage_error("--attach-receipt and --system-baseline go together");
-	if (o->out && !o->attach_receipt && !(o->chart && !o->compare))
-		return usage_error("--out goes with --attach-receipt and --chart climb");
-	if (o->fail_on_investigate && !o->gate)
-		return usage_error("--fail-on-investigate goes with --gate");
-	if ((o->as_of || o->write_doc || o->check_doc) && !o->frontdoor_md)
-		return usage_error("--as-of, --write-doc and --check-doc go with --frontdoor-md");
-	if (o->index && !o->frontdoor_md && !o->promote && !o->verify_witnesses)
-		return usage_error("--index goes with --frontdoor-md, --promote and --verify-witnesses");
-	if (o->dry_run && !o->promote)
-		return usage_error("--dry-run goes with --promote");
-	if (o->witness_root && !o->promote && !o->verify_witnesses)
-		return usage_error("--witness-root goes with --promote and --verify-witnesses");
-	if (o->write_doc && o->check_doc)
-		return usage_error("choose one of --write-doc and --check-doc");
-	{
-		const struct {
-			const char *name, *value;
-		} vals[] = {
-			{ "graph", o->graph }, { "baseline", o->baseline }, { "compare", o->compare },
-			{ "candidate", o->candidate }, { "attach-receipt", o->attach_receipt },
-			{ "system-baseline", o->system_baseline }, { "out", o->out }, { "gate", o->gate },
-			{ "profile", o->profile }, { "profile-next", o->profile_next }, { "as-of", o->as_of },
-			{ "index", o->index }, { "write-doc", o->write_doc }, { "check-doc", o->check_doc },
-			{ "promote", o->promote }, { "witness-root", o->witness_root },
-			{ "format", o->format }, { "chart", o->chart },
-		};
-		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-			if (vals[i].value && !*vals[i].value) {
-				char why[64];
-
-				snprintf(why, sizeof(why), "--%s needs a non-empty value", vals[i].name);
-				return usage_error(why);
-			}
+	if (!(mode = cmd_mode_of(NP_CMD, &np_spec, opts_given(opts, o))))
+		return NULL;
+	if ((empty = opts_empty(opts, o)) >= 0) {
+		snprintf(why, sizeof(why), "--%s needs a non-empty value", opts[empty].name);
+		cmd_usage_error(NP_CMD, &np_spec, why);
+		return NULL;
 	}
-	{
-		char why[256];
-
-		if (np_report_usage(o, fmt, why, sizeof(why)) < 0)
-			return usage_error(why);
+	if (np_report_usage(o, mode, fmt, why, sizeof(why)) < 0) {
+		cmd_usage_error(NP_CMD, &np_spec, why);
+		return NULL;
 	}
-	return 0;
+	return mode;
 }
 
 /* Output paths are checked before any work: a target that could not be
@@ -216,41 +275,14 @@ static int check_outputs(const struct np_opts *o)
 int cmd_native_performance(int argc, char **argv)
 {
 	struct np_opts o = { 0 };
-	const struct opt opts[] = {
-		{ "graph", "FILE", "use graph FILE instead of the committed default", NULL, &o.graph, NULL },
-		{ "json", NULL, "emit JSON (the same as --format json)", &o.json, NULL, NULL },
-		{ "format", "FORMAT", "text (default), json, md or csv (see FORMAT above)", NULL, &o.format, NULL },
-		{ "chart", "climb|FILE", "climb: the hill climb as SVG; with --compare: its runs chart to FILE", NULL, &o.chart, NULL },
-		{ "next", NULL, "emit the first dependency-ready unwitnessed lever", &o.next, NULL, NULL },
-		{ "dot", NULL, "emit the lever graph as Graphviz DOT", &o.dot, NULL, NULL },
-		{ "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER", NULL, &o.baseline, NULL },
-		{ "compare", "FILE", "compare baseline receipt FILE with --candidate FILE (text, or --json)", NULL, &o.compare, NULL },
-		{ "candidate", "FILE", "candidate receipt FILE used with --compare", NULL, &o.candidate, NULL },
-		{ "attach-receipt", "FILE", "append --system-baseline attestation to receipt FILE", NULL, &o.attach_receipt, NULL },
-		{ "system-baseline", "FILE", "system-baseline attestation FILE used with --attach-receipt", NULL, &o.system_baseline, NULL },
-		{ "out", "FILE", "write the attachment (mode 0600) or the climb chart to FILE, not stdout", NULL, &o.out, NULL },
-		{ "gate", "FILE", "classify a candidate against the last accepted receipt in gate request FILE", NULL, &o.gate, NULL },
-		{ "fail-on-investigate", NULL, "with --gate: exit 4 when the classification is investigate", &o.fail_on_investigate, NULL, NULL },
-		{ "profile", "FILE", "validate and classify profile bundle FILE", NULL, &o.profile, NULL },
-		{ "profile-next", "FILE", "select the next lever from profile bundle FILE", NULL, &o.profile_next, NULL },
-		{ "frontdoor-md", NULL, "emit the front-door performance index as Markdown", &o.frontdoor_md, NULL, NULL },
-		{ "as-of", "DATE", "front-door date YYYY-MM-DD (default: today, UTC)", NULL, &o.as_of, NULL },
-		{ "index", "FILE", "use result rows FILE instead of the committed index", NULL, &o.index, NULL },
-		{ "write-doc", "FILE", "replace the generated block between the markers in FILE", NULL, &o.write_doc, NULL },
-		{ "check-doc", "FILE", "fail when the generated block in FILE is stale", NULL, &o.check_doc, NULL },
-		{ "promote", "DIR", "promote a passing experiment (or gate request) to graph, index, witness", NULL, &o.promote, NULL },
-		{ "dry-run", NULL, "with --promote: print the changes as a unified diff, write nothing", &o.dry_run, NULL, NULL },
-		{ "witness-root", "DIR", "witness folder root (default: docs/witnesses of the checkout)", NULL, &o.witness_root, NULL },
-		{ "verify-witnesses", NULL, "re-verify every witness ([DIR]: the witness root)", &o.verify_witnesses, NULL, NULL },
-		{ 0 },
-	};
+	const struct cmd_mode *mode;
 	struct graph g;
 	struct findings f = FINDINGS_INIT;
 	struct err e;
 	struct np_ctx c = { .o = &o, .g = &g };
 	int rest, rc;
 
-	if ((rc = parse_opts(opts, argc, argv, &rest)) >= 0)
+	if ((rc = cmd_parse(NP_CMD, &np_spec, &o, argc, argv, &rest)) >= 0)
 		return rc;
 	if (o.verify_witnesses && rest < argc) {
 		/* --verify-witnesses DIR: options may follow DIR too */
@@ -258,11 +290,12 @@ int cmd_native_performance(int argc, char **argv)
 		int more = 1;
 
 		o.witness_root = NULL;
-		if ((rc = parse_opts(opts, argc - rest, argv + rest, &more)) >= 0)
+		if ((rc = cmd_parse(NP_CMD, &np_spec, &o, argc - rest, argv + rest, &more)) >= 0)
 			return rc;
 		rest += more;
 		if (before && o.witness_root)
-			return usage_error("option '--witness-root' is given twice; give it once");
+			return cmd_usage_error(NP_CMD, &np_spec,
+					       "option '--witness-root' is given twice; give it once");
 		if (!o.witness_root)
 			o.witness_root = before;
 		if (o.witness_root && strcmp(o.witness_root, dir)) {
@@ -272,9 +305,8 @@ int cmd_native_performance(int argc, char **argv)
 		}
 		o.witness_root = dir;
 	}
-	rc = check_usage(&o, rest < argc ? argv[rest] : NULL, &c.fmt);
-	if (!rc)
-		rc = check_outputs(&o);
+	mode = check_usage(&o, rest < argc ? argv[rest] : NULL, &c.fmt);
+	rc = mode ? check_outputs(&o) : EXIT_USAGE;
 	if (!rc)
 		rc = np_recover(&o);
 	if (rc)
@@ -289,35 +321,7 @@ int cmd_native_performance(int argc, char **argv)
 		graph_release(&g);
 		return rc;
 	}
-
-	if (o.next)
-		rc = np_next(&c);
-	else if (o.compare)
-		rc = np_compare(&c);
-	else if (o.chart)
-		rc = np_chart_climb(&c);
-	else if (o.dot)
-		rc = np_dot(&c);
-	else if (o.baseline)
-		rc = np_baseline(&c);
-	else if (o.attach_receipt)
-		rc = np_attach(&c);
-	else if (o.gate)
-		rc = np_gate(&c);
-	else if (o.profile)
-		rc = np_profile(&c, false);
-	else if (o.profile_next)
-		rc = np_profile(&c, true);
-	else if (o.frontdoor_md)
-		rc = np_frontdoor(&c);
-	else if (o.promote)
-		rc = np_promote(&c);
-	else if (o.verify_witnesses)
-		rc = np_verify_witnesses(&c);
-	else if (c.fmt == RENDER_JSON)
-		rc = np_json(&c);
-	else
-		rc = np_human(&c);
+	rc = mode->run(&c);
 	graph_release(&g);
 	return rc;
 }

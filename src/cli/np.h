@@ -6,6 +6,7 @@
  * an exit code and prints through cli.h. */
 #include <stdbool.h>
 
+#include "cli/command.h"
 #include "graph/graph.h"
 #include "render/report.h"
 
@@ -35,6 +36,9 @@ struct np_ctx {
 	enum render_format fmt;	/* --format, --json, or text */
 };
 
+/* The options, modes and help of the command (cmd_native_performance.c). */
+extern const struct cmd_spec np_spec;
+
 /* graph views (cmd_native_performance.c) */
 int np_human(const struct np_ctx *c);
 int np_json(const struct np_ctx *c);
@@ -43,7 +47,8 @@ int np_dot(const struct np_ctx *c);
 
 /* reports (np_report.c): the usage rules of --format and --chart (0, or
  * the message in why), --chart climb, and printing a report */
-int np_report_usage(const struct np_opts *o, enum render_format *fmt, char *why, size_t cap);
+int np_report_usage(const struct np_opts *o, const struct cmd_mode *mode, enum render_format *fmt,
+		    char *why, size_t cap);
 int np_chart_climb(const struct np_ctx *c);
 /* The runs chart of a comparison document into path (0644, atomic). */
 int np_write_chart(const char *path, const json_t *comparison, struct err *e);

@@ -9,15 +9,21 @@
 #include "cli/report.h"
 #include "render/chart.h"
 
-int np_report_usage(const struct np_opts *o, enum render_format *fmt, char *why, size_t cap)
+int np_report_usage(const struct np_opts *o, const struct cmd_mode *mode, enum render_format *fmt,
+		    char *why, size_t cap)
 {
-	bool report = o->next || o->compare || o->gate || o->profile || o->profile_next;
+	size_t format = (size_t)cmd_opt_index(&np_spec, "format");
 
 	if (report_format(o->format, o->json, fmt, why, cap) < 0)
 		return -1;
-	if ((*fmt == RENDER_MD || *fmt == RENDER_CSV) && !report) {
-		snprintf(why, cap, "--format %s goes with --compare, --gate, --next, --profile and "
-				   "--profile-next (the graph itself is text or json)", render_format_names[*fmt]);
+	/* md and csv: the modes that take --format (the graph view is chosen by it) */
+	if ((*fmt == RENDER_MD || *fmt == RENDER_CSV) && !(mode->accepts & OPT_BIT(format))) {
+		struct strbuf sb = STRBUF_INIT;
+
+		cmd_takers(&sb, &np_spec, format);
+		snprintf(why, cap, "--format %s goes with %s (the graph itself is text or json)",
+			 render_format_names[*fmt], sb.buf);
+		sb_release(&sb);
 		return -1;
 	}
 	if (o->chart && !o->compare && strcmp(o->chart, "climb")) {

@@ -15,8 +15,23 @@ static const struct opt *lookup(const struct opt *opts, const char *name, size_t
 	return NULL;
 }
 
-enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt *opts, int argc,
-			    char **argv, int *rest)
+static bool *flag_at(const struct opt *o, void *dst)
+{
+	return (bool *)((char *)dst + o->off);
+}
+
+static const char **value_at(const struct opt *o, void *dst)
+{
+	return (const char **)(void *)((char *)dst + o->off);
+}
+
+static struct optlist *list_at(const struct opt *o, void *dst)
+{
+	return (struct optlist *)(void *)((char *)dst + o->off);
+}
+
+enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt *opts, void *dst,
+			    int argc, char **argv, int *rest)
 {
 	uint64_t seen = 0;
 	size_t nr_opts = 0;
@@ -49,29 +64,31 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 			fprintf(stderr, "%s\n", usage);
 			return OPTS_ERROR;
 		}
-		if (!o->list && (seen >> (o - opts) & 1)) {
+		if (o->kind != OPT_KIND_LIST && (seen >> (o - opts) & 1)) {
 			cli_errorf(cmd, "option '--%s' is given twice; give it once", o->name);
 			fprintf(stderr, "%s\n", usage);
 			return OPTS_ERROR;
 		}
 		seen |= (uint64_t)1 << (o - opts);
-		if (!o->arg) {
+		if (o->kind == OPT_KIND_FLAG) {
 			if (eq && strcmp(eq + 1, "true") && strcmp(eq + 1, "false")) {
 				cli_errorf(cmd, "option '--%s' takes no value", o->name);
 				fprintf(stderr, "%s\n", usage);
 				return OPTS_ERROR;
 			}
-			*o->flag = !eq || !strcmp(eq + 1, "true");
+			*flag_at(o, dst) = !eq || !strcmp(eq + 1, "true");
 			continue;
 		}
 		if (eq || i + 1 < argc) {
 			const char *v = eq ? eq + 1 : argv[++i];
 
-			if (o->list) {
-				ALLOC_GROW(o->list->v, o->list->n + 1, o->list->alloc);
-				o->list->v[o->list->n++] = v;
+			if (o->kind == OPT_KIND_LIST) {
+				struct optlist *l = list_at(o, dst);
+
+				ALLOC_GROW(l->v, l->n + 1, l->alloc);
+				l->v[l->n++] = v;
 			} else {
-				*o->value = v;
+				*value_at(o, dst) = v;
 			}
 		} else {
 			cli_errorf(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
@@ -83,14 +100,59 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 	return OPTS_OK;
 }
 
+uint64_t opts_given(const struct opt *opts, const void *dst)
+{
+	uint64_t given = 0;
+	void *d = (void *)(uintptr_t)dst;	/* read only */
+
+	for (size_t i = 0; opts[i].name; i++) {
+		const struct opt *o = &opts[i];
+		bool on = o->kind == OPT_KIND_FLAG ? *flag_at(o, d)
+			: o->kind == OPT_KIND_VALUE ? *value_at(o, d) != NULL
+			: list_at(o, d)->n > 0;
+
+		given |= on ? OPT_BIT(i) : 0;
+	}
+	return given;
+}
+
+int opts_empty(const struct opt *opts, const void *dst)
+{
+	void *d = (void *)(uintptr_t)dst;	/* read only */
+
+	for (size_t i = 0; opts[i].name; i++) {
+		const char *v = opts[i].kind == OPT_KIND_VALUE ? *value_at(&opts[i], d) : NULL;
+
+		if (v && !*v)
+			return (int)i;
+	}
+	return -1;
+}
+
+void opts_names(char *out, size_t cap, const struct opt *opts, uint64_t bits)
+{
+	size_t len = 0, left = (size_t)__builtin_popcountll(bits);
+
+	out[0] = '\0';
+	for (size_t i = 0; opts[i].name && len < cap; i++) {
+		if (!(bits & OPT_BIT(i)))
+			continue;
+		left--;
+		len += (size_t)snprintf(out + len, cap - len, "--%s%s", opts[i].name,
+					!left ? "" : left == 1 ? " and " : ", ");
+	}
+}
+
 void opts_help(FILE *f, const char *usage, const char *about, const struct opt *opts)
 {
 	fprintf(f, "%s\n\n%s\n\noptions:\n", usage, about);
 	for (const struct opt *o = opts; o->name; o++) {
 		char left[64];
 
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s%s\n", left, o->help, o->list ? " (repeatable)" : "");
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "  %-28s %s%s\n", left, o->help,
+			o->kind == OPT_KIND_LIST ? " (repeatable)" : "");
 	}
 	fprintf(f, "  %-28s %s\n", "--help", "show this help and exit");
 }

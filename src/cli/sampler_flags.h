@@ -14,28 +14,29 @@ struct sampler_flags {
 	bool top_consumers, require_memory;
 };
 
-/* Option table entries for *sf, to put inside a command's table. */
-#define SAMPLER_FLAG_OPTS(sf)                                                                      \
+/* Option table entries for the struct sampler_flags member m of the options
+ * struct T, to put inside a command's table. */
+#define SAMPLER_FLAG_OPTS(T, m)                                                                 \
 	{ "baseline-duration", "DUR", "quiet window before each run (10ms..60s, default 2s)",      \
-	  NULL, &(sf)->baseline, NULL },                                                           \
-	{ "interval", "DUR", "census interval (10ms..10s, default 250ms)", NULL, &(sf)->interval, NULL }, \
-	{ "max-sampler-duty-percent", "N", "sampler duty ceiling, (0,100], default 10", NULL,      \
-	  &(sf)->max_duty, NULL },                                                                 \
+	  OPT_VALUE(T, m.baseline) },                                                              \
+	{ "interval", "DUR", "census interval (10ms..10s, default 250ms)", OPT_VALUE(T, m.interval) }, \
+	{ "max-sampler-duty-percent", "N", "sampler duty ceiling, (0,100], default 10",           \
+	  OPT_VALUE(T, m.max_duty) },                                                              \
 	{ "max-non-sut-cpu-percent", "N",                                                          \
-	  "non-SUT and quiet-baseline host CPU ceiling, (0,100], default 20", NULL,                \
-	  &(sf)->max_non_sut, NULL },                                                              \
-	{ "max-psi-stall-percent", "N", "cgroup PSI stall ceiling, [0,100], default 5", NULL,      \
-	  &(sf)->max_psi, NULL },                                                                  \
+	  "non-SUT and quiet-baseline host CPU ceiling, (0,100], default 20",                      \
+	  OPT_VALUE(T, m.max_non_sut) },                                                           \
+	{ "max-psi-stall-percent", "N", "cgroup PSI stall ceiling, [0,100], default 5",            \
+	  OPT_VALUE(T, m.max_psi) },                                                               \
 	{ "require-process-memory", NULL, "census every process's RSS; unknown RSS investigates",  \
-	  &(sf)->require_memory, NULL, NULL },                                                     \
+	  OPT_FLAG(T, m.require_memory) },                                                         \
 	{ "attribution", "MODE", "auto (cgroup v2, else subreaper), cgroup, subreaper or sampled", \
-	  NULL, &(sf)->attribution, NULL },                                                        \
-	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)", NULL,  \
-	  &(sf)->timeout, NULL },                                                                  \
+	  OPT_VALUE(T, m.attribution) },                                                           \
+	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)",       \
+	  OPT_VALUE(T, m.timeout) },                                                               \
 	{ "wait-quiet", "DUR", "while a quiet window is busy, take another, at most DUR (..24h)",  \
-	  NULL, &(sf)->wait_quiet, NULL },                                                         \
-	{ "cpus", "LIST", "run the command on these CPUs (cpuset), judge host CPU there", NULL,    \
-	  &(sf)->cpus, NULL }
+	  OPT_VALUE(T, m.wait_quiet) },                                                            \
+	{ "cpus", "LIST", "run the command on these CPUs (cpuset), judge host CPU there",         \
+	  OPT_VALUE(T, m.cpus) }
 
 /* Fills the sampler's settings in *ro from the flags (defaults where a flag
  * is absent), the census limit from $FAK_CENSUS_PROCESS_LIMIT, proc_root.

@@ -1,0 +1,89 @@
+#ifndef FAK_CLI_COMMAND_H
+#define FAK_CLI_COMMAND_H
+/* The command tables: every command, subcommand and mode of the CLI is one
+ * entry, in the spirit of git's commands[] and tmux's cmd_entry. Dispatch,
+ * the usage checks, every --help, the man page and the bash completion are
+ * derived from them (command.c, cli_doc.c). */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/strbuf.h"
+#include "cli/opts.h"
+
+struct np_ctx;
+
+/* A mode of a command whose modes are chosen by options (native-performance).
+ * Option sets are bit sets over the command's option table (OPT_BIT). */
+struct cmd_mode {
+	const char *name;	/* "--next", "--chart climb"; NULL ends the table */
+	const char *synopsis;	/* its part of the usage line; NULL for the default mode */
+	const char *help;
+	int (*run)(const struct np_ctx *c);
+	uint64_t select;	/* the options that choose the mode */
+	uint64_t together;	/* options that go together: all given or none */
+	uint64_t accepts;	/* the options it takes besides select and the common ones */
+	uint64_t one_of;	/* of accepts: at most one */
+};
+
+/* What a command takes. */
+struct cmd_spec {
+	const char *usage;	/* "usage: fak ..." (lines) */
+	const char *about;	/* paragraphs for --help and the man page */
+	const struct opt *opts;
+	/* NULL, or the modes: the default mode (synopsis NULL) comes last */
+	const struct cmd_mode *modes;
+	uint64_t common;	/* options every mode takes */
+};
+
+struct command {
+	const char *name;	/* NULL ends the table */
+	int (*run)(int argc, char **argv);	/* argv[0] is the name */
+	const char *help;	/* its line in the list of commands; NULL: hidden */
+	/* its short usage in its parent's usage ("\n" between forms), or NULL */
+	const char *synopsis;
+	const struct cmd_spec *spec;	/* NULL for a command with subcommands */
+	const struct command *subs;	/* NULL, or the subcommands */
+};
+
+/* The top-level table (cli.c) and that of `fak bench` (cmd_bench.c). */
+extern const struct command cli_commands[];
+extern const struct command bench_commands[];
+
+const struct command *cmd_find(const struct command *tab, const char *name);
+/* The commands of tab with their synopses: "usage: PREFIX NAME SYNOPSIS",
+ * one line per form. */
+void cmd_synopses(struct strbuf *sb, const char *prefix, const struct command *tab);
+/* "  PREFIX NAME  help" for every visible command, subcommands in place of
+ * their parent, names padded to width. */
+void cmd_list(struct strbuf *sb, const char *prefix, const struct command *tab, int width);
+/* `fak CMD SUB ...`: runs SUB of tab; `fak CMD --help` prints the synopses
+ * and the list; a missing or unknown SUB is a usage error. */
+int cmd_dispatch(const char *cmd, const struct command *tab, int argc, char **argv);
+
+/* The usage line: spec->usage, then for a command with modes every mode's
+ * synopsis in table order: " [A | B | ...]". */
+const char *cmd_usage(const struct cmd_spec *spec);
+/* opts_parse with the spec: OPTS_HELP prints the command's --help. Returns
+ * an exit status to return (help, a usage error), or -1 to go on. */
+int cmd_parse(const char *cmd, const struct cmd_spec *spec, void *dst, int argc, char **argv,
+	      int *rest);
+/* "fak <cmd>: <why>" and the usage line on stderr; returns EXIT_USAGE. */
+int cmd_usage_error(const char *cmd, const struct cmd_spec *spec, const char *why);
+
+/* The mode that the given options choose, checked against the table: more
+ * than one mode ("choose one mode"), a lone member of a together set, an
+ * option the mode does not accept ("--out goes with --attach-receipt and
+ * --chart climb"), two of a one_of set. NULL after printing the usage error. */
+const struct cmd_mode *cmd_mode_of(const char *cmd, const struct cmd_spec *spec, uint64_t given);
+
+/* The index of option name in spec's table (a BUG when there is none). */
+int cmd_opt_index(const struct cmd_spec *spec, const char *name);
+/* The names of the modes that take option i (their accepts), sorted:
+ * "--a", "--a and --b", "--a, --b and --c". */
+void cmd_takers(struct strbuf *sb, const struct cmd_spec *spec, size_t i);
+
+/* The man page (roff) and the bash completion script, from the tables. */
+void cli_doc_man(FILE *f);
+void cli_doc_bash(FILE *f);
+
+#endif
