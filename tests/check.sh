@@ -54,6 +54,7 @@ if [ "${1:-}" = --fast ]; then
 	export UNIT_FILTER FAK_TEST_SKIP_SLOW SCRIPT_JOBS
 	suite build test
 	stage "style (100 columns)" tests/style.sh
+	stage "layers (includes point down)" tests/layers.sh
 	files=$(changed_c)
 	if [ -z "$files" ]; then
 		echo "== cppcheck: no C file changed since HEAD"
@@ -76,6 +77,7 @@ suite build-asan sanitize
 stage "clang build" sh -c "make -s -j$jobs BUILD=build-clang CC=clang build-clang/fak build-clang/test_unit >/dev/null"
 stage lint make -s -j"$jobs" lint
 stage "style (100 columns)" tests/style.sh
+stage "layers (includes point down)" tests/layers.sh
 stage fuzz make -s -j"$jobs" fuzz
 # the real engine: builds llama.cpp once (about 10 minutes on 2 cores), then one A/B
 stage "llama.cpp example" make -s example-llama-check

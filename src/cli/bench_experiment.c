@@ -17,8 +17,9 @@
 #include "cli/report.h"
 #include "cli/sampler_flags.h"
 #include "experiment/experiment.h"
-#include "experiment/metrics.h"
+#include "sampler/metrics.h"
 #include "receipt/gate.h"
+#include "render/chart.h"
 #include "sampler/workload.h"
 
 #define CMD "bench experiment"
@@ -83,7 +84,7 @@ static void progress(void *ctx, const struct xp_progress *p)
 
 	if (!v->tty)
 		return;
-	xp_step_title(p->step, title, sizeof(title));
+	receipt_step_title(p->step, title, sizeof(title));
 	if (p->quiet_total_ns) {
 		if (p->quiet_done_ns < p->quiet_total_ns)
 			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs", p->done + 1, p->total,
@@ -120,7 +121,7 @@ static void show_output(void *ctx, const struct receipt_step *s, const char *out
 	char title[64];
 
 	(void)ctx;
-	xp_step_title(s, title, sizeof(title));
+	receipt_step_title(s, title, sizeof(title));
 	fprintf(stderr, "---- %s: stdout (%s) ----\n", title, out_log);
 	copy_file(out_log);
 	fprintf(stderr, "---- %s: stderr (%s) ----\n", title, err_log);
@@ -419,6 +420,7 @@ int bench_experiment(int argc, char **argv)
 	o.proc_root = o.sampler.proc_root;
 	o.progress = progress;
 	o.show_output = eo.show_output ? show_output : NULL;
+	o.chart_runs = render_chart_runs;
 	o.ctx = &view;
 	/* every run can name the checked model without a private path in its
 	 * command: -m "$FAK_ARTIFACT" */

@@ -15,8 +15,8 @@
 #include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
-#include "experiment/experiment.h"
 #include "sampler/attest.h"
+#include "sampler/metrics.h"
 #include "sampler/report.h"
 #include "sampler/run.h"
 
@@ -68,35 +68,23 @@ static int usage_error(const char *msg)
 /* The attestation's own checks, then with log the captured stdout. */
 static int verify(const char *path, const char *log)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct attest_facts facts;
-	struct report *r = NULL;
+	struct attest_loaded a = ATTEST_LOADED_INIT;
 	char summary[256] = "";
-	json_t *doc = NULL;
 	struct err e;
-	int rc;
+	int rc = attest_load(path, ATTEST_VERIFIED, &a, &e);
 
-	if (file_read(path, ATTEST_MAX_BYTES, &sb, &e) < 0) {
-		sb_release(&sb);
-		return cli_fail(CMD, &e);
-	}
-	rc = attest_verify_bytes(sb.buf, sb.len, &facts, &e);
-	if (rc == 0 && log) {
-		r = xmalloc(sizeof(*r));
-		rc = attest_parse(sb.buf, sb.len, &doc, &e);
-		if (rc == 0)
-			rc = attest_check_report(doc, r, &e);
-		if (rc == 0)
-			rc = xp_verify_log(r, log, summary, sizeof(summary), &e);
-		json_decref(doc);
-		free(r);
-	}
-	sb_release(&sb);
+	if (rc == 0 && log)
+		rc = metrics_verify_log(a.report, log, summary, sizeof(summary), &e);
 	if (rc < 0) {
-		cli_errorf(CMD, "verify '%s': %s", path, e.msg);
+		if (a.unread)
+			cli_fail(CMD, &e);
+		else
+			cli_errorf(CMD, "verify '%s': %s", path, e.msg);
+		attest_loaded_release(&a);
 		return EXIT_FAIL;
 	}
-	printf("VALID %s%s%s\n", facts.digest, summary[0] ? " " : "", summary);
+	printf("VALID %s%s%s\n", a.facts.digest, summary[0] ? " " : "", summary);
+	attest_loaded_release(&a);
 	return EXIT_OK;
 }
 

@@ -79,26 +79,14 @@ int np_compare(const struct np_ctx *c)
 	return rc;
 }
 
-static int load_attestation(const char *path, json_t **doc, struct err *e)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int rc = file_read(path, ATTEST_MAX_BYTES, &sb, e);
-
-	if (rc == 0)
-		rc = attest_parse(sb_str(&sb), sb.len, doc, e);
-	sb_release(&sb);
-	if (rc < 0)
-		err_prefix(e, "attach system baseline: read system baseline '%s'", path);
-	return rc;
-}
-
 int np_attach(const struct np_ctx *c)
 {
 	struct receipt r;
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	json_t *att = NULL, *doc;
+	struct attest_loaded att = ATTEST_LOADED_INIT;
+	json_t *doc;
 	struct err e;
 	int rc = EXIT_OK;
 
@@ -106,12 +94,15 @@ int np_attach(const struct np_ctx *c)
 		err_prefix(&e, "attach system baseline: read receipt");
 		return cli_fail(NP_CMD, &e);
 	}
-	if (load_attestation(c->o->system_baseline, &att, &e) < 0) {
+	if (attest_load(c->o->system_baseline, ATTEST_PARSED, &att, &e) < 0) {
+		err_prefix(&e, "attach system baseline: read system baseline '%s'",
+			   c->o->system_baseline);
+		attest_loaded_release(&att);
 		receipt_release(&r);
 		return cli_fail(NP_CMD, &e);
 	}
-	doc = receipt_attach(&r, att, c->g, &what, &f, &e);
-	json_decref(att);
+	doc = receipt_attach(&r, att.doc, c->g, &what, &f, &e);
+	attest_loaded_release(&att);
 	receipt_release(&r);
 	if (!doc) {
 		if (!f.nr)

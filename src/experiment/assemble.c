@@ -11,7 +11,6 @@
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 #include "receipt/gate.h"
-#include "render/chart.h"
 
 /* The finished runs of one arm and kind, by index. */
 static size_t runs_of(const struct xp *x, int arm, const char *kind, const struct xp_done **v)
@@ -215,7 +214,7 @@ static int write_all(const struct xp *x, struct xp_result *res, const json_t *co
 		if (k + 1 < XP_NR_FILES)
 			json_write_pretty(&sb, docs[k]);
 		else
-			render_chart_runs(&sb, res->comparison);
+			x->o->chart_runs(&sb, res->comparison);
 		rc = write_file(x, res, k, &sb, e);
 	}
 	sb_release(&sb);

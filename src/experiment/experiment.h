@@ -9,7 +9,7 @@
  * receipt_attach, compared and gated. Prints nothing: progress and the
  * workload's output reach the CLI through callbacks. Each run's command
  * sees FAK_ARM (baseline or candidate) and FAK_RUN (its name, as
- * xp_step_name) in its environment, set in fak's own before the run. */
+ * receipt_step_name) in its environment, set in fak's own before the run. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,16 +18,10 @@
 
 #include "base/err.h"
 #include "base/findings.h"
+#include "base/strbuf.h"
 #include "graph/graph.h"
 #include "receipt/receipt.h"
 #include "sampler/run.h"
-
-/* "baseline-2", "candidate-warmup-1", "baseline-quality" (1-based): the
- * file names of a run's logs and attestation. */
-void xp_step_name(const struct receipt_step *s, char *out, size_t cap);
-/* "baseline repetition 2", "candidate warm-up 1", "baseline quality run"
- * (1-based): how messages name a run. */
-void xp_step_title(const struct receipt_step *s, char *out, size_t cap);
 
 /* The platform fak runs on, "os/arch" as envelopes name it (linux/amd64,
  * linux/arm64, darwin/arm64, ...). */
@@ -85,6 +79,9 @@ struct xp_opts {
 	void (*progress)(void *ctx, const struct xp_progress *p);
 	/* After each run, with the paths of its captured stdout and stderr. */
 	void (*show_output)(void *ctx, const struct receipt_step *s, const char *out_log, const char *err_log);
+	/* Draws the runs chart of a comparison (chart.svg): the caller's
+	 * renderer, so experiment/ does not include render/. Required. */
+	void (*chart_runs)(struct strbuf *out, const json_t *comparison);
 	void *ctx;
 };
 
@@ -123,16 +120,5 @@ void xp_result_release(struct xp_result *res);
  * (busy host, PSI stall, sampler duty, ...), one sentence a user can act
  * on, with the figures and what to do; "" otherwise. */
 void xp_explain(const struct xp_result *res, char *out, size_t cap);
-
-/* `--verify ATTESTATION --log FILE`: the log's size and sha256 must equal
- * the sealed stdout of r's workload, and re-parsing it with the recorded
- * parser must give the sealed metrics (or the same parse error). r must be
- * a verified fak.system-baseline/v2 report. *summary gets a short text of
- * what matched (static storage of the caller: cap bytes). */
-struct report;
-/* Whether a log file of bytes with sha256 (hex) is the one a sealed stream
- * left: the whole stream, or its kept head and tail. */
-bool xp_log_matches(const struct wl_stream *st, int64_t bytes, const char *sha256);
-int xp_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap, struct err *e);
 
 #endif

@@ -53,14 +53,6 @@ void xp_preflight(struct xp *x, struct findings *out);
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out,
 		struct err *e);
 
-/* Reads what parser mp needs of a captured stdout of size bytes at fd:
- * its tail, or all of it up to the parser's limit (beyond it, why says so
- * and nothing is read). The runner and --verify --log read alike. -1 with
- * errno on a read error. */
-struct metrics_parser;
-int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb, char *why,
-		   size_t cap);
-
 /* run.c: a captured log longer than bound (plus room for the marker line)
  * becomes its first bound/2 bytes, a marker line (how much was left out,
  * the whole stream's size and sha256) and its last bound/2 bytes; st (the

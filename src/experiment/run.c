@@ -12,32 +12,8 @@
 #include "base/file.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
-#include "experiment/metrics.h"
+#include "sampler/metrics.h"
 #include "sampler/attest.h"
-
-void xp_step_name(const struct receipt_step *s, char *out, size_t cap)
-{
-	const char *arm = receipt_arm_names[s->arm];
-
-	if (!strcmp(s->kind, WL_KIND_REPETITION))
-		snprintf(out, cap, "%s-%lld", arm, (long long)s->index + 1);
-	else if (!strcmp(s->kind, WL_KIND_WARMUP))
-		snprintf(out, cap, "%s-warmup-%lld", arm, (long long)s->index + 1);
-	else
-		snprintf(out, cap, "%s-quality", arm);
-}
-
-void xp_step_title(const struct receipt_step *s, char *out, size_t cap)
-{
-	const char *arm = receipt_arm_names[s->arm];
-
-	if (!strcmp(s->kind, WL_KIND_REPETITION))
-		snprintf(out, cap, "%s repetition %lld", arm, (long long)s->index + 1);
-	else if (!strcmp(s->kind, WL_KIND_WARMUP))
-		snprintf(out, cap, "%s warm-up %lld", arm, (long long)s->index + 1);
-	else
-		snprintf(out, cap, "%s quality run", arm);
-}
 
 struct hook {
 	struct xp *x;
@@ -88,33 +64,6 @@ int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
 	return digest_fd(fd, st->kept.sha256, &st->kept.bytes, e);
 }
 
-int xp_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
-		       char *why, size_t cap)
-{
-	int64_t off = !mp->whole && size > (int64_t)mp->max_bytes ? size - (int64_t)mp->max_bytes : 0;
-	size_t want = (size_t)(size - off);
-
-	why[0] = '\0';
-	if (mp->whole && size > (int64_t)mp->max_bytes) {
-		snprintf(why, cap, "stdout holds %lld bytes; the %s parser reads at most %zu",
-			 (long long)size, mp->id, mp->max_bytes);
-		return 0;
-	}
-	sb_reset(sb);
-	sb_grow(sb, want);
-	while (sb->len < want) {
-		ssize_t n = pread(fd, sb->buf + sb->len, want - sb->len, (off_t)(off + (int64_t)sb->len));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		sb->len += (size_t)n;
-	}
-	sb->buf[sb->len] = '\0';
-	return 0;
-}
-
 static int fill_workload(void *ctx, const struct run_result *res, struct workload *w, struct err *e)
 {
 	const struct hook *h = ctx;
@@ -143,7 +92,7 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
 	    digest_fd(h->err_fd, w->err.sha256, &w->err.bytes, e) < 0)
 		return err_prefix(e, "captured output");
-	if (xp_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why, sizeof(why)) < 0) {
+	if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why, sizeof(why)) < 0) {
 		sb_release(&sb);
 		return err_errno(e, errno ? errno : EIO, "cannot read the captured output");
 	}
@@ -206,7 +155,7 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 	char title[64];
 	const struct wl_metrics *m = &r->workload.metrics;
 
-	xp_step_title(s, title, sizeof(title));
+	receipt_step_title(s, title, sizeof(title));
 	if (!strcmp(r->verdict, "invalid")) {
 		struct strbuf why = STRBUF_INIT;
 
@@ -251,7 +200,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 
 	memset(done, 0, sizeof(*done));
 	*sig = 0;
-	xp_step_name(s, name, sizeof(name));
+	receipt_step_name(s, name, sizeof(name));
 	if ((h.out_fd = open_log(x->dir_logs, name, "stdout", &out_path, e)) < 0 ||
 	    (h.err_fd = open_log(x->dir_logs, name, "stderr", &err_path, e)) < 0)
 		goto out;

@@ -1,5 +1,9 @@
-/* The schedule of an experiment: which arm runs when. */
+/* The schedule of an experiment: which arm runs when, and the names of its
+ * runs. */
 #include "receipt/receipt.h"
+
+#include <stdio.h>
+#include <string.h>
 
 #include "base/xalloc.h"
 #include "sampler/workload.h"
@@ -67,4 +71,37 @@ int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t
 	*steps = v;
 	*nr = n;
 	return 0;
+}
+
+/* How a run's name is spelled: after the arm, the word of its kind, then
+ * (but for the quality run) its 1-based index. */
+struct step_words {
+	const char *repetition, *warmup, *quality;
+};
+
+static void step_text(const struct receipt_step *s, const struct step_words *w, char *out,
+		      size_t cap)
+{
+	const char *arm = receipt_arm_names[s->arm];
+
+	if (!strcmp(s->kind, WL_KIND_REPETITION))
+		snprintf(out, cap, "%s%s%lld", arm, w->repetition, (long long)s->index + 1);
+	else if (!strcmp(s->kind, WL_KIND_WARMUP))
+		snprintf(out, cap, "%s%s%lld", arm, w->warmup, (long long)s->index + 1);
+	else
+		snprintf(out, cap, "%s%s", arm, w->quality);
+}
+
+void receipt_step_name(const struct receipt_step *s, char *out, size_t cap)
+{
+	static const struct step_words w = { "-", "-warmup-", "-quality" };
+
+	step_text(s, &w, out, cap);
+}
+
+void receipt_step_title(const struct receipt_step *s, char *out, size_t cap)
+{
+	static const struct step_words w = { " repetition ", " warm-up ", " quality run" };
+
+	step_text(s, &w, out, cap);
 }

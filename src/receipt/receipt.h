@@ -256,6 +256,12 @@ struct receipt_step {
  * receipt's schedule is exactly it. *steps is allocated (caller frees). */
 int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
 		 struct receipt_step **steps, size_t *nr, struct err *e);
+/* "baseline-2", "candidate-warmup-1", "baseline-quality" (1-based): the
+ * file names of a run's logs and attestation. */
+void receipt_step_name(const struct receipt_step *s, char *out, size_t cap);
+/* "baseline repetition 2", "candidate warm-up 1", "baseline quality run"
+ * (1-based): how messages name a run. */
+void receipt_step_title(const struct receipt_step *s, char *out, size_t cap);
 
 /* ---- sealed metrics (bind.c) --------------------------------------------- */
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "sampler/report.h"
@@ -80,14 +81,8 @@ static const char *static_name(const char *s)
 	return "";
 }
 
-int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
+static void facts_of(const struct report *r, struct attest_facts *facts)
 {
-	struct report *r = xmalloc(sizeof(*r));
-
-	if (attest_check_report(doc, r, e) < 0) {
-		free(r);
-		return -1;
-	}
 	memset(facts, 0, sizeof(*facts));
 	memcpy(facts->digest, r->digest, sizeof(facts->digest));
 	facts->verdict = static_name(r->verdict);
@@ -106,8 +101,17 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 	facts->policy.maximum_psi_stall_percent = r->policy.maximum_psi_stall_percent;
 	facts->policy.require_host_cpu = r->policy.require_host_cpu;
 	facts->policy.require_sut_cpu = r->policy.require_sut_cpu;
+}
+
+int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
+{
+	struct report *r = xmalloc(sizeof(*r));
+	int rc = attest_check_report(doc, r, e);
+
+	if (rc == 0)
+		facts_of(r, facts);
 	free(r);
-	return 0;
+	return rc;
 }
 
 void attest_render(const struct report *r, struct strbuf *out)
@@ -118,32 +122,67 @@ void attest_render(const struct report *r, struct strbuf *out)
 	json_decref(doc);
 }
 
-int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e)
+/* The bytes of a checked document must be its sealed rendering exactly. */
+static int same_rendering(const char *buf, size_t len, const json_t *doc, struct err *e)
 {
 	struct strbuf again = STRBUF_INIT;
-	json_t *doc;
-	size_t at = 0;
-	int rc = -1;
+	size_t at = 0, line = 1, want;
 
-	if (attest_parse(buf, len, &doc, e) < 0)
-		return -1;
-	if (attest_check(doc, facts, e) < 0)
-		goto out;
 	json_write_pretty(&again, doc);
 	while (at < len && at < again.len && buf[at] == again.buf[at])
 		at++;
-	if (at != len || at != again.len) {
-		size_t line = 1;
-
-		for (size_t i = 0; i < at && i < len; i++)
-			line += buf[i] == '\n';
-		err_set(e, "bytes differ from the sealed rendering at line %zu (byte %zu); "
-			"the file was edited after it was written", line, at + 1);
-		goto out;
-	}
-	rc = 0;
-out:
+	want = again.len;
 	sb_release(&again);
+	if (at == len && at == want)
+		return 0;
+	for (size_t i = 0; i < at && i < len; i++)
+		line += buf[i] == '\n';
+	return err_set(e, "bytes differ from the sealed rendering at line %zu (byte %zu); "
+		       "the file was edited after it was written", line, at + 1);
+}
+
+/* attest_verify_bytes on a parsed document, handing back its report. */
+static int verify_doc(const char *buf, size_t len, const json_t *doc, struct report *r,
+		      struct attest_facts *facts, struct err *e)
+{
+	if (attest_check_report(doc, r, e) < 0)
+		return -1;
+	facts_of(r, facts);
+	return same_rendering(buf, len, doc, e);
+}
+
+int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e)
+{
+	struct report *r;
+	json_t *doc;
+	int rc;
+
+	if (attest_parse(buf, len, &doc, e) < 0)
+		return -1;
+	r = xmalloc(sizeof(*r));
+	rc = verify_doc(buf, len, doc, r, facts, e);
+	free(r);
 	json_decref(doc);
 	return rc;
+}
+
+int attest_load(const char *path, enum attest_level level, struct attest_loaded *out, struct err *e)
+{
+	out->unread = file_read(path, ATTEST_MAX_BYTES, &out->bytes, e) < 0;
+	if (out->unread)
+		return -1;
+	if (attest_parse(out->bytes.buf, out->bytes.len, &out->doc, e) < 0)
+		return -1;
+	if (level == ATTEST_PARSED)
+		return 0;
+	out->report = xmalloc(sizeof(*out->report));
+	return verify_doc(out->bytes.buf, out->bytes.len, out->doc, out->report, &out->facts, e);
+}
+
+void attest_loaded_release(struct attest_loaded *a)
+{
+	sb_release(&a->bytes);
+	json_decref(a->doc);
+	free(a->report);
+	memset(a, 0, sizeof(*a));
 }

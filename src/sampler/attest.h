@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/json.h"
+#include "base/strbuf.h"
 
 #define ATTEST_SCHEMA "fak.system-baseline/v1"
 /* v1 plus the sealed workload section of `fak bench experiment` runs. */
@@ -53,7 +54,6 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e);
 /* ---- additions by sampler/ (the lines above are the original contract) -- */
 
 struct report;
-struct strbuf;
 
 /* attest_check that also hands back the decoded report (caller-owned
  * storage). Same checks, same messages. */
@@ -67,5 +67,34 @@ void attest_render(const struct report *r, struct strbuf *out);
  * attest_check, then the bytes must equal attest_render of the decoded
  * document exactly, so any edited byte (even whitespace) fails. */
 int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e);
+
+/* How far attest_load goes with a file. */
+enum attest_level {
+	ATTEST_PARSED,		/* read (at most ATTEST_MAX_BYTES) and attest_parse */
+	ATTEST_VERIFIED,	/* and what --verify does: attest_check_report, then the
+				   bytes equal the sealed rendering (attest_verify_bytes) */
+};
+
+/* One attestation file as attest_load leaves it (zero it first, or use
+ * ATTEST_LOADED_INIT); attest_loaded_release frees what it owns, after a
+ * failed load too. */
+struct attest_loaded {
+	struct strbuf bytes;		/* the file as read; owned */
+	json_t *doc;			/* owned; NULL until parsed */
+	struct report *report;		/* ATTEST_VERIFIED: the decoded report; owned */
+	struct attest_facts facts;	/* ATTEST_VERIFIED; strings static or in doc */
+	bool unread;			/* on failure: the file itself could not be read
+					   (missing, a folder, larger than the cap) */
+};
+#define ATTEST_LOADED_INIT { .bytes = STRBUF_INIT }
+
+/* The one loader of attestation files (the CLI's --verify and
+ * --attach-receipt, promotion's attestations/): reads path, then checks it
+ * up to level. -1 with the message of the step that failed, unprefixed:
+ * file_read's ("cannot read 'PATH': ..."), then those of attest_parse,
+ * attest_check_report and attest_verify_bytes, in that order. */
+int attest_load(const char *path, enum attest_level level, struct attest_loaded *out,
+		struct err *e);
+void attest_loaded_release(struct attest_loaded *a);
 
 #endif

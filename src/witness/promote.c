@@ -12,10 +12,10 @@
 #include "base/file.h"
 #include "base/json.h"
 #include "base/xalloc.h"
-#include "experiment/experiment.h"
 #include "receipt/gate.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
+#include "sampler/metrics.h"
 #include "sampler/report.h"
 #include "witness/internal.h"
 #include "witness/witness.h"
@@ -81,122 +81,124 @@ static int read_in(const char *dir, const char *name, struct strbuf *sb, struct 
 	return rc;
 }
 
+/* The logs of one verified run: named as its attestation says, the
+ * output it sealed, and its stdout re-parses to its metrics. Their
+ * digests go to logs. */
+static void check_run_logs(const char *ldir, const char *name, const char *stem,
+			   const struct report *r, json_t *logs, struct findings *out)
+{
+	static const char *const ext[2] = { "stdout", "stderr" };
+	const struct wl_label *lb = &r->workload.label;
+	struct receipt_step step = { !strcmp(lb->arm, "candidate"), lb->kind, lb->index };
+	char want[64];
+
+	receipt_step_name(&step, want, sizeof(want));
+	if (!r->has_workload || strcmp(want, stem))
+		findings_addf(out, "attestations/%s: holds the run %s", name,
+			      r->has_workload ? want : "of no experiment");
+	for (int k = 0; k < 2; k++) {
+		char *lp = xasprintf("%s/%s.%s", ldir, stem, ext[k]), hex[65], summary[256];
+		char *rel = xasprintf("logs/%s.%s", stem, ext[k]);
+		const struct wl_stream *st = k ? &r->workload.err : &r->workload.out;
+		int64_t bytes;
+		struct err e;
+		json_t *o = jobj();
+		bool found = digest_file(lp, hex, &bytes, &e) == 0;
+
+		if (found && !metrics_log_matches(st, bytes, hex))
+			findings_addf(out, "%s: not the output attestations/%s sealed", rel, name);
+		else if (!found ||
+			 (!k && metrics_verify_log(r, lp, summary, sizeof(summary), &e) < 0))
+			findings_addf(out, "%s: %s", rel, e.msg);
+		jset_str(o, "path", rel);
+		jset_int(o, "bytes", st->bytes);
+		jset_str(o, "sha256", st->sha256);
+		jpush_new(logs, o);
+		free(rel);
+		free(lp);
+	}
+}
+
+/* One file of attestations/: it verifies, it is a run of the schedule not
+ * taken yet (taken[] marks it), and its logs check. Returns whether it
+ * matched a run. */
+static bool check_run(const char *dir, const char *name, const struct receipt_experiment *x,
+		      bool *taken, json_t *logs, struct promotion *p, struct findings *out)
+{
+	struct attest_loaded a = ATTEST_LOADED_INIT;
+	char *path = xasprintf("%s/attestations/%s", dir, name);
+	char *ldir = xasprintf("%s/logs", dir);
+	size_t len = strlen(name);
+	bool listed = false;
+	struct err e;
+
+	if (attest_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
+		findings_addf(out, "attestations/%s: %s", name, e.msg);
+	} else {
+		char *rel = xasprintf("attestations/%s", name), *stem = xstrndup(name, len - 5);
+
+		add_file(p, rel, a.bytes.buf, a.bytes.len);
+		for (size_t k = 0; k < x->nr_schedule && !listed; k++)
+			if (!taken[k] && !strcmp(x->schedule[k].attestation_digest, a.facts.digest))
+				listed = taken[k] = true;
+		if (!listed)
+			findings_addf(out, "attestations/%s: %s is not a run of the experiment's "
+				      "schedule, or a second copy of one", name, a.facts.digest);
+		check_run_logs(ldir, name, stem, a.report, logs, out);
+		free(stem);
+		free(rel);
+	}
+	attest_loaded_release(&a);
+	free(ldir);
+	free(path);
+	return listed;
+}
+
 /* Every attestation file verifies; together they are exactly the runs of
  * the schedule, and the receipts embed the repetitions' ones. Every run's
  * logs match what its attestation sealed and re-parse to its metrics. */
-static void check_runs(const char *dir, const struct source *s, struct promotion *p, struct findings *out)
+static void check_runs(const char *dir, const struct source *s, struct promotion *p,
+		       struct findings *out)
 {
-	char *adir = xasprintf("%s/attestations", dir), *ldir = xasprintf("%s/logs", dir);
+	char *adir = xasprintf("%s/attestations", dir);
 	const struct receipt_experiment *x = &s->cand.experiment;
 	bool *taken = xcalloc(x->nr_schedule + 1, sizeof(*taken));
 	size_t matched = 0;
-	json_t *logs = jarr();
+	json_t *logs = jarr(), *o;
 	struct dirent **names = NULL;
 	int n = scandir(adir, &names, NULL, alphasort);
 
-	if (n < 0) {
+	if (n < 0)
 		findings_addf(out, "attestations/: %s", strerror(errno));
-		goto out;
-	}
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
 		size_t len = strlen(name);
-		struct strbuf sb = STRBUF_INIT;
-		struct attest_facts facts;
-		struct report *r;
-		json_t *doc = NULL;
-		struct err e;
-		char *path, *stem, rel[512];
-		bool listed = false;
 
 		if (name[0] == '.')
 			continue;
-		if (len < 6 || strcmp(name + len - 5, ".json")) {
+		if (len < 6 || strcmp(name + len - 5, ".json"))
 			findings_addf(out, "attestations/%s: not an attestation file", name);
-			continue;
-		}
-		path = xasprintf("%s/%s", adir, name);
-		if (file_read(path, ATTEST_MAX_BYTES, &sb, &e) < 0 ||
-		    attest_verify_bytes(sb.buf, sb.len, &facts, &e) < 0) {
-			findings_addf(out, "attestations/%s: %s", name, e.msg);
-			free(path);
-			sb_release(&sb);
-			continue;
-		}
-		free(path);
-		snprintf(rel, sizeof(rel), "attestations/%s", name);
-		add_file(p, rel, sb.buf, sb.len);
-		for (size_t k = 0; k < x->nr_schedule && !listed; k++)
-			if (!taken[k] && !strcmp(x->schedule[k].attestation_digest, facts.digest))
-				listed = taken[k] = true;
-		if (!listed)
-			findings_addf(out, "attestations/%s: %s is not a run of the experiment's schedule, or a "
-					   "second copy of one", name, facts.digest);
 		else
-			matched++;
-		/* the logs of the run */
-		r = xmalloc(sizeof(*r));
-		stem = xstrndup(name, len - 5);
-		if (attest_parse(sb.buf, sb.len, &doc, &e) == 0 && attest_check_report(doc, r, &e) == 0) {
-			static const char *const ext[2] = { "stdout", "stderr" };
-			const struct wl_label *lb = &r->workload.label;
-			struct receipt_step step = { !strcmp(lb->arm, "candidate"), lb->kind, lb->index };
-			char want[64];
-
-			xp_step_name(&step, want, sizeof(want));
-			if (!r->has_workload || strcmp(want, stem))
-				findings_addf(out, "attestations/%s: holds the run %s", name,
-					      r->has_workload ? want : "of no experiment");
-
-			for (int k = 0; k < 2; k++) {
-				char *lp = xasprintf("%s/%s.%s", ldir, stem, ext[k]), hex[65], summary[256];
-				const struct wl_stream *st = k ? &r->workload.err : &r->workload.out;
-				int64_t bytes;
-				json_t *o;
-
-				if (digest_file(lp, hex, &bytes, &e) < 0)
-					findings_addf(out, "logs/%s.%s: %s", stem, ext[k], e.msg);
-				else if (!xp_log_matches(st, bytes, hex))
-					findings_addf(out, "logs/%s.%s: not the output attestations/%s sealed", stem,
-						      ext[k], name);
-				else if (!k && xp_verify_log(r, lp, summary, sizeof(summary), &e) < 0)
-					findings_addf(out, "logs/%s.stdout: %s", stem, e.msg);
-				o = jobj();
-				snprintf(rel, sizeof(rel), "logs/%s.%s", stem, ext[k]);
-				jset_str(o, "path", rel);
-				jset_int(o, "bytes", st->bytes);
-				jset_str(o, "sha256", st->sha256);
-				jpush_new(logs, o);
-				free(lp);
-			}
-		} else {
-			findings_addf(out, "attestations/%s: %s", name, e.msg);
-		}
-		json_decref(doc);
-		free(stem);
-		free(r);
-		sb_release(&sb);
+			matched += check_run(dir, name, x, taken, logs, p, out);
 	}
-	if (matched != x->nr_schedule)
-		findings_addf(out, "attestations/: %zu files for the %zu runs of the experiment's schedule", matched,
-			      x->nr_schedule);
-	{
-		json_t *o = jobj();
-
+	if (n >= 0 && matched != x->nr_schedule)
+		findings_addf(out, "attestations/: %zu files for the %zu runs of the experiment's "
+				   "schedule", matched, x->nr_schedule);
+	if (n >= 0) {
+		o = jobj();
 		jset_str(o, "schema", "fak-witness-logs/v1");
-		jset_str(o, "note", "the logs stay with who ran the experiment; these digests let them be checked");
+		jset_str(o, "note", "the logs stay with who ran the experiment; these digests let "
+				    "them be checked");
 		jset_new(o, "logs", json_incref(logs));
 		add_json(p, "logs.json", o);
 		json_decref(o);
 	}
-out:
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	free(taken);
 	json_decref(logs);
 	free(adir);
-	free(ldir);
 }
 
 /* The documents of an experiment folder; refusals go to out. */
@@ -318,62 +320,90 @@ char *witness_shift_text(const json_t *cmp)
 			 (long long)num_at(t, "baseline", "repetitions"), (long long)num_at(t, "candidate", "repetitions"));
 }
 
-/* The lever becomes enabled, present and witnessed; an enabled lever that
- * conflicts with it is turned off. */
-static void update_graph(struct graph *g, struct lever *l, char **texts, struct promotion *pp)
-{
-	l->enabled = true;
-	l->status = "present";
-	l->has_witnessed = true;
-	l->witnessed.summary = texts[0];
-	l->witnessed.classification = "witnessed";
-	l->witnessed.provenance = texts[1];
-	l->witnessed.receipt = texts[2];
-	for (size_t i = 0; i < l->conflicts.n; i++) {
-		struct lever *c = (struct lever *)(uintptr_t)graph_lever(g, l->conflicts.v[i]);
+/* ---- graph and index: each a fresh JSON tree of the current document,
+ * changed in place, then written; nothing else changes either ---------- */
 
-		if (c && c->enabled) {
-			c->enabled = false;
-			if (!strcmp(c->status, "present"))
-				c->status = "partial";
-			pp->disabled = xrealloc(pp->disabled, xmul(pp->nr_disabled + 1, sizeof(char *)));
-			pp->disabled[pp->nr_disabled++] = xstrdup(c->id);
-		}
-	}
+/* The object in tree's array `array` whose "id" is id, or NULL. */
+static json_t *member_with_id(json_t *tree, const char *array, const char *id)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach (json_object_get(tree, array), i, v)
+		if (!strcmp(json_string_value(json_object_get(v, "id")), id))
+			return v;
+	return NULL;
 }
 
-/* The previous CURRENT row of the key becomes HISTORICAL (kept as
- * predecessor context, durably, naming what superseded it); the new CURRENT
- * row is appended. */
-static char *update_index(json_t *doc, const json_t *row, const char *key, const char *retention)
+/* The graph's JSON with lever l enabled, present and witnessed (texts:
+ * summary, provenance, receipt), and every enabled lever that conflicts
+ * with it turned off (their ids appended to p->disabled). New reference. */
+static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[3],
+			      struct promotion *p)
 {
-	json_t *results = json_object_get(doc, "results");
-	char *demoted = NULL;
+	json_t *tree = graph_to_json(g), *o = member_with_id(tree, "levers", l->id), *w = jobj();
+
+	jset_bool(o, "enabled", true);
+	jset_str(o, "status", "present");
+	jset_str(w, "summary", texts[0]);
+	jset_str(w, "classification", "witnessed");
+	jset_str(w, "provenance", texts[1]);
+	jset_str(w, "receipt", texts[2]);
+	jset_new(o, "witnessed", w);
+	for (size_t i = 0; i < l->conflicts.n; i++) {
+		json_t *c = member_with_id(tree, "levers", l->conflicts.v[i]);
+
+		if (!c || !json_is_true(json_object_get(c, "enabled")))
+			continue;
+		jset_bool(c, "enabled", false);
+		if (!strcmp(json_string_value(json_object_get(c, "status")), "present"))
+			jset_str(c, "status", "partial");
+		p->disabled = xrealloc(p->disabled, xmul(p->nr_disabled + 1, sizeof(char *)));
+		p->disabled[p->nr_disabled++] = xstrdup(l->conflicts.v[i]);
+	}
+	return tree;
+}
+
+/* A CURRENT results row made HISTORICAL: kept as predecessor context,
+ * durably (retention names what superseded it). New reference. */
+static json_t *demoted_row(json_t *r, const char *retention)
+{
+	json_t *nr = jobj(), *v;
+	const char *k;
+
+	json_object_foreach (r, k, v) {
+		if (!strcmp(k, "lifecycle"))
+			jset_str(nr, k, "HISTORICAL");
+		else if (!strcmp(k, "review_by") || !strcmp(k, "retention"))
+			jset_str(nr, "retention", retention);
+		else if (strcmp(k, "at_review") && strcmp(k, "retain_reason"))
+			jset_new(nr, k, json_incref(v));
+	}
+	if (!json_object_get(nr, "retention"))
+		jset_str(nr, "retention", retention);
+	return nr;
+}
+
+/* The index's JSON with the CURRENT row of key demoted and row (stolen)
+ * appended; *demoted gets key when a row was demoted. New reference. */
+static json_t *promoted_index(const struct index *idx, json_t *row, const char *key,
+			      const char *retention, char **demoted)
+{
+	json_t *tree = json_deep_copy(idx->doc), *results = json_object_get(tree, "results"), *r;
 	size_t i;
-	json_t *r;
 
 	json_array_foreach (results, i, r) {
-		const char *k, *lc = json_string_value(json_object_get(r, "lifecycle"));
-		json_t *v, *nr;
+		const char *lc = json_string_value(json_object_get(r, "lifecycle"));
 
-		if (!lc || strcmp(lc, "CURRENT") || strcmp(json_string_value(json_object_get(r, "envelope_key")), key))
+		if (!lc || strcmp(lc, "CURRENT") ||
+		    strcmp(json_string_value(json_object_get(r, "envelope_key")), key))
 			continue;
-		nr = jobj();
-		json_object_foreach (r, k, v) {
-			if (!strcmp(k, "lifecycle"))
-				jset_str(nr, k, "HISTORICAL");
-			else if (!strcmp(k, "review_by") || (!strcmp(k, "retention")))
-				jset_str(nr, "retention", retention);
-			else if (strcmp(k, "at_review") && strcmp(k, "retain_reason"))
-				jset_new(nr, k, json_incref(v));
-		}
-		if (!json_object_get(nr, "retention"))
-			jset_str(nr, "retention", retention);
-		json_array_set_new(results, i, nr);
-		demoted = xstrdup(key);
+		json_array_set_new(results, i, demoted_row(r, retention));
+		free(*demoted);
+		*demoted = xstrdup(key);
 	}
-	json_array_append(results, (json_t *)(uintptr_t)row);
-	return demoted;
+	json_array_append_new(results, row);
+	return tree;
 }
 
 static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day, long review_days,
@@ -468,221 +498,321 @@ static void other_graph(const struct receipt *r, const struct graph *g, const ch
 			      r->comparison.criterion_digest);
 }
 
+/* ---- the phases of a promotion -------------------------------------------
+ *
+ * Each phase takes the plan as the phases before it left it and returns -1
+ * with e set on an internal error (I/O), else 0; a refusal is a finding in
+ * out, and witness_promote_plan runs no further phase after one. */
+
+struct plan {
+	const char *from, *version;
+	const struct witness_paths *paths;
+	bool from_dir;			/* an experiment folder, not a gate request */
+	struct graph g;
+	struct index idx;
+	bool have_g, have_idx;
+	struct source s;
+	json_t *cmp, *verdict;		/* recomputed comparison and gate verdict */
+	enum gate_class cls;		/* the verdict's class */
+	const struct lever *l;		/* the lever promoted, in g */
+	const struct envelope *env;
+	bool sealed;			/* every repetition measured and sealed by fak */
+	long observed;			/* day of the candidate's last repetition */
+	char day[11];
+};
+
 /* How findings name the receipts: the files of an experiment folder, the
  * members of a manual loop's gate request. */
-static const char *s_name(const struct stat *st, int arm)
+static const char *s_name(const struct plan *pl, int arm)
 {
-	if (S_ISDIR(st->st_mode))
+	if (pl->from_dir)
 		return arm ? "candidate.json" : "baseline.json";
 	return arm ? "gate-request.json: candidate" : "gate-request.json: last_accepted";
 }
 
+/* The graph and the index as they stand (p->old_*), loaded and valid. */
+static int load_state(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	const struct witness_paths *paths = pl->paths;
+
+	if (file_read(paths->graph, GRAPH_MAX_BYTES, &p->old_graph, e) < 0 ||
+	    file_read(paths->index, INDEX_MAX_BYTES, &p->old_index, e) < 0 ||
+	    graph_load_buf(&pl->g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
+		return -1;
+	pl->have_g = true;
+	graph_validate(&pl->g, out);
+	if (out->nr)
+		return 0;
+	if (index_load_buf(&pl->idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
+		return -1;
+	pl->have_idx = true;
+	index_validate(&pl->idx, &pl->g, out);
+	return 0;
+}
+
+/* The receipts and the gate request, from the folder (every run checked)
+ * or the request file; their bytes become witness files. */
+static int load_inputs(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	(void)e;
+	if (pl->from_dir)
+		load_dir(pl->from, &pl->s, p, out);
+	else
+		load_request(pl->from, &pl->s, p, out);
+	return 0;
+}
+
+/* The comparison and the gate, recomputed against the graph. */
+static int recompute(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	const char *what = NULL;
+
+	(void)p;
+	(void)e;
+	pl->cmp = receipt_compare(&pl->s.base, &pl->s.cand, &pl->g, &what, out);
+	if (!pl->cmp) {
+		findings_addf(out, "%s", what);
+		other_graph(&pl->s.cand, &pl->g, pl->paths->graph, out);
+		return 0;
+	}
+	pl->verdict = gate_evaluate(&pl->s.req, &pl->g, &pl->cls, &what, out);
+	if (!pl->verdict)
+		findings_addf(out, "%s", what);
+	return 0;
+}
+
+/* The gate request's policy is the strict one of the envelope's criterion,
+ * not whatever the file says. */
+static void check_policy(const struct plan *pl, struct findings *out)
+{
+	json_t *want = gate_policy_json(&pl->g, pl->l, pl->s.req.last_accepted.revision, false), *v;
+	const json_t *have = json_object_get(pl->s.req.doc, "policy");
+	const char *k;
+
+	json_object_foreach (want, k, v)
+		if (!json_same(v, json_object_get(have, k)))
+			findings_addf(out, "gate-request.json: policy.%s is not what envelope "
+				      "\"%s\"'s criterion implies for a strict promotion", k,
+				      pl->s.req.policy.envelope_id);
+	if (json_object_size(have) != json_object_size(want))
+		findings_addf(out, "gate-request.json: the policy has members the strict "
+			      "policy has not");
+	json_decref(want);
+}
+
+/* The arms differ, the candidate is no slower than the baseline it ran
+ * with, and the envelope is as the receipts found it. */
+static void check_arms(const struct plan *pl, struct findings *out)
+{
+	const struct source *s = &pl->s;
+	const char *v = json_string_value(json_object_get(metric_of(pl->cmp, "tokens_per_second"),
+							  "verdict"));
+
+	if (v && !strcmp(v, "slower"))
+		findings_addf(out, "comparison: the candidate is slower than the baseline it ran "
+				   "against; a gate pass against another accepted receipt does not "
+				   "make it a gain");
+	if (receipt_same_arms(&s->base, &s->cand))
+		findings_addf(out, "%s and %s: the two arms ran the same command, revision and "
+				   "module versions: " RECEIPT_AA_NOTE "; an A/B needs a candidate "
+				   "that differs", s_name(pl, 0), s_name(pl, 1));
+	receipt_state_check(&s->cand, &pl->g, s_name(pl, 1), out);
+	if (!s->base.has_envelope_state || !s->cand.has_envelope_state ||
+	    !json_equal(s->base.envelope_state.json, s->cand.envelope_state.json))
+		receipt_state_check(&s->base, &pl->g, s_name(pl, 0), out);
+}
+
+/* An experiment folder is sealed throughout, and its gate request's
+ * last_accepted is its baseline or another sealed receipt. */
+static void check_sealed(struct plan *pl, struct findings *out)
+{
+	const json_t *bound = json_object_get(pl->cmp, "metrics_bound");
+	json_t *b;
+
+	pl->sealed = all_true(json_object_get(bound, "candidate")) &&
+		     all_true(json_object_get(bound, "baseline"));
+	if (!pl->from_dir)
+		return;
+	if (!pl->sealed)
+		findings_addf(out, "the receipts of an experiment folder are sealed throughout; "
+			      "some repetitions are not (see --compare)");
+	if (json_equal(pl->s.req.last_accepted.doc, pl->s.base.doc))
+		return;
+	b = receipt_metrics_bound_json(&pl->s.req.last_accepted);
+	if (!all_true(b))
+		findings_addf(out, "gate-request.json: its last_accepted is another receipt than "
+				   "baseline.json, and not a sealed one");
+	json_decref(b);
+}
+
+/* Only a pass goes, and not on its own: the policy, the arms, the seals,
+ * and the lever still ready in the graph. */
+static int check_consistency(struct plan *pl, struct promotion *p, struct findings *out,
+			     struct err *e)
+{
+	(void)p;
+	(void)e;
+	if (pl->cls != GATE_PASS)
+		findings_addf(out, "gate: %s (%s); only a pass is promoted",
+			      json_string_value(json_object_get(pl->verdict, "classification")),
+			      json_string_value(json_object_get(pl->verdict, "reason")));
+	pl->l = graph_lever(&pl->g, pl->s.cand.changed_lever_id);
+	if (pl->l)
+		check_policy(pl, out);
+	check_arms(pl, out);
+	check_sealed(pl, out);
+	if (!pl->l || !graph_lever_ready(&pl->g, pl->l))
+		findings_addf(out, "lever \"%s\" is not ready in '%s' any more (enabled, "
+			      "witnessed, or a dependency off): the graph changed since the "
+			      "experiment; run it again", pl->s.cand.changed_lever_id,
+			      pl->paths->graph);
+	else
+		pl->env = graph_envelope(&pl->g, pl->l->app.envelope_id);
+	return 0;
+}
+
+/* The witness folder's files (comparison, gate, MANIFEST.json last, over
+ * the others), its name and place; it must not exist yet. */
+static int build_witness_files(struct plan *pl, struct promotion *p, struct findings *out,
+			       struct err *e)
+{
+	struct strbuf mb = STRBUF_INIT;
+	char hex[65], graph_sha[65], *dir;
+	struct stat st;
+	json_t *manifest;
+
+	add_json(p, "comparison.json", pl->cmp);
+	add_json(p, "gate.json", pl->verdict);
+	qsort(p->files, p->nr_files, sizeof(*p->files), cmp_files);
+	if (observed_day(&pl->s.cand, &pl->observed, e) < 0)
+		return -1;
+	date_format(pl->observed, pl->day);
+	sha256_hex(p->old_graph.buf, p->old_graph.len, graph_sha);
+	manifest = manifest_json(p, pl->env, pl->l->id, pl->day, pl->version, graph_sha);
+	json_write_pretty(&mb, manifest);
+	json_decref(manifest);
+	sha256_hex(mb.buf, mb.len, hex);
+	p->manifest_digest = xasprintf("sha256:%s", hex);
+	p->name = xasprintf("%s-%.12s", pl->day, hex);
+	p->rel = xasprintf("%s/%s/%s", pl->env->id, pl->l->id, p->name);
+	add_file(p, "MANIFEST.json", mb.buf, mb.len);
+	qsort(p->files, p->nr_files, sizeof(*p->files), cmp_files);
+	sb_release(&mb);
+	dir = xasprintf("%s/%s", pl->paths->root, p->rel);
+	if (stat(dir, &st) == 0)
+		findings_addf(out, "witness folder '%s' exists already: this run was promoted",
+			      dir);
+	free(dir);
+	return 0;
+}
+
+/* The new graph (p->new_graph): the lever witnessed by this folder. */
+static int change_graph(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	char *texts[3];
+	json_t *tree;
+
+	(void)out;
+	(void)e;
+	p->summary = witness_shift_text(pl->cmp);
+	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, pl->day);
+	texts[1] = xasprintf("%s, promoted by fak %s; manifest %s",
+			     pl->sealed ? "fak bench experiment (sealed metrics)"
+					: "a manual loop (values typed in, not sealed by fak)",
+			     pl->version, p->manifest_digest);
+	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
+	p->lever_id = xstrdup(pl->l->id);
+	p->envelope_id = xstrdup(pl->env->id);
+	tree = promoted_graph(&pl->g, pl->l, texts, p);
+	json_write_pretty(&p->new_graph, tree);
+	json_decref(tree);
+	for (int i = 0; i < 3; i++)
+		free(texts[i]);
+	return 0;
+}
+
+/* The new index (p->new_index): this folder's row CURRENT, the previous
+ * one of the envelope HISTORICAL. */
+static int change_index(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	const struct criterion *crit = graph_criterion(&pl->g, pl->env->id);
+	char *retention = xasprintf("superseded on %s by " WITNESS_REF_PREFIX "%s", pl->day,
+				    p->rel);
+	json_t *row = new_row(pl->env, p->rel, pl->cmp, pl->observed,
+			      graph_criterion_review_period_days(crit), pl->l->id, pl->sealed);
+	json_t *tree = promoted_index(&pl->idx, row, pl->env->id, retention, &p->demoted);
+
+	(void)out;
+	(void)e;
+	json_write_pretty(&p->new_index, tree);
+	json_decref(tree);
+	free(retention);
+	return 0;
+}
+
+/* The new graph and index load and validate together, as any later
+ * command will read them; the graph's next lever for the report. */
+static int check_promoted(struct plan *pl, struct promotion *p, struct findings *out,
+			  struct err *e)
+{
+	struct graph ng;
+	struct index ni;
+	const struct lever *next;
+	int rc = 0;
+
+	(void)pl;
+	if (graph_load_buf(&ng, p->new_graph.buf, p->new_graph.len, "the promoted graph", e) < 0)
+		return -1;
+	graph_validate(&ng, out);
+	if (!out->nr) {
+		next = graph_next(&ng, NULL);
+		p->next_lever = next ? xstrdup(next->id) : NULL;
+		rc = index_load_buf(&ni, p->new_index.buf, p->new_index.len, "the promoted index",
+				    e);
+		if (rc == 0) {
+			index_validate(&ni, &ng, out);
+			index_release(&ni);
+		}
+	}
+	graph_release(&ng);
+	if (rc == 0 && out->nr)
+		findings_addf(out, "the promoted graph or index would not validate (above); "
+			      "nothing written");
+	return rc;
+}
+
+static void plan_release(struct plan *pl)
+{
+	json_decref(pl->cmp);
+	json_decref(pl->verdict);
+	source_release(&pl->s);
+	if (pl->have_idx)
+		index_release(&pl->idx);
+	if (pl->have_g)
+		graph_release(&pl->g);
+}
+
+typedef int phase_fn(struct plan *pl, struct promotion *p, struct findings *out, struct err *e);
+
 int witness_promote_plan(const char *from, const struct witness_paths *paths, const char *version,
 			 struct promotion *p, struct findings *out, struct err *e)
 {
-	struct source s = { 0 };
-	struct graph g;
-	struct index idx;
-	bool have_g = false, have_idx = false;
+	static phase_fn *const phases[] = {
+		load_state, load_inputs, recompute, check_consistency,
+		build_witness_files, change_graph, change_index, check_promoted,
+	};
+	struct plan pl = { .from = from, .version = version, .paths = paths };
 	struct stat st;
-	json_t *cmp = NULL, *verdict = NULL, *row = NULL, *manifest = NULL;
-	char *texts[3] = { NULL, NULL, NULL }, graph_sha[65], day[11], *retention = NULL;
-	const char *what = NULL;
-	struct lever *l;
-	const struct envelope *env;
-	const struct criterion *crit;
-	enum gate_class cls;
-	bool sealed = false;
-	long observed = 0;
-	int rc = -1;
+	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (stat(from, &st) < 0)
 		return err_errno(e, errno, "cannot read '%s'", from);
-	if (file_read(paths->graph, GRAPH_MAX_BYTES, &p->old_graph, e) < 0 ||
-	    file_read(paths->index, INDEX_MAX_BYTES, &p->old_index, e) < 0)
-		return -1;
-	if (graph_load_buf(&g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
-		return -1;
-	have_g = true;
-	graph_validate(&g, out);
-	if (out->nr)
-		goto done;
-	if (index_load_buf(&idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
-		goto fail;
-	have_idx = true;
-	index_validate(&idx, &g, out);
-	if (out->nr)
-		goto done;
-	if (S_ISDIR(st.st_mode))
-		load_dir(from, &s, p, out);
-	else
-		load_request(from, &s, p, out);
-	if (out->nr)
-		goto done;
-
-	/* recompute: the comparison, the gate; only a strict pass goes */
-	cmp = receipt_compare(&s.base, &s.cand, &g, &what, out);
-	if (!cmp) {
-		findings_addf(out, "%s", what);
-		other_graph(&s.cand, &g, paths->graph, out);
-		goto done;
-	}
-	verdict = gate_evaluate(&s.req, &g, &cls, &what, out);
-	if (!verdict) {
-		findings_addf(out, "%s", what);
-		goto done;
-	}
-	if (cls != GATE_PASS)
-		findings_addf(out, "gate: %s (%s); only a pass is promoted",
-			      json_string_value(json_object_get(verdict, "classification")),
-			      json_string_value(json_object_get(verdict, "reason")));
-	l = (struct lever *)(uintptr_t)graph_lever(&g, s.cand.changed_lever_id);
-	if (l) {
-		/* the strict policy of the envelope's criterion, not the file's */
-		json_t *want = gate_policy_json(&g, l, s.req.last_accepted.revision, false);
-		const json_t *have = json_object_get(s.req.doc, "policy");
-		const char *k;
-		json_t *v;
-
-		json_object_foreach (want, k, v) {
-			const json_t *h = json_object_get(have, k);
-
-			if (!json_same(v, h))
-				findings_addf(out, "gate-request.json: policy.%s is not what envelope \"%s\"'s criterion "
-						   "implies for a strict promotion", k, s.req.policy.envelope_id);
-		}
-		if (json_object_size(have) != json_object_size(want))
-			findings_addf(out, "gate-request.json: the policy has members the strict policy has not");
-		json_decref(want);
-	}
-	{
-		/* the candidate against the baseline it ran with: never slower */
-		const char *v = json_string_value(json_object_get(metric_of(cmp, "tokens_per_second"), "verdict"));
-
-		if (v && !strcmp(v, "slower"))
-			findings_addf(out, "comparison: the candidate is slower than the baseline it ran against; a gate "
-					   "pass against another accepted receipt does not make it a gain");
-	}
-	/* the arms must differ, and the envelope must be as they found it */
-	if (receipt_same_arms(&s.base, &s.cand))
-		findings_addf(out, "%s and %s: the two arms ran the same command, revision and "
-				   "module versions: " RECEIPT_AA_NOTE "; an A/B needs a candidate "
-				   "that differs", s_name(&st, 0), s_name(&st, 1));
-	receipt_state_check(&s.cand, &g, s_name(&st, 1), out);
-	if (!s.base.has_envelope_state || !s.cand.has_envelope_state ||
-	    !json_equal(s.base.envelope_state.json, s.cand.envelope_state.json))
-		receipt_state_check(&s.base, &g, s_name(&st, 0), out);
-	sealed = all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "candidate")) &&
-		 all_true(json_object_get(json_object_get(cmp, "metrics_bound"), "baseline"));
-	if (S_ISDIR(st.st_mode) && !sealed)
-		findings_addf(out, "the receipts of an experiment folder are sealed throughout; some repetitions are "
-				   "not (see --compare)");
-	if (S_ISDIR(st.st_mode) && !json_equal(s.req.last_accepted.doc, s.base.doc)) {
-		json_t *b = receipt_metrics_bound_json(&s.req.last_accepted);
-
-		if (!all_true(b))
-			findings_addf(out, "gate-request.json: its last_accepted is another receipt than baseline.json, "
-					   "and not a sealed one");
-		json_decref(b);
-	}
-	if (!l || !graph_lever_ready(&g, l)) {
-		findings_addf(out, "lever \"%s\" is not ready in '%s' any more (enabled, witnessed, or a dependency "
-				   "off): the graph changed since the experiment; run it again",
-			      s.cand.changed_lever_id, paths->graph);
-		goto done;
-	}
-	if (out->nr)
-		goto done;
-	env = graph_envelope(&g, l->app.envelope_id);
-	crit = graph_criterion(&g, env->id);
-	add_json(p, "comparison.json", cmp);
-	add_json(p, "gate.json", verdict);
-	qsort(p->files, p->nr_files, sizeof(*p->files), cmp_files);
-
-	if (observed_day(&s.cand, &observed, e) < 0)
-		goto fail;
-	date_format(observed, day);
-	sha256_hex(p->old_graph.buf, p->old_graph.len, graph_sha);
-	manifest = manifest_json(p, env, l->id, day, version, graph_sha);
-	{
-		struct strbuf mb = STRBUF_INIT;
-		char hex[65], *dir;
-
-		json_write_pretty(&mb, manifest);
-		sha256_hex(mb.buf, mb.len, hex);
-		p->manifest_digest = xasprintf("sha256:%s", hex);
-		p->name = xasprintf("%s-%.12s", day, hex);
-		p->rel = xasprintf("%s/%s/%s", env->id, l->id, p->name);
-		add_file(p, "MANIFEST.json", mb.buf, mb.len);
-		qsort(p->files, p->nr_files, sizeof(*p->files), cmp_files);
-		sb_release(&mb);
-		dir = xasprintf("%s/%s", paths->root, p->rel);
-		if (stat(dir, &st) == 0)
-			findings_addf(out, "witness folder '%s' exists already: this run was promoted", dir);
-		free(dir);
-		if (out->nr)
-			goto done;
-	}
-
-	/* the graph */
-	p->summary = witness_shift_text(cmp);
-	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, day);
-	texts[1] = xasprintf("%s, promoted by fak %s; manifest %s",
-			     sealed ? "fak bench experiment (sealed metrics)"
-				    : "a manual loop (values typed in, not sealed by fak)",
-			     version, p->manifest_digest);
-	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
-	p->lever_id = xstrdup(l->id);
-	p->envelope_id = xstrdup(env->id);
-	update_graph(&g, l, texts, p);
-	{
-		json_t *gj = graph_to_json(&g);
-		struct graph ng;
-		const struct lever *next;
-
-		json_write_pretty(&p->new_graph, gj);
-		json_decref(gj);
-		if (graph_load_buf(&ng, p->new_graph.buf, p->new_graph.len, "the promoted graph", e) < 0)
-			goto fail;
-		graph_validate(&ng, out);
-		next = out->nr ? NULL : graph_next(&ng, NULL);
-		p->next_lever = next ? xstrdup(next->id) : NULL;
-		/* the index */
-		retention = xasprintf("superseded on %s by " WITNESS_REF_PREFIX "%s", day, p->rel);
-		row = new_row(env, p->rel, cmp, observed, graph_criterion_review_period_days(crit), l->id, sealed);
-		p->demoted = update_index(idx.doc, row, env->id, retention);
-		json_write_pretty(&p->new_index, idx.doc);
-		if (!out->nr) {
-			struct index ni;
-
-			if (index_load_buf(&ni, p->new_index.buf, p->new_index.len, "the promoted index", e) < 0) {
-				graph_release(&ng);
-				goto fail;
-			}
-			index_validate(&ni, &ng, out);
-			index_release(&ni);
-		}
-		graph_release(&ng);
-		if (out->nr)
-			findings_addf(out, "the promoted graph or index would not validate (above); nothing written");
-	}
-done:
-	rc = 0;
-fail:
+	pl.from_dir = S_ISDIR(st.st_mode);
+	for (size_t i = 0; i < sizeof(phases) / sizeof(*phases) && rc == 0 && !out->nr; i++)
+		rc = phases[i](&pl, p, out, e);
 	findings_sort(out);
-	for (int i = 0; i < 3; i++)
-		free(texts[i]);
-	free(retention);
-	json_decref(row);
-	json_decref(manifest);
-	json_decref(cmp);
-	json_decref(verdict);
-	source_release(&s);
-	if (have_idx)
-		index_release(&idx);
-	if (have_g)
-		graph_release(&g);
+	plan_release(&pl);
 	return rc;
 }
 

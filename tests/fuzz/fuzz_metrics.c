@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "experiment/metrics.h"
+#include "sampler/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

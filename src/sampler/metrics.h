@@ -1,5 +1,5 @@
-#ifndef FAK_EXPERIMENT_METRICS_H
-#define FAK_EXPERIMENT_METRICS_H
+#ifndef FAK_SAMPLER_METRICS_H
+#define FAK_SAMPLER_METRICS_H
 /* The metrics parsers of `fak bench experiment`: pure functions from the
  * captured stdout of one run to the values it measured (struct wl_metrics).
  * No I/O; the caller reads the log and passes the bytes its parser needs
@@ -11,8 +11,10 @@
  * holding nothing else is empty. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "sampler/workload.h"
 
 /* json-line/v1 and quality-line/v1 read only the last METRICS_TAIL_BYTES of
@@ -54,5 +56,27 @@ const struct metrics_parser *metrics_parser_for_option(const char *option);
  * says what is wrong with the output (an unknown parser id is an error too). */
 int metrics_parse(const char *parser_id, const char *buf, size_t len, long long prompt_tokens,
 		  long long decode_tokens, struct wl_metrics *out, struct err *e);
+
+/* ---- captured logs (metrics_log.c) --------------------------------------- */
+
+/* Reads what parser mp needs of a captured stdout of size bytes at fd:
+ * its tail, or all of it up to the parser's limit (beyond it, why says so
+ * and nothing is read). The runner and --verify --log read alike. -1 with
+ * errno on a read error. */
+int metrics_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
+			char *why, size_t cap);
+
+/* Whether a log file of bytes with sha256 (hex) is the one a sealed stream
+ * left: the whole stream, or its kept head and tail. */
+bool metrics_log_matches(const struct wl_stream *st, int64_t bytes, const char *sha256);
+
+/* `--verify ATTESTATION --log FILE` and promotion: the log's size and
+ * sha256 must equal the sealed stdout of r's workload, and re-parsing it
+ * with the recorded parser must give the sealed metrics (or the same parse
+ * error). r must be a verified fak.system-baseline/v2 report. *summary gets
+ * a short text of what matched (static storage of the caller: cap bytes). */
+struct report;
+int metrics_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap,
+		       struct err *e);
 
 #endif

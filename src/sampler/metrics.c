@@ -1,4 +1,4 @@
-#include "experiment/metrics.h"
+#include "sampler/metrics.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-/* A sealed run's captured stdout against its attestation. */
+/* A run's captured stdout: what the parsers read of it, and the log
+ * against the attestation that sealed it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,18 +8,46 @@
 
 #include "base/digest.h"
 #include "base/file.h"
-#include "experiment/internal.h"
-#include "experiment/metrics.h"
+#include "sampler/metrics.h"
 #include "sampler/report.h"
 
-bool xp_log_matches(const struct wl_stream *st, int64_t bytes, const char *sha256)
+int metrics_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
+		       char *why, size_t cap)
+{
+	int64_t max = (int64_t)mp->max_bytes, off = !mp->whole && size > max ? size - max : 0;
+	size_t want = (size_t)(size - off);
+
+	why[0] = '\0';
+	if (mp->whole && size > (int64_t)mp->max_bytes) {
+		snprintf(why, cap, "stdout holds %lld bytes; the %s parser reads at most %zu",
+			 (long long)size, mp->id, mp->max_bytes);
+		return 0;
+	}
+	sb_reset(sb);
+	sb_grow(sb, want);
+	while (sb->len < want) {
+		ssize_t n = pread(fd, sb->buf + sb->len, want - sb->len,
+				  (off_t)(off + (int64_t)sb->len));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		sb->len += (size_t)n;
+	}
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+bool metrics_log_matches(const struct wl_stream *st, int64_t bytes, const char *sha256)
 {
 	if (st->has_kept)
 		return bytes == st->kept.bytes && !strcmp(sha256, st->kept.sha256);
 	return bytes == st->bytes && !strcmp(sha256, st->sha256);
 }
 
-int xp_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap, struct err *e)
+int metrics_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap,
+		       struct err *e)
 {
 	const struct workload *w = &r->workload;
 	const struct metrics_parser *mp = metrics_parser_find(w->parser);
@@ -30,21 +59,21 @@ int xp_verify_log(const struct report *r, const char *log_path, char *summary, s
 	int rc;
 
 	if (!r->has_workload)
-		return err_set(e, "the attestation is fak.system-baseline/v1: it seals no captured output to check "
-				  "a log against");
+		return err_set(e, "the attestation is fak.system-baseline/v1: it seals no "
+			       "captured output to check a log against");
 	if (!mp)
 		return err_set(e, "unknown parser \"%s\"", w->parser);
 	if (digest_file(log_path, hex, &bytes, e) < 0)
 		return -1;
-	if (!xp_log_matches(&w->out, bytes, hex))
-		return err_set(e, "'%s' is not the sealed stdout: %lld bytes with sha256 %s, sealed %lld bytes with "
-				  "sha256 %s", log_path, (long long)bytes, hex,
+	if (!metrics_log_matches(&w->out, bytes, hex))
+		return err_set(e, "'%s' is not the sealed stdout: %lld bytes with sha256 %s, "
+			       "sealed %lld bytes with sha256 %s", log_path, (long long)bytes, hex,
 			       (long long)(w->out.has_kept ? w->out.kept.bytes : w->out.bytes),
 			       w->out.has_kept ? w->out.kept.sha256 : w->out.sha256);
 	if (r->command_exit_code) {
 		/* the runner parses nothing a failed command printed */
-		snprintf(summary, cap, "log matches; the command failed (exit %lld), so its output was not parsed",
-			 (long long)r->command_exit_code);
+		snprintf(summary, cap, "log matches; the command failed (exit %lld), so its "
+			 "output was not parsed", (long long)r->command_exit_code);
 		return 0;
 	}
 	{
@@ -56,7 +85,7 @@ int xp_verify_log(const struct report *r, const char *log_path, char *summary, s
 		/* a parser that reads all of stdout judges the whole stream's size
 		 * (a kept log is longer than it reads); one that reads the tail
 		 * reads the kept log's, which is the stream's */
-		rc = xp_read_output(fd, mp->whole ? w->out.bytes : bytes, mp, &sb, why,
+		rc = metrics_read_output(fd, mp->whole ? w->out.bytes : bytes, mp, &sb, why,
 				    sizeof(why));
 		close(fd);
 		if (rc < 0) {
@@ -66,7 +95,8 @@ int xp_verify_log(const struct report *r, const char *log_path, char *summary, s
 		if (why[0]) {
 			sb_release(&sb);
 			if (w->has_metrics || strcmp(why, w->metrics_error))
-				return err_set(e, "'%s': %s, unlike what the attestation sealed", log_path, why);
+				return err_set(e, "'%s': %s, unlike what the attestation sealed",
+					       log_path, why);
 			snprintf(summary, cap, "log matches; it yields no metrics, as sealed");
 			return 0;
 		}
@@ -75,17 +105,17 @@ int xp_verify_log(const struct report *r, const char *log_path, char *summary, s
 	sb_release(&sb);
 	if (rc < 0) {
 		if (w->has_metrics)
-			return err_set(e, "re-parsing '%s' with %s fails (%s) but the attestation sealed metrics",
-				       log_path, w->parser, pe.msg);
+			return err_set(e, "re-parsing '%s' with %s fails (%s) but the attestation "
+				       "sealed metrics", log_path, w->parser, pe.msg);
 		snprintf(summary, cap, "log matches; it yields no metrics, as sealed");
 		return 0;
 	}
 	if (!w->has_metrics)
-		return err_set(e, "re-parsing '%s' with %s yields metrics but the attestation sealed an error",
-			       log_path, w->parser);
+		return err_set(e, "re-parsing '%s' with %s yields metrics but the attestation "
+			       "sealed an error", log_path, w->parser);
 	if (!wl_metrics_equal(&m, &w->metrics))
-		return err_set(e, "re-parsing '%s' with %s yields other metrics than the attestation sealed",
-			       log_path, w->parser);
+		return err_set(e, "re-parsing '%s' with %s yields other metrics than the "
+			       "attestation sealed", log_path, w->parser);
 	if (m.has_throughput)
 		/* rounded for people: the sealed value is in the attestation */
 		snprintf(summary, cap, "log matches: %s, %.4g tok/s", w->parser,

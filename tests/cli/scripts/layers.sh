@@ -1,0 +1,24 @@
+# tests/layers.sh, the floors of src/, on a copy of the sources: the tree as
+# committed passes; an include upward, one to a folder of the same floor and
+# a folder with no floor each fail with their finding.
+# fak-test: once
+set -u
+. "$ROOT/tests/lib.sh"
+mkdir -p t/tests
+cp -R "$ROOT/src" t/
+cp "$ROOT/tests/layers.sh" t/tests/
+t/tests/layers.sh >out.txt || { cat out.txt; fail "the committed tree does not pass"; }
+refused() {	# refused FINDING: the check fails with exactly FINDING
+	if t/tests/layers.sh >out.txt; then fail "passed: $1"; fi
+	grep -qxF "$1" out.txt || { cat out.txt; fail "the finding: $1"; }
+}
+cp t/src/sampler/attest.c attest.c
+sed -i '1a #include "receipt/receipt.h"' t/src/sampler/attest.c
+refused 'src/sampler/attest.c: includes receipt/ (floor 2) from sampler/ (floor 1): an include points down only'
+cp attest.c t/src/sampler/attest.c
+sed -i '1a #include "render/chart.h"' t/src/experiment/assemble.c
+refused 'src/experiment/assemble.c: includes render/ (floor 3) from experiment/ (floor 3): an include points down only'
+sed -i '2d' t/src/experiment/assemble.c
+t/tests/layers.sh >/dev/null || fail "restored tree"
+mkdir t/src/extra && echo 'int x;' >t/src/extra/x.c
+refused 'src/extra/: no floor (add it to tests/layers.sh)'

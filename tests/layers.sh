@@ -1,0 +1,44 @@
+#!/bin/sh
+# The floors of src/: a folder may include only folders on a lower floor
+# (never its own floor's others, never upward), so the ladder stays as flat
+# as this table says. Every folder of src/ has a floor; a new one must be
+# given its place here.
+#   tests/layers.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+floors='base 0
+graph 1
+sampler 1
+stats 1
+index 2
+profile 2
+receipt 2
+experiment 3
+render 3
+witness 3
+cli 4'
+bad=$(
+	for d in src/*/; do
+		m=$(basename "$d")
+		echo "$floors" | grep -q "^$m " || echo "src/$m/: no floor (add it to tests/layers.sh)"
+	done
+	grep -Ho '^#include "[a-z_]*/' src/*/*.[ch] | sed 's/:#include "/ /; s#/$##' |
+		while read -r file to; do
+			from=${file#src/}
+			from=${from%%/*}
+			[ "$from" = "$to" ] && continue
+			f=$(echo "$floors" | awk -v m="$from" '$1 == m { print $2 }')
+			t=$(echo "$floors" | awk -v m="$to" '$1 == m { print $2 }')
+			[ -n "$f" ] || continue	# reported above
+			if [ -z "$t" ]; then
+				echo "$file: includes $to/, which is no folder of src/ with a floor"
+			elif [ "$t" -ge "$f" ]; then
+				echo "$file: includes $to/ (floor $t) from $from/ (floor $f): an include points down only"
+			fi
+		done
+)
+if [ -n "$bad" ]; then
+	echo "$bad" | LC_ALL=C sort -u
+	exit 1
+fi
+echo "layers: every include of src/ points to a lower floor ($(echo "$floors" | awk '{ print $2 }' | sort -u | wc -l) floors)"
