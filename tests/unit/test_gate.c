@@ -66,8 +66,11 @@ Test(gate_vectors, equal_receipts_pass_without_bisect)
 	cr_expect_null(json_object_get(v, "suspect_modules"));
 	cr_expect_eq(json_real_value(json_object_get(v, "throughput_delta_percent")), 0);
 	cr_expect_str_eq(json_string_value(json_object_get(v, "criterion_digest")),
-			 "sha256:35409e49041db9ee1c9b61688d706ed6ba9f1cf0e17ffedf50955b0569054d9e");
-	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 6);
+			 "sha256:c6238b78a81b3ef8b07769046ee241620154c7a48b4e34e42f85d6225555a62d");
+	/* the six checks of the policy and the criterion's GPU policy */
+	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 7);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.name")), "gpu");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.status")), "pass");
 	cr_expect_str_eq(json_string_value(json_object_get(v, "schema")),
 			 "fak-native-performance-gate-verdict/v2");
 	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "all_sample");
@@ -640,6 +643,89 @@ Test(gate_sb, missing_attestations_investigate_without_bisect_but_hard_checks_wi
 	json_decref(doc);
 }
 
+/* ---- the committed CUDA criterion's GPU policy ------------------------------ */
+
+/* The gpu check of a request evaluated against the default graph. */
+static void expect_gpu(const char *path, enum gate_class want, const char *status,
+		       const char *detail)
+{
+	enum gate_class c;
+	json_t *v = eval_file(path, &c), *checks = json_object_get(v, "checks");
+	const json_t *gpu = json_array_get(checks, json_array_size(checks) - 1);
+
+	cr_expect_eq(c, want, "%s", path);
+	cr_assert_str_eq(json_string_value(json_object_get(gpu, "name")), "gpu", "%s", path);
+	cr_expect_str_eq(json_string_value(json_object_get(gpu, "status")), status, "%s", path);
+	cr_expect_str_eq(json_string_value(json_object_get(gpu, "detail")), detail, "%s", path);
+	if (want == GATE_INVESTIGATE) {
+		const char *reason = json_string_value(json_object_get(v, "reason"));
+
+		cr_expect_str_eq(reason, "the GPU evidence does not qualify (see the gpu check)",
+				 "%s", path);
+		cr_expect_null(json_object_get(v, "bisect"), "%s: the clocks, not a commit", path);
+	}
+	json_decref(v);
+}
+
+Test(gate_gpu, steady_runs_pass_and_throttled_runs_investigate_naming_run_reason_clocks)
+{
+	expect_gpu(GFIX "pass.json", GATE_PASS, "pass",
+		   "every run's GPU clocks qualify under the criterion");
+	expect_gpu(GFIX "gpu-powercap.json", GATE_INVESTIGATE, "investigate",
+		   "candidate attestation 1: device 0 (NVIDIA A100-SXM4-80GB): clock-event "
+		   "reason(s) sw_power_cap (SM 1200..1200 MHz, mean 1200; memory 1593..1593 MHz, "
+		   "mean 1593)");
+	expect_gpu(GFIX "gpu-clock-drop.json", GATE_INVESTIGATE, "investigate",
+		   "last_accepted attestation 2: device 0 (NVIDIA A100-SXM4-80GB): SM clock drift "
+		   "21.88% exceeds 3% (SM 1005..1410 MHz, mean 1157; memory 1593..1593 MHz, mean "
+		   "1593)");
+	expect_gpu(GFIX "gpu-device-lost.json", GATE_INVESTIGATE, "investigate",
+		   "candidate attestation 0: device 0 (NVIDIA A100-SXM4-80GB): 5 failed "
+		   "reading(s), first at 151 ms: nvmlDeviceGetClockInfo: GPU is lost");
+	expect_gpu(GFIX "gpu-unsealed.json", GATE_INVESTIGATE, "investigate",
+		   "last_accepted has no sealed runs to read GPU clocks from");
+}
+
+Test(gate_gpu, throttled_clocks_outrank_a_throughput_drop_but_not_a_hard_check)
+{
+	json_t *doc = tu_json(GFIX "gpu-powercap.json"), *v;
+	enum gate_class c;
+	const char *what;
+	char *j;
+
+	for (int i = 0; i < 3; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "candidate.repetitions.%d.tokens_per_second", i);
+		tu_set(doc, key, json_integer(90));
+	}
+	v = eval_doc(doc, &c, &what, &j);
+	cr_assert_not_null(v, "%s: %s", what, j);
+	free(j);
+	cr_expect_eq(c, GATE_INVESTIGATE, "a 10%% drop on a power-capped card is not a regression");
+	json_decref(v);
+
+	tu_set(doc, "candidate.execution.fallback_count", json_integer(1));
+	v = eval_doc(doc, &c, &what, &j);
+	free(j);
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_expect_str_eq(json_string_value(json_object_get(v, "reason")),
+			 "hard checks failed: fallback, gpu");
+	json_decref(v);
+	json_decref(doc);
+}
+
+Test(gate_gpu, the_metal_envelope_has_no_gpu_check)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "metal-pass.json", &c);
+
+	cr_expect_eq(c, GATE_PASS);
+	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 6);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.5.name")), "throughput_floor");
+	json_decref(v);
+}
+
 /* ---- legacy ambient evidence ------------------------------------------------ */
 
 /* A sealed ambient evidence object (new reference). */
@@ -680,7 +766,7 @@ static void with_ambient(json_t *doc, const char *side, const double tps[3], con
 
 Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 {
-	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	json_t *doc = tu_json(GFIX "metal-pass.json"), *v;
 	const double a[3] = { 100, 1, 100 }, c[3] = { 101, 1000, 101 };
 	const char *va[3] = { "clean", "investigate", "clean" };
 	enum gate_class cls;
@@ -724,7 +810,7 @@ Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 
 Test(gate_ambient, any_unclean_verdict_investigates_without_a_clean_floor)
 {
-	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	json_t *doc = tu_json(GFIX "metal-pass.json"), *v;
 	const double t[3] = { 100, 101, 100 };
 	const char *clean[3] = { "clean", "clean", "clean" }, *one[3] = { "clean", "clean", "investigate" };
 	enum gate_class cls;
@@ -760,7 +846,7 @@ Test(gate_ambient, any_unclean_verdict_investigates_without_a_clean_floor)
 
 Test(gate_ambient, evidence_rules_and_digest)
 {
-	json_t *doc = tu_json(GFIX "pass.json"), *v;
+	json_t *doc = tu_json(GFIX "metal-pass.json"), *v;
 	const double t[3] = { 100, 101, 100 };
 	const char *clean[3] = { "clean", "clean", "clean" };
 	enum gate_class cls;

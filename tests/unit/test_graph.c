@@ -298,9 +298,12 @@ Test(graph_envelope, older_graphs_get_the_backend_platform_and_one_warmup)
 	graph_release(&g);
 }
 
-/* The CUDA envelope becomes a CPU one: backend cpu, levers agree. */
+/* The CUDA envelope becomes a CPU one: backend cpu, levers agree, and its
+ * criterion holds no GPU to a policy. */
 static void cpu_envelope(json_t *doc)
 {
+	json_object_del(json_object_get(json_object_get(doc, "criteria"),
+					"qwen38-27b-q4k-a100-p1-decode"), "gpu_policy");
 	json_object_set_new(member(doc, "envelopes", 1), "backend", json_string("cpu"));
 	json_object_set_new(member(doc, "envelopes", 1), "platform", json_string("linux/amd64"));
 	for (size_t i = 8; i < 12; i++) {
@@ -315,6 +318,31 @@ static void cpu_envelope_without_platform(json_t *doc)
 {
 	cpu_envelope(doc);
 	json_object_del(member(doc, "envelopes", 1), "platform");
+}
+
+/* The committed CUDA criterion carries the GPU policy of docs/graph.md; the
+ * Metal one carries none. */
+Test(graph_envelope, the_committed_cuda_criterion_carries_its_gpu_policy)
+{
+	static const char *const reasons[] = { "sw_power_cap", "hw_slowdown", "sw_thermal_slowdown",
+					       "hw_thermal_slowdown", "hw_power_brake_slowdown" };
+	struct graph g;
+	const struct criterion *c;
+
+	load_default(&g);
+	cr_expect_not(graph_criterion(&g, "qwen38-27b-q4km-m3pro-p32-t64")->has_gpu_policy);
+	c = graph_criterion(&g, "qwen38-27b-q4k-a100-p1-decode");
+	cr_assert(c->has_gpu_policy);
+	cr_expect_eq(c->gpu_policy.minimum_coverage_ratio, 1);
+	cr_expect_not(c->gpu_policy.allow_unreadable);
+	cr_expect_eq(c->gpu_policy.maximum_sm_clock_drift_percent, 3);
+	cr_expect_eq(c->gpu_policy.maximum_memory_clock_drift_percent, 1);
+	cr_expect_eq(c->gpu_policy.target_sm_clock_mhz, 0);
+	cr_expect_eq(c->gpu_policy.target_memory_clock_mhz, 0);
+	cr_assert_eq(c->gpu_policy.disqualifying_reasons.n, 5);
+	for (size_t i = 0; i < 5; i++)
+		cr_expect_str_eq(c->gpu_policy.disqualifying_reasons.v[i], reasons[i]);
+	graph_release(&g);
 }
 
 Test(graph_envelope, any_backend_that_declares_its_platform)

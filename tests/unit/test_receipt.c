@@ -16,7 +16,7 @@
  * npm package `canonicalize` (2.x) and Node's SHA-256 over the objects in
  * data/native-performance-graph.json. */
 #define METAL_DIGEST "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6"
-#define CUDA_DIGEST "sha256:35409e49041db9ee1c9b61688d706ed6ba9f1cf0e17ffedf50955b0569054d9e"
+#define CUDA_DIGEST "sha256:c6238b78a81b3ef8b07769046ee241620154c7a48b4e34e42f85d6225555a62d"
 #define METAL_ENV "qwen38-27b-q4km-m3pro-p32-t64"
 #define CUDA_ENV "qwen38-27b-q4k-a100-p1-decode"
 
