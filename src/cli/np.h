@@ -1,7 +1,7 @@
 #ifndef FAK_CLI_NP_H
 #define FAK_CLI_NP_H
 /* `fak native-performance`: parsed options and the mode handlers. The
- * dispatcher (cmd_native_performance.c) parses, checks usage, loads and
+ * dispatcher (np.c) parses, checks usage, loads and
  * validates the graph, then calls exactly one handler. Each handler returns
  * an exit code and prints through cli.h. */
 #include <stdbool.h>
@@ -36,10 +36,10 @@ struct np_ctx {
 	enum render_format fmt;	/* --format, --json, or text */
 };
 
-/* The options, modes and help of the command (cmd_native_performance.c). */
+/* The options, modes and help of the command (np.c). */
 extern const struct cmd_spec np_spec;
 
-/* graph views (cmd_native_performance.c) */
+/* graph views (np.c) */
 int np_human(const struct np_ctx *c);
 int np_json(const struct np_ctx *c);
 int np_next(const struct np_ctx *c);
