@@ -26,6 +26,9 @@ expect_equal '[100,100,99]' "$(policy tight/attestations/candidate-2.json)" "a t
 
 # a criterion stricter than the flags: the gate investigates, naming the criterion
 cp graph.json graph.host
+# the graph writes it out as it read it (and digests it with the criterion)
+expect_equal '{"maximum_non_sut_cpu_percent":100,"maximum_sampler_duty_percent":100,"maximum_psi_stall_percent":100}' \
+	"$("$FAK" native-performance --graph graph.host --json | jq -c '.criteria[].host_policy')" "--json"
 jq '.criteria[].host_policy.maximum_sampler_duty_percent = 50' graph.host >graph.json
 xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir loose \
 	$busy_host_flags >loose.txt 2>&1 || { cat loose.txt; fail "loose run"; }
