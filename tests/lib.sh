@@ -38,14 +38,16 @@
 # whose only busy time is the CPU time of the test script's own processes, so
 # the attestations are clean under the default policy (the gate accepts no
 # looser one) whatever the load. `fak bench experiment` refuses FAK_PROC_ROOT
-# (an experiment measures this machine), so the runner's tests cannot use it:
-# those that need no passing gate run the sampler with $busy_host_flags, an
-# explicit policy that lets other work use every core and the sampler's own
-# census take as long as it must (on a loaded machine the default 10% duty
-# ends runs with SAMPLER_COVERAGE_LIMITED); their gates then investigate
-# ("sealed under a looser policy"), always. Tests that need a passing gate
-# from the runner (promote-*) still need a quiet host: the gate accepts only
-# attestations sealed under the default policy.
+# (an experiment measures this machine), so the runner's tests cannot use it.
+# They use an explicit policy instead, one that lets other work use every
+# core and the sampler's own census take as long as it must (on a loaded
+# machine the default 10% duty ends runs with SAMPLER_COVERAGE_LIMITED):
+# with the fixture graph (tests/fixtures/experiment) it is the criterion's
+# host policy, so the gate judges against it and passes (promote-* need
+# that); with a graph without one (the examples), $busy_host_flags, and the
+# gate then investigates ("sealed under a looser policy"), always. Only the
+# tests of the sampler's own judgement of a quiet host use the real host
+# under the defaults; each says so in its header.
 #
 # A script's helpers of its own stay in the script; helpers two scripts
 # share belong here (with a case in tests/cli/scripts/test-lib.sh).

@@ -341,6 +341,26 @@ static const struct opt opts[] = {
 
 const struct cmd_spec bench_experiment_spec = { .usage = usage, .about = about, .opts = opts };
 
+/* The sampler's ceilings from the host policy of the lever's envelope's
+ * criterion, where no flag sets them; a flag may tighten or loosen one (an
+ * attestation looser than the criterion makes the gate investigate). An
+ * unknown lever is left to xp_run to refuse. */
+static void host_policy_apply(const struct graph *g, const char *lever_id,
+			      const struct sampler_flags *sf, struct policy *p)
+{
+	const struct lever *l = graph_lever(g, lever_id);
+	const struct criterion *c = l ? graph_criterion(g, l->app.envelope_id) : NULL;
+
+	if (!c || !c->has_host_policy)
+		return;
+	if (!sf->max_non_sut)
+		p->maximum_non_sut_cpu_percent = c->host_policy.maximum_non_sut_cpu_percent;
+	if (!sf->max_duty)
+		p->maximum_sampler_duty_percent = c->host_policy.maximum_sampler_duty_percent;
+	if (!sf->max_psi)
+		p->maximum_psi_stall_percent = c->host_policy.maximum_psi_stall_percent;
+}
+
 /* LEVER comes first (or last, after the options). */
 static int parse(int argc, char **argv, struct ex_opts *eo, const char **lever)
 {
@@ -405,6 +425,7 @@ int bench_experiment(int argc, char **argv)
 		rc = cli_findings(CMD, "invalid native performance graph", &f);
 		goto out_graph;
 	}
+	host_policy_apply(&g, o.lever_id, &eo.sf, &o.sampler.policy);
 	o.g = &g;
 	o.cmd[0] = eo.baseline;
 	o.cmd[1] = eo.candidate;

@@ -272,6 +272,16 @@ json_t *graph_lever_json(const struct lever *l)
 	return o;
 }
 
+static json_t *host_policy_json(const struct host_policy *h)
+{
+	json_t *x = jobj();
+
+	jset_num(x, "maximum_non_sut_cpu_percent", h->maximum_non_sut_cpu_percent);
+	jset_num(x, "maximum_sampler_duty_percent", h->maximum_sampler_duty_percent);
+	jset_num(x, "maximum_psi_stall_percent", h->maximum_psi_stall_percent);
+	return x;
+}
+
 json_t *graph_criterion_json(const struct criterion *c)
 {
 	json_t *o = jobj();
@@ -308,6 +318,8 @@ json_t *graph_criterion_json(const struct criterion *c)
 		jset_new(x, "disqualifying_clocks_event_reasons", r);
 		jset_new(o, "gpu_policy", x);
 	}
+	if (c->has_host_policy)
+		jset_new(o, "host_policy", host_policy_json(&c->host_policy));
 	return o;
 }
 

@@ -120,6 +120,15 @@ struct criterion {
 		long long target_sm_clock_mhz, target_memory_clock_mhz;	/* 0: none */
 		struct strlist disqualifying_reasons;	/* clock-event reason names */
 	} gpu_policy;
+	/* optional host policy: the sampler's ceilings for this envelope's runs,
+	 * in place of its defaults (a shared CI machine); emitted and digested
+	 * only when present; docs/graph.md */
+	bool has_host_policy;
+	struct host_policy {
+		double maximum_non_sut_cpu_percent;	/* (0, 100] */
+		double maximum_sampler_duty_percent;	/* (0, 100] */
+		double maximum_psi_stall_percent;	/* [0, 100] */
+	} host_policy;
 };
 
 struct graph {

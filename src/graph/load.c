@@ -303,10 +303,11 @@ static const char *const criterion_keys[] = {
 	"schema", "id", "version", "output_class", "minimum_repetitions", "maximum_noise_percent",
 	"investigate_drop_percent", "regression_drop_percent", "minimum_throughput_tokens_per_second",
 	"quality_metric", "minimum_quality_score", "quality_higher_is_better", "review_period_days",
-	"gpu_policy", NULL
+	"gpu_policy", "host_policy", NULL
 };
 #define CRITERION_REVIEW_PERIOD 12
 #define CRITERION_GPU_POLICY 13
+#define CRITERION_HOST_POLICY 14
 
 static const char *const gpu_policy_keys[] = {
 	"minimum_coverage_ratio", "allow_unreadable", "maximum_sm_clock_drift_percent",
@@ -329,6 +330,20 @@ static int gpu_policy_member(struct jpull *p, const struct jpath *at, size_t i, 
 	}
 }
 
+static const char *const host_policy_keys[] = {
+	"maximum_non_sut_cpu_percent", "maximum_sampler_duty_percent", "maximum_psi_stall_percent",
+	NULL
+};
+
+static int host_policy_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct host_policy *h = dst;
+	double *const v[] = { &h->maximum_non_sut_cpu_percent, &h->maximum_sampler_duty_percent,
+			      &h->maximum_psi_stall_percent };
+
+	return jp_num(p, at, v[i]);
+}
+
 static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
 	struct criterion *c = dst;
@@ -349,6 +364,9 @@ static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, v
 	case CRITERION_REVIEW_PERIOD:
 		c->has_review_period = true;
 		return jp_int(p, at, &c->review_period_days);
+	case CRITERION_HOST_POLICY:
+		c->has_host_policy = true;
+		return object(p, at, host_policy_keys, host_policy_member, &c->host_policy);
 	default:
 		/* the targets are optional: 0 means none */
 		c->has_gpu_policy = true;
@@ -376,7 +394,8 @@ static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
 		g->nr_criteria++;
 		TRY(object_opt(p, &kp, criterion_keys,
 			       (uint64_t)1 << CRITERION_REVIEW_PERIOD |
-				       (uint64_t)1 << CRITERION_GPU_POLICY,
+				       (uint64_t)1 << CRITERION_GPU_POLICY |
+				       (uint64_t)1 << CRITERION_HOST_POLICY,
 			       criterion_member, &g->criteria[g->nr_criteria - 1]));
 	}
 	return rc;

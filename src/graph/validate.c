@@ -476,6 +476,26 @@ static void validate_gpu_policy(struct findings *f, const char *k, const struct 
 			    gp->disqualifying_reasons.v[i]);
 }
 
+/* The host policy: each ceiling in the range the sampler accepts for it
+ * (policy_check), one finding per bad value. */
+static void validate_host_policy(struct findings *f, const char *k, const struct host_policy *h)
+{
+	const struct {
+		const char *name;
+		double v;
+		bool zero_ok;
+	} ceilings[] = {
+		{ "maximum_non_sut_cpu_percent", h->maximum_non_sut_cpu_percent, false },
+		{ "maximum_sampler_duty_percent", h->maximum_sampler_duty_percent, false },
+		{ "maximum_psi_stall_percent", h->maximum_psi_stall_percent, true },
+	};
+
+	for (size_t i = 0; i < sizeof(ceilings) / sizeof(ceilings[0]); i++)
+		if (!percent_ok(ceilings[i].v) || (!ceilings[i].zero_ok && ceilings[i].v == 0))
+			add(f, "host policy of envelope %Q has %s %g; want %s", k, ceilings[i].name,
+			    ceilings[i].v, ceilings[i].zero_ok ? "[0,100]" : "(0,100]");
+}
+
 static void validate_criteria(const struct graph *g, struct findings *f, const struct reg *envs)
 {
 	for (size_t i = 0; i < g->nr_criteria; i++) {
@@ -512,6 +532,8 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 			    c->review_period_days);
 		if (c->has_gpu_policy)
 			validate_gpu_policy(f, k, &c->gpu_policy, &g->envelopes[ei]);
+		if (c->has_host_policy)
+			validate_host_policy(f, k, &c->host_policy);
 	}
 	for (size_t i = 0; i < envs->n; i++)
 		if (envs->registered[i] && !graph_criterion(g, envs->names[i]))

@@ -310,16 +310,34 @@ static bool looser_policy(const struct attest_facts *f, const struct policy *d, 
 	return false;
 }
 
-bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struct strbuf *detail)
+/* The policy an attestation must be at least as strict as: the sampler's
+ * defaults, with the ceilings of the criterion's host policy when it has
+ * one; name says which, for the detail. */
+static void host_bound(const struct criterion *crit, struct policy *bound, struct strbuf *name)
+{
+	policy_default(bound);
+	if (!crit || !crit->has_host_policy) {
+		sb_adds(name, "the defaults");
+		return;
+	}
+	bound->maximum_non_sut_cpu_percent = crit->host_policy.maximum_non_sut_cpu_percent;
+	bound->maximum_sampler_duty_percent = crit->host_policy.maximum_sampler_duty_percent;
+	bound->maximum_psi_stall_percent = crit->host_policy.maximum_psi_stall_percent;
+	sb_addf(name, "the host policy of criterion \"%s\"", crit->id);
+}
+
+bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
+		   const struct criterion *crit, struct strbuf *detail)
 {
 	struct seen *seen = xcalloc(sides[0].nr_system_baselines + sides[1].nr_system_baselines + 1,
 				    sizeof(*seen));
 	size_t nr_seen = 0;
 	bool ok = false;
 	struct policy strict;
+	struct strbuf bound = STRBUF_INIT;
 	char why[160];
 
-	policy_default(&strict);
+	host_bound(crit, &strict, &bound);
 
 	for (int s = 0; s < 2; s++) {
 		const struct gate_sb_side *sd = &sides[s];
@@ -386,7 +404,7 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struc
 			}
 			if (looser_policy(f, &strict, why, sizeof(why))) {
 				sb_addf(detail, "%s repetition %zu was sealed under a looser policy than "
-						"the defaults (%s)", sd->name, i, why);
+						"%s (%s)", sd->name, i, bound.buf, why);
 				goto out;
 			}
 			if (f->baseline_samples < 2 || f->baseline_duration_ns <= 0 ||
@@ -401,8 +419,11 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struc
 	}
 	sb_adds(detail, "every repetition has a clean system baseline with host/SUT/non-SUT CPU "
 			"attribution");
+	if (crit && crit->has_host_policy)
+		sb_addf(detail, " under %s", bound.buf);
 	ok = true;
 out:
+	sb_release(&bound);
 	free(seen);
 	return ok;
 }
@@ -840,7 +861,8 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 		};
 		struct strbuf detail = STRBUF_INIT;
 
-		*sb_investigate = !gate_sb_judge(sides, p->allow_sampled_system_baseline, &detail);
+		*sb_investigate = !gate_sb_judge(sides, p->allow_sampled_system_baseline,
+						 graph_criterion(g, p->envelope_id), &detail);
 		add_check(checks, "system_baseline", *sb_investigate ? "investigate" : "pass", "%s",
 			  detail.buf);
 		sb_release(&detail);

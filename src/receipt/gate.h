@@ -94,7 +94,11 @@ struct gate_sb_side {
 
 /* State of the evidence under a policy that requires system baselines:
  * sides in order last_accepted, candidate; one digest-seen set across both.
- * Returns true (pass) or false (investigate); the detail says why. */
-bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled, struct strbuf *detail);
+ * Every attestation's sealed policy must be at least as strict as the
+ * sampler's defaults, or as crit's host policy when crit (may be NULL) has
+ * one. Returns true (pass) or false (investigate); the detail says why and,
+ * under a host policy, which bound it used. */
+bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
+		   const struct criterion *crit, struct strbuf *detail);
 
 #endif

@@ -302,7 +302,7 @@ static int psi_total(const char *p, const char *end, void *out)
 	for (;;) {
 		const char *f;
 
-		skip_blanks(&c);
+		skip_space(&c);
 		if (c.p == c.end)
 			break;
 		f = c.p;
@@ -535,7 +535,7 @@ static int psi_avg10(const char *p, const char *end, void *out)
 	for (;;) {
 		const char *f;
 
-		skip_blanks(&c);
+		skip_space(&c);
 		if (c.p == c.end)
 			return -1;
 		f = c.p;

@@ -425,6 +425,7 @@ static struct gate_sb_rep clean_rep(const char *digest, const char *coverage)
 struct sb_case {
 	struct gate_sb_rep a[3], c[3];
 	struct gate_sb_side sides[2];
+	const struct criterion *crit;	/* the envelope's criterion, NULL: none */
 };
 
 static void sb_setup(struct sb_case *k, const char *coverage)
@@ -438,6 +439,7 @@ static void sb_setup(struct sb_case *k, const char *coverage)
 	}
 	k->sides[0] = (struct gate_sb_side){ "last_accepted", false, true, 3, 3, k->a };
 	k->sides[1] = (struct gate_sb_side){ "candidate", false, true, 3, 3, k->c };
+	k->crit = NULL;
 	/* bindings point at the (copied) digests */
 	for (int i = 0; i < 3; i++) {
 		k->a[i].binding = k->a[i].facts.digest;
@@ -449,7 +451,7 @@ static void sb_expect(struct sb_case *k, bool allow, bool pass, const char *deta
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	cr_expect_eq(gate_sb_judge(k->sides, allow, &sb), pass, "%s", sb_str(&sb));
+	cr_expect_eq(gate_sb_judge(k->sides, allow, k->crit, &sb), pass, "%s", sb_str(&sb));
 	cr_expect_str_eq(sb_str(&sb), detail);
 	sb_release(&sb);
 }
@@ -576,6 +578,38 @@ Test(gate_sb, an_attestation_sealed_under_a_looser_policy_investigates)
 		k.a[0].facts.policy.minimum_samples = 10;
 		sb_expect(&k, false, true, SB_PASS);
 	}
+}
+
+/* A criterion's host policy replaces the defaults' three ceilings, and
+ * only those: the detail names the bound it used. */
+Test(gate_sb, a_criterion_host_policy_is_the_bound)
+{
+	struct criterion crit = { .id = "shared-ci", .has_host_policy = true,
+				  .host_policy = { 100, 50, 100 } };
+	struct criterion none = { .id = "strict" };
+	struct sb_case k;
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	k.crit = &crit;
+	for (int i = 0; i < 3; i++) {
+		k.a[i].facts.policy.maximum_non_sut_cpu_percent = 100;
+		k.c[i].facts.policy.maximum_sampler_duty_percent = 50;
+		k.c[i].facts.policy.maximum_psi_stall_percent = 100;
+	}
+	sb_expect(&k, false, true, SB_PASS " under the host policy of criterion \"shared-ci\"");
+	k.crit = &none;
+	sb_expect(&k, false, false, "last_accepted repetition 0 was sealed under a looser policy "
+				    "than the defaults (maximum_non_sut_cpu_percent 100 > 20)");
+	k.crit = &crit;
+	k.c[2].facts.policy.maximum_sampler_duty_percent = 60;
+	sb_expect(&k, false, false, "candidate repetition 2 was sealed under a looser policy than "
+				    "the host policy of criterion \"shared-ci\" "
+				    "(maximum_sampler_duty_percent 60 > 50)");
+	k.c[2].facts.policy.maximum_sampler_duty_percent = 50;
+	k.a[1].facts.policy.minimum_samples = 1;
+	sb_expect(&k, false, false, "last_accepted repetition 1 was sealed under a looser policy "
+				    "than the host policy of criterion \"shared-ci\" "
+				    "(minimum_samples 1 < 2)");
 }
 
 Test(gate_sb, every_required_unknown_axis_investigates)

@@ -178,6 +178,11 @@ Test(proc_psi, some_and_full)
 	cr_expect_eq(pp_psi(S("some avg10=0.00\n"), &p), -1, "no total");
 	cr_expect_eq(pp_psi(S("half total=1\n"), &p), -1);
 	cr_expect_eq(pp_psi(S("some total=1\nsome total=2\n"), &p), -1, "duplicate line");
+	/* a carriage return separates fields like a blank (found by fuzz_proc: the field
+	 * loops once spun on it for ever) */
+	cr_assert_eq(pp_psi(S("some avg10=0.00\r total=5\r\n"), &p), 0);
+	cr_expect_eq(p.some_total_us, 5);
+	cr_expect_eq(pp_psi(S("some \r\r\n"), &p), -1, "no total");
 }
 
 Test(proc_cgroup, keyed_values)

@@ -44,6 +44,7 @@ Test(syscheck_parse, psi_avg10_and_loadavg)
 	cr_expect_float_eq(p.full_avg10, 0.3, 1e-9);
 	cr_expect_eq(pp_psi_avg10(S("some avg60=1.00 total=9\n"), &p), -1, "no avg10");
 	cr_expect_eq(pp_psi_avg10(S("some avg10=100.01 total=9\n"), &p), -1, "above 100");
+	cr_expect_eq(pp_psi_avg10(S("some \r avg60=1.00\r\n"), &p), -1, "a return, no avg10");
 	cr_expect_eq(pp_psi_avg10(S("some avg10=1.234 total=9\n"), &p), -1, "three decimals");
 	cr_expect_eq(pp_psi_avg10(S("some avg10=1. total=9\n"), &p), -1);
 	cr_expect_eq(pp_psi_avg10(S("some avg10=1\nsome avg10=2\n"), &p), -1, "twice");

@@ -12,6 +12,8 @@
 # `fak bench experiment` refuses FAK_PROC_ROOT (it measures this machine),
 # so it runs next to real burners: busy is busy on any machine, and it
 # must investigate without the option and seal its waits with it.
+# A test of the sampler's judgement of a quiet host: it reads the real host
+# on purpose, and passes on a busy one (burners or not, busy is busy).
 # fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"

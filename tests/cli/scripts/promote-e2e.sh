@@ -5,21 +5,20 @@
 # fail with the file named. The copy of the example graph asks for noise
 # within 25% instead of 2%: a shared test machine's memory bandwidth varies
 # far more from run to run than the example's own criterion allows (17% seen
-# on the development VM); this test is about promotion, not noise. A busy host
-# can still make a run's gate investigate (the sampler saw other load); the
-# experiment is then measured again, up to six times.
-# This test still depends on a quiet host though it is not about the host:
-# promotion needs a passing gate, and the gate accepts
-# only attestations sealed under the sampler's default policy (20% other
-# CPU), and fak bench experiment refuses a fake /proc (FAK_PROC_ROOT). With
-# another process on one core of two it fails; see tests/lib.sh.
+# on the development VM); this test is about promotion, not noise. Its
+# criterion also carries a host policy that lets other work use every core
+# (docs/graph.md), so a busy host does not stop the gate from passing; a run
+# noisier than even 25% is measured again, up to six times.
 # fak-test: slow
 set -u
 . "$ROOT/tests/lib.sh"
 build=$(dirname "$FAK")
 make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
 printf '0123456789abcdef0123456789abcdef\n' >machine-id
-jq '.criteria[].maximum_noise_percent = 25' "$ROOT/examples/cpu-decode/graph.json" >graph.json
+jq '.criteria[] |= (.maximum_noise_percent = 25 | .host_policy = {"maximum_non_sut_cpu_percent": 100,
+	"maximum_sampler_duty_percent": 100, "maximum_psi_stall_percent": 100})' \
+	"$ROOT/examples/cpu-decode/graph.json" >graph.json
+cp graph.json before.json	# the graph before the promotion
 cp "$ROOT/examples/cpu-decode/index.json" index.json
 cp "$ROOT/docs/QWEN-PERFORMANCE-INDEX.md" page.md
 np() { "$FAK" native-performance --graph graph.json "$@"; }
@@ -27,7 +26,7 @@ np() { "$FAK" native-performance --graph graph.json "$@"; }
 try=1
 while :; do
 	GRAPH=$PWD/graph.json BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
-		--baseline-duration 100ms --interval 20ms --wait-quiet 20s --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
+		--baseline-duration 100ms --interval 20ms --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
 		{ cat xp.txt; fail "experiment"; }
 	[ "$(jq -r .classification run$try/gate.json)" = pass ] && break
 	echo "attempt $try: gate $(jq -r '.classification + ": " + .reason' run$try/gate.json)"
@@ -76,7 +75,6 @@ if np --index index.json --verify-witnesses witnesses >/dev/null 2>err.txt; then
 grep -q "$w-copy/MANIFEST.json: its sha256 .* names the folder $w; the manifest was changed or the folder moved" \
 	err.txt || { cat err.txt; fail "moved finding"; }
 rm -rf "witnesses/$w-copy"
-jq '.criteria[].maximum_noise_percent = 25' "$ROOT/examples/cpu-decode/graph.json" >before.json
 if "$FAK" native-performance --graph before.json --index "$ROOT/examples/cpu-decode/index.json" \
 	--verify-witnesses witnesses >/dev/null 2>err.txt; then fail "an orphan went unnoticed"; fi
 grep -q "^  $w: orphaned: no lever and no index row names it$" err.txt || { cat err.txt; fail "orphan finding"; }

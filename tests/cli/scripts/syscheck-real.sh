@@ -2,6 +2,8 @@
 # fak bench system-check on this machine: whatever it finds, every line is
 # well formed, the summary counts the lines, the exit status follows the
 # disturbing findings, and --json says the same thing as the text.
+# A test of the sampler's judgement: it reads the real host on purpose, and
+# passes whether that host is quiet or busy.
 set -eu
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
