@@ -24,15 +24,17 @@ static void num(char buf[JSON_NUMBER_MAX], double d)
 }
 
 /* One optional repetition metric against its sealed counterpart. */
-static void same_metric(size_t i, const char *key, bool has, double v, bool sealed_has, double sealed,
-			struct findings *out)
+static void same_metric(size_t i, const char *key, bool has, double v, bool sealed_has,
+			double sealed, struct findings *out)
 {
 	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
 
 	if (has && !sealed_has)
-		findings_addf(out, "repetitions[%zu].%s: not sealed in system_baselines[%zu]", i, key, i);
+		findings_addf(out, "repetitions[%zu].%s: not sealed in system_baselines[%zu]", i,
+			      key, i);
 	else if (!has && sealed_has)
-		findings_addf(out, "repetitions[%zu].%s: missing; system_baselines[%zu] sealed one", i, key, i);
+		findings_addf(out, "repetitions[%zu].%s: missing; system_baselines[%zu] sealed one",
+			      i, key, i);
 	else if (has && v != sealed) {
 		num(a, v);
 		num(b, sealed);
@@ -83,27 +85,30 @@ static void check_label(const struct receipt *r, const struct workload *w, const
 
 	if (strcmp(l->envelope_id, r->envelope_id) || strcmp(l->lever_id, r->changed_lever_id) ||
 	    strcmp(l->arm, r->role) || strcmp(l->kind, kind) || l->index != (int64_t)index)
-		findings_addf(out, "%s.workload.label: sealed for the %s arm's %s %lld of lever \"%s\" in "
-				   "envelope \"%s\"; it is attached as the %s arm's %s %zu of lever \"%s\" in "
-				   "envelope \"%s\"",
-			      where, l->arm, l->kind, (long long)l->index, l->lever_id, l->envelope_id, r->role,
-			      kind, index, r->changed_lever_id, r->envelope_id);
+		findings_addf(out, "%s.workload.label: sealed for the %s arm's %s %lld of lever "
+				   "\"%s\" in envelope \"%s\"; it is attached as the %s arm's %s "
+				   "%zu of lever \"%s\" in envelope \"%s\"",
+			      where, l->arm, l->kind, (long long)l->index, l->lever_id,
+			      l->envelope_id, r->role, kind, index, r->changed_lever_id,
+			      r->envelope_id);
 	if (r->has_experiment && strcmp(l->experiment_id, r->experiment.id))
-		findings_addf(out, "%s.workload.label.experiment_id: sealed in experiment %s; this receipt records "
-				   "experiment %s", where, l->experiment_id, r->experiment.id);
+		findings_addf(out, "%s.workload.label.experiment_id: sealed in experiment %s; this "
+				   "receipt records experiment %s",
+			      where, l->experiment_id, r->experiment.id);
 	if (strcmp(l->machine_id, r->machine.scrubbed_id))
-		findings_addf(out, "%s.workload.label.machine_id: sealed on machine %s; the receipt says %s", where,
-			      l->machine_id, r->machine.scrubbed_id);
+		findings_addf(out, "%s.workload.label.machine_id: sealed on machine %s; the "
+				   "receipt says %s", where, l->machine_id, r->machine.scrubbed_id);
 	if (strcmp(l->revision, r->revision))
-		findings_addf(out, "%s.workload.label.revision: sealed at revision %s; the receipt says %s", where,
-			      l->revision, r->revision);
+		findings_addf(out, "%s.workload.label.revision: sealed at revision %s; the receipt "
+				   "says %s", where, l->revision, r->revision);
 	if (ci >= r->commands.n || strcmp(r->commands.v[ci], w->command))
-		findings_addf(out, "%s.workload.command: the sealed command is not commands[%zu] of this receipt", where,
-			      ci);
+		findings_addf(out, "%s.workload.command: the sealed command is not commands[%zu] "
+				   "of this receipt", where, ci);
 	check_label_state(r, l, where, out);
 }
 
-static void check_rep(const struct receipt *r, size_t i, const struct report *rep, struct findings *out)
+static void check_rep(const struct receipt *r, size_t i, const struct report *rep,
+		      struct findings *out)
 {
 	const struct receipt_rep *p = &r->reps[i];
 	const struct wl_metrics *m = &rep->workload.metrics;
@@ -112,15 +117,21 @@ static void check_rep(const struct receipt *r, size_t i, const struct report *re
 	snprintf(where, sizeof(where), "system_baselines[%zu]", i);
 	check_label(r, &rep->workload, where, WL_KIND_REPETITION, i, out);
 	if (!rep->workload.has_metrics || !m->has_throughput) {
-		findings_addf(out, "repetitions[%zu]: system_baselines[%zu] sealed no throughput (%s)", i, i,
-			      rep->workload.has_metrics ? "a quality run" : rep->workload.metrics_error);
+		findings_addf(out, "repetitions[%zu]: system_baselines[%zu] sealed no "
+				   "throughput (%s)", i, i,
+			      rep->workload.has_metrics ? "a quality run"
+							: rep->workload.metrics_error);
 		return;
 	}
-	same_metric(i, "tokens_per_second", true, p->tokens_per_second, true, m->tokens_per_second, out);
-	same_metric(i, "end_to_end_milliseconds", true, p->end_to_end_ms, true, m->end_to_end_ms, out);
+	same_metric(i, "tokens_per_second", true, p->tokens_per_second, true, m->tokens_per_second,
+		    out);
+	same_metric(i, "end_to_end_milliseconds", true, p->end_to_end_ms, true, m->end_to_end_ms,
+		    out);
 	same_metric(i, "ttft_milliseconds", p->has_ttft, p->ttft_ms, m->has_ttft, m->ttft_ms, out);
-	same_metric(i, "prefill_milliseconds", p->has_prefill, p->prefill_ms, m->has_prefill, m->prefill_ms, out);
-	same_metric(i, "decode_milliseconds", p->has_decode, p->decode_ms, m->has_decode, m->decode_ms, out);
+	same_metric(i, "prefill_milliseconds", p->has_prefill, p->prefill_ms, m->has_prefill,
+		    m->prefill_ms, out);
+	same_metric(i, "decode_milliseconds", p->has_decode, p->decode_ms, m->has_decode,
+		    m->decode_ms, out);
 }
 
 int receipt_memory_from_reports(const struct report *const *reps, size_t n, long long *peak,
@@ -132,7 +143,8 @@ int receipt_memory_from_reports(const struct report *const *reps, size_t n, long
 		const struct report *r = reps[i];
 		const struct metric *wl = &r->workload.peak_rss_bytes;
 		const struct metric *cg = &r->cgroup_v2.memory_peak_bytes;
-		const struct metric *s = r->attribution.sut_rss_bytes.available ? &r->attribution.sut_rss_bytes : wl;
+		const struct metric *s =
+			r->attribution.sut_rss_bytes.available ? &r->attribution.sut_rss_bytes : wl;
 
 		if (!cg->available && !wl->available)
 			return err_set(e, "run %zu measured no peak memory (%s)", i, wl->reason);
@@ -156,12 +168,16 @@ int receipt_quality_from_reports(const struct report *const *reps, size_t n, str
 
 		if (!reps[i]->workload.has_metrics || !m->has_quality)
 			return err_set(e, "run %zu sealed no quality", i);
-		if (i && (strcmp(m->quality.name, q->name) || m->quality.higher_is_better != q->higher_is_better))
-			return err_set(e, "run %zu measured quality \"%s\" (%s is better), run 0 \"%s\" (%s is "
-					  "better); every run of an arm reports the same quality metric",
-				       i, m->quality.name, m->quality.higher_is_better ? "higher" : "lower", q->name,
+		if (i && (strcmp(m->quality.name, q->name) ||
+			  m->quality.higher_is_better != q->higher_is_better))
+			return err_set(e, "run %zu measured quality \"%s\" (%s is better), run 0 "
+					  "\"%s\" (%s is better); every run of an arm reports the "
+					  "same quality metric",
+				       i, m->quality.name,
+				       m->quality.higher_is_better ? "higher" : "lower", q->name,
 				       q->higher_is_better ? "higher" : "lower");
-		if (!i || (q->higher_is_better ? m->quality.score < q->score : m->quality.score > q->score))
+		if (!i || (q->higher_is_better ? m->quality.score < q->score
+					       : m->quality.score > q->score))
 			*q = m->quality;
 	}
 	return 0;
@@ -180,7 +196,8 @@ static int order_of(const char *s)
 }
 
 /* The position of (arm, kind, index) in the schedule; -1 when absent. */
-static long find_run(const struct receipt_experiment *x, const char *arm, const char *kind, long long index)
+static long find_run(const struct receipt_experiment *x, const char *arm, const char *kind,
+		     long long index)
 {
 	for (size_t i = 0; i < x->nr_schedule; i++) {
 		const struct receipt_run *u = &x->schedule[i];
@@ -192,8 +209,9 @@ static long find_run(const struct receipt_experiment *x, const char *arm, const 
 }
 
 /* A sealed run and its schedule entry agree on position, digest and start. */
-static void check_entry(const struct receipt_experiment *x, const char *arm, const char *kind, long long index,
-			const struct report *rep, const char *where, struct findings *out)
+static void check_entry(const struct receipt_experiment *x, const char *arm, const char *kind,
+			long long index, const struct report *rep, const char *where,
+			struct findings *out)
 {
 	long pos = find_run(x, arm, kind, index);
 	const struct receipt_run *u;
@@ -202,14 +220,15 @@ static void check_entry(const struct receipt_experiment *x, const char *arm, con
 		return;	/* reported by check_schedule */
 	u = &x->schedule[pos];
 	if (rep->workload.label.sequence != pos)
-		findings_addf(out, "%s.workload.label.sequence: sealed as run %lld of its experiment; the schedule "
-				   "lists it as run %ld", where, (long long)rep->workload.label.sequence, pos);
+		findings_addf(out, "%s.workload.label.sequence: sealed as run %lld of its "
+				   "experiment; the schedule lists it as run %ld",
+			      where, (long long)rep->workload.label.sequence, pos);
 	if (strcmp(u->attestation_digest, rep->digest))
-		findings_addf(out, "experiment.schedule[%ld]: names attestation %s, not %s (%s)", pos,
-			      u->attestation_digest, rep->digest, where);
+		findings_addf(out, "experiment.schedule[%ld]: names attestation %s, not %s (%s)",
+			      pos, u->attestation_digest, rep->digest, where);
 	if (strcmp(u->started_at_utc, rep->command_window.started_at_utc))
-		findings_addf(out, "experiment.schedule[%ld].started_at_utc: %s; %s sealed %s", pos, u->started_at_utc,
-			      where, rep->command_window.started_at_utc);
+		findings_addf(out, "experiment.schedule[%ld].started_at_utc: %s; %s sealed %s", pos,
+			      u->started_at_utc, where, rep->command_window.started_at_utc);
 }
 
 /* The schedule is exactly the plan of the recorded order and seed for the
@@ -223,17 +242,19 @@ static void check_schedule(const struct receipt *r, struct findings *out)
 	int order = order_of(x->order);
 	struct err e;
 
-	if (order < 0 || r->controls.warmups < 0 || (x->has_seed && (x->seed < 0 || x->seed >= (1LL << 53))))
+	if (order < 0 || r->controls.warmups < 0 ||
+	    (x->has_seed && (x->seed < 0 || x->seed >= (1LL << 53))))
 		return;	/* reported by check_experiment and check_controls */
-	if (receipt_plan((enum receipt_order)order, x->has_seed ? (uint64_t)x->seed : 0, (size_t)r->controls.warmups,
-			 r->nr_reps, x->quality_attestation != NULL, &plan, &n, &e) < 0) {
+	if (receipt_plan((enum receipt_order)order, x->has_seed ? (uint64_t)x->seed : 0,
+			 (size_t)r->controls.warmups, r->nr_reps, x->quality_attestation != NULL,
+			 &plan, &n, &e) < 0) {
 		findings_addf(out, "experiment.schedule: %s", e.msg);
 		return;
 	}
 	if (x->nr_schedule != n) {
-		findings_addf(out, "experiment.schedule: lists %zu runs; the %s plan of %lld warm-up(s) and %zu "
-				   "repetition(s) per arm has %zu", x->nr_schedule, x->order, r->controls.warmups,
-			      r->nr_reps, n);
+		findings_addf(out, "experiment.schedule: lists %zu runs; the %s plan of %lld "
+				   "warm-up(s) and %zu repetition(s) per arm has %zu",
+			      x->nr_schedule, x->order, r->controls.warmups, r->nr_reps, n);
 		free(plan);
 		return;
 	}
@@ -241,15 +262,20 @@ static void check_schedule(const struct receipt *r, struct findings *out)
 		const struct receipt_run *u = &x->schedule[i];
 		int64_t t;
 
-		if (strcmp(u->arm, receipt_arm_names[plan[i].arm]) || strcmp(u->kind, plan[i].kind) ||
-		    u->index != plan[i].index)
-			findings_addf(out, "experiment.schedule[%zu]: the %s arm's %s %lld; the %s plan runs the %s "
-					   "arm's %s %lld here", i, u->arm, u->kind, u->index, x->order,
-				      receipt_arm_names[plan[i].arm], plan[i].kind, (long long)plan[i].index);
+		if (strcmp(u->arm, receipt_arm_names[plan[i].arm]) ||
+		    strcmp(u->kind, plan[i].kind) || u->index != plan[i].index)
+			findings_addf(out, "experiment.schedule[%zu]: the %s arm's %s %lld; the %s "
+					   "plan runs the %s arm's %s %lld here",
+				      i, u->arm, u->kind, u->index, x->order,
+				      receipt_arm_names[plan[i].arm], plan[i].kind,
+				      (long long)plan[i].index);
 		if (timestamp_parse(u->started_at_utc, &t) < 0)
-			findings_addf(out, "experiment.schedule[%zu].started_at_utc: not an RFC 3339 UTC time", i);
-		if (strncmp(u->attestation_digest, "sha256:", 7) || !digest_is_hex(u->attestation_digest + 7))
-			findings_addf(out, "experiment.schedule[%zu].attestation_digest: not a sha256 digest", i);
+			findings_addf(out, "experiment.schedule[%zu].started_at_utc: not an RFC "
+					   "3339 UTC time", i);
+		if (strncmp(u->attestation_digest, "sha256:", 7) ||
+		    !digest_is_hex(u->attestation_digest + 7))
+			findings_addf(out, "experiment.schedule[%zu].attestation_digest: not a "
+					   "sha256 digest", i);
 	}
 	free(plan);
 }
@@ -262,15 +288,18 @@ static void check_quality_run(const struct receipt *r, bool all_bound, struct fi
 	struct err e;
 
 	if (attest_check_report(x->quality_attestation, q, &e) < 0) {
-		findings_addf(out, "experiment.quality_attestation: invalid attestation: %s", e.msg);
+		findings_addf(out, "experiment.quality_attestation: invalid attestation: %s",
+			      e.msg);
 	} else if (!q->has_workload || strcmp(q->workload.parser, WL_PARSER_QUALITY)) {
 		findings_addf(out, "experiment.quality_attestation: not a sealed quality run");
 	} else {
-		check_label(r, &q->workload, "experiment.quality_attestation", WL_KIND_QUALITY, 0, out);
-		check_entry(x, r->role, WL_KIND_QUALITY, 0, q, "experiment.quality_attestation", out);
+		check_label(r, &q->workload, "experiment.quality_attestation", WL_KIND_QUALITY, 0,
+			    out);
+		check_entry(x, r->role, WL_KIND_QUALITY, 0, q, "experiment.quality_attestation",
+			    out);
 		if (!strcmp(q->verdict, "invalid"))
-			findings_addf(out, "experiment.quality_attestation: verdict invalid: the quality run "
-					   "did not run cleanly");
+			findings_addf(out, "experiment.quality_attestation: verdict invalid: the "
+					   "quality run did not run cleanly");
 		else if (all_bound && q->workload.has_metrics) {
 			const struct wl_quality *sq = &q->workload.metrics.quality;
 			char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
@@ -279,7 +308,8 @@ static void check_quality_run(const struct receipt *r, bool all_bound, struct fi
 			    sq->higher_is_better != r->quality.higher_is_better) {
 				num(a, r->quality.score);
 				num(b, sq->score);
-				findings_addf(out, "quality: %s=%s differs from %s=%s, sealed by the quality run",
+				findings_addf(out, "quality: %s=%s differs from %s=%s, sealed by "
+						   "the quality run",
 					      r->quality.name, a, sq->name, b);
 			}
 		}
@@ -295,18 +325,21 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 	if (!digest_is_hexn(x->id, 32))
 		findings_addf(out, "experiment.id: must be 32 lowercase hex digits");
 	if (order_of(x->order) < 0)
-		findings_addf(out, "experiment.order: must be interleaved, random or blocked, got \"%s\"", x->order);
+		findings_addf(out, "experiment.order: must be interleaved, random or blocked, got "
+				   "\"%s\"", x->order);
 	else if (x->has_seed != !strcmp(x->order, "random"))
-		findings_addf(out, "experiment.seed: %s", x->has_seed ? "only a random order records a seed"
-								     : "a random order records its seed");
+		findings_addf(out, "experiment.seed: %s",
+			      x->has_seed ? "only a random order records a seed"
+					  : "a random order records its seed");
 	if (x->has_seed && (x->seed < 0 || x->seed >= (1LL << 53)))
 		findings_addf(out, "experiment.seed: must be in [0, 2^53)");
 	if (!llama && strcmp(x->metrics_parser, WL_PARSER_JSON))
-		findings_addf(out, "experiment.metrics_parser: must be %s or %s, got \"%s\"", WL_PARSER_JSON,
-			      WL_PARSER_LLAMA_BENCH, x->metrics_parser);
+		findings_addf(out, "experiment.metrics_parser: must be %s or %s, got \"%s\"",
+			      WL_PARSER_JSON, WL_PARSER_LLAMA_BENCH, x->metrics_parser);
 	if (llama != (x->quality_attestation != NULL))
-		findings_addf(out, "experiment.quality_attestation: %s", llama ? "required with llama-bench metrics"
-									       : "only llama-bench metrics have one");
+		findings_addf(out, "experiment.quality_attestation: %s",
+			      llama ? "required with llama-bench metrics"
+				    : "only llama-bench metrics have one");
 	check_schedule(r, out);
 	if (x->quality_attestation)
 		check_quality_run(r, all_bound, out);
@@ -338,11 +371,13 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 			char where[48];
 
 			snprintf(where, sizeof(where), "system_baselines[%zu]", i);
-			check_entry(&r->experiment, r->role, WL_KIND_REPETITION, (long long)i, rep, where, out);
+			check_entry(&r->experiment, r->role, WL_KIND_REPETITION, (long long)i, rep,
+				    where, out);
 		}
 		if (r->has_experiment && strcmp(rep->workload.parser, r->experiment.metrics_parser))
-			findings_addf(out, "system_baselines[%zu].workload.parser: %s, the experiment says %s", i,
-				      rep->workload.parser, r->experiment.metrics_parser);
+			findings_addf(out, "system_baselines[%zu].workload.parser: %s, the "
+					   "experiment says %s",
+				      i, rep->workload.parser, r->experiment.metrics_parser);
 	}
 	for (size_t i = 1; i < bound; i++)
 		if (strcmp(b[i]->workload.metrics.derivation, b[0]->workload.metrics.derivation)) {
@@ -354,26 +389,28 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 			break;
 		}
 	if (bound && unbound)
-		findings_addf(out, "system_baselines: %zu repetition(s) carry sealed metrics and %zu do not; "
-				   "bind every repetition or none", bound, unbound);
+		findings_addf(out, "system_baselines: %zu repetition(s) carry sealed metrics and "
+				   "%zu do not; bind every repetition or none", bound, unbound);
 	if (r->has_experiment && unbound)
-		findings_addf(out, "system_baselines: an experiment's repetitions are bound by fak.system-baseline/v2 "
-				   "attestations; %zu are not", unbound);
+		findings_addf(out, "system_baselines: an experiment's repetitions are bound by "
+				   "fak.system-baseline/v2 attestations; %zu are not", unbound);
 	if (bound && !r->has_experiment)
-		findings_addf(out, "experiment: sealed runs (fak.system-baseline/v2) belong to an experiment; this "
-				   "receipt records none");
+		findings_addf(out, "experiment: sealed runs (fak.system-baseline/v2) belong to an "
+				   "experiment; this receipt records none");
 	if ((bound || r->has_experiment) && attached < r->nr_reps && !partial)
-		findings_addf(out, "system_baselines: %zu of %zu repetitions are attached; a receipt of sealed runs "
-				   "binds every repetition", attached, r->nr_reps);
+		findings_addf(out, "system_baselines: %zu of %zu repetitions are attached; a "
+				   "receipt of sealed runs binds every repetition",
+			      attached, r->nr_reps);
 	if (bound && bound == r->nr_reps && !unbound) {
 		long long peak = 0, resident = 0;
 
 		if (receipt_memory_from_reports(b, bound, &peak, &resident, &e) < 0)
 			findings_addf(out, "memory: %s", e.msg);
 		else if (peak != r->memory.peak_bytes || resident != r->memory.resident_bytes)
-			findings_addf(out, "memory: peak %lld and resident %lld differ from %lld and %lld, measured "
-					   "by the bound attestations",
-				      r->memory.peak_bytes, r->memory.resident_bytes, peak, resident);
+			findings_addf(out, "memory: peak %lld and resident %lld differ from %lld "
+					   "and %lld, measured by the bound attestations",
+				      r->memory.peak_bytes, r->memory.resident_bytes, peak,
+				      resident);
 		if (!strcmp(b[0]->workload.parser, WL_PARSER_JSON)) {
 			struct wl_quality q = { 0 };
 			char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
@@ -384,8 +421,9 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 				   q.higher_is_better != r->quality.higher_is_better) {
 				num(x, r->quality.score);
 				num(y, q.score);
-				findings_addf(out, "quality: %s=%s differs from %s=%s, the worst score the bound "
-						   "repetitions sealed", r->quality.name, x, q.name, y);
+				findings_addf(out, "quality: %s=%s differs from %s=%s, the worst "
+						   "score the bound repetitions sealed",
+					      r->quality.name, x, q.name, y);
 			}
 		}
 	}

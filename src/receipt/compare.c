@@ -191,7 +191,8 @@ int receipt_metric_compare(const struct receipt *base, const struct receipt *can
 		c[i] = m == RECEIPT_TOKENS_PER_SECOND ? cand->reps[i].tokens_per_second :
 							 cand->reps[i].end_to_end_ms;
 	rc = stats_compare(b, base->nr_reps, c, cand->nr_reps, threshold_percent,
-			   m == RECEIPT_TOKENS_PER_SECOND ? STATS_HIGHER_IS_BETTER : STATS_LOWER_IS_BETTER,
+			   m == RECEIPT_TOKENS_PER_SECOND ? STATS_HIGHER_IS_BETTER
+							  : STATS_LOWER_IS_BETTER,
 			   out, e);
 	free(b);
 	free(c);
@@ -210,7 +211,8 @@ static json_t *statistics_json(const struct receipt *base, const struct receipt 
 	struct err e;
 	json_t *o, *band;
 
-	if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND, threshold, &tps, &e) < 0 ||
+	if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND, threshold, &tps,
+				   &e) < 0 ||
 	    receipt_metric_compare(base, cand, RECEIPT_END_TO_END_MS, threshold, &ms, &e) < 0) {
 		findings_addf(out, "repetitions: %s", e.msg);
 		return NULL;
@@ -237,9 +239,9 @@ static void invalid_runs(const struct receipt *r, struct findings *out)
 
 		if (attest_check(r->system_baselines[i].json, &facts, &e) == 0 &&
 		    !strcmp(facts.verdict, "invalid"))
-			findings_addf(out, "system_baselines[%zu]: verdict invalid: repetition %zu did not run "
-					   "cleanly (command failed or timed out, or no usable window)",
-				      i, i);
+			findings_addf(out, "system_baselines[%zu]: verdict invalid: repetition %zu "
+					   "did not run cleanly (command failed or timed out, or "
+					   "no usable window)", i, i);
 	}
 }
 
@@ -251,8 +253,9 @@ static void same_experiment(const struct receipt *b, const struct receipt *c, st
 	static const char *const keys[] = { "order", "seed", "metrics_parser", "schedule" };
 
 	if (b->has_experiment != c->has_experiment) {
-		findings_addf(out, "experiment: only the %s receipt records an experiment; compare the two "
-				   "receipts of one experiment", b->has_experiment ? "baseline" : "candidate");
+		findings_addf(out, "experiment: only the %s receipt records an experiment; compare "
+				   "the two receipts of one experiment",
+			      b->has_experiment ? "baseline" : "candidate");
 		return;
 	}
 	for (size_t i = 0; b->has_experiment && i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -260,15 +263,18 @@ static void same_experiment(const struct receipt *b, const struct receipt *c, st
 			     *y = json_object_get(c->experiment.json, keys[i]);
 
 		if ((x || y) && !(x && y && json_equal(x, y)))
-			findings_addf(out, "experiment.%s: the receipts record different %s; they come from "
-					   "different experiments", keys[i], keys[i]);
+			findings_addf(out, "experiment.%s: the receipts record different %s; they "
+					   "come from different experiments", keys[i], keys[i]);
 	}
 	for (size_t i = 0; i < b->nr_reps && i < b->nr_system_baselines; i++)
 		for (size_t j = 0; j < c->nr_reps && j < c->nr_system_baselines; j++)
-			if (b->reps[i].system_baseline_digest && c->reps[j].system_baseline_digest &&
-			    !strcmp(b->reps[i].system_baseline_digest, c->reps[j].system_baseline_digest))
-				findings_addf(out, "system_baselines: baseline repetition %zu and candidate "
-						   "repetition %zu bind the same attestation", i, j);
+			if (b->reps[i].system_baseline_digest &&
+			    c->reps[j].system_baseline_digest &&
+			    !strcmp(b->reps[i].system_baseline_digest,
+				    c->reps[j].system_baseline_digest))
+				findings_addf(out, "system_baselines: baseline repetition %zu and "
+						   "candidate repetition %zu bind the same "
+						   "attestation", i, j);
 }
 
 /* How the arms' repetitions were arranged in time: interleaved, blocked
@@ -309,13 +315,14 @@ static json_t *order_json(const struct receipt *r)
 		}
 	}
 	if (first_base >= 0 && first_cand >= 0)
-		arrangement = last_base < first_cand || last_cand < first_base ? "blocked" : "interleaved";
+		arrangement = last_base < first_cand || last_cand < first_base ? "blocked"
+									       : "interleaved";
 	jset_str(o, "requested", x->order);
 	jset_str(o, "arrangement", arrangement);
 	if (!strcmp(arrangement, "blocked"))
-		jset_str(o, "warning", "every repetition of one arm ran before the other's, so a drift of the "
-				       "machine over time can pass for an effect of the lever; run with --order "
-				       "interleaved");
+		jset_str(o, "warning", "every repetition of one arm ran before the other's, so a "
+				       "drift of the machine over time can pass for an effect of "
+				       "the lever; run with --order interleaved");
 	jset_new(o, "runs", runs);
 	return o;
 }
@@ -357,12 +364,14 @@ struct receipt_row *receipt_rows(const struct receipt *r)
 	struct receipt_row *rows = xcalloc(r->nr_reps + 1, sizeof(*rows));
 
 	for (size_t i = 0; i < r->nr_reps; i++) {
-		rows[i] = (struct receipt_row){ .rep = &r->reps[i], .metrics_bound = receipt_rep_bound(r, i),
+		rows[i] = (struct receipt_row){ .rep = &r->reps[i],
+						.metrics_bound = receipt_rep_bound(r, i),
 						.run = -1 };
 		for (size_t k = 0; r->has_experiment && k < r->experiment.nr_schedule; k++) {
 			const struct receipt_run *u = &r->experiment.schedule[k];
 
-			if (!strcmp(u->arm, r->role) && !strcmp(u->kind, "repetition") && u->index == (long long)i) {
+			if (!strcmp(u->arm, r->role) && !strcmp(u->kind, "repetition") &&
+			    u->index == (long long)i) {
 				rows[i].run = (long long)k;
 				rows[i].started_at_utc = u->started_at_utc;
 				break;
@@ -411,8 +420,8 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	}
 	if (strcmp(base->role, "baseline") || strcmp(cand->role, "candidate")) {
 		*what = "compare: comparison requires baseline then candidate roles";
-		findings_addf(out, "role: baseline file has role \"%s\", candidate file has role \"%s\"",
-			      base->role, cand->role);
+		findings_addf(out, "role: baseline file has role \"%s\", candidate file has role "
+				   "\"%s\"", base->role, cand->role);
 		return NULL;
 	}
 	drift_str("envelope_id", base->envelope_id, cand->envelope_id, out);

@@ -40,8 +40,8 @@ int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t
 		return err_set(e, "an experiment needs at least one repetition per arm");
 	if (warmups > RECEIPT_MAX_STEPS || reps > RECEIPT_MAX_STEPS ||
 	    (total = 2 * (warmups + reps + (quality ? 1 : 0))) > RECEIPT_MAX_STEPS)
-		return err_set(e, "%zu warm-ups and %zu repetitions per arm exceed %d runs", warmups, reps,
-			       RECEIPT_MAX_STEPS);
+		return err_set(e, "%zu warm-ups and %zu repetitions per arm exceed %d runs",
+			       warmups, reps, RECEIPT_MAX_STEPS);
 	v = xcalloc(total, sizeof(*v));
 	if (order == RECEIPT_ORDER_BLOCKED) {
 		for (int arm = 0; arm < 2; arm++) {
@@ -58,7 +58,9 @@ int receipt_plan(enum receipt_order order, uint64_t seed, size_t warmups, size_t
 			add(v, &n, RECEIPT_ARM_CANDIDATE, WL_KIND_WARMUP, i);
 		}
 		for (size_t i = 0; i < reps; i++) {
-			int first = order == RECEIPT_ORDER_INTERLEAVED ? (int)(i & 1) : (int)(splitmix64(&state) >> 63);
+			int first = order == RECEIPT_ORDER_INTERLEAVED
+					    ? (int)(i & 1)
+					    : (int)(splitmix64(&state) >> 63);
 
 			add(v, &n, first, WL_KIND_REPETITION, i);
 			add(v, &n, !first, WL_KIND_REPETITION, i);

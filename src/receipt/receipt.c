@@ -163,7 +163,8 @@ static int dec_ambient(struct ambient *a, const json_t *o, const struct jpath *a
 	    jd_int(o, at, "sample_interval_milliseconds", JD_REQUIRED, &a->interval_ms, e) < 0 ||
 	    jd_str(o, at, "source", JD_REQUIRED, &a->source, e) < 0 ||
 	    jd_str(o, at, "platform", JD_REQUIRED, &a->platform, e) < 0 ||
-	    jd_num(o, at, "sampler_overhead_milliseconds", JD_REQUIRED, &a->sampler_overhead_ms, e) < 0 ||
+	    jd_num(o, at, "sampler_overhead_milliseconds", JD_REQUIRED, &a->sampler_overhead_ms,
+		   e) < 0 ||
 	    dec_metric(&a->host_cpu_percent, o, at, "host_cpu_percent", e) < 0 ||
 	    dec_metric(&a->available_memory_bytes, o, at, "available_memory_bytes", e) < 0 ||
 	    dec_metric(&a->process_churn, o, at, "process_churn", e) < 0 ||
@@ -291,8 +292,8 @@ static int dec_baseline_elem(void *p, const json_t *o, const struct jpath *at, s
 
 static int dec_run_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
 {
-	static const char *const keys[] = { "arm", "kind", "index", "started_at_utc", "attestation_digest",
-					    NULL };
+	static const char *const keys[] = { "arm", "kind", "index", "started_at_utc",
+					    "attestation_digest", NULL };
 	struct receipt_run *r = p;
 
 	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "arm", JD_REQUIRED, &r->arm, e) < 0 ||
@@ -324,7 +325,8 @@ static int dec_experiment(struct receipt_experiment *x, const json_t *o, const s
 		      sizeof(*x->schedule), dec_run_elem, e) < 0)
 		return -1;
 	x->quality_attestation = NULL;
-	return jd_obj(o, at, "quality_attestation", JD_OPTIONAL, &x->quality_attestation, e) < 0 ? -1 : 0;
+	return jd_obj(o, at, "quality_attestation", JD_OPTIONAL, &x->quality_attestation,
+		      e) < 0 ? -1 : 0;
 }
 
 static int dec_lever_state_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
@@ -412,7 +414,8 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	{
 		static const char *const keys[] = { "peak_bytes", "resident_bytes", NULL };
 
-		if (jd_obj(v, at, "memory", JD_REQUIRED, &o, e) < 0 || jd_object(o, &kp, keys, e) < 0 ||
+		if (jd_obj(v, at, "memory", JD_REQUIRED, &o, e) < 0 ||
+		    jd_object(o, &kp, keys, e) < 0 ||
 		    dec_nonneg(o, &kp, "peak_bytes", &r->memory.peak_bytes, e) < 0 ||
 		    dec_nonneg(o, &kp, "resident_bytes", &r->memory.resident_bytes, e) < 0)
 			return -1;
@@ -422,15 +425,16 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	    dec_execution(&r->execution, o, &kp, e) < 0)
 		return -1;
 	kp = JP_KEY(at, "quality");
-	if (jd_obj(v, at, "quality", JD_REQUIRED, &o, e) < 0 || dec_quality(&r->quality, o, &kp, e) < 0)
+	if (jd_obj(v, at, "quality", JD_REQUIRED, &o, e) < 0 ||
+	    dec_quality(&r->quality, o, &kp, e) < 0)
 		return -1;
 
 	/* The comparison identity is required from v2 on; a v1 receipt may
 	 * omit it (all zero). */
 	r->comparison = (struct receipt_comparison){ "", "", 0, "" };
 	kp = JP_KEY(at, "comparison");
-	rc = jd_obj(v, at, "comparison", strcmp(r->schema, RECEIPT_SCHEMA_V1) ? JD_REQUIRED : JD_OPTIONAL,
-		    &o, e);
+	rc = jd_obj(v, at, "comparison",
+		    strcmp(r->schema, RECEIPT_SCHEMA_V1) ? JD_REQUIRED : JD_OPTIONAL, &o, e);
 	if (rc < 0 || (rc == 0 && dec_comparison(&r->comparison, o, &kp, e) < 0))
 		return -1;
 
@@ -441,7 +445,8 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 		      &r->nr_artifacts, sizeof(*r->artifacts), dec_artifact_elem, e) < 0)
 		return -1;
 	if (dec_array(v, at, "system_baselines", JD_OPTIONAL, false, (void **)&r->system_baselines,
-		      &r->nr_system_baselines, sizeof(*r->system_baselines), dec_baseline_elem, e) < 0)
+		      &r->nr_system_baselines, sizeof(*r->system_baselines), dec_baseline_elem,
+		      e) < 0)
 		return -1;
 	kp = JP_KEY(at, "experiment");
 	rc = jd_obj(v, at, "experiment", JD_OPTIONAL, &o, e);

@@ -302,7 +302,8 @@ int receipt_identity(const struct criterion *c, char digest[JSON_DIGEST_LEN + 1]
 
 /* True when every member of the identity is zero (legacy v1 receipts). */
 bool receipt_comparison_is_zero(const struct receipt_comparison *c);
-bool receipt_comparison_equal(const struct receipt_comparison *a, const struct receipt_comparison *b);
+bool receipt_comparison_equal(const struct receipt_comparison *a,
+			      const struct receipt_comparison *b);
 
 /* ---- comparison ---------------------------------------------------------- */
 

@@ -57,7 +57,8 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	if (n) {
 		err_set(e, "lever \"%s\" is not ready: %s %s %s not enabled; a one-lever "
 			   "experiment needs every dependency enabled first",
-			l->id, n == 1 ? "dependency" : "dependencies", sb.buf, n == 1 ? "is" : "are");
+			l->id, n == 1 ? "dependency" : "dependencies", sb.buf,
+			n == 1 ? "is" : "are");
 		sb_release(&sb);
 		return NULL;
 	}
@@ -100,7 +101,8 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	reps = xcalloc(r.nr_reps ? r.nr_reps : 1, sizeof(*reps));
 	r.reps = reps;
 	r.execution = (struct receipt_execution){ env->engine, env->forward_path, 0 };
-	r.quality = (struct receipt_quality){ "FILL_QUALITY_METRIC", 0, c->quality_higher_is_better };
+	r.quality =
+		(struct receipt_quality){ "FILL_QUALITY_METRIC", 0, c->quality_higher_is_better };
 	if (receipt_identity(c, digest, &r.comparison, e) < 0) {
 		free(reps);
 		return NULL;

@@ -59,11 +59,11 @@ static void check_placeholders(const json_t *v, struct strbuf *path, struct find
 
 	if (json_is_string(v) && receipt_is_placeholder(json_string_value(v))) {
 		if (strstr(json_string_value(v), RECEIPT_FILL_PREFIX))
-			findings_addf(out, "%s: is a " RECEIPT_FILL_PREFIX " template placeholder; fill "
-					   "in the captured value", path->buf);
+			findings_addf(out, "%s: is a " RECEIPT_FILL_PREFIX " template placeholder; "
+					   "fill in the captured value", path->buf);
 		else
-			findings_addf(out, "%s: an all-zero SHA-256 is a template placeholder, not a "
-					   "digest", path->buf);
+			findings_addf(out, "%s: an all-zero SHA-256 is a template placeholder, not "
+					   "a digest", path->buf);
 	} else if (json_is_object(v)) {
 		const char *key;
 		const json_t *x;
@@ -116,9 +116,11 @@ bool receipt_comparison_is_zero(const struct receipt_comparison *c)
 	       !*c->criterion_digest;
 }
 
-bool receipt_comparison_equal(const struct receipt_comparison *a, const struct receipt_comparison *b)
+bool receipt_comparison_equal(const struct receipt_comparison *a,
+			      const struct receipt_comparison *b)
 {
-	return !strcmp(a->output_class, b->output_class) && !strcmp(a->criterion_id, b->criterion_id) &&
+	return !strcmp(a->output_class, b->output_class) &&
+	       !strcmp(a->criterion_id, b->criterion_id) &&
 	       a->criterion_version == b->criterion_version &&
 	       !strcmp(a->criterion_digest, b->criterion_digest);
 }
@@ -167,8 +169,8 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 	DRIFT(k->decode_tokens != env->decode_tokens, "controls.decode_tokens", "%lld",
 	      env->decode_tokens);
 	DRIFT(k->batch != 1, "controls.batch", "%d", 1);
-	DRIFT(k->context_tokens != env->prompt_tokens + env->decode_tokens, "controls.context_tokens",
-	      "%lld", env->prompt_tokens + env->decode_tokens);
+	DRIFT(k->context_tokens != env->prompt_tokens + env->decode_tokens,
+	      "controls.context_tokens", "%lld", env->prompt_tokens + env->decode_tokens);
 	DRIFT(k->temperature != (double)env->temperature, "controls.temperature", "%lld",
 	      env->temperature);
 	DRIFT(strcmp(k->sampling, "greedy"), "controls.sampling", "\"%s\"", "greedy");
@@ -176,10 +178,11 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 	DRIFT(k->warmups != env->warmups, "controls.warmups", "%lld", env->warmups);
 	DRIFT(k->repetitions != env->repetitions, "controls.repetitions", "%lld", env->repetitions);
 	DRIFT(strcmp(r->execution.engine, env->engine), "execution.engine", "\"%s\"", env->engine);
-	DRIFT(strcmp(r->execution.forward_path, env->forward_path), "execution.forward_path", "\"%s\"",
-	      env->forward_path);
+	DRIFT(strcmp(r->execution.forward_path, env->forward_path), "execution.forward_path",
+	      "\"%s\"", env->forward_path);
 	DRIFT(r->execution.fallback_count != 0, "execution.fallback_count", "%d", 0);
-	DRIFT(strcmp(r->quality.name, c->quality_metric), "quality.name", "\"%s\"", c->quality_metric);
+	DRIFT(strcmp(r->quality.name, c->quality_metric), "quality.name", "\"%s\"",
+	      c->quality_metric);
 #undef DRIFT
 	return drift ? NULL : c;
 }
@@ -226,8 +229,8 @@ int ambient_validate(const struct ambient *a, struct err *e)
 	if (json_digest(a->json, "digest", digest, e) < 0)
 		return -1;
 	if (strcmp(digest, a->digest))
-		return err_set(e, "ambient evidence digest mismatch: recorded \"%s\", computed \"%s\"",
-			       a->digest, digest);
+		return err_set(e, "ambient evidence digest mismatch: recorded \"%s\", computed "
+				  "\"%s\"", a->digest, digest);
 	return 0;
 }
 
@@ -307,7 +310,8 @@ static void check_controls(const struct receipt_controls *k, struct findings *ou
 
 		memcpy(&v, (const char *)k + dims[i].off, sizeof(v));
 		if (v < dims[i].min)
-			findings_addf(out, "controls.%s: invalid control dimension %lld (must be %s)",
+			findings_addf(out, "controls.%s: invalid control dimension %lld "
+					   "(must be %s)",
 				      dims[i].name, v, dims[i].min ? "positive" : "non-negative");
 	}
 }
@@ -325,8 +329,8 @@ static void bound(double v, double lo, double hi, size_t i, const char *key, str
 			snprintf(got, sizeof(got), "a non-finite number");
 		json_format_double(a, lo);
 		json_format_double(b, hi);
-		findings_addf(out, "repetitions[%zu].%s: %s is outside the sane range [%s, %s]", i, key,
-			      got, a, b);
+		findings_addf(out, "repetitions[%zu].%s: %s is outside the sane range [%s, %s]", i,
+			      key, got, a, b);
 	}
 }
 
@@ -345,17 +349,18 @@ static void check_rep_bounds(const struct receipt_rep *p, size_t i, struct findi
 static void check_repetitions(const struct receipt *r, struct findings *out)
 {
 	if (r->controls.repetitions > 0 && (long long)r->nr_reps != r->controls.repetitions)
-		findings_addf(out, "repetitions: %zu repetitions do not match controls.repetitions %lld",
-			      r->nr_reps, r->controls.repetitions);
+		findings_addf(out, "repetitions: %zu repetitions do not match controls.repetitions "
+				   "%lld", r->nr_reps, r->controls.repetitions);
 	for (size_t i = 0; i < r->nr_reps; i++) {
 		const struct receipt_rep *p = &r->reps[i];
 
 		if (!(p->end_to_end_ms > 0) || !(p->tokens_per_second > 0))
-			findings_addf(out, "repetitions[%zu]: lacks positive end-to-end latency and tok/s",
-				      i);
+			findings_addf(out, "repetitions[%zu]: lacks positive end-to-end latency "
+					   "and tok/s", i);
 		if ((p->has_ttft && p->ttft_ms < 0) || (p->has_prefill && p->prefill_ms < 0) ||
 		    (p->has_decode && p->decode_ms < 0))
-			findings_addf(out, "repetitions[%zu]: stage timings must be non-negative", i);
+			findings_addf(out, "repetitions[%zu]: stage timings must be non-negative",
+				      i);
 		check_rep_bounds(p, i, out);
 	}
 }
@@ -370,8 +375,8 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 		findings_addf(out, "ambient_evidence: a receipt cannot carry both legacy ambient "
 				   "evidence and system-baseline attestations");
 	if (r->nr_ambient != r->nr_reps)
-		findings_addf(out, "ambient_evidence: %zu entries must align 1:1 with %zu repetitions",
-			      r->nr_ambient, r->nr_reps);
+		findings_addf(out, "ambient_evidence: %zu entries must align 1:1 with %zu "
+				   "repetitions", r->nr_ambient, r->nr_reps);
 	for (size_t i = 0; i < r->nr_ambient; i++) {
 		struct err e;
 
@@ -383,7 +388,8 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 /* Every attached attestation is decoded and verified once. sb_rules: the
  * system-baseline rules apply (the gate judges that evidence itself); the
  * sealed-metrics bindings always do. */
-static void check_system_baselines(const struct receipt *r, bool sb_rules, unsigned flags, struct findings *out)
+static void check_system_baselines(const struct receipt *r, bool sb_rules, unsigned flags,
+				   struct findings *out)
 {
 	size_t n = r->nr_system_baselines;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -391,12 +397,13 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 
 	if (is_v1(r)) {
 		if (n && sb_rules)
-			findings_addf(out, "system_baselines: a v1 receipt cannot carry system-baseline "
-					   "attestations");
+			findings_addf(out, "system_baselines: a v1 receipt cannot carry "
+					   "system-baseline attestations");
 		for (size_t i = 0; i < r->nr_reps && sb_rules; i++)
 			if (r->reps[i].system_baseline_digest)
-				findings_addf(out, "repetitions[%zu].system_baseline_digest: a v1 "
-						   "repetition cannot bind system-baseline evidence", i);
+				findings_addf(out, "repetitions[%zu].system_baseline_digest: a "
+						   "v1 repetition cannot bind system-baseline "
+						   "evidence", i);
 		if (r->has_experiment)
 			findings_addf(out, "experiment: a v1 receipt cannot record an experiment");
 		free(reps);
@@ -408,7 +415,8 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 		reps[i] = xmalloc(sizeof(*reps[i]));
 		if (attest_check_report(r->system_baselines[i].json, reps[i], &e) < 0) {
 			if (sb_rules)
-				findings_addf(out, "system_baselines[%zu]: invalid attestation: %s", i, e.msg);
+				findings_addf(out, "system_baselines[%zu]: invalid attestation: %s",
+					      i, e.msg);
 			free(reps[i]);
 			reps[i] = NULL;
 			continue;
@@ -416,12 +424,12 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 		if (!sb_rules)
 			continue;
 		if (reps[i]->nr_consumers)
-			findings_addf(out, "system_baselines[%zu]: contains high-cardinality process "
-					   "identities (top_non_sut_consumers)", i);
+			findings_addf(out, "system_baselines[%zu]: contains high-cardinality "
+					   "process identities (top_non_sut_consumers)", i);
 		for (size_t j = 0; j < i; j++)
 			if (reps[j] && !strcmp(reps[j]->digest, reps[i]->digest)) {
-				findings_addf(out, "system_baselines[%zu]: reuses the attestation digest "
-						   "of system_baselines[%zu]", i, j);
+				findings_addf(out, "system_baselines[%zu]: reuses the attestation "
+						   "digest of system_baselines[%zu]", i, j);
 				break;
 			}
 	}
@@ -437,18 +445,21 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 			const char *want = reps[i] ? reps[i]->digest : NULL;
 
 			if (!want) {
-				const json_t *dv = json_object_get(r->system_baselines[i].json, "digest");
+				const json_t *dv =
+					json_object_get(r->system_baselines[i].json, "digest");
 				want = json_is_string(dv) ? json_string_value(dv) : "";
 			}
 			if (!d || strcmp(d, want))
-				findings_addf(out, "repetitions[%zu].system_baseline_digest: binding does "
-						   "not match system_baselines[%zu].digest", i, i);
+				findings_addf(out, "repetitions[%zu].system_baseline_digest: "
+						   "binding does not match "
+						   "system_baselines[%zu].digest", i, i);
 		} else if (d) {
-			findings_addf(out, "repetitions[%zu].system_baseline_digest: binding hole: no "
-					   "attestation at system_baselines[%zu]", i, i);
+			findings_addf(out, "repetitions[%zu].system_baseline_digest: binding hole: "
+					   "no attestation at system_baselines[%zu]", i, i);
 		}
 	}
-	receipt_check_bindings(r, (const struct report *const *)reps, n, (flags & RECEIPT_PARTIAL) != 0, out);
+	receipt_check_bindings(r, (const struct report *const *)reps, n,
+			       (flags & RECEIPT_PARTIAL) != 0, out);
 	for (size_t i = 0; i < n; i++)
 		free(reps[i]);
 	free(reps);
@@ -465,8 +476,8 @@ static void check_axes(const struct receipt *r, struct findings *out)
 		char *want = xasprintf("lever:%s", r->changed_lever_id);
 
 		if (a->n != 1 || strcmp(a->v[0], want))
-			findings_addf(out, "changed_axes: a candidate declares exactly one changed axis "
-					   "\"%s\" and no other", want);
+			findings_addf(out, "changed_axes: a candidate declares exactly one changed "
+					   "axis \"%s\" and no other", want);
 		free(want);
 	}
 }
@@ -482,11 +493,11 @@ static void check_modules(const struct receipt *r, bool required, struct finding
 		for (size_t j = 0; j < i && !dup; j++)
 			dup = !strcmp(r->modules[j].module, m->module);
 		if (str_blank(m->module) || str_blank(m->revision))
-			findings_addf(out, "module_versions[%zu]: module and revision must be captured, "
-					   "not blank", i);
+			findings_addf(out, "module_versions[%zu]: module and revision must be "
+					   "captured, not blank", i);
 		else if (m->module[0] == '-' || m->revision[0] == '-')
-			findings_addf(out, "module_versions[%zu]: module and revision must not start "
-					   "with '-'", i);
+			findings_addf(out, "module_versions[%zu]: module and revision must not "
+					   "start with '-'", i);
 		else if (dup)
 			findings_addf(out, "module_versions[%zu]: module \"%s\" is listed twice", i,
 				      m->module);
@@ -515,7 +526,8 @@ static void check_commands_artifacts(const struct receipt *r, bool artifacts_req
 		check_scrubbed_as(path, r->commands.v[i], true, out);
 	}
 	if (!r->nr_artifacts && artifacts_required)
-		findings_addf(out, "profiler_artifacts: at least one profiler artifact is required");
+		findings_addf(out,
+			      "profiler_artifacts: at least one profiler artifact is required");
 	for (size_t i = 0; i < r->nr_artifacts; i++) {
 		const struct receipt_artifact *a = &r->artifacts[i];
 		char path[64];
@@ -525,8 +537,8 @@ static void check_commands_artifacts(const struct receipt *r, bool artifacts_req
 			findings_addf(out, "%s: must be a relative scrubbed path", path);
 		check_scrubbed(path, a->path, out);
 		if (!digest_is_hex(a->sha256))
-			findings_addf(out, "profiler_artifacts[%zu].sha256: must be 64 lowercase hex "
-					   "digits", i);
+			findings_addf(out, "profiler_artifacts[%zu].sha256: must be 64 lowercase "
+					   "hex digits", i);
 	}
 }
 
@@ -546,16 +558,17 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 		return;
 	}
 	if (strcmp(r->envelope_id, env->id))
-		findings_addf(out, "envelope_id: lever \"%s\" belongs to envelope \"%s\", not \"%s\"",
-			      l->id, env->id, r->envelope_id);
+		findings_addf(out, "envelope_id: lever \"%s\" belongs to envelope \"%s\", not "
+				   "\"%s\"", l->id, env->id, r->envelope_id);
 	plat = graph_envelope_platform(env);
 	if (!plat || strcmp(r->machine.platform, plat) || strcmp(r->machine.backend, env->backend))
-		findings_addf(out, "machine: platform/backend \"%s\"/\"%s\" does not match envelope "
-				   "\"%s\" (\"%s\"/\"%s\")",
+		findings_addf(out, "machine: platform/backend \"%s\"/\"%s\" does not match "
+				   "envelope \"%s\" (\"%s\"/\"%s\")",
 			      r->machine.platform, r->machine.backend, env->id, plat ? plat : "",
 			      env->backend);
 	if (strcmp(r->artifact_sha256, env->artifact_sha256))
-		findings_addf(out, "artifact_sha256: does not match the artifact of envelope \"%s\"",
+		findings_addf(out,
+			      "artifact_sha256: does not match the artifact of envelope \"%s\"",
 			      env->id);
 }
 
@@ -567,8 +580,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	const struct envelope *env = graph_envelope(g, r->envelope_id);
 
 	if (!v1 && strcmp(r->schema, RECEIPT_SCHEMA_V2))
-		findings_addf(out, "schema: must be \"%s\" or \"%s\", got \"%s\"", RECEIPT_SCHEMA_V1,
-			      RECEIPT_SCHEMA_V2, r->schema);
+		findings_addf(out, "schema: must be \"%s\" or \"%s\", got \"%s\"",
+			      RECEIPT_SCHEMA_V1, RECEIPT_SCHEMA_V2, r->schema);
 	if (strcmp(r->role, "baseline") && strcmp(r->role, "candidate"))
 		findings_addf(out, "role: must be baseline or candidate, got \"%s\"", r->role);
 	if (str_blank(r->revision))
@@ -578,7 +591,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_scrubbed("revision", r->revision, out);
 	if (str_blank(r->machine.scrubbed_id) || (str_scrubbed(r->machine.scrubbed_id, NULL) &&
 						   strchr(r->machine.scrubbed_id, ':')))
-		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host syntax");
+		findings_addf(out, "machine.scrubbed_id: is empty or contains private path/host "
+				   "syntax");
 	check_scrubbed("machine.scrubbed_id", r->machine.scrubbed_id, out);
 	if (str_blank(r->execution.engine) || str_blank(r->execution.forward_path))
 		findings_addf(out, "execution: must name an engine and a forward path");
@@ -586,7 +600,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 		findings_addf(out, "execution.engine: must be \"%s\", the engine of envelope "
 				   "\"%s\", got \"%s\"", env->engine, env->id, r->execution.engine);
 	if (r->execution.fallback_count != 0)
-		findings_addf(out, "execution.fallback_count: fallback count must be zero, got %lld",
+		findings_addf(out,
+			      "execution.fallback_count: fallback count must be zero, got %lld",
 			      r->execution.fallback_count);
 	if (str_blank(r->quality.name) || !isfinite(r->quality.score))
 		findings_addf(out, "quality: metric must be captured and finite");
@@ -602,8 +617,8 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 				   "%lld; the peak includes what was resident",
 			      r->memory.peak_bytes, r->memory.resident_bytes);
 	if (!controls_complete(&r->unchanged_controls))
-		findings_addf(out, "unchanged_controls: must contain the complete canonical control "
-				   "list exactly once each");
+		findings_addf(out, "unchanged_controls: must contain the complete canonical "
+				   "control list exactly once each");
 	check_axes(r, out);
 	check_commands_artifacts(r, !env || graph_envelope_requires(env, "profiler_artifacts"),
 				 out);

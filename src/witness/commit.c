@@ -123,7 +123,8 @@ static int make_parents(const char *path, struct err *e)
 
 	if (!no_links(path)) {
 		free(c);
-		return err_set(e, "'%s' passes through a symbolic link; fak does not follow one here", path);
+		return err_set(e, "'%s' passes through a symbolic link; fak does not follow one "
+				  "here", path);
 	}
 	for (char *s = c + 1; *s; s++) {
 		if (*s != '/')
@@ -234,7 +235,8 @@ static int write_synced(const char *path, const struct strbuf *data, struct err 
 	return 0;
 }
 
-static int write_journal(const char *path, const char *state, json_t *staged, json_t *steps, struct err *e)
+static int write_journal(const char *path, const char *state, json_t *staged, json_t *steps,
+			 struct err *e)
 {
 	json_t *j = jobj();
 	struct strbuf sb = STRBUF_INIT;
@@ -274,8 +276,8 @@ static int run_step(const struct witness_step *s, struct err *e)
 	char *dir;
 
 	if (!ours(s->from) || !no_links(s->to))
-		return err_set(e, "the step '%s' -> '%s' is not fak's own (a link, or another user's file); "
-				  "fak does not follow it", s->from, s->to);
+		return err_set(e, "the step '%s' -> '%s' is not fak's own (a link, or another "
+				  "user's file); fak does not follow it", s->from, s->to);
 	if (lstat(s->from, &st) == 0) {
 		if (make_parents(s->to, e) < 0)
 			return -1;
@@ -287,7 +289,8 @@ static int run_step(const struct witness_step *s, struct err *e)
 		return 0;
 	}
 	if (stat(s->to, &st) < 0)
-		return err_set(e, "neither '%s' nor '%s' exists; the promotion cannot be completed", s->from, s->to);
+		return err_set(e, "neither '%s' nor '%s' exists; the promotion cannot be completed",
+			       s->from, s->to);
 	if (s->sha256) {
 		char hex[65];
 		int64_t bytes;
@@ -295,13 +298,14 @@ static int run_step(const struct witness_step *s, struct err *e)
 		if (digest_file(s->to, hex, &bytes, e) < 0)
 			return -1;
 		if (strcmp(hex, s->sha256))
-			return err_set(e, "'%s' is not what the promotion wrote; the promotion cannot be completed",
-				       s->to);
+			return err_set(e, "'%s' is not what the promotion wrote; the promotion "
+					  "cannot be completed", s->to);
 	}
 	return 0;
 }
 
-int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths, struct err *e)
+int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths,
+			   struct err *e)
 {
 	char graph[PATH_MAX], index[PATH_MAX], rootparent[PATH_MAX];
 	char *gdir = NULL, *idir = NULL, *journal = NULL, *gtmp = NULL, *itmp = NULL, *wtmp = NULL,
@@ -317,7 +321,8 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	}
 	copy = xstrdup(paths->root);
 	if (!realpath(dirname(copy), rootparent)) {
-		err_errno(e, errno, "cannot resolve the folder of the witness root '%s'", paths->root);
+		err_errno(e, errno, "cannot resolve the folder of the witness root '%s'",
+			  paths->root);
 		goto out;
 	}
 	free(copy);
@@ -348,8 +353,8 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 				goto out;
 			sha256_hex(in[i].was->buf, in[i].was->len, then);
 			if (strcmp(now, then)) {
-				err_set(e, "'%s' changed while the promotion was prepared; run --promote again",
-					in[i].path);
+				err_set(e, "'%s' changed while the promotion was prepared; run "
+					   "--promote again", in[i].path);
 				goto out;
 			}
 		}
@@ -505,8 +510,8 @@ int witness_recover(const char *dir, const char **what, struct err *e)
 	if (!j.committing) {
 		for (size_t i = 0; i < j.nr_staged; i++)
 			if (!ours(j.staged[i])) {
-				err_set(e, "'%s' names '%s', which is not fak's own; look at it and remove the "
-					   "journal by hand", path, j.staged[i]);
+				err_set(e, "'%s' names '%s', which is not fak's own; look at it "
+					   "and remove the journal by hand", path, j.staged[i]);
 				goto out;
 			}
 		for (size_t i = 0; i < j.nr_staged; i++)

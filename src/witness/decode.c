@@ -28,7 +28,8 @@ static int schema(const json_t *o, const char *want, struct err *e)
 	return 0;
 }
 
-static int entry(const json_t *a, const struct jpath *at, size_t i, struct witness_entry *f, struct err *e)
+static int entry(const json_t *a, const struct jpath *at, size_t i, struct witness_entry *f,
+		 struct err *e)
 {
 	static const char *const keys[] = { "path", "bytes", "sha256", NULL };
 	struct jpath ip = JP_IDX(at, i);
@@ -38,22 +39,25 @@ static int entry(const json_t *a, const struct jpath *at, size_t i, struct witne
 	TRY(jd_str(o, &ip, "path", JD_REQUIRED, &f->path, e));
 	TRY(jd_int(o, &ip, "bytes", JD_REQUIRED, &f->bytes, e));
 	TRY(jd_str(o, &ip, "sha256", JD_REQUIRED, &f->sha256, e));
-	if (!*f->path || f->path[0] == '/' || strstr(f->path, "..") || f->bytes < 0 || !digest_is_hex(f->sha256))
-		return jpath_err(e, &ip, "must name a relative path inside the folder, its size and sha256");
+	if (!*f->path || f->path[0] == '/' || strstr(f->path, "..") || f->bytes < 0 ||
+	    !digest_is_hex(f->sha256))
+		return jpath_err(e, &ip, "must name a relative path inside the folder, its size "
+					 "and sha256");
 	return 0;
 }
 
 int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e)
 {
-	static const char *const keys[] = { "schema", "envelope_id", "lever_id", "observed_on", "fak_version",
-					    "graph_sha256", "files", NULL };
+	static const char *const keys[] = { "schema", "envelope_id", "lever_id", "observed_on",
+					    "fak_version", "graph_sha256", "files", NULL };
 	struct jpath fp = JP_KEY(NULL, "files");
 	const json_t *files;
 
 	memset(m, 0, sizeof(*m));
 	if (!(m->doc = parse(buf, len, "MANIFEST.json", e)))
 		return -1;
-	if (jd_object(m->doc, NULL, keys, e) < 0 || schema(m->doc, WITNESS_MANIFEST_SCHEMA, e) < 0 ||
+	if (jd_object(m->doc, NULL, keys, e) < 0 ||
+	    schema(m->doc, WITNESS_MANIFEST_SCHEMA, e) < 0 ||
 	    jd_str(m->doc, NULL, "envelope_id", JD_REQUIRED, &m->envelope_id, e) < 0 ||
 	    jd_str(m->doc, NULL, "lever_id", JD_REQUIRED, &m->lever_id, e) < 0 ||
 	    jd_str(m->doc, NULL, "observed_on", JD_REQUIRED, &m->observed_on, e) < 0 ||
@@ -84,8 +88,8 @@ static bool staging_path(const char *p)
 {
 	const char *base = strrchr(p, '/');
 
-	return p[0] == '/' && base && !strncmp(base + 1, ".fak-promote-", 13) && !strstr(p, "/../") &&
-	       !strstr(p, "/./");
+	return p[0] == '/' && base && !strncmp(base + 1, ".fak-promote-", 13) &&
+	       !strstr(p, "/../") && !strstr(p, "/./");
 }
 
 /* to lies below from's own folder. */
@@ -93,7 +97,8 @@ static bool below_folder_of(const char *from, const char *to)
 {
 	size_t d = (size_t)(strrchr(from, '/') - from);
 
-	return to[0] == '/' && !strncmp(to, from, d) && to[d] == '/' && to[d + 1] && !strstr(to, "/../");
+	return to[0] == '/' && !strncmp(to, from, d) && to[d] == '/' && to[d + 1] &&
+	       !strstr(to, "/../");
 }
 
 int witness_journal_parse(const char *buf, size_t len, struct witness_journal *j, struct err *e)
@@ -140,7 +145,8 @@ int witness_journal_parse(const char *buf, size_t len, struct witness_journal *j
 		const char *kind;
 		int rc;
 
-		if (jd_object(o, &ip, skeys, e) < 0 || jd_str(o, &ip, "kind", JD_REQUIRED, &kind, e) < 0 ||
+		if (jd_object(o, &ip, skeys, e) < 0 ||
+		    jd_str(o, &ip, "kind", JD_REQUIRED, &kind, e) < 0 ||
 		    jd_str(o, &ip, "from", JD_REQUIRED, &s->from, e) < 0 ||
 		    jd_str(o, &ip, "to", JD_REQUIRED, &s->to, e) < 0 ||
 		    (rc = jd_str(o, &ip, "sha256", JD_OPTIONAL, &s->sha256, e)) < 0)
@@ -149,8 +155,9 @@ int witness_journal_parse(const char *buf, size_t len, struct witness_journal *j
 		if ((!s->dir && strcmp(kind, "file")) || s->dir != (rc == 1) ||
 		    (s->sha256 && !digest_is_hex(s->sha256)) || !staging_path(s->from) ||
 		    !below_folder_of(s->from, s->to)) {
-			jpath_err(e, &ip, "is not a step fak would have written (a staged file or folder moved "
-					  "below its own folder, a file with its sha256)");
+			jpath_err(e, &ip, "is not a step fak would have written (a staged file or "
+					  "folder moved below its own folder, a file with its "
+					  "sha256)");
 			goto fail;
 		}
 	}

@@ -44,7 +44,8 @@ static void add_json(struct promotion *p, const char *path, const json_t *doc)
 
 static int cmp_files(const void *a, const void *b)
 {
-	return strcmp(((const struct witness_file *)a)->path, ((const struct witness_file *)b)->path);
+	return strcmp(((const struct witness_file *)a)->path,
+		      ((const struct witness_file *)b)->path);
 }
 
 /* ---- the experiment folder ------------------------------------------------- */
@@ -206,15 +207,18 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 {
 	struct err e;
 
-	if (read_in(dir, "baseline.json", &s->base_bytes, out) < 0 || read_in(dir, "candidate.json", &s->cand_bytes, out) < 0 ||
+	if (read_in(dir, "baseline.json", &s->base_bytes, out) < 0 ||
+	    read_in(dir, "candidate.json", &s->cand_bytes, out) < 0 ||
 	    read_in(dir, "gate-request.json", &s->req_bytes, out) < 0)
 		return;
-	if (receipt_parse(&s->base, s->base_bytes.buf, s->base_bytes.len, "baseline.json", &e) < 0) {
+	if (receipt_parse(&s->base, s->base_bytes.buf, s->base_bytes.len, "baseline.json",
+			  &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
 	s->has_base = true;
-	if (receipt_parse(&s->cand, s->cand_bytes.buf, s->cand_bytes.len, "candidate.json", &e) < 0) {
+	if (receipt_parse(&s->cand, s->cand_bytes.buf, s->cand_bytes.len, "candidate.json",
+			  &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
@@ -227,8 +231,8 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 	if (!json_equal(s->req.candidate.doc, s->cand.doc))
 		findings_addf(out, "gate-request.json: its candidate is not candidate.json");
 	if (!s->cand.has_experiment)
-		findings_addf(out, "candidate.json: records no experiment; promote a manual loop's gate request "
-				   "instead");
+		findings_addf(out, "candidate.json: records no experiment; promote a manual loop's "
+				   "gate request instead");
 	else
 		check_runs(dir, s, p, out);
 	add_file(p, "baseline.json", s->base_bytes.buf, s->base_bytes.len);
@@ -237,7 +241,8 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 }
 
 /* A manual loop: the gate request holds both receipts. */
-static void load_request(const char *path, struct source *s, struct promotion *p, struct findings *out)
+static void load_request(const char *path, struct source *s, struct promotion *p,
+			 struct findings *out)
 {
 	struct err e;
 
@@ -287,7 +292,8 @@ static int observed_day(const struct receipt *c, long *day, struct err *e)
 		const json_t *t = json_object_get(w, "started_at_utc");
 		int64_t ns;
 
-		if (json_is_string(t) && timestamp_parse(json_string_value(t), &ns) == 0 && ns > last)
+		if (json_is_string(t) && timestamp_parse(json_string_value(t), &ns) == 0 &&
+		    ns > last)
 			last = ns;
 	}
 	if (!last)
@@ -313,11 +319,15 @@ char *witness_shift_text(const json_t *cmp)
 {
 	const json_t *t = metric_of(cmp, "tokens_per_second");
 
-	return xasprintf("median %.4g -> %.4g tok/s (%+.1f%%, %.4g%% interval %+.1f%%..%+.1f%%, n=%lld+%lld)",
+	return xasprintf("median %.4g -> %.4g tok/s (%+.1f%%, %.4g%% interval "
+			 "%+.1f%%..%+.1f%%, n=%lld+%lld)",
 			 num_at(t, "baseline", "median"), num_at(t, "candidate", "median"),
-			 num_at(t, "shift_percent", NULL), num_at(t, "confidence_level", NULL) * 100,
-			 num_at(t, "interval_percent", "lower"), num_at(t, "interval_percent", "upper"),
-			 (long long)num_at(t, "baseline", "repetitions"), (long long)num_at(t, "candidate", "repetitions"));
+			 num_at(t, "shift_percent", NULL),
+			 num_at(t, "confidence_level", NULL) * 100,
+			 num_at(t, "interval_percent", "lower"),
+			 num_at(t, "interval_percent", "upper"),
+			 (long long)num_at(t, "baseline", "repetitions"),
+			 (long long)num_at(t, "candidate", "repetitions"));
 }
 
 /* ---- graph and index: each a fresh JSON tree of the current document,
@@ -406,8 +416,8 @@ static json_t *promoted_index(const struct index *idx, json_t *row, const char *
 	return tree;
 }
 
-static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day, long review_days,
-		       const char *lever, bool sealed)
+static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day,
+		       long review_days, const char *lever, bool sealed)
 {
 	const json_t *t = metric_of(cmp, "tokens_per_second");
 	json_t *o = jobj();
@@ -425,7 +435,8 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	free(t2);
 	s = xasprintf("PASS: gate pass against the accepted baseline; %s; verdict %s.",
 		      sealed ? "every repetition measured and sealed by fak"
-			     : "the repetitions' values were typed in a manual loop, not sealed by fak",
+			     : "the repetitions' values were typed in a manual loop, "
+			       "not sealed by fak",
 		      json_string_value(json_object_get(t, "verdict")));
 	jset_str(o, "status", s);
 	free(s);
@@ -449,8 +460,9 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	return o;
 }
 
-static json_t *manifest_json(const struct promotion *p, const struct envelope *env, const char *lever,
-			     const char *day, const char *version, const char *graph_sha)
+static json_t *manifest_json(const struct promotion *p, const struct envelope *env,
+			     const char *lever, const char *day, const char *version,
+			     const char *graph_sha)
 {
 	json_t *m = jobj(), *files = jarr();
 

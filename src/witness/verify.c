@@ -80,7 +80,8 @@ static void list_files(const char *dir, const char *rel, struct refs *out)
 	free(names);
 }
 
-static void check_contents(const char *rel, const char *path, const struct strbuf *data, struct findings *out)
+static void check_contents(const char *rel, const char *path, const struct strbuf *data,
+			   struct findings *out)
 {
 	struct attest_facts facts;
 	struct err e;
@@ -98,7 +99,8 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 		}
 		for (size_t i = 0; i < r.nr_system_baselines; i++)
 			if (attest_check(r.system_baselines[i].json, &facts, &e) < 0)
-				findings_addf(out, "%s/%s: system_baselines[%zu]: %s", rel, path, i, e.msg);
+				findings_addf(out, "%s/%s: system_baselines[%zu]: %s", rel, path, i,
+					      e.msg);
 		receipt_release(&r);
 	} else if (!strcmp(path, "gate.json")) {
 		json_t *v = json_parse_strict(data->buf, data->len, path, &e);
@@ -113,7 +115,8 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 /* The folder's comparison and gate, recomputed from its receipts and gate
  * request against the graph, must equal the documents it keeps and pass.
  * *claim gets the shift the folder proves (caller frees). */
-static void recompute(const char *dir, const char *rel, const struct graph *g, char **claim, struct findings *out)
+static void recompute(const char *dir, const char *rel, const struct graph *g, char **claim,
+		      struct findings *out)
 {
 	static const char *const names[] = { "baseline.json", "candidate.json", "gate-request.json",
 					     "comparison.json", "gate.json" };
@@ -149,8 +152,8 @@ static void recompute(const char *dir, const char *rel, const struct graph *g, c
 	/* compare and gate report their refusals in a list of their own */
 	cmp = receipt_compare(&b, &c, g, &what, &why);
 	if (!cmp) {
-		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s: %s)", rel, what,
-			      why.nr ? why.items[0] : "");
+		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s: %s)",
+			      rel, what, why.nr ? why.items[0] : "");
 		goto out;
 	}
 	if (!json_same(cmp, kept_cmp))
@@ -160,7 +163,8 @@ static void recompute(const char *dir, const char *rel, const struct graph *g, c
 		findings_addf(out, "%s/gate-request.json: the gate refuses it (%s: %s)", rel, what,
 			      why.nr ? why.items[0] : "");
 	else if (cls != GATE_PASS || !json_same(verdict, kept_gate))
-		findings_addf(out, "%s/gate.json: not the passing verdict the gate request gives", rel);
+		findings_addf(out, "%s/gate.json: not the passing verdict the gate request gives",
+			      rel);
 	*claim = witness_shift_text(cmp);
 out:
 	if (hb)
@@ -191,15 +195,16 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	struct err e;
 	char hex[65], *want;
 
-	if (file_read(mpath, FILE_CAP, &mb, &e) < 0 || witness_manifest_parse(mb.buf, mb.len, &m, &e) < 0) {
+	if (file_read(mpath, FILE_CAP, &mb, &e) < 0 ||
+	    witness_manifest_parse(mb.buf, mb.len, &m, &e) < 0) {
 		findings_addf(out, "%s/MANIFEST.json: %s", rel, e.msg);
 		goto out;
 	}
 	sha256_hex(mb.buf, mb.len, hex);
 	want = xasprintf("%s/%s/%s-%.12s", m.envelope_id, m.lever_id, m.observed_on, hex);
 	if (strcmp(want, rel))
-		findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the manifest was changed or "
-				   "the folder moved", rel, hex, want);
+		findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the "
+				   "manifest was changed or the folder moved", rel, hex, want);
 	free(want);
 	list_files(dir, "", &actual);
 	for (size_t i = 0; i < m.nr_files; i++) {
@@ -216,13 +221,15 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 			}
 		fp = xasprintf("%s/%s", dir, f->path);
 		if (!listed || file_read(fp, FILE_CAP, &data, &e) < 0) {
-			findings_addf(out, "%s/%s: listed in the manifest but missing", rel, f->path);
+			findings_addf(out, "%s/%s: listed in the manifest but missing", rel,
+				      f->path);
 		} else {
 			char got[65];
 
 			sha256_hex(data.buf, data.len, got);
 			if ((long long)data.len != f->bytes || strcmp(got, f->sha256))
-				findings_addf(out, "%s/%s: %zu bytes with sha256 %s; the manifest says %lld bytes with sha256 %s",
+				findings_addf(out, "%s/%s: %zu bytes with sha256 %s; the manifest "
+						   "says %lld bytes with sha256 %s",
 					      rel, f->path, data.len, got, f->bytes, f->sha256);
 			else
 				check_contents(rel, f->path, &data, out);
@@ -265,7 +272,8 @@ static void walk(const char *root, const char *rel, int depth, struct refs *out,
 		r = *rel ? xasprintf("%s/%s", rel, nm) : xstrdup(nm);
 		p = xasprintf("%s/%s", dir, nm);
 		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
-			findings_addf(f, "%s: not a witness folder (expected <envelope>/<lever>/<date>-<digest>/)", r);
+			findings_addf(f, "%s: not a witness folder (expected "
+					 "<envelope>/<lever>/<date>-<digest>/)", r);
 		else if (depth == 2)
 			ref_add(out, r, strlen(r));
 		else
@@ -308,7 +316,8 @@ static bool external_ok(const char *kind, const char *id, const json_t *v)
 	if (!v || json_digest(v, NULL, d, &e) < 0)
 		return false;
 	for (size_t i = 0; i < sizeof(externals) / sizeof(externals[0]); i++)
-		if (!strcmp(externals[i].kind, kind) && !strcmp(externals[i].id, id) && !strcmp(externals[i].digest, d))
+		if (!strcmp(externals[i].kind, kind) && !strcmp(externals[i].id, id) &&
+		    !strcmp(externals[i].digest, d))
 			return true;
 	return false;
 }
@@ -336,14 +345,17 @@ static void cite(struct folder *f, size_t n, const char *who, const char *ref, c
 	struct folder *w = lookup(f, n, ref);
 
 	if (!w || !w->claim) {
-		findings_addf(out, "%s: its witness %s does not verify or does not exist", who, ref);
+		findings_addf(out, "%s: its witness %s does not verify or does not exist", who,
+			      ref);
 		return;
 	}
 	w->named = true;
 	if (strncmp(ref, prefix, strlen(prefix)) || ref[strlen(prefix)] != '/')
-		findings_addf(out, "%s: cites witness %s, which belongs to another envelope or lever", who, ref);
+		findings_addf(out, "%s: cites witness %s, which belongs to another envelope or "
+				   "lever", who, ref);
 	if (!text || !strstr(text, w->claim))
-		findings_addf(out, "%s: does not quote what its witness proves (%s)", who, w->claim);
+		findings_addf(out, "%s: does not quote what its witness proves (%s)", who,
+			      w->claim);
 }
 
 void witness_verify(const char *root, const struct graph *g, const struct index *idx,
@@ -382,8 +394,10 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 		if (!l->has_witnessed)
 			continue;
 		who = xasprintf("lever \"%s\"", l->id);
-		if (find_ref(l->witnessed.receipt, &s, &len) || find_ref(l->witnessed.provenance, &s, &len)) {
-			char *r = xstrndup(s, len), *prefix = xasprintf("%s/%s", l->app.envelope_id, l->id);
+		if (find_ref(l->witnessed.receipt, &s, &len) ||
+		    find_ref(l->witnessed.provenance, &s, &len)) {
+			char *r = xstrndup(s, len),
+			     *prefix = xasprintf("%s/%s", l->app.envelope_id, l->id);
 
 			cite(f, dirs.n, who, r, prefix, l->witnessed.summary, out);
 			free(r);
@@ -394,8 +408,9 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 			if (external_ok("lever", l->id, json_object_get(lj, "witnessed")))
 				sum->external++;
 			else
-				findings_addf(out, "%s: its witnessed effect names no witness folder (only the seeds' "
-						   "evidence, pinned as it stands, may)", who);
+				findings_addf(out, "%s: its witnessed effect names no witness "
+						   "folder (only the seeds' evidence, pinned as it "
+						   "stands, may)", who);
 			json_decref(lj);
 		}
 		free(who);
@@ -417,32 +432,37 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 				if (t == 0) {
 					char *who = xasprintf("index %s", where.buf);
 
-					cite(f, dirs.n, who, r, row->envelope_key, row->highlight, out);
+					cite(f, dirs.n, who, r, row->envelope_key, row->highlight,
+					     out);
 					free(who);
 				} else if ((w = lookup(f, dirs.n, r)) && w->claim) {
 					w->named = true;	/* what superseded a row */
 				} else {
-					findings_addf(out, "index %s: its witness %s does not verify or does not exist",
+					findings_addf(out, "index %s: its witness %s does not "
+							   "verify or does not exist",
 						      where.buf, r);
 				}
 				free(r);
 			}
 		if (!any && row->lifecycle == INDEX_CURRENT) {
-			const json_t *rj = json_array_get(json_object_get(idx->doc, row->table == INDEX_RESULTS ? "results"
-														 : "awaiting"),
-							  row->pos);
+			const json_t *rj =
+				json_array_get(json_object_get(idx->doc, row->table == INDEX_RESULTS
+									 ? "results" : "awaiting"),
+					       row->pos);
 
 			if (external_ok("row", row->envelope_key, rj))
 				sum->external++;
 			else
-				findings_addf(out, "index %s: a CURRENT row that names no witness folder (only the "
-						   "seeds' rows, pinned as they stand, may)", where.buf);
+				findings_addf(out, "index %s: a CURRENT row that names no witness "
+						   "folder (only the seeds' rows, pinned as they "
+						   "stand, may)", where.buf);
 		}
 		sb_release(&where);
 	}
 	for (size_t i = 0; i < dirs.n; i++) {
 		if (!f[i].named && f[i].claim)
-			findings_addf(out, "%s: orphaned: no lever and no index row names it", f[i].rel);
+			findings_addf(out, "%s: orphaned: no lever and no index row names it",
+				      f[i].rel);
 		free(f[i].claim);
 		free(dirs.v[i]);
 	}

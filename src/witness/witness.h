@@ -69,7 +69,8 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
  * nothing changed (e says why); 1: promoted (the journal reached its commit
  * point) but a later step failed: e says which and what was left (completed
  * at once, or a journal that the next fak command completes). */
-int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths, struct err *e);
+int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths,
+			   struct err *e);
 
 /* Where a promotion of this process is, for a signal handler (async-signal
  * safe): none, staging (a stop now leaves staged files that the next fak

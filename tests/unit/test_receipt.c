@@ -87,7 +87,8 @@ Test(criterion, resolution_names_every_drifted_axis)
 	s = tu_join(&f);
 	cr_expect_str_eq(s, "comparison: criterion not resolved: controls.batch must be 1\n"
 			    "comparison: criterion not resolved: controls.temperature must be 0\n"
-			    "comparison: criterion not resolved: quality.name must be \"exact_match\"");
+			    "comparison: criterion not resolved: quality.name must be "
+			    "\"exact_match\"");
 	free(s);
 	findings_release(&f);
 	receipt_release(&r);
@@ -130,7 +131,8 @@ Test(receipt, valid_fixtures_validate_and_round_trip_byte_for_byte)
 {
 	static const char *const files[] = {
 		FIX "metal-baseline.json", FIX "metal-candidate.json", FIX "cuda-baseline.json",
-		FIX "cuda-candidate.json", FIX "v1-metal-baseline.json", FIX "v1-metal-candidate.json",
+		FIX "cuda-candidate.json", FIX "v1-metal-baseline.json",
+		FIX "v1-metal-candidate.json",
 		FIX "v1-metal-baseline-identity.json",
 	};
 
@@ -149,7 +151,8 @@ Test(receipt, valid_fixtures_validate_and_round_trip_byte_for_byte)
 		json_write_pretty(&out, v);
 		json_decref(v);
 		/* v1 receipts without an identity gain the all-zero object */
-		if (strstr(files[i], "v1-metal-baseline.json") || strstr(files[i], "v1-metal-candidate"))
+		if (strstr(files[i], "v1-metal-baseline.json") ||
+		    strstr(files[i], "v1-metal-candidate"))
 			cr_expect(strstr(out.buf, "\"criterion_version\": 0") != NULL);
 		else
 			cr_expect_str_eq(out.buf, raw.buf, "%s does not round-trip", files[i]);
@@ -186,18 +189,22 @@ static const struct {
 	  "machine: platform/backend \"darwin/arm64\"/\"cuda\" does not match envelope "
 	  "\"qwen38-27b-q4km-m3pro-p32-t64\" (\"darwin/arm64\"/\"metal\")" },
 	{ "reject-artifact-mismatch.json",
-	  "artifact_sha256: does not match the artifact of envelope \"qwen38-27b-q4km-m3pro-p32-t64\"\n"
+	  "artifact_sha256: does not match the artifact of envelope "
+	  "\"qwen38-27b-q4km-m3pro-p32-t64\"\n"
 	  "comparison: criterion not resolved: artifact_sha256 must be the envelope artifact "
 	  "\"7e78da5d7e3ae28d178121f58646953305f3e5bd3cb46f4a75584e8b6c6fe169\"" },
 	{ "reject-unchanged-incomplete.json",
-	  "unchanged_controls: must contain the complete canonical control list exactly once each" },
+	  "unchanged_controls: must contain the complete canonical control list "
+	  "exactly once each" },
 	{ "reject-unchanged-duplicate.json",
-	  "unchanged_controls: must contain the complete canonical control list exactly once each" },
+	  "unchanged_controls: must contain the complete canonical control list "
+	  "exactly once each" },
 	{ "reject-no-modules.json", "module_versions: at least one module revision is required" },
 	{ "reject-duplicate-module.json",
 	  "module_versions[2]: module \"internal/model\" is listed twice" },
 	{ "reject-no-commands.json", "commands: at least one scrubbed command is required" },
-	{ "reject-no-artifacts.json", "profiler_artifacts: at least one profiler artifact is required" },
+	{ "reject-no-artifacts.json",
+	  "profiler_artifacts: at least one profiler artifact is required" },
 	{ "reject-bad-artifact-sha.json",
 	  "profiler_artifacts[0].sha256: must be 64 lowercase hex digits" },
 	{ "reject-invalid-role.json", "role: must be baseline or candidate, got \"observer\"" },
@@ -225,8 +232,8 @@ static const struct {
 	  "machine.scrubbed_id: contains a private detail: an account or e-mail address "
 	  "\"alice@lab-host\"" },
 	{ "reject-private-artifact.json",
-	  "profiler_artifacts[0].path: contains a private detail: a backslash (a Windows path or an "
-	  "escape)" },
+	  "profiler_artifacts[0].path: contains a private detail: a backslash "
+	  "(a Windows path or an escape)" },
 	{ "reject-private-commands.json",
 	  "commands[0]: contains a private detail: an absolute path \"/srv/secret\"\n"
 	  "commands[1]: contains a private detail: an absolute path \"/mnt/private/alice/m.gguf\"\n"
@@ -237,7 +244,8 @@ static const struct {
 	  "commands[5]: contains a private detail: a remote login \"ssh\"\n"
 	  "commands[6]: contains a private detail: a URL other than the project's public links "
 	  "\"http://10.0.0.7:8080/run\"\n"
-	  "commands[7]: contains a private detail: an account or e-mail address \"someone@example.com\"\n"
+	  "commands[7]: contains a private detail: an account or e-mail address "
+	  "\"someone@example.com\"\n"
 	  "commands[8]: contains a private detail: a '..' path escape \"logs/../../etc/passwd\"" },
 	{ "reject-private-artifact-escape.json",
 	  "profiler_artifacts[0].path: contains a private detail: a '..' path escape "
@@ -253,28 +261,31 @@ static const struct {
 	  "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, not a "
 	  "digest" },
 	{ "reject-private-revision.json",
-	  "revision: contains a private detail: a remote host:path or host:port \"gpu-node:8080\"" },
+	  "revision: contains a private detail: a remote host:path or host:port "
+	  "\"gpu-node:8080\"" },
 	{ "reject-two-changed-axes.json",
 	  "changed_axes: a candidate declares exactly one changed axis "
 	  "\"lever:metal.command-buffer-amortization\" and no other" },
-	{ "reject-v2-drift-batch.json", "comparison: criterion not resolved: controls.batch must be 1" },
+	{ "reject-v2-drift-batch.json",
+	  "comparison: criterion not resolved: controls.batch must be 1" },
 	{ "reject-wrong-identity.json",
 	  "comparison: does not match the criterion resolved from run identity (want output_class "
 	  "\"exact_match\", criterion_id \"exact-match-native-throughput\", criterion_version 1, "
 	  "criterion_digest \"" METAL_DIGEST "\")" },
 	{ "reject-unknown-lever.json",
-	  "changed_axes: a candidate declares exactly one changed axis \"lever:metal.warp-drive\" and "
-	  "no other\n"
+	  "changed_axes: a candidate declares exactly one changed axis \"lever:metal.warp-drive\" "
+	  "and no other\n"
 	  "changed_lever_id: unknown lever \"metal.warp-drive\"\n"
-	  "comparison: no comparison criterion is registered for these run axes (envelope \"" METAL_ENV
-	  "\", lever \"metal.warp-drive\")" },
+	  "comparison: no comparison criterion is registered for these run axes (envelope "
+	  "\"" METAL_ENV "\", lever \"metal.warp-drive\")" },
 	{ "reject-other-envelope.json",
-	  "comparison: no comparison criterion is registered for these run axes (envelope \"" CUDA_ENV
-	  "\", lever \"metal.command-buffer-amortization\")\n"
-	  "envelope_id: lever \"metal.command-buffer-amortization\" belongs to envelope \"" METAL_ENV
-	  "\", not \"" CUDA_ENV "\"" },
+	  "comparison: no comparison criterion is registered for these run axes (envelope "
+	  "\"" CUDA_ENV "\", lever \"metal.command-buffer-amortization\")\n"
+	  "envelope_id: lever \"metal.command-buffer-amortization\" belongs to envelope "
+	  "\"" METAL_ENV "\", not \"" CUDA_ENV "\"" },
 	{ "reject-v1-binding.json",
-	  "repetitions[1].system_baseline_digest: a v1 repetition cannot bind system-baseline evidence" },
+	  "repetitions[1].system_baseline_digest: a v1 repetition cannot bind system-baseline "
+	  "evidence" },
 	{ "reject-reused-attestation.json",
 	  "system_baselines[1]: reuses the attestation digest of system_baselines[0]" },
 	{ "reject-tampered-embedded.json",
@@ -283,7 +294,8 @@ static const struct {
 	  "\"sha256:bacd4a2ee6ae74636c44becc2ec25ed8ff97a61e6ec4370264933a8613f43831\"; the "
 	  "attestation was changed after it was sealed" },
 	{ "reject-binding-hole.json",
-	  "repetitions[1].system_baseline_digest: binding hole: no attestation at system_baselines[1]" },
+	  "repetitions[1].system_baseline_digest: binding hole: no attestation at "
+	  "system_baselines[1]" },
 	{ "reject-v1-off-envelope-candidate.json",
 	  "comparison: criterion not resolved: controls.context_tokens must be 96\n"
 	  "comparison: criterion not resolved: controls.prompt_tokens must be 32\n"
@@ -291,13 +303,19 @@ static const struct {
 	  "comparison: criterion not resolved: controls.temperature must be 0\n"
 	  "comparison: criterion not resolved: quality.name must be \"exact_match\"" },
 	{ "reject-huge-tps.json",
-	  "repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
-	  "repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
-	  "repetitions[2].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]" },
+	  "repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range "
+	  "[0.000001, 1000000000]\n"
+	  "repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range "
+	  "[0.000001, 1000000000]\n"
+	  "repetitions[2].tokens_per_second: 1.7e+308 is outside the sane range "
+	  "[0.000001, 1000000000]" },
 	{ "reject-tiny-tps.json",
-	  "repetitions[0].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]\n"
-	  "repetitions[1].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]\n"
-	  "repetitions[2].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]" },
+	  "repetitions[0].tokens_per_second: 1e-300 is outside the sane range "
+	  "[0.000001, 1000000000]\n"
+	  "repetitions[1].tokens_per_second: 1e-300 is outside the sane range "
+	  "[0.000001, 1000000000]\n"
+	  "repetitions[2].tokens_per_second: 1e-300 is outside the sane range "
+	  "[0.000001, 1000000000]" },
 	{ "reject-huge-ms.json",
 	  "repetitions[0].end_to_end_milliseconds: 10000000000000 is outside the sane range [0, "
 	  "1000000000000]" },
@@ -335,24 +353,28 @@ Test(receipt, the_template_fails_exactly_on_capture_only_values)
 	cr_expect_str_eq(r.comparison.criterion_digest, METAL_DIGEST);
 	receipt_validate(&r, &g, 0, &f);
 	s = tu_join(&f);
-	cr_expect_str_eq(s, "commands[0]: is a FILL_ template placeholder; fill in the captured value\n"
-			    "comparison: criterion not resolved: quality.name must be \"exact_match\"\n"
-			    "machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured "
+	cr_expect_str_eq(s, "commands[0]: is a FILL_ template placeholder; fill in the captured "
 			    "value\n"
+			    "comparison: criterion not resolved: quality.name must be "
+			    "\"exact_match\"\n"
+			    "machine.scrubbed_id: is a FILL_ template placeholder; fill in the "
+			    "captured value\n"
 			    "memory: peak and resident memory are required\n"
-			    "module_versions[0].module: is a FILL_ template placeholder; fill in the "
-			    "captured value\n"
-			    "module_versions[0].revision: is a FILL_ template placeholder; fill in the "
-			    "captured value\n"
-			    "profiler_artifacts[0].path: is a FILL_ template placeholder; fill in the "
-			    "captured value\n"
-			    "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, "
-			    "not a digest\n"
-			    "quality.name: is a FILL_ template placeholder; fill in the captured value\n"
+			    "module_versions[0].module: is a FILL_ template placeholder; fill in "
+			    "the captured value\n"
+			    "module_versions[0].revision: is a FILL_ template placeholder; fill in "
+			    "the captured value\n"
+			    "profiler_artifacts[0].path: is a FILL_ template placeholder; fill in "
+			    "the captured value\n"
+			    "profiler_artifacts[0].sha256: an all-zero SHA-256 is a template "
+			    "placeholder, not a digest\n"
+			    "quality.name: is a FILL_ template placeholder; fill in the captured "
+			    "value\n"
 			    "repetitions[0]: lacks positive end-to-end latency and tok/s\n"
 			    "repetitions[1]: lacks positive end-to-end latency and tok/s\n"
 			    "repetitions[2]: lacks positive end-to-end latency and tok/s\n"
-			    "revision: is a FILL_ template placeholder; fill in the captured value");
+			    "revision: is a FILL_ template placeholder; fill in the captured "
+			    "value");
 	free(s);
 	findings_release(&f);
 	receipt_release(&r);
@@ -370,13 +392,14 @@ Test(receipt, the_template_refuses_unknown_and_unready_levers)
 	cr_expect_null(receipt_template(&g, "metal.warp-drive", &e));
 	cr_expect_str_eq(e.msg, "unknown lever \"metal.warp-drive\"");
 	cr_expect_null(receipt_template(&g, "metal.fused-hybrid-graph-coverage", &e));
-	cr_expect_str_eq(e.msg, "lever \"metal.fused-hybrid-graph-coverage\" is not ready: dependency "
-				"\"metal.command-buffer-amortization\" is not enabled; a one-lever "
-				"experiment needs every dependency enabled first");
+	cr_expect_str_eq(e.msg, "lever \"metal.fused-hybrid-graph-coverage\" is not ready: "
+				"dependency \"metal.command-buffer-amortization\" is not enabled; "
+				"a one-lever experiment needs every dependency enabled first");
 	/* an enabled lever (re-witnessing) and a CUDA lever without dependencies */
 	t = receipt_template(&g, "cuda.q8_1-activation-quant", &e);
 	cr_assert_not_null(t, "%s", e.msg);
-	cr_expect_str_eq(json_string_value(tu_get(t, "machine.platform")), "linux/amd64+nvidia-a100");
+	cr_expect_str_eq(json_string_value(tu_get(t, "machine.platform")),
+			 "linux/amd64+nvidia-a100");
 	cr_expect_eq(json_integer_value(tu_get(t, "controls.context_tokens")), 65);
 	cr_expect_str_eq(json_string_value(tu_get(t, "comparison.criterion_digest")), CUDA_DIGEST);
 	cr_expect_eq(json_array_size(tu_get(t, "repetitions")), 3);
@@ -513,20 +536,25 @@ Test(compare, document_statistics_of_both_metrics)
 	cr_expect_eq(json_real_value(tu_get(a, "baseline_samples.max")), 101);
 	cr_expect_float_eq(json_real_value(tu_get(a, "baseline_samples.noise_percent")),
 			   sqrt(2.0 / 9) / (301.0 / 3) * 100, 1e-12);
-	cr_expect_str_eq(json_string_value(tu_get(a, "schema")), "fak-native-performance-comparison/v2");
+	cr_expect_str_eq(json_string_value(tu_get(a, "schema")),
+			 "fak-native-performance-comparison/v2");
 	cr_expect_null(json_object_get(a, "significance"));
 	/* the criterion's maximum_noise_percent */
 	cr_expect_eq(json_number_value(tu_get(a, "statistics.noise_threshold_percent")), 2);
 	/* the same values in both arms: every statistic says nothing changed */
-	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.unit")), "tok/s");
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.unit")),
+			 "tok/s");
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.higher_is_better")));
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.baseline.median")), 100);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.baseline.median")),
+		     100);
 	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.shift")), 0);
 	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.p_value")), 1);
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.mann_whitney_u")), 4.5);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.mann_whitney_u")),
+		     4.5);
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.ties")));
 	cr_expect(json_is_true(tu_get(a, "statistics.tokens_per_second.exact")));
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.confidence_level")), 0.9);
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.tokens_per_second.confidence_level")),
+		     0.9);
 	/* ratios 100/101 .. 101/100, applied to the baseline median 100 */
 	{
 		json_t *m = tu_get(a, "statistics.tokens_per_second");
@@ -544,12 +572,16 @@ Test(compare, document_statistics_of_both_metrics)
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.verdict")),
 			 "no detectable change");
 	cr_expect(json_is_null(tu_get(a, "statistics.tokens_per_second.repetitions_needed")));
-	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.repetitions_needed_reason")),
-			 "the observed shift is within the noise threshold: no number of repetitions "
-			 "makes a shift of this size a change");
-	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.end_to_end_milliseconds.unit")), "ms");
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second."
+						     "repetitions_needed_reason")),
+			 "the observed shift is within the noise threshold: no number of "
+			 "repetitions makes a shift of this size a change");
+	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.end_to_end_milliseconds.unit")),
+			 "ms");
 	cr_expect(json_is_false(tu_get(a, "statistics.end_to_end_milliseconds.higher_is_better")));
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.end_to_end_milliseconds.baseline.repetitions")), 3);
+	cr_expect_eq(json_number_value(
+			     tu_get(a, "statistics.end_to_end_milliseconds.baseline.repetitions")),
+		     3);
 	cr_expect_eq(json_number_value(tu_get(a, "statistics.end_to_end_milliseconds.shift")), 0);
 	json_decref(a);
 	json_decref(b);
@@ -566,8 +598,8 @@ Test(compare, five_repetitions_throughout)
 	struct err e;
 	json_t *t, *doc;
 
-	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e), 0,
-		     "%s", e.msg);
+	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e),
+		     0, "%s", e.msg);
 	graph_validate(&g, &f);
 	cr_assert_eq(f.nr, 0);
 	t = receipt_template(&g, "cuda.q8_1-activation-quant", &e);
@@ -580,10 +612,13 @@ Test(compare, five_repetitions_throughout)
 	doc = receipt_compare(&rb, &rc, &g, &what, &f);
 	cr_assert_not_null(doc, "%s", what);
 	/* 5 + 5: k = 4, level 1 - 2 * 7 / 252 */
-	cr_expect_float_eq(json_number_value(tu_get(doc, "statistics.tokens_per_second.confidence_level")),
+	cr_expect_float_eq(json_number_value(
+				   tu_get(doc, "statistics.tokens_per_second.confidence_level")),
 			   1 - 14.0 / 252, 1e-15);
-	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.tokens_per_second.verdict")), "faster");
-	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.end_to_end_milliseconds.verdict")),
+	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.tokens_per_second.verdict")),
+			 "faster");
+	cr_expect_str_eq(json_string_value(
+				 tu_get(doc, "statistics.end_to_end_milliseconds.verdict")),
 			 "faster");
 	cr_expect_eq(json_integer_value(tu_get(doc, "candidate_samples.repetitions")), 5);
 	json_decref(doc);
@@ -692,14 +727,16 @@ Test(compare, fail_closed_order_and_drift_on_every_axis)
 
 	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++) {
 		snprintf(path, sizeof(path), FIX "%s", pinned[i].file);
-		snprintf(want, sizeof(want), "comparison: criterion not resolved: %s", pinned[i].finding);
+		snprintf(want, sizeof(want), "comparison: criterion not resolved: %s",
+			 pinned[i].finding);
 		compare_refused(FIX "v1-metal-baseline.json", path,
 				"compare: candidate: invalid native-performance receipt", want);
 	}
 	/* the machine is not pinned by the criterion: the drift step names it */
 	compare_refused(FIX "v1-metal-baseline.json", FIX "reject-drift-machine.json",
 			"compare: receipts are incomparable: an undeclared control axis drifted",
-			"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"");
+			"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate "
+			"\"lab-node-class-b\"");
 	compare_refused(FIX "metal-baseline.json", FIX "reject-fallback.json",
 			"compare: candidate: invalid native-performance receipt",
 			"comparison: criterion not resolved: execution.fallback_count must be 0\n"
@@ -709,11 +746,12 @@ Test(compare, fail_closed_order_and_drift_on_every_axis)
 			"repetitions: 2 repetitions do not match controls.repetitions 3");
 	compare_refused(FIX "metal-candidate.json", FIX "metal-baseline.json",
 			"compare: comparison requires baseline then candidate roles",
-			"role: baseline file has role \"candidate\", candidate file has role \"baseline\"");
+			"role: baseline file has role \"candidate\", candidate file has role "
+			"\"baseline\"");
 	compare_refused(FIX "metal-baseline.json", FIX "cuda-candidate.json",
 			"compare: receipts target different envelope or lever",
-			"changed_lever_id: baseline \"metal.command-buffer-amortization\", candidate "
-			"\"cuda.q8_1-activation-quant\"\n"
+			"changed_lever_id: baseline \"metal.command-buffer-amortization\", "
+			"candidate \"cuda.q8_1-activation-quant\"\n"
 			"envelope_id: baseline \"" METAL_ENV "\", candidate \"" CUDA_ENV "\"");
 }
 

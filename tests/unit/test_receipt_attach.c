@@ -41,7 +41,8 @@ static void attach_ok(json_t **rdoc, const char *att)
 	struct attach_out o;
 
 	attach(*rdoc, att, &o);
-	cr_assert_not_null(o.doc, "%s refused: %s %s %s", att, o.what ? o.what : "", o.findings, o.e.msg);
+	cr_assert_not_null(o.doc, "%s refused: %s %s %s", att, o.what ? o.what : "", o.findings,
+			   o.e.msg);
 	free(o.findings);
 	json_decref(*rdoc);
 	*rdoc = o.doc;
@@ -68,8 +69,10 @@ Test(attach, v1_is_upgraded_and_grows_one_repetition_at_a_time)
 		char path[64];
 
 		attach_ok(&doc, att[i]);
-		cr_expect_str_eq(json_string_value(json_object_get(doc, "schema")), RECEIPT_SCHEMA_V2);
-		cr_expect_eq(json_array_size(json_object_get(doc, "system_baselines")), (size_t)i + 1);
+		cr_expect_str_eq(json_string_value(json_object_get(doc, "schema")),
+				 RECEIPT_SCHEMA_V2);
+		cr_expect_eq(json_array_size(json_object_get(doc, "system_baselines")),
+			     (size_t)i + 1);
 		snprintf(path, sizeof(path), "repetitions.%d.system_baseline_digest", i);
 		cr_expect_str_eq(json_string_value(tu_get(doc, path)), digest_of(att[i]));
 	}
@@ -94,7 +97,8 @@ Test(attach, v1_without_an_identity_cannot_be_upgraded)
 
 	attach(doc, FIX "att-1.json", &o);
 	cr_expect_null(o.doc);
-	cr_expect_str_eq(o.what, "attach system baseline: receipt cannot be upgraded from v1 to v2");
+	cr_expect_str_eq(o.what,
+			 "attach system baseline: receipt cannot be upgraded from v1 to v2");
 	cr_expect(strstr(o.findings, "comparison: does not match the criterion resolved from run "
 				     "identity") == o.findings, "%s", o.findings);
 	free(o.findings);
@@ -178,7 +182,8 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 			    "system-baseline evidence\n"
 			    "repetitions[1].system_baseline_digest: a v1 repetition cannot bind "
 			    "system-baseline evidence\n"
-			    "system_baselines: a v1 receipt cannot carry system-baseline attestations");
+			    "system_baselines: a v1 receipt cannot carry system-baseline "
+			    "attestations");
 	free(s);
 	json_decref(d);
 
@@ -197,7 +202,8 @@ Test(embedded, edits_bindings_and_mixing_are_findings)
 	json_array_append_new(json_object_get(d, "system_baselines"), tu_json(FIX "att-3.json"));
 	json_array_append_new(json_object_get(d, "system_baselines"), tu_json(FIX "att-4.json"));
 	s = tu_validate(d);
-	cr_expect(strstr(s, "system_baselines: 4 attestations exceed 3 repetitions") != NULL, "%s", s);
+	cr_expect(strstr(s, "system_baselines: 4 attestations exceed 3 repetitions") != NULL, "%s",
+		  s);
 	free(s);
 	json_decref(d);
 	json_decref(doc);

@@ -46,7 +46,8 @@ static inline void tu_set(json_t *doc, const char *path, json_t *v)
 
 	tok = strtok_r(p, ".", &save);
 	while ((next = strtok_r(NULL, ".", &save))) {
-		o = json_is_array(o) ? json_array_get(o, strtoul(tok, NULL, 10)) : json_object_get(o, tok);
+		o = json_is_array(o) ? json_array_get(o, strtoul(tok, NULL, 10))
+				     : json_object_get(o, tok);
 		cr_assert_not_null(o, "no '%s' in %s", tok, path);
 		tok = next;
 	}
@@ -63,7 +64,8 @@ static inline json_t *tu_get(json_t *doc, const char *path)
 	json_t *o = doc;
 
 	for (tok = strtok_r(p, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
-		o = json_is_array(o) ? json_array_get(o, strtoul(tok, NULL, 10)) : json_object_get(o, tok);
+		o = json_is_array(o) ? json_array_get(o, strtoul(tok, NULL, 10))
+				     : json_object_get(o, tok);
 	free(p);
 	return o;
 }

@@ -64,9 +64,11 @@ Test(witness_journal, planted_paths_are_refused)
 {
 	struct err e;
 
-	cr_assert_eq(journal_with("\"/srv/fak/examples/.fak-promote-4242-index\"", "\"/etc/passwd\"", &e), -1);
+	cr_assert_eq(journal_with("\"/srv/fak/examples/.fak-promote-4242-index\"",
+				  "\"/etc/passwd\"", &e), -1);
 	cr_assert_str_eq(e.msg, "staged[1]: is not a staging path of fak");
-	cr_assert_eq(journal_with("\"to\": \"/srv/fak/examples/graph.json\"", "\"to\": \"/etc/graph.json\"", &e), -1);
+	cr_assert_eq(journal_with("\"to\": \"/srv/fak/examples/graph.json\"",
+				  "\"to\": \"/etc/graph.json\"", &e), -1);
 	cr_assert(strstr(e.msg, "steps[1]: is not a step fak would have written"), "%s", e.msg);
 	cr_assert_eq(journal_with("\"from\": \"/srv/fak/.fak-promote-4242-witness\"",
 				  "\"from\": \"/srv/fak/important\"", &e), -1);
