@@ -24,8 +24,10 @@
 
 static const char sb_usage[] =
 	"usage: fak bench system-baseline [--baseline-duration 2s] [--interval 250ms]"
-	" [--max-sampler-duty-percent 10] [--max-non-sut-cpu-percent 20] [--max-psi-stall-percent 5]"
-	" [--require-process-memory] [--top-consumers] [--attribution auto|cgroup|subreaper|sampled]"
+	" [--max-sampler-duty-percent 10] [--max-non-sut-cpu-percent 20]"
+	" [--max-psi-stall-percent 5]"
+	" [--require-process-memory] [--top-consumers]"
+	" [--attribution auto|cgroup|subreaper|sampled]"
 	" [--timeout DUR] [--out FILE] -- COMMAND [ARGS...]\n"
 	"       fak bench system-baseline --verify FILE [--log FILE]";
 
@@ -94,8 +96,8 @@ static void progress(void *ctx, int64_t done, int64_t total)
 	if (done >= total)
 		fputs("\r\033[K", stderr);
 	else
-		fprintf(stderr, "\rfak " CMD ": quiet baseline window %.1fs of %.1fs", (double)done / 1e9,
-			(double)total / 1e9);
+		fprintf(stderr, "\rfak " CMD ": quiet baseline window %.1fs of %.1fs",
+			(double)done / 1e9, (double)total / 1e9);
 	fflush(stderr);
 }
 
@@ -129,7 +131,8 @@ static int measure(const struct sb_opts *so, char **argv)
 	}
 	if (res.interrupted) {
 		free(r);
-		cli_errorf(CMD, "interrupted by %s; no attestation written", strsignal(res.interrupted));
+		cli_errorf(CMD, "interrupted by %s; no attestation written",
+			   strsignal(res.interrupted));
 		return res.exit_code;
 	}
 	attest_render(r, &sb);
@@ -179,7 +182,8 @@ const struct command bench_commands[] = {
 	  "[options] -- COMMAND [ARGS...]\n--verify FILE [--log FILE]", &sb_spec, NULL },
 	{ "system-check", bench_system_check, "what on this machine would disturb a benchmark",
 	  "[--json] [--sample DUR]", &bench_system_check_spec, NULL },
-	{ "experiment", bench_experiment, "one lever's A/B: sealed runs, receipts, comparison, gate",
+	{ "experiment", bench_experiment,
+	  "one lever's A/B: sealed runs, receipts, comparison, gate",
 	  "LEVER --baseline CMD --candidate CMD --out-dir DIR [options]", &bench_experiment_spec,
 	  NULL },
 	{ 0 },

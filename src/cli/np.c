@@ -10,7 +10,8 @@
 #include "render/render.h"
 
 /* The usage line: this, then every mode's synopsis (command.c). */
-static const char usage[] = "usage: fak native-performance [--graph FILE] [--format FORMAT | --json]";
+static const char usage[] =
+	"usage: fak native-performance [--graph FILE] [--format FORMAT | --json]";
 
 static const char about[] =
 	"Shows and checks the committed native-performance evidence graph and the evidence\n"
@@ -95,7 +96,8 @@ static const struct opt opts[] = {
 	[O_NEXT] = { "next", NULL, "emit the first dependency-ready unwitnessed lever",
 		     OPT_FLAG(NP(next)) },
 	[O_DOT] = { "dot", NULL, "emit the lever graph as Graphviz DOT", OPT_FLAG(NP(dot)) },
-	[O_BASELINE] = { "baseline", "LEVER", "emit a pre-change baseline receipt template for LEVER",
+	[O_BASELINE] = { "baseline", "LEVER",
+			 "emit a pre-change baseline receipt template for LEVER",
 			 OPT_VALUE(NP(baseline)) },
 	[O_COMPARE] = { "compare", "FILE",
 			"compare baseline receipt FILE with --candidate FILE (text, or --json)",
@@ -119,7 +121,8 @@ static const struct opt opts[] = {
 				    OPT_FLAG(NP(fail_on_investigate)) },
 	[O_PROFILE] = { "profile", "FILE", "validate and classify profile bundle FILE",
 			OPT_VALUE(NP(profile)) },
-	[O_PROFILE_NEXT] = { "profile-next", "FILE", "select the next lever from profile bundle FILE",
+	[O_PROFILE_NEXT] = { "profile-next", "FILE",
+			     "select the next lever from profile bundle FILE",
 			     OPT_VALUE(NP(profile_next)) },
 	[O_FRONTDOOR] = { "frontdoor-md", NULL, "emit the front-door performance index as Markdown",
 			  OPT_FLAG(NP(frontdoor_md)) },
@@ -184,8 +187,8 @@ static const struct cmd_mode modes[] = {
 	{ "--gate", "--gate REQUEST [--fail-on-investigate]",
 	  "classify a candidate against the last accepted receipt", np_gate, B(GATE), 0,
 	  REPORT | B(FAIL_ON_INVESTIGATE), 0 },
-	{ "--profile", "--profile FILE", "validate and classify a profile bundle", np_profile_bundle,
-	  B(PROFILE), 0, REPORT, 0 },
+	{ "--profile", "--profile FILE", "validate and classify a profile bundle",
+	  np_profile_bundle, B(PROFILE), 0, REPORT, 0 },
 	{ "--profile-next", "--profile-next FILE", "the next lever from a profile bundle",
 	  np_profile_select, B(PROFILE_NEXT), 0, REPORT, 0 },
 	{ "--frontdoor-md",
@@ -251,7 +254,8 @@ static int check_outputs(const struct np_opts *o)
 	} outs[] = { { "out", o->out }, { "write-doc", o->write_doc },
 		     { "chart", o->compare ? o->chart : NULL } },
 	  ins[] = { { "graph", o->graph }, { "system-baseline", o->system_baseline },
-		    { "index", o->index }, { "compare", o->compare }, { "candidate", o->candidate } };
+		    { "index", o->index }, { "compare", o->compare },
+		    { "candidate", o->candidate } };
 	struct err e;
 
 	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
@@ -263,8 +267,9 @@ static int check_outputs(const struct np_opts *o)
 		}
 		for (size_t j = 0; j < sizeof(ins) / sizeof(ins[0]); j++)
 			if (ins[j].path && file_same(outs[i].path, ins[j].path)) {
-				cli_errorf(NP_CMD, "--%s '%s' is the same file as --%s '%s'; fak never "
-						   "overwrites its input evidence, so write to another file",
+				cli_errorf(NP_CMD, "--%s '%s' is the same file as --%s '%s'; "
+						   "fak never overwrites its input evidence, "
+						   "so write to another file",
 					   outs[i].name, outs[i].path, ins[j].name, ins[j].path);
 				return EXIT_FAIL;
 			}
@@ -294,8 +299,8 @@ int cmd_native_performance(int argc, char **argv)
 			return rc;
 		rest += more;
 		if (before && o.witness_root)
-			return cmd_usage_error(NP_CMD, &np_spec,
-					       "option '--witness-root' is given twice; give it once");
+			return cmd_usage_error(NP_CMD, &np_spec, "option '--witness-root' "
+					       "is given twice; give it once");
 		if (!o.witness_root)
 			o.witness_root = before;
 		if (o.witness_root && strcmp(o.witness_root, dir)) {

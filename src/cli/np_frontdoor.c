@@ -107,8 +107,8 @@ static int check_doc(const char *path, const char *block, size_t len)
 	}
 	show_line(&a, doc.buf + off, blen, k);
 	show_line(&b, block, len, k);
-	cli_errorf(NP_CMD, "'%s' is stale: its generated block first differs at line %zu, column %zu",
-		   path, line, col);
+	cli_errorf(NP_CMD, "'%s' is stale: its generated block first differs "
+		   "at line %zu, column %zu", path, line, col);
 	fprintf(stderr, "  committed: %s\n  generated: %s\n", a.buf, b.buf);
 	cli_errorf(NP_CMD, "regenerate it with the same options and --write-doc '%s'", path);
 	rc = EXIT_FAIL;
@@ -146,7 +146,8 @@ int np_frontdoor(const struct np_ctx *c)
 	index_page_build(&page, &idx, as_of);
 	frontdoor_md_render(&md, &page);
 	if (o->write_doc)
-		rc = write_doc(o->write_doc, md.buf, md.len - 1);	/* block without its last newline */
+		/* block without its last newline */
+		rc = write_doc(o->write_doc, md.buf, md.len - 1);
 	else if (o->check_doc)
 		rc = check_doc(o->check_doc, md.buf, md.len - 1);
 	else {

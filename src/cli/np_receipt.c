@@ -142,7 +142,8 @@ int np_gate(const struct np_ctx *c)
 	}
 	{
 		const struct render_file files[] = { { "gate request", sha } };
-		struct render_ab ab = { .gate = doc, .policy = &q.policy, .files = files, .nr_files = 1 };
+		struct render_ab ab = { .gate = doc, .policy = &q.policy, .files = files,
+					.nr_files = 1 };
 
 		report_ab_arms(&ab, &q.last_accepted, "last_accepted", &q.candidate);
 		report_print_ab(c->fmt, &ab, render_gate_text, doc);

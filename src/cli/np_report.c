@@ -27,8 +27,9 @@ int np_report_usage(const struct np_opts *o, const struct cmd_mode *mode, enum r
 		return -1;
 	}
 	if (o->chart && !o->compare && strcmp(o->chart, "climb")) {
-		snprintf(why, cap, "--chart takes climb (--chart climb [--out FILE.svg]), or with --compare "
-				   "the SVG file to write");
+		snprintf(why, cap,
+			 "--chart takes climb (--chart climb [--out FILE.svg]), or with --compare "
+			 "the SVG file to write");
 		return -1;
 	}
 	return 0;

@@ -30,7 +30,8 @@ static char *checkout_root(void)
 	if (!getcwd(dir, sizeof(dir)))
 		return NULL;
 	for (;;) {
-		char *g = xasprintf("%s/" CHECKOUT_GRAPH, dir), *i = xasprintf("%s/" CHECKOUT_INDEX, dir);
+		char *g = xasprintf("%s/" CHECKOUT_GRAPH, dir),
+		     *i = xasprintf("%s/" CHECKOUT_INDEX, dir);
 		bool found = access(g, F_OK) == 0 && access(i, F_OK) == 0;
 
 		free(g);
@@ -56,15 +57,19 @@ static int resolve(const struct np_opts *o, struct witness_paths *p, char **own,
 	own[0] = own[1] = own[2] = NULL;
 	if (o->graph && !strcmp(o->graph, "-")) {
 		free(top);
-		return err_set(e, "--promote writes the graph: give it as a file, not standard input");
+		return err_set(e,
+			       "--promote writes the graph: give it as a file, not standard input");
 	}
-	p->graph = o->graph ? o->graph : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;
-	p->index = o->index ? o->index : top ? (own[1] = xasprintf("%s/" CHECKOUT_INDEX, top)) : NULL;
-	p->root = o->witness_root ? o->witness_root : top ? (own[2] = xasprintf("%s/" CHECKOUT_WITNESSES, top)) : NULL;
+	p->graph = o->graph ? o->graph
+		   : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;
+	p->index = o->index ? o->index
+		   : top ? (own[1] = xasprintf("%s/" CHECKOUT_INDEX, top)) : NULL;
+	p->root = o->witness_root ? o->witness_root
+		  : top ? (own[2] = xasprintf("%s/" CHECKOUT_WITNESSES, top)) : NULL;
 	free(top);
 	if (!p->graph || !p->index || !p->root)
-		return err_set(e, "outside a checkout of fak, give --graph FILE, --index FILE and --witness-root DIR "
-				  "(the compiled-in data cannot be rewritten)");
+		return err_set(e, "outside a checkout of fak, give --graph FILE, --index FILE and "
+				  "--witness-root DIR (the compiled-in data cannot be rewritten)");
 	return 0;
 }
 
@@ -172,8 +177,10 @@ int np_promote(const struct np_ctx *c)
 	}
 	if (o->dry_run) {
 		sb_addf(&sb, "dry run: nothing written. %s would be promoted with:\n", p.lever_id);
-		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len, paths.graph, &sb);
-		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len, paths.index, &sb);
+		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len,
+			     paths.graph, &sb);
+		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len,
+			     paths.index, &sb);
 		sb_addf(&sb, "new witness folder %s/%s/:\n", paths.root, p.rel);
 		for (size_t i = 0; i < p.nr_files; i++)
 			sb_addf(&sb, "  %s (%zu bytes)\n", p.files[i].path, p.files[i].data.len);
@@ -201,7 +208,8 @@ int np_promote(const struct np_ctx *c)
 	else
 		sb_adds(&sb, "next: no lever is ready\n");
 	if (!o->graph)
-		sb_adds(&sb, "rebuild (make) so the graph compiled into fak follows the committed data\n");
+		sb_adds(&sb, "rebuild (make) so the graph compiled into fak "
+			     "follows the committed data\n");
 	cli_out(sb.buf, sb.len);
 out:
 	findings_release(&f);
@@ -222,11 +230,13 @@ int np_verify_witnesses(const struct np_ctx *c)
 	int rc;
 
 	if (!o->witness_root && !top) {
-		cli_errorf(NP_CMD, "--verify-witnesses: outside a checkout of fak, name the witness root "
-				   "(--verify-witnesses DIR)");
+		cli_errorf(NP_CMD,
+			   "--verify-witnesses: outside a checkout of fak, name the witness root "
+			   "(--verify-witnesses DIR)");
 		return EXIT_USAGE;
 	}
-	root = o->witness_root ? xstrdup(o->witness_root) : xasprintf("%s/" CHECKOUT_WITNESSES, top);
+	root = o->witness_root ? xstrdup(o->witness_root)
+			       : xasprintf("%s/" CHECKOUT_WITNESSES, top);
 	if ((o->index ? index_load_file(&idx, o->index, &e) : index_load_default(&idx, &e)) < 0) {
 		free(top);
 		free(root);
@@ -238,10 +248,11 @@ int np_verify_witnesses(const struct np_ctx *c)
 	if (f.nr) {
 		rc = cli_findings(NP_CMD, "witnesses do not verify", &f);
 	} else {
-		printf("VERIFIED %zu witness folder%s under %s; %zu external witness%s (recorded before fak kept "
-		       "witness folders: they name their issue)\n",
-		       sum.verified, sum.verified == 1 ? "" : "s", o->witness_root ? o->witness_root : CHECKOUT_WITNESSES,
-		       sum.external, sum.external == 1 ? "" : "es");
+		printf("VERIFIED %zu witness folder%s under %s; %zu external witness%s "
+		       "(recorded before fak kept witness folders: they name their issue)\n",
+		       sum.verified, sum.verified == 1 ? "" : "s",
+		       o->witness_root ? o->witness_root : CHECKOUT_WITNESSES, sum.external,
+		       sum.external == 1 ? "" : "es");
 		rc = EXIT_OK;
 	}
 	findings_release(&f);

@@ -36,7 +36,8 @@ void report_ab_release(struct render_ab *ab)
 }
 
 void report_print_ab(enum render_format fmt, const struct render_ab *ab,
-		     void (*render_text)(struct strbuf *, const struct render_ab *), const json_t *json_doc)
+		     void (*render_text)(struct strbuf *, const struct render_ab *),
+		     const json_t *json_doc)
 {
 	struct strbuf sb = STRBUF_INIT;
 

@@ -21,6 +21,7 @@ void report_ab_release(struct render_ab *ab);
  * text, for --gate the verdict text), md and csv as their renderers; json
  * prints json_doc (borrowed). */
 void report_print_ab(enum render_format fmt, const struct render_ab *ab,
-		     void (*render_text)(struct strbuf *, const struct render_ab *), const json_t *json_doc);
+		     void (*render_text)(struct strbuf *, const struct render_ab *),
+		     const json_t *json_doc);
 
 #endif

@@ -75,8 +75,10 @@ static int census_limit(const char *cmd, const char *usage, size_t *out)
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (!*v || *end || errno || n < 1 || n > RUN_PROCESS_LIMIT) {
-		snprintf(msg, sizeof(msg), "FAK_CENSUS_PROCESS_LIMIT must be an integer in 1..%d (got \"%.64s\"); "
-			 "unset it for the default", RUN_PROCESS_LIMIT, v);
+		snprintf(msg, sizeof(msg),
+			 "FAK_CENSUS_PROCESS_LIMIT must be an integer in 1..%d (got \"%.64s\"); "
+			 "unset it for the default",
+			 RUN_PROCESS_LIMIT, v);
 		return usage_error(cmd, usage, msg);
 	}
 	*out = (size_t)n;
@@ -95,9 +97,10 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	policy_default(&ro->policy);
 	if ((rc = duration_opt(cmd, usage, "baseline-duration", sf->baseline, 10000000, 60000000000,
 			       "10ms..60s", &ro->baseline_ns)) ||
-	    (rc = duration_opt(cmd, usage, "interval", sf->interval, 10000000, 10000000000, "10ms..10s",
-			       &ro->interval_ns)) ||
-	    (rc = duration_opt(cmd, usage, "timeout", sf->timeout, 0, 86400000000000, "0..24h", &ro->timeout_ns)) ||
+	    (rc = duration_opt(cmd, usage, "interval", sf->interval, 10000000, 10000000000,
+			       "10ms..10s", &ro->interval_ns)) ||
+	    (rc = duration_opt(cmd, usage, "timeout", sf->timeout, 0, 86400000000000, "0..24h",
+			       &ro->timeout_ns)) ||
 	    (rc = duration_opt(cmd, usage, "wait-quiet", sf->wait_quiet, 10000000,
 			       REPORT_WAIT_MAX_NS, "10ms..24h", &ro->wait_quiet_ns)) ||
 	    (rc = percent_opt(cmd, usage, "max-non-sut-cpu-percent", sf->max_non_sut, false,
@@ -109,9 +112,12 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	    (rc = census_limit(cmd, usage, &ro->process_limit)))
 		return rc;
 	ro->attribution = sf->attribution ? sf->attribution : ATTRIBUTION_AUTO;
-	if (strcmp(ro->attribution, ATTRIBUTION_AUTO) && strcmp(ro->attribution, ATTRIBUTION_CGROUP) &&
-	    strcmp(ro->attribution, ATTRIBUTION_SUBREAPER) && strcmp(ro->attribution, ATTRIBUTION_SAMPLED))
-		return usage_error(cmd, usage, "--attribution must be auto, cgroup, subreaper or sampled");
+	if (strcmp(ro->attribution, ATTRIBUTION_AUTO) &&
+	    strcmp(ro->attribution, ATTRIBUTION_CGROUP) &&
+	    strcmp(ro->attribution, ATTRIBUTION_SUBREAPER) &&
+	    strcmp(ro->attribution, ATTRIBUTION_SAMPLED))
+		return usage_error(cmd, usage,
+				   "--attribution must be auto, cgroup, subreaper or sampled");
 	ro->cpus = sf->cpus;
 	if (sf->cpus) {
 		unsigned char set[PP_MAX_CPUS / 8];

@@ -19,7 +19,8 @@ struct sampler_flags {
 #define SAMPLER_FLAG_OPTS(T, m)                                                                 \
 	{ "baseline-duration", "DUR", "quiet window before each run (10ms..60s, default 2s)",      \
 	  OPT_VALUE(T, m.baseline) },                                                              \
-	{ "interval", "DUR", "census interval (10ms..10s, default 250ms)", OPT_VALUE(T, m.interval) }, \
+	{ "interval", "DUR", "census interval (10ms..10s, default 250ms)",                         \
+	  OPT_VALUE(T, m.interval) },                                                              \
 	{ "max-sampler-duty-percent", "N", "sampler duty ceiling, (0,100], default 10",           \
 	  OPT_VALUE(T, m.max_duty) },                                                              \
 	{ "max-non-sut-cpu-percent", "N",                                                          \

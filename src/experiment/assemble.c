@@ -54,8 +54,8 @@ static json_t *experiment_json(const struct xp *x, int arm)
 
 /* Attaches reps[i]'s attestation to repetition i, one call each, exactly
  * as `--attach-receipt` does. Steals doc. */
-static json_t *attach_all(const struct xp *x, json_t *doc, const struct xp_done *const *reps, size_t n,
-			  struct findings *out, struct err *e)
+static json_t *attach_all(const struct xp *x, json_t *doc, const struct xp_done *const *reps,
+			  size_t n, struct findings *out, struct err *e)
 {
 	for (size_t i = 0; i < n && doc; i++) {
 		struct receipt cur;
@@ -116,14 +116,17 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 
 		sealed[i] = reps[i]->rep;
 		rv[i] = (struct receipt_rep){
-			.end_to_end_ms = m->end_to_end_ms, .tokens_per_second = m->tokens_per_second,
-			.has_ttft = m->has_ttft, .ttft_ms = m->ttft_ms, .has_prefill = m->has_prefill,
-			.prefill_ms = m->prefill_ms, .has_decode = m->has_decode, .decode_ms = m->decode_ms,
+			.end_to_end_ms = m->end_to_end_ms,
+			.tokens_per_second = m->tokens_per_second,
+			.has_ttft = m->has_ttft, .ttft_ms = m->ttft_ms,
+			.has_prefill = m->has_prefill, .prefill_ms = m->prefill_ms,
+			.has_decode = m->has_decode, .decode_ms = m->decode_ms,
 		};
 	}
 	r.reps = rv;
 	r.nr_reps = n;
-	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes, e) < 0) {
+	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes,
+					e) < 0) {
 		findings_addf(out, "%s memory: %s", receipt_arm_names[arm], e->msg);
 		goto out_t;
 	}
@@ -146,7 +149,8 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 		struct receipt_artifact *arts = xcalloc(o->nr_profile_artifacts + 1, sizeof(*arts));
 
 		for (size_t i = 0; i < o->nr_profile_artifacts; i++)
-			arts[i] = (struct receipt_artifact){ x->artifacts[i].path, x->artifacts[i].sha256 };
+			arts[i] = (struct receipt_artifact){ x->artifacts[i].path,
+							     x->artifacts[i].sha256 };
 		r.artifacts = arts;
 		r.nr_artifacts = o->nr_profile_artifacts;
 		xj = experiment_json(x, arm);
@@ -168,7 +172,8 @@ out:
 	return doc;
 }
 
-static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted, const json_t *candidate)
+static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted,
+				 const json_t *candidate)
 {
 	const json_t *la = x->has_last_accepted ? x->last_accepted.doc : last_accepted;
 	const char *rev = json_string_value(json_object_get(la, "revision"));
@@ -176,15 +181,17 @@ static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted
 
 	jset_str(q, "schema", GATE_REQUEST_V2);
 	/* the sampled attribution is an explicit choice (--attribution sampled) */
-	jset_new(q, "policy", gate_policy_json(x->o->g, x->lever, rev ? rev : "",
-					       !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED)));
+	jset_new(q, "policy",
+		 gate_policy_json(x->o->g, x->lever, rev ? rev : "",
+				  !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED)));
 	jset_new(q, "last_accepted", json_deep_copy(la));
 	jset_new(q, "candidate", json_deep_copy(candidate));
 	return q;
 }
 
 const char *const xp_file_names[XP_NR_FILES] = {
-	"baseline.json", "candidate.json", "comparison.json", "gate-request.json", "gate.json", "chart.svg",
+	"baseline.json", "candidate.json", "comparison.json", "gate-request.json", "gate.json",
+	"chart.svg",
 };
 
 /* Writes the bytes of file k of xp_file_names (mode 0600: evidence; the
@@ -201,8 +208,8 @@ static int write_file(const struct xp *x, struct xp_result *res, size_t k, const
 }
 
 /* Writes every file; the documents in docs[] follow xp_file_names. */
-static int write_all(const struct xp *x, struct xp_result *res, const json_t *const docs[XP_NR_FILES - 1],
-		     struct err *e)
+static int write_all(const struct xp *x, struct xp_result *res,
+		     const json_t *const docs[XP_NR_FILES - 1], struct err *e)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rc = 0;
@@ -280,7 +287,8 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 		goto out;
 	}
 	{
-		const json_t *const files[XP_NR_FILES - 1] = { docs[0], docs[1], res->comparison, req, res->gate };
+		const json_t *const files[XP_NR_FILES - 1] = { docs[0], docs[1], res->comparison,
+							       req, res->gate };
 
 		if (write_all(x, res, files, e) < 0)
 			goto out;

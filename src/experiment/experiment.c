@@ -56,7 +56,8 @@ static void report_progress(const struct xp *x, size_t k)
 	int64_t elapsed = child_mono_ns() - x->t0_ns;
 	struct xp_progress p = {
 		.step = &x->steps[k], .done = k + 1, .total = x->nr_steps, .elapsed_ns = elapsed,
-		.left_ns = (int64_t)((double)elapsed / (double)(k + 1) * (double)(x->nr_steps - k - 1)),
+		.left_ns = (int64_t)((double)elapsed / (double)(k + 1) *
+				     (double)(x->nr_steps - k - 1)),
 		.has_tps = r->workload.has_metrics && r->workload.metrics.has_throughput,
 		.tps = r->workload.metrics.tokens_per_second, .verdict = r->verdict,
 	};

@@ -78,7 +78,8 @@ struct xp_opts {
 	struct run_opts sampler;
 	void (*progress)(void *ctx, const struct xp_progress *p);
 	/* After each run, with the paths of its captured stdout and stderr. */
-	void (*show_output)(void *ctx, const struct receipt_step *s, const char *out_log, const char *err_log);
+	void (*show_output)(void *ctx, const struct receipt_step *s, const char *out_log,
+			    const char *err_log);
 	/* Draws the runs chart of a comparison (chart.svg): the caller's
 	 * renderer, so experiment/ does not include render/. Required. */
 	void (*chart_runs)(struct strbuf *out, const json_t *comparison);

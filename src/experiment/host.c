@@ -34,8 +34,8 @@ int xp_host_platform(char *out, size_t cap, struct err *e)
 		if (!strcmp(u.machine, arch[i].uname))
 			a = arch[i].name;
 	if (!o || !a)
-		return err_set(e, "cannot tell the platform: unknown system \"%s\" on \"%s\"", u.sysname,
-			       u.machine);
+		return err_set(e, "cannot tell the platform: unknown system \"%s\" on \"%s\"",
+			       u.sysname, u.machine);
 	if ((size_t)snprintf(out, cap, "%s/%s", o, a) >= cap)
 		return err_set(e, "cannot tell the platform: name too long");
 	return 0;
@@ -78,8 +78,8 @@ int xp_platform_check(const char *want, struct err *e)
 	if (xp_host_platform(here, sizeof(here), e) < 0)
 		return -1;
 	if (strlen(here) != base || strncmp(here, want, base))
-		return err_set(e, "this machine is %s; a run here cannot witness an envelope on %s", here,
-			       want);
+		return err_set(e, "this machine is %s; a run here cannot witness an envelope on %s",
+			       here, want);
 	if (!plus)
 		return 0;
 	for (size_t i = 0; i < sizeof(nvidia_models) / sizeof(nvidia_models[0]); i++)
@@ -131,7 +131,8 @@ int xp_machine_id(const char *file, char out[40], struct err *e)
 		if (i + 1 == sizeof(defaults) / sizeof(defaults[0])) {
 			sb_release(&sb);
 			return err_set(e, "cannot read a machine id from /etc/machine-id or "
-					  "/var/lib/dbus/machine-id; create one (systemd-machine-id-setup) "
+					  "/var/lib/dbus/machine-id; "
+					  "create one (systemd-machine-id-setup) "
 					  "or name a file with --machine-id-file");
 		}
 	}
@@ -140,8 +141,8 @@ int xp_machine_id(const char *file, char out[40], struct err *e)
 		n--;
 	if (n < 16) {
 		sb_release(&sb);
-		return err_set(e, "the machine id is shorter than 16 characters; a machine id is 32 "
-				  "hexadecimal digits");
+		return err_set(e, "the machine id is shorter than 16 characters; "
+				  "a machine id is 32 hexadecimal digits");
 	}
 	digest_hmac(MACHINE_ID_KEY, strlen(MACHINE_ID_KEY), sb.buf, n, mac);
 	sb_release(&sb);

@@ -44,8 +44,9 @@ static void check_lever(struct xp *x, struct findings *out)
 		findings_addf(out, "envelope \"%s\": %s", x->env->id, e.msg);
 	json_decref(t);
 	if (x->env->memory_gib <= 0)
-		findings_addf(out, "envelope \"%s\" pins memory_gib %lld: the gate needs a peak-memory "
-				   "ceiling; set the envelope's memory_gib in the graph",
+		findings_addf(out,
+			      "envelope \"%s\" pins memory_gib %lld: the gate needs a peak-memory "
+			      "ceiling; set the envelope's memory_gib in the graph",
 			      x->env->id, x->env->memory_gib);
 }
 
@@ -64,8 +65,10 @@ static void check_artifact(struct xp *x, struct findings *out)
 	struct err e;
 
 	if (!x->o->artifact) {
-		findings_addf(out, "--artifact FILE is required: the model file whose sha256 envelope "
-				   "\"%s\" pins (%s)", x->env->id, pin);
+		findings_addf(out,
+			      "--artifact FILE is required: the model file whose sha256 envelope "
+			      "\"%s\" pins (%s)",
+			      x->env->id, pin);
 		return;
 	}
 	if (!digest_is_hex(pin)) {
@@ -76,8 +79,8 @@ static void check_artifact(struct xp *x, struct findings *out)
 	if (digest_file(x->o->artifact, x->artifact_sha256, &bytes, &e) < 0)
 		findings_addf(out, "--artifact: %s", e.msg);
 	else if (strcmp(x->artifact_sha256, pin))
-		findings_addf(out, "--artifact: '%s' has sha256 %s; envelope \"%s\" pins %s", x->o->artifact,
-			      x->artifact_sha256, x->env->id, pin);
+		findings_addf(out, "--artifact: '%s' has sha256 %s; envelope \"%s\" pins %s",
+			      x->o->artifact, x->artifact_sha256, x->env->id, pin);
 }
 
 /* A value that goes into the public receipts as it is given (a command by
@@ -96,7 +99,8 @@ static bool check_text_as(const char *flag, const char *v, bool command, struct 
 	ok = command ? receipt_command_captured(v, &why) : receipt_text_captured(v, &why);
 
 	if (!ok)
-		findings_addf(out, "%s \"%s\": goes into public receipts and cannot: %s", flag, v, why.buf);
+		findings_addf(out, "%s \"%s\": goes into public receipts and cannot: %s", flag, v,
+			      why.buf);
 	sb_release(&why);
 	return ok;
 }
@@ -128,10 +132,12 @@ static void check_identity(struct xp *x, struct findings *out)
 		findings_addf(out, "machine id: %s", e.msg);
 	if (!o->revision[0] || !o->revision[1])
 		findings_addf(out, "--revision REV is required (or --baseline-revision and "
-				   "--candidate-revision where the arms differ): the revision each arm runs");
+				   "--candidate-revision where the arms differ): "
+				   "the revision each arm runs");
 	for (int a = 0; a < 2; a++)
 		if (o->revision[a])
-			check_value(a ? "--candidate-revision (or --revision)" : "--baseline-revision (or --revision)",
+			check_value(a ? "--candidate-revision (or --revision)"
+				      : "--baseline-revision (or --revision)",
 				    o->revision[a], out);
 	if (!o->nr_modules && graph_envelope_requires(x->env, "module_versions"))
 		findings_addf(out, "--module NAME@REV is required by envelope \"%s\": at least one "
@@ -199,7 +205,8 @@ static void check_commands(struct xp *x, struct findings *out)
 		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "
 				   "llama-bench prints no quality");
 	if (strlen(x->env->id) >= WL_ID_MAX || strlen(x->lever->id) >= WL_ID_MAX)
-		findings_addf(out, "envelope and lever ids longer than %d bytes cannot be sealed", WL_ID_MAX - 1);
+		findings_addf(out, "envelope and lever ids longer than %d bytes cannot be sealed",
+			      WL_ID_MAX - 1);
 }
 
 static void check_last_accepted(struct xp *x, struct findings *out)
@@ -218,10 +225,12 @@ static void check_last_accepted(struct xp *x, struct findings *out)
 	for (size_t i = 0; i < why.nr; i++)
 		findings_addf(out, "--last-accepted '%s': %s", x->o->last_accepted, why.items[i]);
 	findings_release(&why);
-	if (strcmp(x->last_accepted.role, "baseline") || strcmp(x->last_accepted.envelope_id, x->env->id) ||
+	if (strcmp(x->last_accepted.role, "baseline") ||
+	    strcmp(x->last_accepted.envelope_id, x->env->id) ||
 	    strcmp(x->last_accepted.changed_lever_id, x->lever->id))
-		findings_addf(out, "--last-accepted '%s': must be a baseline receipt of lever \"%s\" in "
-				   "envelope \"%s\" (it is a %s receipt of \"%s\" in \"%s\")",
+		findings_addf(out,
+			      "--last-accepted '%s': must be a baseline receipt of lever \"%s\" in "
+			      "envelope \"%s\" (it is a %s receipt of \"%s\" in \"%s\")",
 			      x->o->last_accepted, x->lever->id, x->env->id, x->last_accepted.role,
 			      x->last_accepted.changed_lever_id, x->last_accepted.envelope_id);
 }
@@ -241,7 +250,8 @@ static void check_out_dir(const struct xp *x, struct findings *out)
 		bool empty = true;
 
 		if (!S_ISDIR(st.st_mode)) {
-			findings_addf(out, "--out-dir '%s': exists and is not a folder; name a new folder", d);
+			findings_addf(out, "--out-dir '%s': exists and is not a folder; "
+					   "name a new folder", d);
 		} else if (!(dir = opendir(d))) {
 			findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
 		} else {
@@ -250,8 +260,9 @@ static void check_out_dir(const struct xp *x, struct findings *out)
 					empty = false;
 			closedir(dir);
 			if (!empty)
-				findings_addf(out, "--out-dir '%s': already holds files; fak never overwrites "
-						   "evidence: name a new folder", d);
+				findings_addf(out, "--out-dir '%s': already holds files; "
+						   "fak never overwrites evidence: "
+						   "name a new folder", d);
 			else if (access(d, W_OK | X_OK) < 0)
 				findings_addf(out, "--out-dir '%s': %s", d, strerror(errno));
 		}

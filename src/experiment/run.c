@@ -85,25 +85,28 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	report_copy(w->label.arm, sizeof(w->label.arm), receipt_arm_names[s->arm]);
 	report_copy(w->label.kind, sizeof(w->label.kind), s->kind);
 	w->label.index = s->index;
-	report_copy(w->command, sizeof(w->command), quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
+	report_copy(w->command, sizeof(w->command),
+		    quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
 	report_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
 	w->prompt_tokens = x->env->prompt_tokens;
 	w->decode_tokens = x->env->decode_tokens;
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
 	    digest_fd(h->err_fd, w->err.sha256, &w->err.bytes, e) < 0)
 		return err_prefix(e, "captured output");
-	if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why, sizeof(why)) < 0) {
+	if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why,
+				sizeof(why)) < 0) {
 		sb_release(&sb);
 		return err_errno(e, errno ? errno : EIO, "cannot read the captured output");
 	}
 	if (res->exit_code) {
 		/* what a failed command printed measures nothing */
 		snprintf(w->metrics_error, sizeof(w->metrics_error),
-			 "not parsed: the command did not succeed (exit status %d)", res->exit_code);
+			 "not parsed: the command did not succeed (exit status %d)",
+			 res->exit_code);
 	} else if (why[0]) {
 		report_copy(w->metrics_error, sizeof(w->metrics_error), why);
-	} else if (metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens, &w->metrics,
-				 &pe) < 0) {
+	} else if (metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens,
+				 &w->metrics, &pe) < 0) {
 		report_copy(w->metrics_error, sizeof(w->metrics_error), pe.msg);
 	} else {
 		w->has_metrics = true;
@@ -149,8 +152,8 @@ static int open_log(const char *dir, const char *name, const char *ext, char **p
 }
 
 /* Why a finished run cannot count (findings), if it cannot. */
-static void judge(const struct xp *x, const struct receipt_step *s, const struct report *r, const char *name,
-		  struct findings *out)
+static void judge(const struct xp *x, const struct receipt_step *s, const struct report *r,
+		  const char *name, struct findings *out)
 {
 	char title[64];
 	const struct wl_metrics *m = &r->workload.metrics;
@@ -163,14 +166,16 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 			if (report_code_invalidates(r->findings[i].code))
 				sb_addf(&why, "%s%s: %s", why.len ? "; " : "", r->findings[i].code,
 					r->findings[i].detail);
-		findings_addf(out, "%s failed: %s; see %s/%s.stdout and .stderr, and %s/%s.json", title, why.buf,
-			      x->dir_logs, name, x->dir_attestations, name);
+		findings_addf(out, "%s failed: %s; see %s/%s.stdout and .stderr, and %s/%s.json",
+			      title, why.buf, x->dir_logs, name, x->dir_attestations, name);
 		sb_release(&why);
 		return;
 	}
 	if (m->has_quality && strcmp(m->quality.name, x->crit->quality_metric))
-		findings_addf(out, "%s reports quality \"%s\"; envelope \"%s\"'s criterion measures \"%s\"; see "
-				   "%s/%s.stdout", title, m->quality.name, x->env->id, x->crit->quality_metric,
+		findings_addf(out,
+			      "%s reports quality \"%s\"; envelope \"%s\"'s criterion measures "
+			      "\"%s\"; see %s/%s.stdout",
+			      title, m->quality.name, x->env->id, x->crit->quality_metric,
 			      x->dir_logs, name);
 	else if (m->has_quality &&
 		 m->quality.higher_is_better != x->crit->quality_higher_is_better)
@@ -182,7 +187,8 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 			      name);
 }
 
-int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out, struct err *e)
+int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out,
+		struct err *e)
 {
 	const struct receipt_step *s = &x->steps[k];
 	const char *cmd = !strcmp(s->kind, WL_KIND_QUALITY) ? x->o->quality_cmd : x->o->cmd[s->arm];

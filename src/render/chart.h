@@ -16,7 +16,8 @@
  * comparison point as lines; then its levers in dependency order with
  * their state, expected hypothesis and witness (the graph states a lever's
  * effect in words, not numbers, so levers are rows of text). */
-void render_chart_climb(struct strbuf *out, const struct graph *g, const struct graph_climb *climbs);
+void render_chart_climb(struct strbuf *out, const struct graph *g,
+			const struct graph_climb *climbs);
 
 /* The runs of a comparison (fak-native-performance-comparison/v2,
  * borrowed): every repetition's tok/s of both arms in the order they ran

@@ -90,8 +90,8 @@ static const char *witness(const struct lever *l, struct strbuf *t)
 {
 	sb_reset(t);
 	if (l->has_witnessed)
-		sb_addf(t, "%s: %s \u00b7 receipt: %s", l->witnessed.classification, l->witnessed.summary,
-			l->witnessed.receipt);
+		sb_addf(t, "%s: %s \u00b7 receipt: %s", l->witnessed.classification,
+			l->witnessed.summary, l->witnessed.receipt);
 	else
 		sb_adds(t, "witnessed: pending (no receipt yet)");
 	return t->buf;
@@ -102,7 +102,8 @@ static const char *witness(const struct lever *l, struct strbuf *t)
 static double lever_height(const struct lever *l)
 {
 	struct strbuf t = STRBUF_INIT, lines[LEVER_LINES] = { STRBUF_INIT, STRBUF_INIT };
-	size_t n = split(hypothesis(l, &t), TEXT_CHARS, lines) + split(witness(l, &t), TEXT_CHARS, lines);
+	size_t n = split(hypothesis(l, &t), TEXT_CHARS, lines) +
+		   split(witness(l, &t), TEXT_CHARS, lines);
 
 	sb_release(&t);
 	for (size_t i = 0; i < LEVER_LINES; i++)
@@ -112,7 +113,8 @@ static double lever_height(const struct lever *l)
 
 static double panel_height(const struct graph_climb *c)
 {
-	double h = PANEL_TOP + (c->nr_rungs ? (double)c->nr_rungs * RUNG_H : EMPTY_H) + AXIS_FOOT + LEVER_HEAD + 8;
+	double h = PANEL_TOP + (c->nr_rungs ? (double)c->nr_rungs * RUNG_H : EMPTY_H) + AXIS_FOOT +
+		   LEVER_HEAD + 8;
 
 	for (size_t i = 0; i < c->nr_levers; i++)
 		h += lever_height(c->levers[i]);
@@ -143,9 +145,11 @@ static double xpos(const struct svg_axis *a, double v)
 
 /* A label at x: it starts at x, or ends there when it would pass the right
  * edge of the panel and has more room on the left (down to left). */
-static void plot_label(struct strbuf *out, double x, double y, const char *cls, const char *text, double left)
+static void plot_label(struct strbuf *out, double x, double y, const char *cls, const char *text,
+		       double left)
 {
-	size_t room_right = chars(PANEL_X + PANEL_W - 8 - x, SANS_PX), room_left = chars(x - left, SANS_PX);
+	size_t room_right = chars(PANEL_X + PANEL_W - 8 - x, SANS_PX),
+	       room_left = chars(x - left, SANS_PX);
 
 	if (wrap_width(text) <= room_right || room_right >= room_left)
 		svg_text(out, x, y, cls, "start", text, room_right);
@@ -191,10 +195,12 @@ static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_
 	double x0 = xpos(a, r->expected.floor), x1 = xpos(a, r->expected.roof);
 
 	svg_circle(out, LABEL_X + 4, y + 18, 4.5, r->enabled ? "on" : "off");
-	svg_text(out, LABEL_X + 14, y + 22, "id", "start", r->id, chars(PX0 - LABEL_X - 30, MONO_PX));
+	svg_text(out, LABEL_X + 14, y + 22, "id", "start", r->id,
+		 chars(PX0 - LABEL_X - 30, MONO_PX));
 	sb_addf(&t, "rung, %s", r->status);
 	deps_text(&t, &r->deps);
-	svg_text(out, LABEL_X + 14, y + 38, "small", "start", t.buf, chars(PX0 - LABEL_X - 30, SANS_PX * 0.92));
+	svg_text(out, LABEL_X + 14, y + 38, "small", "start", t.buf,
+		 chars(PX0 - LABEL_X - 30, SANS_PX * 0.92));
 	number(lo, r->expected.floor);
 	number(hi, r->expected.roof);
 	sb_reset(&t);
@@ -207,8 +213,8 @@ static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_
 
 		number(lo, r->witnessed.tokens_per_second);
 		svg_diamond(out, x, y + 22, 6.5, "witness");
-		sb_addf(&t, "%s %s tok/s (%s) \u00b7 %s", r->witnessed.classification, lo, r->witnessed.comparability,
-			r->witnessed.provenance);
+		sb_addf(&t, "%s %s tok/s (%s) \u00b7 %s", r->witnessed.classification, lo,
+			r->witnessed.comparability, r->witnessed.provenance);
 		plot_label(out, x, y + 44, "wit", t.buf, PX0);
 	} else {
 		plot_label(out, x0, y + 44, "pending", "witnessed: pending (no receipt yet)", PX0);
@@ -217,7 +223,8 @@ static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_
 }
 
 /* Draws lines[0..n) from y, one per LINE_H; returns the y after them. */
-static double text_lines(struct strbuf *out, double y, const char *cls, struct strbuf *lines, size_t n)
+static double text_lines(struct strbuf *out, double y, const char *cls, struct strbuf *lines,
+			 size_t n)
 {
 	for (size_t i = 0; i < n; i++, y += LINE_H)
 		svg_text(out, LABEL_X + 14, y, cls, "start", lines[i].buf, TEXT_CHARS);
@@ -237,7 +244,8 @@ static void lever_row(struct strbuf *out, const struct lever *l, double y)
 		l->has_witnessed ? ", witnessed" : "", l->owner.number);
 	deps_text(&t, &l->deps);
 	x = LABEL_X + 14 + (double)shown * MONO_PX + 12;
-	svg_text(out, x, y + 16, "small", "start", t.buf, chars(PANEL_X + PANEL_W - 12 - x, SANS_PX * 0.92));
+	svg_text(out, x, y + 16, "small", "start", t.buf,
+		 chars(PANEL_X + PANEL_W - 12 - x, SANS_PX * 0.92));
 	n = split(hypothesis(l, &t), TEXT_CHARS, lines);
 	y = text_lines(out, y + 33, "hyp", lines, n);
 	n = split(witness(l, &t), TEXT_CHARS, lines);
@@ -257,13 +265,17 @@ static void panel(struct strbuf *out, const struct graph_climb *c, double y)
 	double ya = y + PANEL_TOP, yb, yl;
 
 	svg_rect(out, PANEL_X, y, PANEL_W, panel_height(c), "frame");
-	svg_text(out, LABEL_X, y + 22, "head id", "start", v->id, chars(PANEL_W - 40, MONO_PX * 1.15));
-	sb_addf(&t, "%s \u00b7 %s \u00b7 %s \u00b7 %s \u00b7 P%lld/T%lld \u00b7 %lld repetitions", v->model,
-		v->hardware, plat ? plat : "?", v->backend, v->prompt_tokens, v->decode_tokens, v->repetitions);
-	svg_text(out, LABEL_X, y + 40, "small", "start", t.buf, chars(PANEL_W - 40, SANS_PX * 0.92));
+	svg_text(out, LABEL_X, y + 22, "head id", "start", v->id,
+		 chars(PANEL_W - 40, MONO_PX * 1.15));
+	sb_addf(&t, "%s \u00b7 %s \u00b7 %s \u00b7 %s \u00b7 P%lld/T%lld \u00b7 %lld repetitions",
+		v->model, v->hardware, plat ? plat : "?", v->backend, v->prompt_tokens,
+		v->decode_tokens, v->repetitions);
+	svg_text(out, LABEL_X, y + 40, "small", "start", t.buf,
+		 chars(PANEL_W - 40, SANS_PX * 0.92));
 	sb_reset(&t);
 	sb_addf(&t, "tok/s on this envelope's own axis: %s", v->throughput_metric);
-	svg_text(out, LABEL_X, y + 56, "small", "start", t.buf, chars(PANEL_W - 40, SANS_PX * 0.92));
+	svg_text(out, LABEL_X, y + 56, "small", "start", t.buf,
+		 chars(PANEL_W - 40, SANS_PX * 0.92));
 
 	panel_axis(c, &a);
 	yb = ya + (c->nr_rungs ? (double)c->nr_rungs * RUNG_H : EMPTY_H);
@@ -296,8 +308,9 @@ static void panel(struct strbuf *out, const struct graph_climb *c, double y)
 		number(buf, c->comparison->tokens_per_second);
 		svg_line(out, x, ya - 2, x, yb + 4, "cmp");
 		sb_reset(&t);
-		sb_addf(&t, "comparison %s tok/s: %s (%s/%s; not a witness)", buf, c->comparison->engine,
-			c->comparison->classification, c->comparison->comparability);
+		sb_addf(&t, "comparison %s tok/s: %s (%s/%s; not a witness)", buf,
+			c->comparison->engine, c->comparison->classification,
+			c->comparison->comparability);
 		plot_label(out, x, yb + 46, "cmp-label", t.buf, LABEL_X);
 	}
 	yl = yb + AXIS_FOOT;
@@ -320,8 +333,8 @@ void render_chart_climb(struct strbuf *out, const struct graph *g, const struct 
 	svg_begin(out, WIDTH, h, "Native-performance hill climb, one panel per envelope");
 	svg_text(out, LABEL_X, 30, "title", "start", "Native-performance hill climb", 0);
 	svg_text(out, LABEL_X, 50, "note", "start",
-		 "One panel per envelope, each on its own axis: envelopes are separate curves, never combined "
-		 "or ranked. Rungs and levers in dependency order.", 0);
+		 "One panel per envelope, each on its own axis: envelopes are separate curves, "
+		 "never combined or ranked. Rungs and levers in dependency order.", 0);
 	legend(out, 76);
 	h = HEAD_H;
 	for (size_t k = 0; k < g->nr_envelopes; k++) {

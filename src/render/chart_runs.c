@@ -48,7 +48,8 @@ static struct point *points(const json_t *doc, size_t *n, bool *ordered)
 	if (*ordered) {
 		json_array_foreach (runs, i, u) {
 			int arm = !strcmp(str(u, "arm"), "candidate");
-			const json_t *x = json_array_get(v[arm], (size_t)json_integer_value(get(u, "index")));
+			const json_t *x =
+				json_array_get(v[arm], (size_t)json_integer_value(get(u, "index")));
 
 			if (strcmp(str(u, "kind"), "repetition") || !x || *n == cap)
 				continue;
@@ -76,7 +77,8 @@ static double ypos(const struct svg_axis *a, double v)
 
 static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 {
-	static const char *const marks[] = { "base", "cand" }, *const lines[] = { "base-line", "cand-line" },
+	static const char *const marks[] = { "base", "cand" },
+				 *const lines[] = { "base-line", "cand-line" },
 				 *const names[] = { "baseline", "candidate" };
 	size_t n, every;
 	bool ordered;
@@ -119,7 +121,8 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 	}
 	svg_text(out, (RX0 + RX1) / 2, RY1 + 34, "small", "middle",
 		 ordered ? "run, in the order the runs ran (warm-ups ran too and are not measured)"
-			 : "repetition of each arm: the receipts record no order, so drift cannot be seen",
+			 : "repetition of each arm: the receipts record no order, "
+			   "so drift cannot be seen",
 		 0);
 	for (int k = 0; k < 2; k++) {
 		/* the label of the higher median above its line, the other below */
@@ -128,7 +131,8 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 		svg_line(out, RX0, ypos(&a, med[k]), RX1, ypos(&a, med[k]), lines[k]);
 		fmt_value(v, med[k]);
 		snprintf(buf, sizeof(buf), "%s median %s", names[k], v);
-		svg_text(out, RX1 - 4, ypos(&a, med[k]) + (above ? -5 : 14), "small", "end", buf, 0);
+		svg_text(out, RX1 - 4, ypos(&a, med[k]) + (above ? -5 : 14), "small", "end",
+			 buf, 0);
 	}
 	free(p);
 }
@@ -177,7 +181,8 @@ static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m)
 		fmt_level(x, num(m, "confidence_level"));
 		fmt_p(y, num(m, "p_value"));
 		snprintf(line, sizeof(line), "%s CI \u00b7 p=%s \u00b7 n=%.0f+%.0f", x, y,
-			 num(get(m, "baseline"), "repetitions"), num(get(m, "candidate"), "repetitions"));
+			 num(get(m, "baseline"), "repetitions"),
+			 num(get(m, "candidate"), "repetitions"));
 		svg_text(out, (SX0 + SX1) / 2, 354, "small", "middle", line, 0);
 	}
 	{
@@ -201,8 +206,9 @@ void render_chart_runs(struct strbuf *out, const json_t *doc)
 	sb_addf(&t, "A/B \u00b7 %s", str(doc, "changed_lever_id"));
 	svg_text(out, 32, 30, "title", "start", t.buf, 80);
 	sb_reset(&t);
-	sb_addf(&t, "%s \u00b7 %s (baseline) \u2192 %s (candidate) \u00b7 order: %s", str(doc, "envelope_id"),
-		str(doc, "baseline_revision"), str(doc, "candidate_revision"), str(order, "arrangement"));
+	sb_addf(&t, "%s \u00b7 %s (baseline) \u2192 %s (candidate) \u00b7 order: %s",
+		str(doc, "envelope_id"), str(doc, "baseline_revision"),
+		str(doc, "candidate_revision"), str(order, "arrangement"));
 	svg_text(out, 32, 50, "note", "start", t.buf, 130);
 	svg_circle(out, 37, 68, 5, "base");
 	svg_text(out, 48, 72, "small", "start", "baseline", 0);
@@ -212,7 +218,8 @@ void render_chart_runs(struct strbuf *out, const json_t *doc)
 	svg_line(out, 230, 68, 256, 68, "cand-line");
 	svg_text(out, 262, 72, "small", "start", "median of each arm", 0);
 	svg_rect(out, 400, 63, 22, 10, "noise");
-	svg_text(out, 428, 72, "small", "start", "within the noise threshold: no detectable change", 0);
+	svg_text(out, 428, 72, "small", "start",
+		 "within the noise threshold: no detectable change", 0);
 	runs_panel(out, doc, m);
 	shift_panel(out, st, m);
 	svg_end(out);

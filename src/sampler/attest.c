@@ -27,7 +27,8 @@ int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e)
 
 static int same_findings(const struct report *recorded, const struct report *derived, struct err *e)
 {
-	size_t n = recorded->nr_findings > derived->nr_findings ? recorded->nr_findings : derived->nr_findings;
+	size_t n = recorded->nr_findings > derived->nr_findings ? recorded->nr_findings
+								: derived->nr_findings;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *rc = i < recorded->nr_findings ? recorded->findings[i].code : "(none)";
@@ -36,7 +37,9 @@ static int same_findings(const struct report *recorded, const struct report *der
 		const char *dd = i < derived->nr_findings ? derived->findings[i].detail : "";
 
 		if (strcmp(rc, dc) || strcmp(rd, dd))
-			return err_set(e, "findings[%zu]: recorded %s \"%s\" but the policy-derived finding is %s \"%s\"",
+			return err_set(e,
+				       "findings[%zu]: recorded %s \"%s\" but the policy-derived "
+				       "finding is %s \"%s\"",
 				       i, rc, rd, dc, dd);
 	}
 	return 0;
@@ -53,16 +56,18 @@ int attest_check_report(const json_t *doc, struct report *r, struct err *e)
 	if (json_digest(doc, "digest", digest, e) < 0)
 		return -1;
 	if (strcmp(digest, r->digest))
-		return err_set(e, "canonical digest mismatch: recorded \"%s\", computed \"%s\"; "
-			       "the attestation was changed after it was sealed", r->digest, digest);
+		return err_set(e,
+			       "canonical digest mismatch: recorded \"%s\", computed \"%s\"; "
+			       "the attestation was changed after it was sealed",
+			       r->digest, digest);
 	if (report_validate(r, e) < 0)
 		return -1;
 	derived = xmalloc(sizeof(*derived));
 	*derived = *r;
 	report_classify(derived);
 	if (strcmp(derived->verdict, r->verdict))
-		rc = err_set(e, "verdict \"%s\" differs from the policy-derived verdict \"%s\"", r->verdict,
-			     derived->verdict);
+		rc = err_set(e, "verdict \"%s\" differs from the policy-derived verdict \"%s\"",
+			     r->verdict, derived->verdict);
 	else
 		rc = same_findings(r, derived, e);
 	free(derived);

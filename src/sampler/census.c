@@ -193,14 +193,16 @@ static void ent_remove(struct census *c, int32_t x)
 
 struct census *census_new(const struct census_cfg *cfg, struct err *e)
 {
-	static const char *const psi_files[PSI_AXES] = { "pressure/cpu", "pressure/memory", "pressure/io" };
+	static const char *const psi_files[PSI_AXES] = { "pressure/cpu", "pressure/memory",
+							 "pressure/io" };
 	struct census *c = xcalloc(1, sizeof(*c));
 	struct rlimit rl;
 	size_t icap = 16;
 
 	c->cfg = *cfg;
 	c->root_fd = open(cfg->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	c->dir_fd = c->root_fd < 0 ? -1 : openat(c->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c->dir_fd =
+		c->root_fd < 0 ? -1 : openat(c->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->root_fd < 0 || c->dir_fd < 0) {
 		err_errno(e, errno, "cannot open the proc file system");
 		census_free(c);
@@ -231,7 +233,8 @@ struct census *census_new(const struct census_cfg *cfg, struct err *e)
 		c->cons_first = xcalloc(c->cap, sizeof(*c->cons_first));
 		c->cons_last = xcalloc(c->cap, sizeof(*c->cons_last));
 	}
-	c->fd_budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 96 ? (size_t)(rl.rlim_cur - 96) : 0;
+	c->fd_budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 96 ?
+		       (size_t)(rl.rlim_cur - 96) : 0;
 	report_copy(c->enumeration, sizeof(c->enumeration), cfg->enumeration);
 	c->epoch = 1;
 	return c;
@@ -321,12 +324,14 @@ static void host_cpu(struct census *c, struct sample *s)
 	ssize_t n;
 
 	if (c->stat_fd < 0) {
-		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "cannot open /proc/stat: %s", strerror(c->stat_err));
+		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "cannot open /proc/stat: %s",
+			 strerror(c->stat_err));
 		return;
 	}
 	n = proc_pread_all(c->stat_fd, c->buf, BUF_CAP);
 	if (n < 0) {
-		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "cannot read /proc/stat: %s", strerror(errno));
+		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "cannot read /proc/stat: %s",
+			 strerror(errno));
 		return;
 	}
 	if (c->cfg.cpu_set) {
@@ -348,7 +353,8 @@ static void host_cpu(struct census *c, struct sample *s)
 		return;
 	}
 	if (!pp_ticks_to_ns(cpu.total_ticks, (uint64_t)c->cfg.clk_tck, &s->cpu_total_ns) ||
-	    !pp_ticks_to_ns(cpu.total_ticks - cpu.idle_ticks, (uint64_t)c->cfg.clk_tck, &s->cpu_busy_ns)) {
+	    !pp_ticks_to_ns(cpu.total_ticks - cpu.idle_ticks, (uint64_t)c->cfg.clk_tck,
+			    &s->cpu_busy_ns)) {
 		snprintf(s->cpu_reason, sizeof(s->cpu_reason), "/proc/stat has no valid cpu line");
 		return;
 	}
@@ -366,11 +372,13 @@ static void host_memory(struct census *c, struct sample *s)
 	}
 	n = proc_pread_all(c->meminfo_fd, c->buf, BUF_CAP);
 	if (n < 0) {
-		snprintf(s->mem_reason, sizeof(s->mem_reason), "cannot read /proc/meminfo: %s", strerror(errno));
+		snprintf(s->mem_reason, sizeof(s->mem_reason), "cannot read /proc/meminfo: %s",
+			 strerror(errno));
 		return;
 	}
 	if (pp_meminfo(c->buf, (size_t)n, &s->mem_total, &s->mem_available) < 0) {
-		snprintf(s->mem_reason, sizeof(s->mem_reason), "/proc/meminfo lacks MemTotal or MemAvailable");
+		snprintf(s->mem_reason, sizeof(s->mem_reason),
+			 "/proc/meminfo lacks MemTotal or MemAvailable");
 		return;
 	}
 	s->mem_ok = true;
@@ -384,19 +392,20 @@ static void host_psi(struct census *c, struct sample *s)
 		ssize_t n;
 
 		if (c->psi_fd[i] < 0) {
-			snprintf(s->psi_reason[i], sizeof(s->psi_reason[i]), "cannot open /proc/pressure/%s: %s",
-				 names[i], strerror(c->psi_err[i]));
+			snprintf(s->psi_reason[i], sizeof(s->psi_reason[i]),
+				 "cannot open /proc/pressure/%s: %s", names[i],
+				 strerror(c->psi_err[i]));
 			continue;
 		}
 		n = proc_pread_all(c->psi_fd[i], c->buf, BUF_CAP);
 		if (n < 0) {
-			snprintf(s->psi_reason[i], sizeof(s->psi_reason[i]), "cannot read /proc/pressure/%s: %s",
-				 names[i], strerror(errno));
+			snprintf(s->psi_reason[i], sizeof(s->psi_reason[i]),
+				 "cannot read /proc/pressure/%s: %s", names[i], strerror(errno));
 			continue;
 		}
 		if (pp_psi(c->buf, (size_t)n, &s->psi[i]) < 0) {
-			snprintf(s->psi_reason[i], sizeof(s->psi_reason[i]), "/proc/pressure/%s is malformed",
-				 names[i]);
+			snprintf(s->psi_reason[i], sizeof(s->psi_reason[i]),
+				 "/proc/pressure/%s is malformed", names[i]);
 			continue;
 		}
 		s->psi_ok[i] = true;
@@ -413,7 +422,8 @@ static bool budget_ok(const struct census *c)
 /* Reads PID/stat of entry x, or only its RSS from PID/statm when rss_only
  * and the identity is pinned by kept descriptors (statm is several times
  * cheaper for the kernel to produce). 0 read, 1 gone, -1 unreadable. */
-static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sample *s, bool rss_only)
+static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sample *s,
+		       bool rss_only)
 {
 	struct ent *en = &c->ents[x];
 	char rel[PROC_NAME_MAX];
@@ -455,7 +465,8 @@ static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sa
 			c->fds_open++;
 		snprintf(rel, sizeof(rel), "%d/stat", en->pid);
 	}
-	n = en->fd >= 0 ? proc_pread_all(en->fd, c->buf, BUF_CAP) : proc_read_at(c->root_fd, rel, c->buf, BUF_CAP);
+	n = en->fd >= 0 ? proc_pread_all(en->fd, c->buf, BUF_CAP)
+			: proc_read_at(c->root_fd, rel, c->buf, BUF_CAP);
 	if (n < 0)
 		goto failed;
 	if (n == 0) {
@@ -482,7 +493,8 @@ static int read_member(struct census *c, int32_t x, struct pp_pid *st, struct sa
 	if (c->cfg.track_cpu && en->sut) {
 		uint64_t ns;
 
-		if (pp_ticks_to_ns(st->utime_ticks + st->stime_ticks, (uint64_t)c->cfg.clk_tck, &ns)) {
+		if (pp_ticks_to_ns(st->utime_ticks + st->stime_ticks, (uint64_t)c->cfg.clk_tck,
+				   &ns)) {
 			if (!en->cpu_reads)
 				en->first_cpu_ns = ns;
 			en->last_cpu_ns = ns;
@@ -501,7 +513,8 @@ failed:
 
 /* A SUT member listed by the enumeration: track it and add its RSS.
  * *num_threads is set only when need_threads (the children walk). */
-static void visit_member(struct census *c, int32_t pid, struct sample *s, bool need_threads, int64_t *num_threads)
+static void visit_member(struct census *c, int32_t pid, struct sample *s, bool need_threads,
+			 int64_t *num_threads)
 {
 	int32_t x = ent_find(c, pid);
 	struct pp_pid st;
@@ -539,13 +552,15 @@ static void visit_member(struct census *c, int32_t pid, struct sample *s, bool n
 }
 
 /* Appends the PIDs of a children (or cgroup.procs) file to the queue. */
-static int list_into_queue(struct census *c, int fd, const char *rel, size_t *qlen, struct sample *s)
+static int list_into_queue(struct census *c, int fd, const char *rel, size_t *qlen,
+			   struct sample *s)
 {
 	size_t room = c->cfg.process_limit - *qlen, nr;
 	ssize_t n;
 	bool more;
 
-	n = fd >= 0 ? proc_pread_all(fd, c->buf, BUF_CAP) : proc_read_at(c->root_fd, rel, c->buf, BUF_CAP);
+	n = fd >= 0 ? proc_pread_all(fd, c->buf, BUF_CAP)
+		    : proc_read_at(c->root_fd, rel, c->buf, BUF_CAP);
 	if (n < 0)
 		return proc_gone(errno) ? 1 : -1;
 	if (pp_pid_list(c->buf, (size_t)n, c->queue + *qlen, room, &nr, &more) < 0)
@@ -621,7 +636,8 @@ static void walk_children(struct census *c, struct sample *s)
 	size_t qlen = 0, head = 0;
 	int rc;
 
-	snprintf(rel, sizeof(rel), "%d/task/%d/children", (int)c->cfg.self_pid, (int)c->cfg.self_pid);
+	snprintf(rel, sizeof(rel), "%d/task/%d/children", (int)c->cfg.self_pid,
+		 (int)c->cfg.self_pid);
 	if (c->self_children_fd < 0)
 		c->self_children_fd = openat(c->root_fd, rel, O_RDONLY | O_CLOEXEC);
 	rc = c->self_children_fd < 0 ? -1 : list_into_queue(c, c->self_children_fd, NULL, &qlen, s);
@@ -670,7 +686,8 @@ static void walk_cgroup(struct census *c, struct sample *s)
 
 /* ---- whole-/proc scans -------------------------------------------------- */
 
-static void consumer_record(struct census *c, struct cons_rec *arr, size_t *nr, const struct pp_pid *st)
+static void consumer_record(struct census *c, struct cons_rec *arr, size_t *nr,
+			    const struct pp_pid *st)
 {
 	struct cons_rec *r;
 	uint64_t ns = 0;
@@ -770,7 +787,8 @@ static void resolve_pending(struct census *c, size_t npending, struct sample *s)
 		s->rss_members += st->rss_pages > 0;
 		s->sut_rss_bytes += st->rss_pages * (uint64_t)c->cfg.page_size;
 		if (c->cfg.track_cpu &&
-		    pp_ticks_to_ns(st->utime_ticks + st->stime_ticks, (uint64_t)c->cfg.clk_tck, &ns)) {
+		    pp_ticks_to_ns(st->utime_ticks + st->stime_ticks, (uint64_t)c->cfg.clk_tck,
+				   &ns)) {
 			en->first_cpu_ns = en->last_cpu_ns = ns;
 			en->cpu_reads = 1;
 		}
@@ -781,7 +799,8 @@ static int scan_all(struct census *c, unsigned flags, struct sample *s, bool tre
 {
 	bool scan_mode = !strcmp(c->enumeration, ENUM_SCAN);
 	bool classify = tree && scan_mode;
-	bool need_stat = c->cfg.non_sut_rss || (flags & (CENSUS_CONSUMERS_FIRST | CENSUS_CONSUMERS_LAST));
+	bool need_stat =
+		c->cfg.non_sut_rss || (flags & (CENSUS_CONSUMERS_FIRST | CENSUS_CONSUMERS_LAST));
 	size_t nr, npending = 0;
 	int64_t count, others = 0;
 	uint64_t other_rss = 0;
@@ -870,7 +889,8 @@ static void probe_children(struct census *c)
 	int fd;
 
 	c->children_probed = true;
-	snprintf(rel, sizeof(rel), "%d/task/%d/children", (int)c->cfg.self_pid, (int)c->cfg.self_pid);
+	snprintf(rel, sizeof(rel), "%d/task/%d/children", (int)c->cfg.self_pid,
+		 (int)c->cfg.self_pid);
 	fd = openat(c->root_fd, rel, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
@@ -878,7 +898,8 @@ static void probe_children(struct census *c)
 	}
 	report_copy(c->enumeration, sizeof(c->enumeration), ENUM_SCAN);
 	snprintf(c->note, sizeof(c->note),
-		 "task children files are unavailable (%s); the tree is found by scanning every process",
+		 "task children files are unavailable (%s); the tree is found by "
+		 "scanning every process",
 		 strerror(errno));
 }
 
@@ -992,7 +1013,8 @@ bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_T
 	if (!c->root_seen) {
 		c->sut_cpu_incomplete = true;
 		snprintf(c->sut_cpu_reason, sizeof(c->sut_cpu_reason),
-			 "the SUT root was never observed; complete process-tree CPU attribution unavailable");
+			 "the SUT root was never observed; "
+			 "complete process-tree CPU attribution unavailable");
 	}
 	if (c->sut_cpu_incomplete) {
 		report_copy(reason, REPORT_TEXT_MAX, c->sut_cpu_reason);
@@ -1013,7 +1035,8 @@ static int cons_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static const struct cons_rec *cons_find(const struct cons_rec *arr, size_t n, int32_t pid, uint64_t start)
+static const struct cons_rec *cons_find(const struct cons_rec *arr, size_t n, int32_t pid,
+					uint64_t start)
 {
 	for (size_t i = 0; i < n; i++)
 		if (arr[i].pid == pid && arr[i].start == start)
@@ -1021,7 +1044,8 @@ static const struct cons_rec *cons_find(const struct cons_rec *arr, size_t n, in
 	return NULL;
 }
 
-static void cons_put(struct consumer *all, size_t *n, const struct cons_rec *r, const struct cons_rec *first)
+static void cons_put(struct consumer *all, size_t *n, const struct cons_rec *r,
+		     const struct cons_rec *first)
 {
 	struct consumer *k = &all[(*n)++];
 

@@ -19,7 +19,8 @@ struct census_cfg {
 	int64_t clk_tck, page_size;	/* from sysconf */
 	size_t process_limit;		/* process reads per census */
 	size_t table_cap;		/* processes tracked at once */
-	const char *enumeration;	/* ENUM_CHILDREN (falls back to ENUM_SCAN) | ENUM_SCAN | ENUM_CGROUP */
+	const char *enumeration;	/* ENUM_CHILDREN (falls back to ENUM_SCAN) |
+					 * ENUM_SCAN | ENUM_CGROUP */
 	int cgroup_procs_fd;		/* ENUM_CGROUP: open cgroup.procs (borrowed) */
 	bool track_cpu;			/* fold per-process CPU deltas (sampled coverage) */
 	bool non_sut_rss;		/* read every other process's RSS each census */

@@ -82,7 +82,8 @@ static void read_psi(const struct cgroup *g, char *buf, bool ok[3], struct pp_ps
 }
 
 /* "<what>: <strerror>" as the reason; returns -1. */
-static int fail(struct cgroup *g, struct cgroup_report *rep, char *buf, const char *what, int errnum)
+static int fail(struct cgroup *g, struct cgroup_report *rep, char *buf, const char *what,
+		int errnum)
 {
 	char why[REPORT_TEXT_MAX];
 
@@ -132,15 +133,16 @@ static void reap_stale(int parent_fd)
 		if (strncmp(de->d_name, CG_PREFIX, strlen(CG_PREFIX)))
 			continue;
 		pid = strtol(de->d_name + strlen(CG_PREFIX), &end, 10);
-		if (*end || pid <= 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
+		if (*end || pid <= 0 ||
+		    (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
 			continue;
 		/* only our own: another user's (or another pid namespace's) fak
 		 * is not ours to judge */
 		{
 			struct stat st;
 
-			if (fstatat(parent_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-			    st.st_uid != geteuid())
+			if (fstatat(parent_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 				continue;
 		}
 		dir = openat(parent_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -151,7 +153,9 @@ static void reap_stale(int parent_fd)
 			size_t nr = 0;
 			bool more = false;
 
-			if (n < 0 || pp_pid_list(buf, (size_t)n, pids, sizeof(pids) / sizeof(pids[0]), &nr, &more) < 0 ||
+			if (n < 0 ||
+			    pp_pid_list(buf, (size_t)n, pids, sizeof(pids) / sizeof(pids[0]), &nr,
+					&more) < 0 ||
 			    (!nr && !more))
 				break;
 			kill_members(dir, pids, nr);
@@ -172,32 +176,38 @@ int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report 
 	g->dir_fd = g->procs_rfd = g->procs_wfd = g->parent_fd = -1;
 	rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
-		return fail(g, rep, buf, "cgroup v2 unavailable: cannot open the proc file system", errno);
+		return fail(g, rep, buf, "cgroup v2 unavailable: cannot open the proc file system",
+			    errno);
 	n = (int)proc_read_at(rootfd, "self/mountinfo", buf, MOUNTINFO_CAP);
 	if (n < 0) {
 		int saved = errno;
 
 		close(rootfd);
-		return fail(g, rep, buf, "cgroup v2 unavailable: cannot read /proc/self/mountinfo", saved);
+		return fail(g, rep, buf, "cgroup v2 unavailable: cannot read /proc/self/mountinfo",
+			    saved);
 	}
 	{
 		char mnt[512];
 
 		if (pp_mountinfo_cgroup2(buf, (size_t)n, mnt, sizeof(mnt)) < 0) {
 			close(rootfd);
-			all_unavailable(rep, "cgroup v2 unavailable: no cgroup2 file system is mounted");
+			all_unavailable(rep,
+					"cgroup v2 unavailable: no cgroup2 file system is mounted");
 			free(buf);
 			return -1;
 		}
 		n = (int)proc_read_at(rootfd, "self/cgroup", buf, CG_BUF);
 		close(rootfd);
 		if (n < 0 || pp_cgroup_v2_path(buf, (size_t)n, rel, sizeof(rel)) < 0) {
-			all_unavailable(rep, "cgroup v2 unavailable: /proc/self/cgroup has no cgroup v2 membership");
+			all_unavailable(rep, "cgroup v2 unavailable: /proc/self/cgroup has no "
+					     "cgroup v2 membership");
 			free(buf);
 			return -1;
 		}
-		if (strstr(rel, "/../") || (strlen(rel) >= 3 && !strcmp(rel + strlen(rel) - 3, "/.."))) {
-			all_unavailable(rep, "cgroup v2 unavailable: the current cgroup path escapes the cgroup v2 mount");
+		if (strstr(rel, "/../") ||
+		    (strlen(rel) >= 3 && !strcmp(rel + strlen(rel) - 3, "/.."))) {
+			all_unavailable(rep, "cgroup v2 unavailable: the current cgroup path "
+					     "escapes the cgroup v2 mount");
 			free(buf);
 			return -1;
 		}
@@ -206,11 +216,14 @@ int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report 
 	g->parent_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(path);
 	if (g->parent_fd < 0)
-		return fail(g, rep, buf, "cgroup v2 unavailable: cannot open the current cgroup", errno);
+		return fail(g, rep, buf, "cgroup v2 unavailable: cannot open the current cgroup",
+			    errno);
 	reap_stale(g->parent_fd);
 	snprintf(g->name, sizeof(g->name), CG_PREFIX "%ld", (long)getpid());
 	if (mkdirat(g->parent_fd, g->name, 0755) < 0)
-		return fail(g, rep, buf, "cgroup v2 delegation unavailable: cannot create a cgroup below the current one",
+		return fail(g, rep, buf,
+			    "cgroup v2 delegation unavailable: "
+			    "cannot create a cgroup below the current one",
 			    errno);
 	g->active = true;
 	g->dir_fd = openat(g->parent_fd, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -218,11 +231,14 @@ int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report 
 		g->procs_rfd = openat(g->dir_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
 		g->procs_wfd = openat(g->dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 	}
-	if (g->dir_fd < 0 || g->procs_rfd < 0 || g->procs_wfd < 0 || read_usage(g, buf, &g->usage_start_us) < 0) {
+	if (g->dir_fd < 0 || g->procs_rfd < 0 || g->procs_wfd < 0 ||
+	    read_usage(g, buf, &g->usage_start_us) < 0) {
 		int saved = errno;
 
 		unlinkat(g->parent_fd, g->name, AT_REMOVEDIR);
-		return fail(g, rep, buf, "cgroup v2 unavailable: the new cgroup lacks cgroup.procs or cpu.stat usage_usec",
+		return fail(g, rep, buf,
+			    "cgroup v2 unavailable: "
+			    "the new cgroup lacks cgroup.procs or cpu.stat usage_usec",
 			    saved);
 	}
 	read_psi(g, buf, g->psi_start_ok, g->psi_start);
@@ -306,8 +322,8 @@ static void remove_dir(struct cgroup *g, struct cgroup_report *rep)
 	if (unlinkat(g->parent_fd, g->name, AT_REMOVEDIR) == 0)
 		rep->cleanup.removed = true;
 	else if (!rep->cleanup.reason[0])
-		snprintf(rep->cleanup.reason, sizeof(rep->cleanup.reason), "cannot remove the cgroup: %s",
-			 strerror(errno));
+		snprintf(rep->cleanup.reason, sizeof(rep->cleanup.reason),
+			 "cannot remove the cgroup: %s", strerror(errno));
 }
 
 void cgroup_placement_failed(struct cgroup *g, struct cgroup_report *rep, const char *why)
@@ -334,15 +350,18 @@ void cgroup_root_exited(struct cgroup *g, struct cgroup_report *rep)
 	if (!g->active)
 		return;
 	n = read_cg(g, "cgroup.procs", buf, sizeof(buf));
-	if (n < 0 || pp_pid_list(buf, (size_t)n, pids, sizeof(pids) / sizeof(pids[0]), &nr, &more) < 0) {
+	if (n < 0 ||
+	    pp_pid_list(buf, (size_t)n, pids, sizeof(pids) / sizeof(pids[0]), &nr, &more) < 0) {
 		metric_unavailable(&rep->members_at_root_exit, "cannot read cgroup.procs: %s",
 				   n < 0 ? strerror(errno) : "malformed");
 		return;
 	}
 	if (more) {
-		metric_unavailable(&rep->members_at_root_exit, "more than %zu processes remained", nr);
+		metric_unavailable(&rep->members_at_root_exit, "more than %zu processes remained",
+				   nr);
 	} else {
-		metric_set(&rep->members_at_root_exit, (double)nr, "cgroup.procs after the root exited");
+		metric_set(&rep->members_at_root_exit, (double)nr,
+			   "cgroup.procs after the root exited");
 	}
 	if (!nr)
 		return;
@@ -363,22 +382,26 @@ void cgroup_finish(struct cgroup *g, struct cgroup_report *rep)
 		return;
 	buf = xmalloc(CG_BUF);
 	if (read_usage(g, buf, &usage) == 0 && usage >= g->usage_start_us)
-		metric_set(&rep->cpu_usage_us, (double)(usage - g->usage_start_us), "cgroup v2 cpu.stat usage_usec");
+		metric_set(&rep->cpu_usage_us, (double)(usage - g->usage_start_us),
+			   "cgroup v2 cpu.stat usage_usec");
 	else
-		metric_unavailable(&rep->cpu_usage_us, "cpu.stat usage_usec unreadable or regressed");
+		metric_unavailable(&rep->cpu_usage_us,
+				   "cpu.stat usage_usec unreadable or regressed");
 	n = read_cg(g, "memory.peak", buf, CG_BUF);
 	if (n >= 0 && pp_u64_file(buf, (size_t)n, &peak) == 0)
 		metric_set(&rep->memory_peak_bytes, (double)peak, "cgroup v2 memory.peak");
 	else
 		metric_unavailable(&rep->memory_peak_bytes,
-				   "memory.peak unavailable (the memory controller is not enabled for the cgroup)");
+				   "memory.peak unavailable "
+				   "(the memory controller is not enabled for the cgroup)");
 	read_psi(g, buf, ok, psi);
 	for (int i = 0; i < 3; i++) {
 		char why[REPORT_TEXT_MAX], src[REPORT_SOURCE_MAX];
 
 		snprintf(why, sizeof(why), "cgroup %s unavailable", psi_files[i]);
 		snprintf(src, sizeof(src), "cgroup v2 %s total delta", psi_files[i]);
-		psi_pair_delta(pp[i], g->psi_start_ok[i], &g->psi_start[i], ok[i], &psi[i], src, why);
+		psi_pair_delta(pp[i], g->psi_start_ok[i], &g->psi_start[i], ok[i], &psi[i], src,
+			       why);
 	}
 	free(buf);
 	remove_dir(g, rep);

@@ -146,8 +146,8 @@ static pid_t spawn_into(int dir_fd, bool *born_in)
 }
 
 int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
-		const struct child_stdio *io, int cgroup_dir_fd, int cgroup_procs_fd, char *placement_err,
-		size_t placement_cap, struct err *e)
+		const struct child_stdio *io, int cgroup_dir_fd, int cgroup_procs_fd,
+		char *placement_err, size_t placement_cap, struct err *e)
 {
 	pid_t parent = getpid();
 	int pfd[2];
@@ -179,7 +179,8 @@ int child_spawn(struct child *ch, const char *path, char *const argv[], const si
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 			_exit(127);
 		/* stderr first: the default stdout is a copy of fak's stderr */
-		if (redirect(io->err, STDERR_FILENO, -1) < 0 || redirect(io->out, STDOUT_FILENO, STDERR_FILENO) < 0 ||
+		if (redirect(io->err, STDERR_FILENO, -1) < 0 ||
+		    redirect(io->out, STDOUT_FILENO, STDERR_FILENO) < 0 ||
 		    redirect(io->in, STDIN_FILENO, -1) < 0) {
 			/* never run the command with the wrong streams */
 			send_msg(pfd[1], 2, errno);
@@ -236,8 +237,9 @@ bool child_reap(struct child *ch)
 		if (pid == 0)
 			return true;
 		ch->reaped++;
-		ch->reaped_cpu_us += (uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
-				     (uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
+		ch->reaped_cpu_us +=
+			(uint64_t)ru.ru_utime.tv_sec * 1000000 + (uint64_t)ru.ru_utime.tv_usec +
+			(uint64_t)ru.ru_stime.tv_sec * 1000000 + (uint64_t)ru.ru_stime.tv_usec;
 		if (ru.ru_maxrss > 0 && (uint64_t)ru.ru_maxrss > ch->max_rss_kib)
 			ch->max_rss_kib = (uint64_t)ru.ru_maxrss;
 		forget_killed(ch, pid);

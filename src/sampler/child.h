@@ -49,8 +49,8 @@ struct child_stdio {
  * failure there is reported in placement_err, not fatal). An exec failure
  * is returned as an error after the child has been reaped. */
 int child_spawn(struct child *ch, const char *path, char *const argv[], const sigset_t *child_mask,
-		const struct child_stdio *io, int cgroup_dir_fd, int cgroup_procs_fd, char *placement_err,
-		size_t placement_cap, struct err *e);
+		const struct child_stdio *io, int cgroup_dir_fd, int cgroup_procs_fd,
+		char *placement_err, size_t placement_cap, struct err *e);
 
 /* Reaps every exited child without blocking. Returns true while children
  * (exited or not) remain. */

@@ -7,11 +7,13 @@
 
 int64_t cadence_next(const struct cadence *c, int64_t cost_ns, bool *overloaded)
 {
-	double duty = c->max_duty_percent > 0 && c->max_duty_percent <= 100 ? c->max_duty_percent : 10;
+	double duty =
+		c->max_duty_percent > 0 && c->max_duty_percent <= 100 ? c->max_duty_percent : 10;
 	int64_t min = c->min_ns > 0 ? c->min_ns : 10000000;
 	int64_t max = c->max_ns >= min ? c->max_ns : min;
 	double required = (double)(cost_ns > 0 ? cost_ns : 0) * 125.0 / duty;
-	int64_t next = required > 9e18 ? INT64_MAX : (int64_t)required + ((double)(int64_t)required < required);
+	int64_t next = required > 9e18 ? INT64_MAX
+				       : (int64_t)required + ((double)(int64_t)required < required);
 
 	if (next < min)
 		next = min;
@@ -40,7 +42,8 @@ static void contribute(struct fold *f)
 	f->coverage_limited |= f->last_overloaded;
 }
 
-void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool overloaded, bool tree)
+void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool overloaded,
+	      bool tree)
 {
 	if (f->n > 0)
 		contribute(f);
@@ -85,8 +88,8 @@ void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool o
 		f->sut_rss_peak = s->sut_rss_bytes;
 }
 
-void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool ok1, const struct pp_psi *b,
-		    const char *source, const char *why)
+void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool ok1,
+		    const struct pp_psi *b, const char *source, const char *why)
 {
 	if (!ok0 || !ok1) {
 		metric_unavailable(&out->some_total_us, "%s", why);
@@ -94,13 +97,17 @@ void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool
 		return;
 	}
 	if (a->some_ok && b->some_ok && b->some_total_us >= a->some_total_us)
-		metric_set(&out->some_total_us, (double)(b->some_total_us - a->some_total_us), source);
+		metric_set(&out->some_total_us, (double)(b->some_total_us - a->some_total_us),
+			   source);
 	else
-		metric_unavailable(&out->some_total_us, "%s: some line unavailable or regressed", source);
+		metric_unavailable(&out->some_total_us, "%s: some line unavailable or regressed",
+				   source);
 	if (a->full_ok && b->full_ok && b->full_total_us >= a->full_total_us)
-		metric_set(&out->full_total_us, (double)(b->full_total_us - a->full_total_us), source);
+		metric_set(&out->full_total_us, (double)(b->full_total_us - a->full_total_us),
+			   source);
 	else
-		metric_unavailable(&out->full_total_us, "%s: full line unavailable or regressed", source);
+		metric_unavailable(&out->full_total_us, "%s: full line unavailable or regressed",
+				   source);
 }
 
 /* ---- report pieces ------------------------------------------------------ */
@@ -128,7 +135,8 @@ static bool cpu_deltas(const struct fold *f, uint64_t *total, uint64_t *busy, co
 		*why = !f->first.cpu_ok ? f->first.cpu_reason : f->last.cpu_reason;
 		return false;
 	}
-	if (f->last.cpu_total_ns <= f->first.cpu_total_ns || f->last.cpu_busy_ns < f->first.cpu_busy_ns) {
+	if (f->last.cpu_total_ns <= f->first.cpu_total_ns ||
+	    f->last.cpu_busy_ns < f->first.cpu_busy_ns) {
 		*why = "host CPU counter delta unavailable";
 		return false;
 	}
@@ -180,7 +188,8 @@ static void host(struct host_totals *h, const struct fold *f)
 
 	memset(h, 0, sizeof(*h));
 	if (cpu_deltas(f, &total, &busy, &why))
-		metric_set(&h->cpu_percent, (double)busy / (double)total * 100.0, "/proc/stat busy/total delta");
+		metric_set(&h->cpu_percent, (double)busy / (double)total * 100.0,
+			   "/proc/stat busy/total delta");
 	else
 		metric_unavailable(&h->cpu_percent, "%s", why);
 	if (f->mem_seen) {
@@ -194,16 +203,18 @@ static void host(struct host_totals *h, const struct fold *f)
 		metric_unavailable(&h->memory_available_bytes, "%s", r);
 	}
 	if (f->count_seen)
-		metric_set(&h->process_count, (double)f->max_count, "maximum process count of the full censuses");
+		metric_set(&h->process_count, (double)f->max_count,
+			   "maximum process count of the full censuses");
 	else
 		metric_unavailable(&h->process_count, "process census unavailable");
 	for (int i = 0; i < PSI_AXES; i++) {
 		bool enough = f->n >= 2;
 		const char *r = !enough ? "fewer than 2 samples"
-				: !f->first.psi_ok[i] ? f->first.psi_reason[i] : f->last.psi_reason[i];
+				: !f->first.psi_ok[i] ? f->first.psi_reason[i]
+				: f->last.psi_reason[i];
 
-		psi_pair_delta(pp[i], enough && f->first.psi_ok[i], &f->first.psi[i], enough && f->last.psi_ok[i],
-			       &f->last.psi[i], src[i], r);
+		psi_pair_delta(pp[i], enough && f->first.psi_ok[i], &f->first.psi[i],
+			       enough && f->last.psi_ok[i], &f->last.psi[i], src[i], r);
 	}
 }
 
@@ -246,7 +257,8 @@ static void attribution(struct report *r, const struct fold_input *in)
 	if (!in->sut_cpu_ok) {
 		metric_unavailable(&a->sut_cpu_seconds, "%s", in->sut_cpu_reason);
 		metric_unavailable(&a->sut_cpu_percent_of_host, "%s", in->sut_cpu_reason);
-		metric_unavailable(&a->non_sut_cpu_percent_of_host, "non-SUT residual requires complete SUT attribution");
+		metric_unavailable(&a->non_sut_cpu_percent_of_host,
+				   "non-SUT residual requires complete SUT attribution");
 	} else {
 		metric_set(&a->sut_cpu_seconds, (double)in->sut_cpu_ns / 1e9, in->sut_cpu_source);
 		if (!cpu_deltas(f, &total, &busy, &why)) {
@@ -259,18 +271,20 @@ static void attribution(struct report *r, const struct fold_input *in)
 			double pct = (double)in->sut_cpu_ns / (double)total * 100.0;
 
 			metric_set(&r->host_totals.cpu_percent, pct,
-				   "/proc/stat busy/total delta, raised to the SUT CPU (within counter resolution)");
+				   "/proc/stat busy/total delta, raised to the SUT CPU "
+				   "(within counter resolution)");
 			metric_set(&a->sut_cpu_percent_of_host, pct, in->sut_cpu_source);
 			metric_set(&a->non_sut_cpu_percent_of_host, 0,
 				   "host busy CPU minus SUT CPU: none beyond counter resolution");
 		} else if (in->sut_cpu_ns > busy) {
 			metric_unavailable(&a->sut_cpu_percent_of_host,
-					   "attributed SUT CPU exceeds the host busy CPU delta by more than the "
-					   "counters' resolution");
+					   "attributed SUT CPU exceeds the host busy CPU delta by "
+					   "more than the counters' resolution");
 			metric_unavailable(&a->non_sut_cpu_percent_of_host,
 					   "non-SUT residual is inconsistent with host CPU");
 		} else {
-			metric_set(&a->sut_cpu_percent_of_host, (double)in->sut_cpu_ns / (double)total * 100.0,
+			metric_set(&a->sut_cpu_percent_of_host,
+				   (double)in->sut_cpu_ns / (double)total * 100.0,
 				   in->sut_cpu_source);
 			metric_set(&a->non_sut_cpu_percent_of_host,
 				   (double)(busy - in->sut_cpu_ns) / (double)total * 100.0,
@@ -278,21 +292,25 @@ static void attribution(struct report *r, const struct fold_input *in)
 		}
 	}
 	if (!strcmp(in->cgroup.state, CGROUP_MEASURED) && in->cgroup.memory_peak_bytes.available)
-		metric_set(&a->sut_rss_bytes, in->cgroup.memory_peak_bytes.value, "cgroup v2 memory.peak");
+		metric_set(&a->sut_rss_bytes, in->cgroup.memory_peak_bytes.value,
+			   "cgroup v2 memory.peak");
 	else if (f->rss_observed > 0 && f->sut_rss_complete)
 		metric_set(&a->sut_rss_bytes, (double)f->sut_rss_peak, "peak sampled SUT-tree RSS");
 	else if (f->rss_observed == 0)
 		metric_unavailable(&a->sut_rss_bytes, "no census observed the SUT tree alive (it "
 				   "ended within one interval, or was seen only as a zombie)");
 	else
-		metric_unavailable(&a->sut_rss_bytes, "a census of the SUT tree was incomplete (limited or unreadable)");
+		metric_unavailable(&a->sut_rss_bytes, "a census of the SUT tree was incomplete "
+						      "(limited or unreadable)");
 	if (!in->non_sut_rss_censused)
-		metric_unavailable(&a->non_sut_rss_bytes,
-				   "non-SUT processes are censused only with --require-process-memory");
+		metric_unavailable(&a->non_sut_rss_bytes, "non-SUT processes are censused only "
+							  "with --require-process-memory");
 	else if (f->non_sut_censuses > 0 && f->non_sut_complete)
-		metric_set(&a->non_sut_rss_bytes, (double)f->non_sut_peak, "peak sampled non-SUT process RSS");
+		metric_set(&a->non_sut_rss_bytes, (double)f->non_sut_peak,
+			   "peak sampled non-SUT process RSS");
 	else
-		metric_unavailable(&a->non_sut_rss_bytes, "a census of non-SUT processes was incomplete");
+		metric_unavailable(&a->non_sut_rss_bytes,
+				   "a census of non-SUT processes was incomplete");
 }
 
 /* The SUT's peak memory, never below the largest resident set a census saw
@@ -343,8 +361,10 @@ static void coverage(struct coverage *c, const struct fold_input *in)
 	c->host_memory_samples = f->host_memory_samples;
 	c->sut_root_pid = in->root_pid;
 	if (f->n) {
-		report_copy(c->descendant_attribution, sizeof(c->descendant_attribution), in->coverage);
-		report_copy(c->process_enumeration, sizeof(c->process_enumeration), in->enumeration);
+		report_copy(c->descendant_attribution, sizeof(c->descendant_attribution),
+			    in->coverage);
+		report_copy(c->process_enumeration, sizeof(c->process_enumeration),
+			    in->enumeration);
 	}
 	c->census_process_limit = in->census_limit;
 	c->census_limited = f->census_limited;
@@ -353,7 +373,8 @@ static void coverage(struct coverage *c, const struct fold_input *in)
 	c->descendants_unreaped = in->unreaped;
 	c->clock_ticks_per_second = in->clk_tck;
 	c->page_size_bytes = in->page_size;
-	report_copy(c->process_enumeration_note, sizeof(c->process_enumeration_note), in->note ? in->note : "");
+	report_copy(c->process_enumeration_note, sizeof(c->process_enumeration_note),
+		    in->note ? in->note : "");
 }
 
 int fold_report(struct report *r, const struct fold_input *in, struct err *e)
@@ -371,7 +392,8 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->cgroup_v2 = in->cgroup;
 	r->policy = in->policy;
 	if (in->policy.include_top_consumers) {
-		r->nr_consumers = in->nr_consumers > REPORT_MAX_CONSUMERS ? REPORT_MAX_CONSUMERS : in->nr_consumers;
+		r->nr_consumers = in->nr_consumers > REPORT_MAX_CONSUMERS ? REPORT_MAX_CONSUMERS
+									  : in->nr_consumers;
 		memcpy(r->consumers, in->consumers, r->nr_consumers * sizeof(r->consumers[0]));
 	}
 	r->command_exit_code = in->exit_code;

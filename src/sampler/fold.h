@@ -51,15 +51,16 @@ struct fold {
 void fold_init(struct fold *f);
 /* Adds one sample; cadence_ns/overloaded are what the cadence controller
  * decided after that census. tree: the census included the SUT tree. */
-void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool overloaded, bool tree);
+void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool overloaded,
+	      bool tree);
 
 /* Host CPU busy percent over the fold's endpoints; false when unknown. */
 bool fold_host_cpu_percent(const struct fold *f, double *pct);
 
 /* PSI total deltas between two readings of one file: some and full each
  * available (source) or not (why, or a "line unavailable" reason). */
-void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool ok1, const struct pp_psi *b,
-		    const char *source, const char *why);
+void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool ok1,
+		    const struct pp_psi *b, const char *source, const char *why);
 
 struct fold_input {
 	const struct fold *baseline, *command;

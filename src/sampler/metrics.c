@@ -69,7 +69,9 @@ static int last_line(const char *buf, size_t len, const char *what, const char *
 			stop--;
 		if (stop > start) {
 			if (start == 0 && window == METRICS_TAIL_BYTES)
-				return err_set(e, "%s is longer than %zu bytes (counted from its start to the end of stdout)",
+				return err_set(e,
+					       "%s is longer than %zu bytes (counted from its "
+					       "start to the end of stdout)",
 					       what, METRICS_LINE_MAX);
 			*line = w + start;
 			*n = stop - start;
@@ -82,7 +84,8 @@ static int last_line(const char *buf, size_t len, const char *what, const char *
 	if (!len)
 		return err_set(e, "stdout is empty: expected a %s", what);
 	if (window == METRICS_TAIL_BYTES)
-		return err_set(e, "the last %zu bytes of stdout are blank lines: expected a %s", window, what);
+		return err_set(e, "the last %zu bytes of stdout are blank lines: expected a %s",
+			       window, what);
 	return err_set(e, "stdout has only blank lines: expected a %s", what);
 }
 
@@ -114,7 +117,8 @@ static json_t *line_object(const char *line, size_t n, const char *what, struct 
 	json_t *v;
 
 	if (nul) {
-		err_set(e, "%s holds a NUL byte (byte %zu of the line)", what, (size_t)(nul - line) + 1);
+		err_set(e, "%s holds a NUL byte (byte %zu of the line)", what,
+			(size_t)(nul - line) + 1);
 		return NULL;
 	}
 	while (lead < n && blank(line[lead]))
@@ -179,7 +183,8 @@ static int stages_add_up(const struct wl_metrics *m, struct err *e)
 
 static int json_line(const char *buf, size_t len, struct wl_metrics *out, struct err *e)
 {
-	static const char *const required[] = { "tokens_per_second", "end_to_end_milliseconds", "quality", NULL };
+	static const char *const required[] = { "tokens_per_second", "end_to_end_milliseconds",
+						"quality", NULL };
 	const char *line = buf;	/* set by last_line; initialized for the analyzer */
 	size_t n = 0;
 	json_t *v;
@@ -325,7 +330,8 @@ static int lb_jsonl(const char *buf, size_t len, json_t **hold, struct lb_rows *
 			char what[64];
 			json_t *o;
 
-			snprintf(what, sizeof(what), "line %zu of the llama-bench output (-o jsonl)", line);
+			snprintf(what, sizeof(what),
+				 "line %zu of the llama-bench output (-o jsonl)", line);
 			o = line_object(buf + at, n, what, e);
 			if (!o)
 				return -1;
@@ -518,8 +524,8 @@ static size_t lb_skip_blank(const char *buf, size_t len, size_t *line)
 	return at;
 }
 
-static int llama_bench(const char *buf, size_t len, long long prompt_tokens, long long decode_tokens,
-		       struct wl_metrics *out, struct err *e)
+static int llama_bench(const char *buf, size_t len, long long prompt_tokens,
+		       long long decode_tokens, struct wl_metrics *out, struct err *e)
 {
 	struct lb_rows rows = { 0 };
 	struct lb_pick pick;
@@ -533,7 +539,8 @@ static int llama_bench(const char *buf, size_t len, long long prompt_tokens, lon
 			       "non-negative prompt token count, not prompt %lld and decode %lld",
 			       prompt_tokens, decode_tokens);
 	if (len > METRICS_DOC_MAX_BYTES)
-		return err_set(e, "llama-bench output is larger than %zu bytes", METRICS_DOC_MAX_BYTES);
+		return err_set(e, "llama-bench output is larger than %zu bytes",
+			       METRICS_DOC_MAX_BYTES);
 	nul = memchr(buf, '\0', len);
 	if (nul) {
 		size_t l = 1;
@@ -550,11 +557,15 @@ static int llama_bench(const char *buf, size_t len, long long prompt_tokens, lon
 		struct strbuf sb = STRBUF_INIT;
 
 		add_excerpt(&sb, buf + at, line_len(buf, len, at));
-		err_set(e, "stdout is not llama-bench -o json or -o jsonl output: line %zu starts with %s", line, sb.buf);
+		err_set(e,
+			"stdout is not llama-bench -o json or -o jsonl output: "
+			"line %zu starts with %s",
+			line, sb.buf);
 		sb_release(&sb);
 		return -1;
 	}
-	if ((buf[at] == '[' ? lb_json(buf, len, &hold, &rows, e) : lb_jsonl(buf, len, &hold, &rows, e)) == 0 &&
+	if ((buf[at] == '[' ? lb_json(buf, len, &hold, &rows, e)
+			    : lb_jsonl(buf, len, &hold, &rows, e)) == 0 &&
 	    lb_pick(&rows, prompt_tokens, decode_tokens, &pick, e) == 0)
 		rc = lb_measure(&pick, &rows, decode_tokens, out, e);
 	free(rows.v);

@@ -238,7 +238,8 @@ static void sut_cpu(struct runner *rn, struct fold_input *in, bool sampled, char
 	in->sut_cpu_reason = reason;
 	if (rn->ch.unreaped > 0) {
 		snprintf(reason, REPORT_TEXT_MAX,
-			 "%lld descendant process(es) were still running after cleanup; their CPU is not final",
+			 "%lld descendant process(es) were still running after cleanup; "
+			 "their CPU is not final",
 			 (long long)rn->ch.unreaped);
 		return;
 	}
@@ -277,17 +278,20 @@ static uint64_t own_rss(const char *proc_root, long page_size)
 static void workload_rss(struct workload *w, const struct child *ch, uint64_t fork_rss)
 {
 	if (fork_rss)
-		metric_set(&w->fak_rss_at_fork_bytes, (double)fork_rss, "/proc/self/statm resident before the fork");
+		metric_set(&w->fak_rss_at_fork_bytes, (double)fork_rss,
+			   "/proc/self/statm resident before the fork");
 	else
 		metric_unavailable(&w->fak_rss_at_fork_bytes, "/proc/self/statm could not be read");
 	if (ch->unreaped > 0)
-		metric_unavailable(&w->peak_rss_bytes, "%lld descendant process(es) were never reaped",
+		metric_unavailable(&w->peak_rss_bytes,
+				   "%lld descendant process(es) were never reaped",
 				   (long long)ch->unreaped);
 	else if (ch->max_rss_kib == 0)
 		metric_unavailable(&w->peak_rss_bytes, "wait4 reported no resident set size");
 	else
 		metric_set(&w->peak_rss_bytes, (double)ch->max_rss_kib * 1024,
-			   "largest wait4 ru_maxrss of a reaped SUT process (with fak's memory at fork)");
+			   "largest wait4 ru_maxrss of a reaped SUT process "
+			   "(with fak's memory at fork)");
 }
 
 static int setup_signals(struct runner *rn, struct err *e)
@@ -359,7 +363,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	struct fold_input *in = &st->in;
 	struct census_cfg cfg = { 0 };
 	bool sampled = !strcmp(o->attribution, ATTRIBUTION_SAMPLED);
-	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) || !strcmp(o->attribution, ATTRIBUTION_CGROUP);
+	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) ||
+			   !strcmp(o->attribution, ATTRIBUTION_CGROUP);
 	struct timespec rt, mt;
 	int rc = -1;
 
@@ -374,18 +379,21 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	rn.cad.max_duty_percent = o->policy.maximum_sampler_duty_percent;
 	in->coverage = sampled ? COVERAGE_SAMPLED : COVERAGE_SUBREAPER;
 	if (child_become_subreaper(e) < 0) {
-		report_copy(st->note, sizeof(st->note), "cannot become a child subreaper; attribution uses the sampled tree");
+		report_copy(st->note, sizeof(st->note),
+			    "cannot become a child subreaper; attribution uses the sampled tree");
 		in->coverage = COVERAGE_SAMPLED;
 		sampled = true;
 	}
 	raise_nofile();
 	if (want_cgroup && cgroup_create(&st->cg, o->proc_root, &in->cgroup) < 0 &&
 	    !strcmp(o->attribution, ATTRIBUTION_CGROUP)) {
-		err_set(e, "cgroup attribution was requested but is unavailable: %s", in->cgroup.reason);
+		err_set(e, "cgroup attribution was requested but is unavailable: %s",
+			in->cgroup.reason);
 		goto out;
 	}
 	if (!want_cgroup)
-		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the subreaper or the sampled tree was requested");
+		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the "
+						  "subreaper or the sampled tree was requested");
 	if (o->cpus && confine(o, st, e) < 0)
 		goto out_cgroup;
 	if (setup_signals(&rn, e) < 0)
@@ -439,11 +447,16 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	{
 		int64_t cpu0 = self_cpu_ns();
 
-		take(&rn, &st->command, CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
+		take(&rn, &st->command,
+		     CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
 		if (o->workload)
 			st->fork_rss = own_rss(o->proc_root, cfg.page_size);
-		if (child_spawn(&rn.ch, st->exe, o->argv, o->child_mask ? o->child_mask : &rn.old_mask, o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
-				st->cg.active ? st->cg.dir_fd : -1, st->cg.active ? st->cg.procs_wfd : -1, st->placement, sizeof(st->placement), e) < 0)
+		if (child_spawn(&rn.ch, st->exe, o->argv,
+				o->child_mask ? o->child_mask : &rn.old_mask,
+				o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
+				st->cg.active ? st->cg.dir_fd : -1,
+				st->cg.active ? st->cg.procs_wfd : -1, st->placement,
+				sizeof(st->placement), e) < 0)
 			goto out_census;
 		rn.child_running = true;
 		if (st->placement[0]) {
@@ -455,7 +468,8 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 		if (st->cg.active)
 			cgroup_root_exited(&st->cg, &in->cgroup);
 		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
-		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE | (cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
+		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE |
+					(cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
 		st->command.process_cpu_ns = self_cpu_ns() - cpu0;
 		gpu_close(rn.gpu, &st->gpu);
 		rn.gpu = NULL;
@@ -487,8 +501,9 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	in->root_pid = rn.ch.pid;
 	in->reaped = rn.ch.reaped;
 	/* cgroup.kill got them all at once; the reaping loop then only finishes the job */
-	in->killed = in->cgroup.members_at_root_exit.available ? (int64_t)in->cgroup.members_at_root_exit.value
-							       : rn.ch.killed;
+	in->killed = in->cgroup.members_at_root_exit.available
+			     ? (int64_t)in->cgroup.members_at_root_exit.value
+			     : rn.ch.killed;
 	in->unreaped = rn.ch.unreaped;
 	in->gpu = &st->gpu;
 	if (cfg.top_consumers)

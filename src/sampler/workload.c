@@ -32,8 +32,8 @@ json_t *wl_metrics_to_json(const struct wl_metrics *m)
 }
 
 /* An optional number within [lo, hi] (lo excluded when open_lo). */
-static int bounded(const json_t *o, const struct jpath *at, const char *key, double lo, bool open_lo,
-		   double hi, bool *has, double *v, struct err *e)
+static int bounded(const json_t *o, const struct jpath *at, const char *key, double lo,
+		   bool open_lo, double hi, bool *has, double *v, struct err *e)
 {
 	int rc = jd_num(o, at, key, JD_OPTIONAL, v, e);
 
@@ -51,7 +51,8 @@ static int bounded(const json_t *o, const struct jpath *at, const char *key, dou
 	return 0;
 }
 
-int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out, struct err *e)
+int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out,
+		      struct err *e)
 {
 	static const char *const keys[] = { "name", "score", "higher_is_better", NULL };
 	const char *name;
@@ -64,7 +65,8 @@ int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality
 	if (str_blank(name) || strlen(name) >= sizeof(out->name)) {
 		struct jpath np = JP_KEY(at, "name");
 
-		return jpath_err(e, &np, "must be a non-blank name of at most %zu bytes", sizeof(out->name) - 1);
+		return jpath_err(e, &np, "must be a non-blank name of at most %zu bytes",
+				 sizeof(out->name) - 1);
 	}
 	memcpy(out->name, name, strlen(name) + 1);
 	return 0;
@@ -84,14 +86,19 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 
 	memset(m, 0, sizeof(*m));
 	TRY(jd_object(o, at, keys, e));
-	TRY(bounded(o, at, "tokens_per_second", WL_MIN_TPS, false, WL_MAX_TPS, &has_tps, &m->tokens_per_second, e));
-	TRY(bounded(o, at, "end_to_end_milliseconds", 0, true, WL_MAX_MS, &has_e2e, &m->end_to_end_ms, e));
+	TRY(bounded(o, at, "tokens_per_second", WL_MIN_TPS, false, WL_MAX_TPS, &has_tps,
+		    &m->tokens_per_second, e));
+	TRY(bounded(o, at, "end_to_end_milliseconds", 0, true, WL_MAX_MS, &has_e2e,
+		    &m->end_to_end_ms, e));
 	if (has_tps != has_e2e)
-		return jpath_err(e, at, "tokens_per_second and end_to_end_milliseconds go together");
+		return jpath_err(e, at,
+				 "tokens_per_second and end_to_end_milliseconds go together");
 	m->has_throughput = has_tps;
 	TRY(bounded(o, at, "ttft_milliseconds", 0, false, WL_MAX_MS, &m->has_ttft, &m->ttft_ms, e));
-	TRY(bounded(o, at, "prefill_milliseconds", 0, false, WL_MAX_MS, &m->has_prefill, &m->prefill_ms, e));
-	TRY(bounded(o, at, "decode_milliseconds", 0, false, WL_MAX_MS, &m->has_decode, &m->decode_ms, e));
+	TRY(bounded(o, at, "prefill_milliseconds", 0, false, WL_MAX_MS, &m->has_prefill,
+		    &m->prefill_ms, e));
+	TRY(bounded(o, at, "decode_milliseconds", 0, false, WL_MAX_MS, &m->has_decode,
+		    &m->decode_ms, e));
 	rc = jd_obj(o, at, "quality", JD_OPTIONAL, &q, e);
 	if (rc < 0)
 		return -1;
@@ -127,7 +134,8 @@ static bool same(bool ha, double a, bool hb, double b)
 
 bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b)
 {
-	return same(a->has_throughput, a->tokens_per_second, b->has_throughput, b->tokens_per_second) &&
+	return same(a->has_throughput, a->tokens_per_second, b->has_throughput,
+		    b->tokens_per_second) &&
 	       same(a->has_throughput, a->end_to_end_ms, b->has_throughput, b->end_to_end_ms) &&
 	       same(a->has_ttft, a->ttft_ms, b->has_ttft, b->ttft_ms) &&
 	       same(a->has_prefill, a->prefill_ms, b->has_prefill, b->prefill_ms) &&

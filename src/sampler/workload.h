@@ -134,7 +134,8 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
  * the name non-blank and shorter than WL_QUALITY_NAME_MAX bytes, the score
  * finite. The quality member of wl_metrics_decode and the quality line of
  * the experiment's metrics parsers. */
-int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out, struct err *e);
+int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out,
+		      struct err *e);
 /* Equal values and the same members set. */
 bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b);
 

@@ -11,8 +11,8 @@
 
 /* The schedule as a string: "Bw0 Cw0 B0 C0 C1 B1" (B/C arm, w warm-up,
  * q quality, digits the index). */
-static void plan_text(enum receipt_order order, uint64_t seed, size_t warmups, size_t reps, bool quality,
-		      char *out, size_t cap)
+static void plan_text(enum receipt_order order, uint64_t seed, size_t warmups, size_t reps,
+		      bool quality, char *out, size_t cap)
 {
 	struct receipt_step *v;
 	size_t n, len = 0;
@@ -21,7 +21,8 @@ static void plan_text(enum receipt_order order, uint64_t seed, size_t warmups, s
 	cr_assert_eq(receipt_plan(order, seed, warmups, reps, quality, &v, &n, &e), 0, "%s", e.msg);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(out + len, cap - len, "%s%c%s%lld", i ? " " : "", v[i].arm ? 'C' : 'B',
+		len += (size_t)snprintf(out + len, cap - len, "%s%c%s%lld", i ? " " : "",
+					v[i].arm ? 'C' : 'B',
 					!strcmp(v[i].kind, WL_KIND_WARMUP)    ? "w" :
 					!strcmp(v[i].kind, WL_KIND_QUALITY) ? "q" : "",
 					(long long)v[i].index);
@@ -83,7 +84,9 @@ Test(receipt_plan, refuses_what_it_cannot_plan)
 
 	cr_assert_eq(receipt_plan(RECEIPT_ORDER_INTERLEAVED, 0, 1, 0, false, &v, &n, &e), -1);
 	cr_assert_str_eq(e.msg, "an experiment needs at least one repetition per arm");
-	cr_assert_eq(receipt_plan(RECEIPT_ORDER_INTERLEAVED, 0, 1, RECEIPT_MAX_STEPS, false, &v, &n, &e), -1);
+	cr_assert_eq(receipt_plan(RECEIPT_ORDER_INTERLEAVED, 0, 1, RECEIPT_MAX_STEPS, false, &v, &n,
+				  &e),
+		     -1);
 	cr_assert(strstr(e.msg, "exceed"), "%s", e.msg);
 }
 

@@ -109,7 +109,8 @@ static void synth_build(struct synth *x)
 static bool has_finding(const struct report *r, const char *code, const char *detail)
 {
 	for (size_t i = 0; i < r->nr_findings; i++)
-		if (!strcmp(r->findings[i].code, code) && (!detail || !strcmp(r->findings[i].detail, detail)))
+		if (!strcmp(r->findings[i].code, code) &&
+		    (!detail || !strcmp(r->findings[i].detail, detail)))
 			return true;
 	return false;
 }
@@ -163,7 +164,8 @@ Test(report_build, clean_vector)
 	cr_expect_eq(x.r.attribution.non_sut_cpu_percent_of_host.value, 2.5);
 	cr_expect_eq(x.r.attribution.sut_cpu_seconds.value, 1);
 	cr_expect_eq(x.r.baseline_sampler.counted_samples, 1);
-	cr_expect_eq(x.r.baseline_sampler.wall_ns, 10 * MSEC, "the final endpoint census is not counted");
+	cr_expect_eq(x.r.baseline_sampler.wall_ns, 10 * MSEC,
+		     "the final endpoint census is not counted");
 	cr_expect_eq(x.r.baseline_sampler.duty_percent.value, 1);
 	cr_expect_str_eq(x.r.baseline_window.started_at_utc, "2026-08-29T00:00:00Z");
 	cr_expect_str_eq(x.r.command_window.ended_at_utc, "2026-08-29T00:00:03Z");
@@ -178,8 +180,8 @@ Test(report_build, clean_vector)
 	cr_expect_not(facts.has_top_consumers);
 	cr_expect_eq(facts.baseline_samples, 2);
 	cr_expect_eq(facts.baseline_duration_ns, 1000 * MSEC);
-	cr_expect(facts.baseline_host_cpu_available && facts.host_cpu_available && facts.sut_cpu_available &&
-		  facts.non_sut_cpu_available);
+	cr_expect(facts.baseline_host_cpu_available && facts.host_cpu_available &&
+		  facts.sut_cpu_available && facts.non_sut_cpu_available);
 	json_decref(doc);
 	free(text);
 }
@@ -236,7 +238,8 @@ Test(report_classify, quiet_baseline_too_busy)
 	x.b[1].cpu_busy_ns = 5000 * MSEC;
 	synth_build(&x);
 	cr_expect_str_eq(x.r.verdict, "investigate");
-	cr_expect(has_finding(&x.r, "BASELINE_HOST_CPU_HIGH", "quiet baseline host CPU 100.00% exceeds 20.00%"));
+	cr_expect(has_finding(&x.r, "BASELINE_HOST_CPU_HIGH",
+			      "quiet baseline host CPU 100.00% exceeds 20.00%"));
 }
 
 Test(report_classify, sampler_duty_vectors)
@@ -314,11 +317,12 @@ Test(report_classify, sut_cpu_above_host_busy_is_not_clamped)
 	x.in.sut_cpu_ns = 1300 * MSEC;	/* busy delta is 1100 ms: 200 ms over, resolution 120 ms */
 	synth_build(&x);
 	cr_expect_not(x.r.attribution.sut_cpu_percent_of_host.available);
-	cr_expect(strstr(x.r.attribution.sut_cpu_percent_of_host.reason, "by more than the counters' resolution") !=
-		  NULL);
+	cr_expect(strstr(x.r.attribution.sut_cpu_percent_of_host.reason,
+			 "by more than the counters' resolution") != NULL);
 	cr_expect_str_eq(x.r.attribution.non_sut_cpu_percent_of_host.reason,
 			 "non-SUT residual is inconsistent with host CPU");
-	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 27.5, 1e-9, "host CPU stays as measured");
+	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 27.5, 1e-9,
+			   "host CPU stays as measured");
 	cr_expect(x.r.attribution.sut_cpu_seconds.available, "the SUT's own CPU is still known");
 	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", NULL));
 	cr_expect_str_eq(x.r.verdict, "investigate");
@@ -330,10 +334,12 @@ Test(report_classify, sut_cpu_above_host_busy_within_resolution)
 	struct synth x;
 
 	synth_init(&x);
-	x.in.sut_cpu_ns = 1150 * MSEC;	/* 50 ms over a 1100 ms busy delta, within 12 ticks of 10 ms */
+	x.in.sut_cpu_ns =
+		1150 * MSEC; /* 50 ms over a 1100 ms busy delta, within 12 ticks of 10 ms */
 	synth_build(&x);
 	cr_expect_str_eq(x.r.verdict, "clean");
-	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 28.75, 1e-9, "raised to the SUT's exact CPU");
+	cr_expect_float_eq(x.r.host_totals.cpu_percent.value, 28.75, 1e-9,
+			   "raised to the SUT's exact CPU");
 	cr_expect(strstr(x.r.host_totals.cpu_percent.source, "raised to the SUT CPU") != NULL);
 	cr_expect_float_eq(x.r.attribution.sut_cpu_percent_of_host.value, 28.75, 1e-9);
 	cr_expect_eq(x.r.attribution.non_sut_cpu_percent_of_host.value, 0);
@@ -348,7 +354,8 @@ Test(report_classify, host_cpu_unavailable_at_an_endpoint)
 	x.c[0].cpu_ok = false;
 	strcpy(x.c[0].cpu_reason, "cannot read /proc/stat: Input/output error");
 	synth_build(&x);
-	cr_expect(has_finding(&x.r, "HOST_CPU_UNKNOWN", "cannot read /proc/stat: Input/output error"));
+	cr_expect(has_finding(&x.r, "HOST_CPU_UNKNOWN",
+			      "cannot read /proc/stat: Input/output error"));
 	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", NULL));
 	cr_expect_not(x.r.attribution.non_sut_cpu_percent_of_host.available);
 	cr_expect_str_eq(x.r.verdict, "investigate");
@@ -374,7 +381,8 @@ Test(report_classify, unknown_sut_cpu)
 	x.in.sut_cpu_reason = "a SUT process was seen in fewer than 2 censuses";
 	x.in.coverage = COVERAGE_SAMPLED;
 	synth_build(&x);
-	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN", "a SUT process was seen in fewer than 2 censuses"));
+	cr_expect(has_finding(&x.r, "SUT_CPU_UNKNOWN",
+			      "a SUT process was seen in fewer than 2 censuses"));
 	cr_expect_not(x.r.attribution.sut_cpu_seconds.available);
 	free(checked(&x.r));
 }
@@ -472,7 +480,8 @@ Test(report_classify, cgroup_psi_stall)
 	synth_build(&x);
 	findings_are(&x.r, want);
 	cr_expect_str_eq(x.r.findings[0].detail, "cpu cgroup PSI stall 10.00% exceeds 5.00%");
-	cr_expect_eq(x.r.attribution.sut_cpu_percent_of_host.value, 25, "PSI never corrects CPU figures");
+	cr_expect_eq(x.r.attribution.sut_cpu_percent_of_host.value, 25,
+		     "PSI never corrects CPU figures");
 	cr_expect_str_eq(x.r.verdict, "investigate");
 	free(checked(&x.r));
 }
@@ -486,7 +495,8 @@ Test(report_classify, cgroup_cleanup_failed)
 	x.in.cgroup.cleanup.removed = false;
 	strcpy(x.in.cgroup.cleanup.reason, "cannot remove the cgroup: Device or resource busy");
 	synth_build(&x);
-	cr_expect(has_finding(&x.r, "CGROUP_CLEANUP_FAILED", "cannot remove the cgroup: Device or resource busy"));
+	cr_expect(has_finding(&x.r, "CGROUP_CLEANUP_FAILED",
+			      "cannot remove the cgroup: Device or resource busy"));
 	cr_expect_str_eq(x.r.verdict, "investigate");
 	free(checked(&x.r));
 }
@@ -522,8 +532,9 @@ Test(report_classify, census_errors_and_survivors)
 	x.c[0].unreadable = 2;
 	x.in.unreaped = 1;
 	synth_build(&x);
-	cr_expect(has_finding(&x.r, "PROCESS_CENSUS_ERRORS",
-			      "2 process read(s) failed for reasons other than the process exiting"));
+	cr_expect(
+		has_finding(&x.r, "PROCESS_CENSUS_ERRORS",
+			    "2 process read(s) failed for reasons other than the process exiting"));
 	cr_expect(has_finding(&x.r, "DESCENDANT_CLEANUP_FAILED",
 			      "1 descendant process(es) were still present after cleanup"));
 	free(checked(&x.r));
@@ -770,7 +781,8 @@ static void refuse_resealed(void (*edit)(struct report *), const char *want)
 	cr_assert_eq(report_seal(&x.r, &e), 0, "%s", e.msg);
 	attest_render(&x.r, &sb);
 	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
-	cr_expect_eq(attest_check(doc, &facts, &e), -1, "accepted an edit that should fail with: %s", want);
+	cr_expect_eq(attest_check(doc, &facts, &e), -1,
+		     "accepted an edit that should fail with: %s", want);
 	cr_expect(strstr(e.msg, want) != NULL, "got \"%s\", want \"%s\"", e.msg, want);
 	json_decref(doc);
 	sb_release(&sb);
@@ -782,8 +794,14 @@ static void ed_wall(struct report *r)
 {
 	metric_unavailable(&r->command_sampler.duty_percent, "hidden");
 }
-static void ed_times(struct report *r) { strcpy(r->command_window.ended_at_utc, "2026-08-29T00:00:04Z"); }
-static void ed_bad_time(struct report *r) { strcpy(r->command_window.ended_at_utc, "2026-08-29 00:00:03"); }
+static void ed_times(struct report *r)
+{
+	strcpy(r->command_window.ended_at_utc, "2026-08-29T00:00:04Z");
+}
+static void ed_bad_time(struct report *r)
+{
+	strcpy(r->command_window.ended_at_utc, "2026-08-29 00:00:03");
+}
 static void ed_order(struct report *r)
 {
 	struct window w = r->baseline_window;
@@ -791,10 +809,16 @@ static void ed_order(struct report *r)
 	r->baseline_window = r->command_window;
 	r->command_window = w;
 }
-static void ed_coverage(struct report *r) { strcpy(r->coverage.descendant_attribution, "job_object"); }
+static void ed_coverage(struct report *r)
+{
+	strcpy(r->coverage.descendant_attribution, "job_object");
+}
 static void ed_reaped(struct report *r) { r->coverage.descendants_reaped = 0; }
 static void ed_sum(struct report *r) { r->attribution.non_sut_cpu_percent_of_host.value = 0; }
-static void ed_cgroup(struct report *r) { strcpy(r->cgroup_v2.state, CGROUP_MEASURED), r->cgroup_v2.reason[0] = 0; }
+static void ed_cgroup(struct report *r)
+{
+	strcpy(r->cgroup_v2.state, CGROUP_MEASURED), r->cgroup_v2.reason[0] = 0;
+}
 static void ed_cgroup_reason(struct report *r) { r->cgroup_v2.reason[0] = 0; }
 static void ed_cleanup(struct report *r) { r->cgroup_v2.cleanup.removed = true; }
 static void ed_consumers(struct report *r)
@@ -840,29 +864,83 @@ static void ed_detail(struct report *r)
 	strcpy(r->findings[0].detail, "made up");
 }
 
-Test(report_validate, counted_samples) { refuse_resealed(ed_counted, "counted_samples must be samples - 1"); }
-Test(report_validate, duty) { refuse_resealed(ed_duty, "does not equal wall_ns / duration_ns * 100"); }
-Test(report_validate, wall_without_duty) { refuse_resealed(ed_wall, "an unavailable duty must have wall_ns 0"); }
-Test(report_validate, window_times) { refuse_resealed(ed_times, "does not match the window times"); }
-Test(report_validate, time_format) { refuse_resealed(ed_bad_time, "must be RFC 3339 UTC timestamps"); }
-Test(report_validate, window_order) { refuse_resealed(ed_order, "baseline_window must end before"); }
-Test(report_validate, coverage_kind) { refuse_resealed(ed_coverage, "unknown descendant_attribution"); }
-Test(report_validate, subreaper_root) { refuse_resealed(ed_reaped, "requires the reaped SUT root"); }
-Test(report_validate, cpu_sum) { refuse_resealed(ed_sum, "SUT and non-SUT CPU must add up to host CPU"); }
+Test(report_validate, counted_samples)
+{
+	refuse_resealed(ed_counted, "counted_samples must be samples - 1");
+}
+Test(report_validate, duty)
+{
+	refuse_resealed(ed_duty, "does not equal wall_ns / duration_ns * 100");
+}
+Test(report_validate, wall_without_duty)
+{
+	refuse_resealed(ed_wall, "an unavailable duty must have wall_ns 0");
+}
+Test(report_validate, window_times)
+{
+	refuse_resealed(ed_times, "does not match the window times");
+}
+Test(report_validate, time_format)
+{
+	refuse_resealed(ed_bad_time, "must be RFC 3339 UTC timestamps");
+}
+Test(report_validate, window_order)
+{
+	refuse_resealed(ed_order, "baseline_window must end before");
+}
+Test(report_validate, coverage_kind)
+{
+	refuse_resealed(ed_coverage, "unknown descendant_attribution");
+}
+Test(report_validate, subreaper_root)
+{
+	refuse_resealed(ed_reaped, "requires the reaped SUT root");
+}
+Test(report_validate, cpu_sum)
+{
+	refuse_resealed(ed_sum, "SUT and non-SUT CPU must add up to host CPU");
+}
 Test(report_validate, cgroup_coverage)
 {
 	refuse_resealed(ed_cgroup, "a measured cgroup has atomic placement");
 }
-Test(report_validate, cgroup_reason) { refuse_resealed(ed_cgroup_reason, "an unavailable cgroup states its reason"); }
-Test(report_validate, cleanup) { refuse_resealed(ed_cleanup, "nothing can be recorded when cleanup was not attempted"); }
-Test(report_validate, consumers_opt_in) { refuse_resealed(ed_consumers, "require policy include_top_consumers"); }
-Test(report_validate, consumer_basename) { refuse_resealed(ed_basename, "must be a scrubbed basename"); }
-Test(report_validate, consumer_account) { refuse_resealed(ed_account, "must be a scrubbed basename"); }
-Test(report_validate, consumer_address) { refuse_resealed(ed_address, "must be a scrubbed basename"); }
-Test(report_validate, consumer_order) { refuse_resealed(ed_consumer_order, "ordered by CPU, RSS, then PID"); }
+Test(report_validate, cgroup_reason)
+{
+	refuse_resealed(ed_cgroup_reason, "an unavailable cgroup states its reason");
+}
+Test(report_validate, cleanup)
+{
+	refuse_resealed(ed_cleanup, "nothing can be recorded when cleanup was not attempted");
+}
+Test(report_validate, consumers_opt_in)
+{
+	refuse_resealed(ed_consumers, "require policy include_top_consumers");
+}
+Test(report_validate, consumer_basename)
+{
+	refuse_resealed(ed_basename, "must be a scrubbed basename");
+}
+Test(report_validate, consumer_account)
+{
+	refuse_resealed(ed_account, "must be a scrubbed basename");
+}
+Test(report_validate, consumer_address)
+{
+	refuse_resealed(ed_address, "must be a scrubbed basename");
+}
+Test(report_validate, consumer_order)
+{
+	refuse_resealed(ed_consumer_order, "ordered by CPU, RSS, then PID");
+}
 Test(report_validate, exit_code) { refuse_resealed(ed_exit, "must be 124 after a timeout"); }
-Test(report_validate, policy) { refuse_resealed(ed_policy, "maximum_sampler_duty_percent must be in (0,100]"); }
-Test(report_validate, verdict) { refuse_resealed(ed_verdict, "differs from the policy-derived verdict \"clean\""); }
+Test(report_validate, policy)
+{
+	refuse_resealed(ed_policy, "maximum_sampler_duty_percent must be in (0,100]");
+}
+Test(report_validate, verdict)
+{
+	refuse_resealed(ed_verdict, "differs from the policy-derived verdict \"clean\"");
+}
 Test(report_validate, findings)
 {
 	refuse_resealed(ed_detail, "findings[0]: recorded NON_SUT_CPU_HIGH \"made up\"");
@@ -1081,7 +1159,8 @@ Test(attest_decode, refusals)
 
 Test(attest_decode, strict_fields)
 {
-	refuse_edit("clean-1.json", "{\n  \"schema\"", "{\n  \"extra\": 1,\n  \"schema\"", "extra: unknown field");
+	refuse_edit("clean-1.json", "{\n  \"schema\"", "{\n  \"extra\": 1,\n  \"schema\"",
+		    "extra: unknown field");
 	refuse_edit("clean-1.json", "\"process_snapshots\"", "\"bogus\": 1, \"process_snapshots\"",
 		    "coverage.bogus: unknown field");
 	refuse_edit("clean-1.json", "\"command_exit_code\": 0", "\"command_exit_code\": \"0\"",
@@ -1090,24 +1169,27 @@ Test(attest_decode, strict_fields)
 		    "command_exit_code: expected an integer, found a fractional number");
 	refuse_edit("clean-1.json", "\"command_exit_code\": 0", "\"command_exit_code\": -1",
 		    "command_exit_code: must be non-negative");
-	refuse_edit("clean-1.json", "\"timed_out\": false", "\"timed_out\": false, \"timed_out\": true",
-		    "duplicate");
+	refuse_edit("clean-1.json", "\"timed_out\": false",
+		    "\"timed_out\": false, \"timed_out\": true", "duplicate");
 	refuse_edit("clean-1.json", "\"timed_out\": false", "\"timed_out\": null",
 		    "timed_out: expected a boolean, found null");
 	refuse_edit("clean-1.json", "\"unit\": \"percent\"", "\"unit\": \"ratio\"",
 		    "baseline_host_totals.cpu_percent.unit: must be \"percent\"");
-	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"", "\"schema\": \"fak.system-baseline/v3\"",
+	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"",
+		    "\"schema\": \"fak.system-baseline/v3\"",
 		    "schema: unsupported schema \"fak.system-baseline/v3\"");
 	/* v2 is v1 plus the workload section of an experiment run, both ways */
-	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"", "\"schema\": \"fak.system-baseline/v2\"",
-		    "workload: missing required field");
-	refuse_edit("clean-1.json", "\"timed_out\": false", "\"timed_out\": false, \"workload\": {}",
+	refuse_edit("clean-1.json", "\"schema\": \"fak.system-baseline/v1\"",
+		    "\"schema\": \"fak.system-baseline/v2\"", "workload: missing required field");
+	refuse_edit("clean-1.json", "\"timed_out\": false",
+		    "\"timed_out\": false, \"workload\": {}",
 		    "workload: a fak.system-baseline/v1 attestation has no workload section");
 	refuse_edit("clean-1.json", "\"verdict\": \"clean\"", "\"verdict\": \"fine\"",
 		    "verdict: must be \"clean\", \"investigate\" or \"invalid\"");
-	refuse_edit("clean-1.json", "\"source\": \"/proc/stat busy/total delta\"", "\"source\": \"\"",
-		    "an available metric has a source and no reason");
-	refuse_edit("clean-1.json", "\"top_non_sut_consumers\": []", "\"top_non_sut_consumers\": null",
+	refuse_edit("clean-1.json", "\"source\": \"/proc/stat busy/total delta\"",
+		    "\"source\": \"\"", "an available metric has a source and no reason");
+	refuse_edit("clean-1.json", "\"top_non_sut_consumers\": []",
+		    "\"top_non_sut_consumers\": null",
 		    "top_non_sut_consumers: expected an array, found null");
 }
 
@@ -1128,8 +1210,11 @@ Test(attest_decode, surrounding_whitespace_keeps_the_digest)
 	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(facts.digest, plain.digest);
 	json_decref(doc);
-	cr_expect_eq(attest_verify_bytes(sb.buf, sb.len, &facts, &e), -1, "--verify wants the exact bytes");
-	cr_expect(strstr(e.msg, "bytes differ from the sealed rendering at line 1 (byte 1)") != NULL, "%s", e.msg);
+	cr_expect_eq(attest_verify_bytes(sb.buf, sb.len, &facts, &e), -1,
+		     "--verify wants the exact bytes");
+	cr_expect(strstr(e.msg,
+			 "bytes differ from the sealed rendering at line 1 (byte 1)") != NULL,
+		  "%s", e.msg);
 	sb_release(&sb);
 	free(text);
 }
@@ -1179,7 +1264,8 @@ Test(attest_fixtures, valid)
 		cr_assert_eq(attest_verify_bytes(text, len, &facts, &e), 0);
 		memcpy(digests[i], facts.digest, sizeof(digests[i]));
 		for (size_t k = 0; k < i; k++)
-			cr_expect_str_neq(digests[i], digests[k], "fixtures must be distinct evidence");
+			cr_expect_str_neq(digests[i], digests[k],
+					  "fixtures must be distinct evidence");
 		free(text);
 	}
 	expect_valid("clean-cgroup-1.json", "clean", COVERAGE_CGROUP);
@@ -1193,7 +1279,8 @@ Test(attest_fixtures, tampered)
 	expect_tampered("tampered-exit-code.json", "canonical digest mismatch");
 	expect_tampered("tampered-verdict.json", "canonical digest mismatch");
 	expect_tampered("tampered-sut-cpu.json", "canonical digest mismatch");
-	expect_tampered("tampered-whitespace.json", "bytes differ from the sealed rendering at line 327");
+	expect_tampered("tampered-whitespace.json",
+			"bytes differ from the sealed rendering at line 327");
 }
 
 Test(report_copy, never_cuts_silently)
