@@ -60,8 +60,7 @@ struct jfield {
 /* Member m of record type T stored under key; a type that does not match
  * the kind does not compile. */
 #define JF_KEYC(key, kind, T, m, need, check_fn)                                           \
-	{ (key), kind, (need),                                                             \
-	  offsetof(T, m) + 0 * sizeof(_Generic(((T *)0)->m, JF_TYPE_##kind: 1)),           \
+	{ (key), kind, (need), _Generic(((T *)0)->m, JF_TYPE_##kind: offsetof(T, m)),     \
 	  sizeof(((T *)0)->m), (check_fn) }
 #define JF_KEY(key, kind, T, m, need) JF_KEYC(key, kind, T, m, need, NULL)
 /* The key is the member's name. */
