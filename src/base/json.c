@@ -453,35 +453,47 @@ static const char *type_name(const json_t *v)
 	return "?";
 }
 
-int jd_object(const json_t *v, const struct jpath *at, const char *const *known, struct err *e)
+/* The i-th name of a list whose entries are `stride` bytes apart. */
+static const char *name_at(const char *const *names, size_t stride, size_t i)
+{
+	return *(const char *const *)(const void *)((const char *)names + i * stride);
+}
+
+int jd_object_names(const json_t *v, const struct jpath *at, const char *const *names,
+		    size_t stride, struct err *e)
 {
 	const char *key;
 	json_t *m;
 	size_t pos = 0, nknown = 0;
 
-	while (known[nknown])
+	while (name_at(names, stride, nknown))
 		nknown++;
 
 	if (!json_is_object(v))
 		return jpath_err(e, at, "expected an object, found %s", type_name(v));
 	json_object_foreach((json_t *)(uintptr_t)v, key, m) {
-		const char *const *k = known;
+		size_t k = 0;
 
 		(void)m;
 		/* documents usually list keys in the documented order: try the
 		 * expected position first, then scan */
-		if (!(pos < nknown && !strcmp(known[pos], key)))
-			while (*k && strcmp(*k, key))
-				k++;
+		if (pos < nknown && !strcmp(name_at(names, stride, pos), key))
+			k = pos;
 		else
-			k = known + pos;
-		pos = *k ? (size_t)(k - known) + 1 : pos;
-		if (!*k) {
+			while (k < nknown && strcmp(name_at(names, stride, k), key))
+				k++;
+		if (k == nknown) {
 			struct jpath kp = JP_KEY(at, key);
 			return jpath_err(e, &kp, "unknown field");
 		}
+		pos = k + 1;
 	}
 	return 0;
+}
+
+int jd_object(const json_t *v, const struct jpath *at, const char *const *known, struct err *e)
+{
+	return jd_object_names(v, at, known, sizeof(*known), e);
 }
 
 /* Shared prologue: 1 absent-optional, -1 error, 0 found in *m. */

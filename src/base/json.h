@@ -70,6 +70,10 @@ int jpath_err(struct err *e, const struct jpath *p, const char *fmt, ...)
 
 /* v must be an object whose keys are all in `known` (NULL-terminated). */
 int jd_object(const json_t *v, const struct jpath *at, const char *const *known, struct err *e);
+/* The same with the names `stride` bytes apart (a name member of a table of
+ * records), ending at a NULL name. */
+int jd_object_names(const json_t *v, const struct jpath *at, const char *const *names,
+		    size_t stride, struct err *e);
 
 enum jd_need { JD_REQUIRED, JD_OPTIONAL };
 #define REQ JD_REQUIRED

@@ -1,6 +1,7 @@
 /* Lookups, next selection and JSON serialisation of the graph. */
 #include <string.h>
 
+#include "base/jfields.h"
 #include "base/json.h"
 #include "graph/graph.h"
 
@@ -134,6 +135,91 @@ const struct lever *graph_next(const struct graph *g, const char *envelope_id)
 
 /* ---- JSON ----------------------------------------------------------- */
 
+/* The flat records and flat heads of records, in the documented order. */
+static const struct jfield throughput_fields[] = {
+	JF(JF_NUM, struct throughput, tokens_per_second, JF_REQ),
+	JF(JF_STR, struct throughput, classification, JF_REQ),
+	JF(JF_STR, struct throughput, engine, JF_REQ),
+	JF(JF_STR, struct throughput, comparability, JF_REQ),
+	JF(JF_STR, struct throughput, observed_on, JF_REQ),
+	JF(JF_STR, struct throughput, provenance, JF_REQ),
+	JF(JF_STR, struct throughput, note, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield issue_fields[] = {
+	JF(JF_LLONG, struct issue_ref, number, JF_REQ),
+	JF(JF_STR, struct issue_ref, url, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield rung_expected_fields[] = {
+	JF_KEY("floor_tokens_per_second", JF_NUM, struct rung, expected.floor, JF_REQ),
+	JF_KEY("roof_tokens_per_second", JF_NUM, struct rung, expected.roof, JF_REQ),
+	JF_KEY("classification", JF_STR, struct rung, expected.classification, JF_REQ),
+	JF_KEY("provenance", JF_STR, struct rung, expected.provenance, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield feature_fields[] = {
+	JF(JF_STR, struct feature, id, JF_REQ),
+	JF(JF_STR, struct feature, name, JF_REQ),
+	JF(JF_STR, struct feature, rung_id, JF_REQ),
+	JF(JF_BOOL, struct feature, enabled, JF_REQ),
+	JF(JF_STR, struct feature, status, JF_REQ),
+	JF(JF_STR, struct feature, observable, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield lever_app_fields[] = {
+	JF_KEY("envelope_id", JF_STR, struct lever, app.envelope_id, JF_REQ),
+	JF_KEY("platform", JF_STR, struct lever, app.platform, JF_REQ),
+	JF_KEY("backend", JF_STR, struct lever, app.backend, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield lever_expected_fields[] = {
+	JF_KEY("summary", JF_STR, struct lever, expected.summary, JF_REQ),
+	JF_KEY("classification", JF_STR, struct lever, expected.classification, JF_REQ),
+	JF_KEY("provenance", JF_STR, struct lever, expected.provenance, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield lever_witnessed_fields[] = {
+	JF_KEY("summary", JF_STR, struct lever, witnessed.summary, JF_REQ),
+	JF_KEY("classification", JF_STR, struct lever, witnessed.classification, JF_REQ),
+	JF_KEY("provenance", JF_STR, struct lever, witnessed.provenance, JF_REQ),
+	JF_KEY("receipt", JF_STR, struct lever, witnessed.receipt, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield criterion_fields[] = {
+	JF(JF_STR, struct criterion, schema, JF_REQ),
+	JF(JF_STR, struct criterion, id, JF_REQ),
+	JF(JF_LLONG, struct criterion, version, JF_REQ),
+	JF(JF_STR, struct criterion, output_class, JF_REQ),
+	JF(JF_LLONG, struct criterion, minimum_repetitions, JF_REQ),
+	JF(JF_NUM, struct criterion, maximum_noise_percent, JF_REQ),
+	JF(JF_NUM, struct criterion, investigate_drop_percent, JF_REQ),
+	JF(JF_NUM, struct criterion, regression_drop_percent, JF_REQ),
+	JF(JF_NUM, struct criterion, minimum_throughput_tokens_per_second, JF_REQ),
+	JF(JF_STR, struct criterion, quality_metric, JF_REQ),
+	JF(JF_NUM, struct criterion, minimum_quality_score, JF_REQ),
+	JF(JF_BOOL, struct criterion, quality_higher_is_better, JF_REQ),
+	JF_END,
+};
+
+/* The GPU policy but its disqualifying_clocks_event_reasons; targets of 0 are omitted. */
+static const struct jfield gpu_policy_fields[] = {
+	JF(JF_NUM, struct gpu_policy, minimum_coverage_ratio, JF_REQ),
+	JF(JF_BOOL, struct gpu_policy, allow_unreadable, JF_REQ),
+	JF(JF_NUM, struct gpu_policy, maximum_sm_clock_drift_percent, JF_REQ),
+	JF(JF_NUM, struct gpu_policy, maximum_memory_clock_drift_percent, JF_REQ),
+	JF(JF_LLONG, struct gpu_policy, target_sm_clock_mhz, JF_OMIT),
+	JF(JF_LLONG, struct gpu_policy, target_memory_clock_mhz, JF_OMIT),
+	JF_END,
+};
+
 static json_t *strlist_json(const struct strlist *l)
 {
 	json_t *a;
@@ -184,41 +270,24 @@ static json_t *envelope_json(const struct envelope *v)
 
 static json_t *throughput_json(const struct throughput *t)
 {
-	json_t *o = jobj();
-
-	jset_num(o, "tokens_per_second", t->tokens_per_second);
-	jset_str(o, "classification", t->classification);
-	jset_str(o, "engine", t->engine);
-	jset_str(o, "comparability", t->comparability);
-	jset_str(o, "observed_on", t->observed_on);
-	jset_str(o, "provenance", t->provenance);
-	jset_str(o, "note", t->note);
-	return o;
+	return jf_to_json(throughput_fields, t);
 }
 
 static json_t *issue_json(const struct issue_ref *r)
 {
-	json_t *o = jobj();
-
-	jset_int(o, "number", r->number);
-	jset_str(o, "url", r->url);
-	return o;
+	return jf_to_json(issue_fields, r);
 }
 
 static json_t *rung_json(const struct rung *r)
 {
-	json_t *o = jobj(), *x = jobj();
+	json_t *o = jobj();
 
 	jset_str(o, "id", r->id);
 	jset_str(o, "name", r->name);
 	jset_new(o, "dependency_ids", strlist_json(&r->deps));
 	jset_bool(o, "enabled", r->enabled);
 	jset_str(o, "status", r->status);
-	jset_num(x, "floor_tokens_per_second", r->expected.floor);
-	jset_num(x, "roof_tokens_per_second", r->expected.roof);
-	jset_str(x, "classification", r->expected.classification);
-	jset_str(x, "provenance", r->expected.provenance);
-	jset_new(o, "expected", x);
+	jset_new(o, "expected", jf_to_json(rung_expected_fields, r));
 	jset_new(o, "witnessed", r->has_witnessed ? throughput_json(&r->witnessed) : json_null());
 	jset_str(o, "gap", r->gap);
 	jset_new(o, "next_issue", issue_json(&r->next_issue));
@@ -227,46 +296,23 @@ static json_t *rung_json(const struct rung *r)
 
 static json_t *feature_json(const struct feature *x)
 {
-	json_t *o = jobj();
-
-	jset_str(o, "id", x->id);
-	jset_str(o, "name", x->name);
-	jset_str(o, "rung_id", x->rung_id);
-	jset_bool(o, "enabled", x->enabled);
-	jset_str(o, "status", x->status);
-	jset_str(o, "observable", x->observable);
-	return o;
+	return jf_to_json(feature_fields, x);
 }
 
 json_t *graph_lever_json(const struct lever *l)
 {
-	json_t *o = jobj(), *a = jobj(), *x = jobj();
+	json_t *o = jobj();
 
 	jset_str(o, "id", l->id);
 	jset_str(o, "name", l->name);
-	jset_str(a, "envelope_id", l->app.envelope_id);
-	jset_str(a, "platform", l->app.platform);
-	jset_str(a, "backend", l->app.backend);
-	jset_new(o, "applicability", a);
+	jset_new(o, "applicability", jf_to_json(lever_app_fields, l));
 	jset_bool(o, "enabled", l->enabled);
 	jset_str(o, "status", l->status);
 	jset_new(o, "dependency_ids", strlist_json(&l->deps));
 	jset_new(o, "conflict_ids", strlist_json(&l->conflicts));
-	jset_str(x, "summary", l->expected.summary);
-	jset_str(x, "classification", l->expected.classification);
-	jset_str(x, "provenance", l->expected.provenance);
-	jset_new(o, "expected", x);
-	if (l->has_witnessed) {
-		json_t *w = jobj();
-
-		jset_str(w, "summary", l->witnessed.summary);
-		jset_str(w, "classification", l->witnessed.classification);
-		jset_str(w, "provenance", l->witnessed.provenance);
-		jset_str(w, "receipt", l->witnessed.receipt);
-		jset_new(o, "witnessed", w);
-	} else {
-		jset_new(o, "witnessed", json_null());
-	}
+	jset_new(o, "expected", jf_to_json(lever_expected_fields, l));
+	jset_new(o, "witnessed", l->has_witnessed ? jf_to_json(lever_witnessed_fields, l)
+						   : json_null());
 	jset_new(o, "owning_issue", issue_json(&l->owner));
 	jset_str(o, "next_witness", l->next_witness);
 	return o;
@@ -284,35 +330,14 @@ static json_t *host_policy_json(const struct host_policy *h)
 
 json_t *graph_criterion_json(const struct criterion *c)
 {
-	json_t *o = jobj();
+	json_t *o = jf_to_json(criterion_fields, c);
 
-	jset_str(o, "schema", c->schema);
-	jset_str(o, "id", c->id);
-	jset_int(o, "version", c->version);
-	jset_str(o, "output_class", c->output_class);
-	jset_int(o, "minimum_repetitions", c->minimum_repetitions);
-	jset_num(o, "maximum_noise_percent", c->maximum_noise_percent);
-	jset_num(o, "investigate_drop_percent", c->investigate_drop_percent);
-	jset_num(o, "regression_drop_percent", c->regression_drop_percent);
-	jset_num(o, "minimum_throughput_tokens_per_second", c->minimum_throughput_tokens_per_second);
-	jset_str(o, "quality_metric", c->quality_metric);
-	jset_num(o, "minimum_quality_score", c->minimum_quality_score);
-	jset_bool(o, "quality_higher_is_better", c->quality_higher_is_better);
 	if (c->has_review_period)
 		jset_int(o, "review_period_days", c->review_period_days);
 	if (c->has_gpu_policy) {
 		const struct gpu_policy *gp = &c->gpu_policy;
-		json_t *x = jobj(), *r = jarr();
+		json_t *x = jf_to_json(gpu_policy_fields, gp), *r = jarr();
 
-		jset_num(x, "minimum_coverage_ratio", gp->minimum_coverage_ratio);
-		jset_bool(x, "allow_unreadable", gp->allow_unreadable);
-		jset_num(x, "maximum_sm_clock_drift_percent", gp->maximum_sm_clock_drift_percent);
-		jset_num(x, "maximum_memory_clock_drift_percent",
-			 gp->maximum_memory_clock_drift_percent);
-		if (gp->target_sm_clock_mhz)
-			jset_int(x, "target_sm_clock_mhz", gp->target_sm_clock_mhz);
-		if (gp->target_memory_clock_mhz)
-			jset_int(x, "target_memory_clock_mhz", gp->target_memory_clock_mhz);
 		for (size_t i = 0; i < gp->disqualifying_reasons.n; i++)
 			jpush_new(r, json_string(gp->disqualifying_reasons.v[i]));
 		jset_new(x, "disqualifying_clocks_event_reasons", r);

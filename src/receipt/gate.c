@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "base/jfields.h"
 #include "base/xalloc.h"
 #include "stats/stats.h"
 #include "sampler/report.h"
@@ -18,49 +19,37 @@
 
 /* ---- decode --------------------------------------------------------------- */
 
-static int opt_bool(const json_t *o, const struct jpath *at, const char *key, bool *out,
-		    struct err *e)
-{
-	*out = false;
-	return jd_bool(o, at, key, JD_OPTIONAL, out, e) < 0 ? -1 : 0;
-}
+/* The request's policy, in the documented order; what gate_policy_json
+ * writes leaves out the v1-only members at their defaults. */
+static const struct jfield policy_fields[] = {
+	JF(JF_STR, struct gate_policy, schema, JF_REQ),
+	JF(JF_STR, struct gate_policy, envelope_id, JF_REQ),
+	JF(JF_STR, struct gate_policy, changed_lever_id, JF_REQ),
+	JF(JF_STR, struct gate_policy, accepted_revision, JF_REQ),
+	JF(JF_LLONG, struct gate_policy, minimum_repetitions, JF_REQ),
+	JF(JF_LLONG, struct gate_policy, minimum_clean_repetitions, JF_OMIT),
+	JF(JF_NUM, struct gate_policy, maximum_noise_percent, JF_REQ),
+	JF(JF_NUM, struct gate_policy, investigate_drop_percent, JF_REQ),
+	JF(JF_NUM, struct gate_policy, regression_drop_percent, JF_REQ),
+	JF(JF_NUM, struct gate_policy, minimum_throughput_tokens_per_second, JF_REQ),
+	JF(JF_LLONG, struct gate_policy, maximum_peak_bytes, JF_REQ),
+	JF(JF_STR, struct gate_policy, quality_metric, JF_REQ),
+	JF(JF_NUM, struct gate_policy, minimum_quality_score, JF_REQ),
+	JF(JF_BOOL, struct gate_policy, quality_higher_is_better, JF_REQ),
+	JF(JF_STR, struct gate_policy, required_engine, JF_REQ),
+	JF(JF_STR, struct gate_policy, required_forward_path, JF_REQ),
+	JF(JF_BOOL, struct gate_policy, require_ambient_evidence, JF_OMIT),
+	JF(JF_BOOL, struct gate_policy, require_system_baseline, JF_OPT),
+	JF(JF_BOOL, struct gate_policy, allow_sampled_system_baseline, JF_OPT),
+	JF_END,
+};
 
 static int dec_policy(struct gate_policy *p, const json_t *o, const struct jpath *at, struct err *e)
 {
-	static const char *const keys[] = {
-		"schema", "envelope_id", "changed_lever_id", "accepted_revision",
-		"minimum_repetitions", "minimum_clean_repetitions", "maximum_noise_percent",
-		"investigate_drop_percent", "regression_drop_percent",
-		"minimum_throughput_tokens_per_second", "maximum_peak_bytes", "quality_metric",
-		"minimum_quality_score", "quality_higher_is_better", "required_engine",
-		"required_forward_path", "require_ambient_evidence", "require_system_baseline",
-		"allow_sampled_system_baseline", NULL,
-	};
-
 	p->minimum_clean_repetitions = 0;
-	if (jd_object(o, at, keys, e) < 0 ||
-	    jd_str(o, at, "schema", JD_REQUIRED, &p->schema, e) < 0 ||
-	    jd_str(o, at, "envelope_id", JD_REQUIRED, &p->envelope_id, e) < 0 ||
-	    jd_str(o, at, "changed_lever_id", JD_REQUIRED, &p->changed_lever_id, e) < 0 ||
-	    jd_str(o, at, "accepted_revision", JD_REQUIRED, &p->accepted_revision, e) < 0 ||
-	    jd_int(o, at, "minimum_repetitions", JD_REQUIRED, &p->minimum_repetitions, e) < 0 ||
-	    jd_int(o, at, "minimum_clean_repetitions", JD_OPTIONAL, &p->minimum_clean_repetitions, e) < 0 ||
-	    jd_num(o, at, "maximum_noise_percent", JD_REQUIRED, &p->maximum_noise_percent, e) < 0 ||
-	    jd_num(o, at, "investigate_drop_percent", JD_REQUIRED, &p->investigate_drop_percent, e) < 0 ||
-	    jd_num(o, at, "regression_drop_percent", JD_REQUIRED, &p->regression_drop_percent, e) < 0 ||
-	    jd_num(o, at, "minimum_throughput_tokens_per_second", JD_REQUIRED,
-		   &p->minimum_throughput_tokens_per_second, e) < 0 ||
-	    jd_int(o, at, "maximum_peak_bytes", JD_REQUIRED, &p->maximum_peak_bytes, e) < 0 ||
-	    jd_str(o, at, "quality_metric", JD_REQUIRED, &p->quality_metric, e) < 0 ||
-	    jd_num(o, at, "minimum_quality_score", JD_REQUIRED, &p->minimum_quality_score, e) < 0 ||
-	    jd_bool(o, at, "quality_higher_is_better", JD_REQUIRED, &p->quality_higher_is_better, e) < 0 ||
-	    jd_str(o, at, "required_engine", JD_REQUIRED, &p->required_engine, e) < 0 ||
-	    jd_str(o, at, "required_forward_path", JD_REQUIRED, &p->required_forward_path, e) < 0 ||
-	    opt_bool(o, at, "require_ambient_evidence", &p->require_ambient_evidence, e) < 0 ||
-	    opt_bool(o, at, "require_system_baseline", &p->require_system_baseline, e) < 0 ||
-	    opt_bool(o, at, "allow_sampled_system_baseline", &p->allow_sampled_system_baseline, e) < 0)
-		return -1;
-	return 0;
+	p->require_ambient_evidence = p->require_system_baseline = false;
+	p->allow_sampled_system_baseline = false;
+	return jf_decode(policy_fields, o, at, p, e);
 }
 
 static int decode(struct gate_request *q, const json_t *v, struct err *e)
@@ -143,25 +132,27 @@ json_t *gate_policy_json(const struct graph *g, const struct lever *l, const cha
 	/* A validated graph gives every lever an envelope with a criterion. */
 	if (!env || !c)
 		BUG("lever \"%s\" has no envelope criterion", l->id);
-	json_t *p = jobj();
-	jset_str(p, "schema", GATE_POLICY_V2);
-	jset_str(p, "envelope_id", env->id);
-	jset_str(p, "changed_lever_id", l->id);
-	jset_str(p, "accepted_revision", accepted_revision);
-	jset_int(p, "minimum_repetitions", c->minimum_repetitions);
-	jset_num(p, "maximum_noise_percent", c->maximum_noise_percent);
-	jset_num(p, "investigate_drop_percent", c->investigate_drop_percent);
-	jset_num(p, "regression_drop_percent", c->regression_drop_percent);
-	jset_num(p, "minimum_throughput_tokens_per_second", c->minimum_throughput_tokens_per_second);
-	jset_int(p, "maximum_peak_bytes", env->memory_gib * (1LL << 30));
-	jset_str(p, "quality_metric", c->quality_metric);
-	jset_num(p, "minimum_quality_score", c->minimum_quality_score);
-	jset_bool(p, "quality_higher_is_better", c->quality_higher_is_better);
-	jset_str(p, "required_engine", env->engine);
-	jset_str(p, "required_forward_path", env->forward_path);
-	jset_bool(p, "require_system_baseline", true);
-	jset_bool(p, "allow_sampled_system_baseline", allow_sampled);
-	return p;
+	struct gate_policy p = {
+		.schema = GATE_POLICY_V2,
+		.envelope_id = env->id,
+		.changed_lever_id = l->id,
+		.accepted_revision = accepted_revision,
+		.minimum_repetitions = c->minimum_repetitions,
+		.maximum_noise_percent = c->maximum_noise_percent,
+		.investigate_drop_percent = c->investigate_drop_percent,
+		.regression_drop_percent = c->regression_drop_percent,
+		.minimum_throughput_tokens_per_second = c->minimum_throughput_tokens_per_second,
+		.maximum_peak_bytes = env->memory_gib * (1LL << 30),
+		.quality_metric = c->quality_metric,
+		.minimum_quality_score = c->minimum_quality_score,
+		.quality_higher_is_better = c->quality_higher_is_better,
+		.required_engine = env->engine,
+		.required_forward_path = env->forward_path,
+		.require_system_baseline = true,
+		.allow_sampled_system_baseline = allow_sampled,
+	};
+
+	return jf_to_json(policy_fields, &p);
 }
 
 static void num(char buf[JSON_NUMBER_MAX], double d)

@@ -4,29 +4,73 @@
 #include <string.h>
 
 #include "base/digest.h"
+#include "base/jfields.h"
 #include "base/xalloc.h"
 #include "sampler/gpu.h"
 
-/* The integer members of a reading after "offset_ms", in order. */
-#define READING_INTS(X)                                                                    \
-	X(sm_clock_mhz) X(memory_clock_mhz) X(clocks_event_reasons) X(temperature_c)       \
-	X(power_mw) X(utilization_percent) X(memory_used_bytes) X(process_memory_bytes)
+static int check_status(const char *status, const struct jpath *at, struct err *e)
+{
+	if (strcmp(status, GPU_OBSERVED) && strcmp(status, GPU_FAILED) &&
+	    strcmp(status, GPU_UNREADABLE))
+		return jpath_err(e, at, "must be \"observed\", \"failed\" or \"unreadable\"");
+	return 0;
+}
 
-static const char *const state_ints[] = {
-	"applications_sm_clock_mhz", "applications_memory_clock_mhz",
-	"default_applications_sm_clock_mhz", "default_applications_memory_clock_mhz",
-	"max_sm_clock_mhz", "max_memory_clock_mhz", "clocks_event_reasons", NULL,
+static int check_section_status(const void *rec, const struct jpath *at, struct err *e)
+{
+	return check_status(((const struct gpu_section *)rec)->status, at, e);
+}
+
+static int check_reading_status(const void *rec, const struct jpath *at, struct err *e)
+{
+	return check_status(((const struct gpu_reading *)rec)->status, at, e);
+}
+
+/* The flat parts of the section, in the documented order. */
+static const struct jfield section_fields[] = {
+	JF_HANDS("schema"),
+	JF_KEYC("status", JF_NAME, struct gpu_section, status, JF_REQ, check_section_status),
+	JF(JF_NAME, struct gpu_section, reason, JF_OMIT),
+	JF(JF_NAME, struct gpu_section, driver_version, JF_OMIT),
+	JF(JF_OPT_COUNT, struct gpu_section, sampler_wall_ns, JF_OPT),
+	JF_HANDS("devices"),
+	JF_END,
 };
 
-static int64_t *state_field(struct gpu_state *st, size_t i)
-{
-	int64_t *const f[] = {
-		&st->applications_sm_clock_mhz, &st->applications_memory_clock_mhz,
-		&st->default_applications_sm_clock_mhz, &st->default_applications_memory_clock_mhz,
-		&st->max_sm_clock_mhz, &st->max_memory_clock_mhz, &st->event_reasons,
-	};
-	return f[i];
-}
+/* An observed reading; one that was not has a status, offset_ms and error. */
+static const struct jfield reading_fields[] = {
+	JF_KEYC("status", JF_NAME, struct gpu_reading, status, JF_REQ, check_reading_status),
+	JF(JF_OPT_COUNT, struct gpu_reading, offset_ms, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, sm_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, memory_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, clocks_event_reasons, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, temperature_c, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, power_mw, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, utilization_percent, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, memory_used_bytes, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_reading, process_memory_bytes, JF_OPT),
+	JF_HANDS("error"),
+	JF_END,
+};
+
+static const struct jfield state_fields[] = {
+	JF_HANDS("persistence_mode"),
+	JF(JF_OPT_COUNT, struct gpu_state, applications_sm_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_state, applications_memory_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_state, default_applications_sm_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_state, default_applications_memory_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_state, max_sm_clock_mhz, JF_OPT),
+	JF(JF_OPT_COUNT, struct gpu_state, max_memory_clock_mhz, JF_OPT),
+	JF_KEY("clocks_event_reasons", JF_OPT_COUNT, struct gpu_state, event_reasons, JF_OPT),
+	JF_END,
+};
+
+static const struct jfield range_fields[] = {
+	JF(JF_INT, struct gpu_range, min, JF_REQ),
+	JF(JF_INT, struct gpu_range, max, JF_REQ),
+	JF(JF_NUM, struct gpu_range, mean, JF_REQ),
+	JF_END,
+};
 
 static void set_opt(json_t *o, const char *key, int64_t v)
 {
@@ -36,12 +80,7 @@ static void set_opt(json_t *o, const char *key, int64_t v)
 
 static json_t *range_json(const struct gpu_range *g)
 {
-	json_t *o = jobj();
-
-	jset_int(o, "min", g->min);
-	jset_int(o, "max", g->max);
-	jset_num(o, "mean", g->mean);
-	return o;
+	return jf_to_json(range_fields, g);
 }
 
 static json_t *reasons_json(int64_t bits)
@@ -80,24 +119,20 @@ static json_t *summary_json(const struct gpu_summary *m)
 
 static json_t *reading_json(const struct gpu_reading *r)
 {
-	json_t *o = jobj();
+	json_t *o;
 
+	if (!strcmp(r->status, GPU_OBSERVED))
+		return jf_to_json(reading_fields, r);
+	o = jobj();
 	jset_str(o, "status", r->status);
 	jset_int(o, "offset_ms", r->offset_ms);
-	if (!strcmp(r->status, GPU_OBSERVED)) {
-#define X(f) set_opt(o, #f, r->f);
-		READING_INTS(X)
-#undef X
-	} else {
-		jset_str(o, "error", r->error);
-	}
+	jset_str(o, "error", r->error);
 	return o;
 }
 
 static json_t *device_json(const struct gpu_device *d)
 {
 	json_t *o = jobj(), *st = jobj(), *rs = jarr();
-	struct gpu_state copy = d->state;
 
 	jset_int(o, "index", d->index);
 	jset_str(o, "name", d->name);
@@ -105,8 +140,7 @@ static json_t *device_json(const struct gpu_device *d)
 		jset_str(o, "identity", d->identity);
 	jset_str(st, "persistence_mode", d->state.persistence_mode < 0 ? "unknown"
 					 : d->state.persistence_mode ? "enabled" : "disabled");
-	for (size_t i = 0; state_ints[i]; i++)
-		set_opt(st, state_ints[i], *state_field(&copy, i));
+	jf_encode(state_fields, &d->state, st);
 	jset_new(o, "state", st);
 	if (d->unsupported[0])
 		jset_str(o, "not_supported", d->unsupported);
@@ -123,12 +157,7 @@ json_t *gpu_to_json(const struct gpu_section *s)
 	json_t *o = jobj(), *ds = jarr();
 
 	jset_str(o, "schema", GPU_SCHEMA);
-	jset_str(o, "status", s->status);
-	if (s->reason[0])
-		jset_str(o, "reason", s->reason);
-	if (s->driver_version[0])
-		jset_str(o, "driver_version", s->driver_version);
-	jset_int(o, "sampler_wall_ns", s->sampler_wall_ns);
+	jf_encode(section_fields, s, o);
 	for (size_t i = 0; i < s->nr_devices; i++)
 		jpush_new(ds, device_json(&s->devices[i]));
 	jset_new(o, "devices", ds);
@@ -173,26 +202,10 @@ static int get_opt(const json_t *o, const struct jpath *at, const char *key, int
 static int get_reading(const json_t *x, const struct jpath *at, struct gpu_reading *r,
 		       struct err *e)
 {
-	static const char *const known[] = {
-		"status", "offset_ms", "error",
-#define X(f) #f,
-		READING_INTS(X)
-#undef X
-		NULL
-	};
 	bool observed;
 
-	TRY(jd_object(x, at, known, e));
-	TRY(get_text(x, at, "status", JD_REQUIRED, r->status, sizeof(r->status), e));
+	TRY(jf_decode(reading_fields, x, at, r, e));
 	observed = !strcmp(r->status, GPU_OBSERVED);
-	if (!observed && strcmp(r->status, GPU_FAILED) && strcmp(r->status, GPU_UNREADABLE)) {
-		struct jpath kp = JP_KEY(at, "status");
-		return jpath_err(e, &kp, "must be \"observed\", \"failed\" or \"unreadable\"");
-	}
-	TRY(get_opt(x, at, "offset_ms", &r->offset_ms, e));
-#define X(f) TRY(get_opt(x, at, #f, &r->f, e));
-	READING_INTS(X)
-#undef X
 	if (observed) {
 		if (json_object_get(x, "error") || r->sm_clock_mhz <= 0 || r->memory_clock_mhz <= 0)
 			return jpath_err(e, at, "an observed reading has both clocks above 0 and "
@@ -208,23 +221,16 @@ static int get_reading(const json_t *x, const struct jpath *at, struct gpu_readi
 
 static int get_state(const json_t *x, const struct jpath *at, struct gpu_state *st, struct err *e)
 {
-	static const char *const known[] = {
-		"persistence_mode", "applications_sm_clock_mhz", "applications_memory_clock_mhz",
-		"default_applications_sm_clock_mhz", "default_applications_memory_clock_mhz",
-		"max_sm_clock_mhz", "max_memory_clock_mhz", "clocks_event_reasons", NULL,
-	};
 	char mode[16];
 
-	TRY(jd_object(x, at, known, e));
+	TRY(jf_keys(state_fields, x, at, e));
 	TRY(get_text(x, at, "persistence_mode", JD_REQUIRED, mode, sizeof(mode), e));
 	st->persistence_mode = !strcmp(mode, "enabled") ? 1 : !strcmp(mode, "disabled") ? 0 : -1;
 	if (st->persistence_mode < 0 && strcmp(mode, "unknown")) {
 		struct jpath kp = JP_KEY(at, "persistence_mode");
 		return jpath_err(e, &kp, "must be \"enabled\", \"disabled\" or \"unknown\"");
 	}
-	for (size_t i = 0; state_ints[i]; i++)
-		TRY(get_opt(x, at, state_ints[i], state_field(st, i), e));
-	return 0;
+	return jf_fields(state_fields, x, at, st, e);
 }
 
 static int get_device(const json_t *x, const struct jpath *at, struct gpu_device *d, struct err *e)
@@ -265,8 +271,6 @@ static int get_device(const json_t *x, const struct jpath *at, struct gpu_device
 
 int gpu_decode(const json_t *doc, const struct jpath *at, struct gpu_section *s, struct err *e)
 {
-	static const char *const known[] = { "schema", "status", "reason", "driver_version",
-					     "sampler_wall_ns", "devices", NULL };
 	struct jpath dp = JP_KEY(at, "devices");
 	struct gpu_section *derived;
 	const json_t *ds;
@@ -274,22 +278,13 @@ int gpu_decode(const json_t *doc, const struct jpath *at, struct gpu_section *s,
 	int rc = 0;
 
 	memset(s, 0, sizeof(*s));
-	TRY(jd_object(doc, at, known, e));
+	TRY(jf_keys(section_fields, doc, at, e));
 	TRY(jd_str(doc, at, "schema", JD_REQUIRED, &schema, e));
 	if (strcmp(schema, GPU_SCHEMA)) {
 		struct jpath kp = JP_KEY(at, "schema");
 		return jpath_err(e, &kp, "must be \"%s\"", GPU_SCHEMA);
 	}
-	TRY(get_text(doc, at, "status", JD_REQUIRED, s->status, sizeof(s->status), e));
-	if (strcmp(s->status, GPU_OBSERVED) && strcmp(s->status, GPU_FAILED) &&
-	    strcmp(s->status, GPU_UNREADABLE)) {
-		struct jpath kp = JP_KEY(at, "status");
-		return jpath_err(e, &kp, "must be \"observed\", \"failed\" or \"unreadable\"");
-	}
-	TRY(get_text(doc, at, "reason", JD_OPTIONAL, s->reason, sizeof(s->reason), e));
-	TRY(get_text(doc, at, "driver_version", JD_OPTIONAL, s->driver_version,
-		     sizeof(s->driver_version), e));
-	TRY(get_opt(doc, at, "sampler_wall_ns", &s->sampler_wall_ns, e));
+	TRY(jf_fields(section_fields, doc, at, s, e));
 	if (s->sampler_wall_ns < 0)
 		return jpath_err(e, at, "sampler_wall_ns is required");
 	TRY(jd_arr(doc, at, "devices", JD_REQUIRED, false, &ds, e));

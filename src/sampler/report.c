@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/dates.h"
+#include "base/jfields.h"
 #include "base/digest.h"
 #include "base/strbuf.h"
 #include "base/text.h"
@@ -549,6 +550,171 @@ int report_seal(struct report *r, struct err *e)
 	return rc;
 }
 
+/* ---- field tables: the flat records, members in the documented order ---- */
+
+static const struct jfield window_fields[] = {
+	JF(JF_TEXT, struct window, started_at_utc, JF_REQ),
+	JF(JF_TEXT, struct window, ended_at_utc, JF_REQ),
+	JF(JF_COUNT, struct window, duration_ns, JF_REQ),
+	JF(JF_COUNT, struct window, sample_interval_ns, JF_REQ),
+	JF(JF_COUNT, struct window, samples, JF_REQ),
+	JF_END,
+};
+
+static int check_note(const void *rec, const struct jpath *at, struct err *e)
+{
+	const struct coverage *c = rec;
+
+	return c->process_enumeration_note[0] ? 0 : jpath_err(e, at, "is omitted rather than empty");
+}
+
+static const struct jfield coverage_fields[] = {
+	JF(JF_COUNT, struct coverage, process_snapshots, JF_REQ),
+	JF(JF_COUNT, struct coverage, processes_observed, JF_REQ),
+	JF(JF_COUNT, struct coverage, process_reads, JF_REQ),
+	JF(JF_COUNT, struct coverage, process_unreadable, JF_REQ),
+	JF(JF_COUNT, struct coverage, process_vanished, JF_REQ),
+	JF(JF_COUNT, struct coverage, host_cpu_samples, JF_REQ),
+	JF(JF_COUNT, struct coverage, host_memory_samples, JF_REQ),
+	JF(JF_COUNT, struct coverage, sut_root_pid, JF_REQ),
+	JF(JF_TEXT, struct coverage, descendant_attribution, JF_REQ),
+	JF(JF_TEXT, struct coverage, process_enumeration, JF_REQ),
+	JF(JF_COUNT, struct coverage, census_process_limit, JF_REQ),
+	JF(JF_BOOL, struct coverage, census_limited, JF_REQ),
+	JF(JF_COUNT, struct coverage, descendants_reaped, JF_REQ),
+	JF(JF_COUNT, struct coverage, descendants_killed_after_root_exit, JF_REQ),
+	JF(JF_COUNT, struct coverage, descendants_unreaped, JF_REQ),
+	JF(JF_COUNT, struct coverage, clock_ticks_per_second, JF_REQ),
+	JF(JF_COUNT, struct coverage, page_size_bytes, JF_REQ),
+	JF_KEYC("process_enumeration_note", JF_TEXT, struct coverage, process_enumeration_note,
+		JF_OMIT, check_note),
+	JF_END,
+};
+
+static int check_state(const void *rec, const struct jpath *at, struct err *e)
+{
+	const struct cgroup_report *g = rec;
+
+	if (strcmp(g->state, CGROUP_MEASURED) && strcmp(g->state, CGROUP_UNAVAILABLE))
+		return jpath_err(e, at, "must be \"measured\" or \"unavailable\"");
+	return 0;
+}
+
+/* The flat head of cgroup_v2; the rest is written and read by hand. */
+static const struct jfield cgroup_fields[] = {
+	JF_KEYC("state", JF_TEXT, struct cgroup_report, state, JF_REQ, check_state),
+	JF(JF_TEXT, struct cgroup_report, reason, JF_OMIT),
+	JF(JF_BOOL, struct cgroup_report, atomic_placement, JF_REQ),
+	JF_HANDS("members_at_root_exit"),
+	JF_HANDS("cpu_usage_us"),
+	JF_HANDS("memory_peak_bytes"),
+	JF_HANDS("pressure"),
+	JF_HANDS("cleanup"),
+	JF_END,
+};
+
+static const struct jfield cleanup_fields[] = {
+	JF(JF_BOOL, struct cgroup_cleanup, attempted, JF_REQ),
+	JF(JF_BOOL, struct cgroup_cleanup, killed_remaining, JF_REQ),
+	JF(JF_BOOL, struct cgroup_cleanup, empty, JF_REQ),
+	JF(JF_BOOL, struct cgroup_cleanup, removed, JF_REQ),
+	JF(JF_TEXT, struct cgroup_cleanup, reason, JF_OMIT),
+	JF_END,
+};
+
+static int check_consumer(const void *rec, const struct jpath *at, struct err *e)
+{
+	const struct consumer *c = rec;
+
+	if (c->cpu_seconds < 0 || c->rss_bytes < 0)
+		return jpath_err(e, at->up,
+				 "cpu_seconds and rss_bytes must be finite non-negative numbers");
+	return 0;
+}
+
+static const struct jfield consumer_fields[] = {
+	JF(JF_TEXT, struct consumer, image, JF_REQ),
+	JF(JF_COUNT, struct consumer, pid, JF_REQ),
+	JF(JF_NUM, struct consumer, cpu_seconds, JF_REQ),
+	JF_KEYC("rss_bytes", JF_NUM, struct consumer, rss_bytes, JF_REQ, check_consumer),
+	JF(JF_BOOL, struct consumer, cpu_available, JF_REQ),
+	JF(JF_BOOL, struct consumer, rss_available, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield policy_fields[] = {
+	JF(JF_COUNT, struct policy, minimum_baseline_samples, JF_REQ),
+	JF(JF_COUNT, struct policy, minimum_samples, JF_REQ),
+	JF(JF_NUM, struct policy, maximum_non_sut_cpu_percent, JF_REQ),
+	JF(JF_NUM, struct policy, maximum_sampler_duty_percent, JF_REQ),
+	JF(JF_NUM, struct policy, maximum_psi_stall_percent, JF_REQ),
+	JF(JF_COUNT, struct policy, minimum_census_interval_ns, JF_REQ),
+	JF(JF_COUNT, struct policy, maximum_census_interval_ns, JF_REQ),
+	JF(JF_BOOL, struct policy, require_host_cpu, JF_REQ),
+	JF(JF_BOOL, struct policy, require_sut_cpu, JF_REQ),
+	JF(JF_BOOL, struct policy, require_process_memory, JF_REQ),
+	JF(JF_BOOL, struct policy, include_top_consumers, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield quiet_wait_fields[] = {
+	JF(JF_COUNT, struct quiet_wait, limit_ns, JF_REQ),
+	JF(JF_COUNT, struct quiet_wait, waited_ns, JF_REQ),
+	JF(JF_BOOL, struct quiet_wait, quiet_found, JF_REQ),
+	JF_HANDS("rejected_windows"),
+	JF_END,
+};
+
+static const struct jfield rejected_fields[] = {
+	JF(JF_TEXT, struct rejected_window, started_at_utc, JF_REQ),
+	JF(JF_COUNT, struct rejected_window, duration_ns, JF_REQ),
+	JF(JF_NUM, struct rejected_window, host_cpu_percent, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield cpus_fields[] = {
+	JF(JF_TEXT, struct cpus_report, list, JF_REQ),
+	JF(JF_COUNT, struct cpus_report, count, JF_REQ),
+	JF_HANDS("baseline_all_cpus_percent"),
+	JF_HANDS("command_all_cpus_percent"),
+	JF_END,
+};
+
+static const struct jfield finding_fields[] = {
+	JF(JF_TEXT, struct finding, code, JF_REQ),
+	JF(JF_TEXT, struct finding, detail, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield stream_fields[] = {
+	JF(JF_COUNT, struct wl_stream, bytes, JF_REQ),
+	JF(JF_TEXT, struct wl_stream, sha256, JF_REQ),
+	JF_HANDS("kept"),
+	JF_END,
+};
+
+static const struct jfield kept_fields[] = {
+	JF_KEY("head_bytes", JF_COUNT, struct wl_stream, kept.head_bytes, JF_REQ),
+	JF_KEY("tail_bytes", JF_COUNT, struct wl_stream, kept.tail_bytes, JF_REQ),
+	JF_KEY("bytes", JF_COUNT, struct wl_stream, kept.bytes, JF_REQ),
+	JF_KEY("sha256", JF_TEXT, struct wl_stream, kept.sha256, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield label_fields[] = {
+	JF(JF_TEXT, struct wl_label, experiment_id, JF_REQ),
+	JF(JF_COUNT, struct wl_label, sequence, JF_REQ),
+	JF(JF_TEXT, struct wl_label, envelope_id, JF_REQ),
+	JF(JF_TEXT, struct wl_label, lever_id, JF_REQ),
+	JF(JF_TEXT, struct wl_label, arm, JF_REQ),
+	JF(JF_TEXT, struct wl_label, kind, JF_REQ),
+	JF(JF_COUNT, struct wl_label, index, JF_REQ),
+	JF(JF_TEXT, struct wl_label, machine_id, JF_REQ),
+	JF(JF_TEXT, struct wl_label, revision, JF_REQ),
+	JF(JF_TEXT, struct wl_label, envelope_state, JF_OMIT),
+	JF_END,
+};
+
 /* ---- encoding --------------------------------------------------------- */
 
 static json_t *metric_json(const struct metric *m, const char *unit)
@@ -568,14 +734,7 @@ static json_t *metric_json(const struct metric *m, const char *unit)
 
 static json_t *window_json(const struct window *w)
 {
-	json_t *o = jobj();
-
-	jset_str(o, "started_at_utc", w->started_at_utc);
-	jset_str(o, "ended_at_utc", w->ended_at_utc);
-	jset_int(o, "duration_ns", w->duration_ns);
-	jset_int(o, "sample_interval_ns", w->sample_interval_ns);
-	jset_int(o, "samples", w->samples);
-	return o;
+	return jf_to_json(window_fields, w);
 }
 
 static json_t *psi_json(const struct psi *p)
@@ -626,28 +785,7 @@ static json_t *overhead_json(const struct overhead *s)
 
 static json_t *coverage_json(const struct coverage *c)
 {
-	json_t *o = jobj();
-
-	jset_int(o, "process_snapshots", c->process_snapshots);
-	jset_int(o, "processes_observed", c->processes_observed);
-	jset_int(o, "process_reads", c->process_reads);
-	jset_int(o, "process_unreadable", c->process_unreadable);
-	jset_int(o, "process_vanished", c->process_vanished);
-	jset_int(o, "host_cpu_samples", c->host_cpu_samples);
-	jset_int(o, "host_memory_samples", c->host_memory_samples);
-	jset_int(o, "sut_root_pid", c->sut_root_pid);
-	jset_str(o, "descendant_attribution", c->descendant_attribution);
-	jset_str(o, "process_enumeration", c->process_enumeration);
-	jset_int(o, "census_process_limit", c->census_process_limit);
-	jset_bool(o, "census_limited", c->census_limited);
-	jset_int(o, "descendants_reaped", c->descendants_reaped);
-	jset_int(o, "descendants_killed_after_root_exit", c->descendants_killed_after_root_exit);
-	jset_int(o, "descendants_unreaped", c->descendants_unreaped);
-	jset_int(o, "clock_ticks_per_second", c->clock_ticks_per_second);
-	jset_int(o, "page_size_bytes", c->page_size_bytes);
-	if (c->process_enumeration_note[0])
-		jset_str(o, "process_enumeration_note", c->process_enumeration_note);
-	return o;
+	return jf_to_json(coverage_fields, c);
 }
 
 static json_t *attribution_json(const struct attribution *a)
@@ -664,78 +802,35 @@ static json_t *attribution_json(const struct attribution *a)
 
 static json_t *cgroup_json(const struct cgroup_report *g)
 {
-	json_t *o = jobj(), *cl = jobj();
+	json_t *o = jf_to_json(cgroup_fields, g);
 
-	jset_str(o, "state", g->state);
-	if (g->reason[0])
-		jset_str(o, "reason", g->reason);
-	jset_bool(o, "atomic_placement", g->atomic_placement);
 	jset_new(o, "members_at_root_exit", metric_json(&g->members_at_root_exit, "processes"));
 	jset_new(o, "cpu_usage_us", metric_json(&g->cpu_usage_us, "microseconds"));
 	jset_new(o, "memory_peak_bytes", metric_json(&g->memory_peak_bytes, "bytes"));
 	jset_new(o, "pressure", psi_json(&g->pressure));
-	jset_bool(cl, "attempted", g->cleanup.attempted);
-	jset_bool(cl, "killed_remaining", g->cleanup.killed_remaining);
-	jset_bool(cl, "empty", g->cleanup.empty);
-	jset_bool(cl, "removed", g->cleanup.removed);
-	if (g->cleanup.reason[0])
-		jset_str(cl, "reason", g->cleanup.reason);
-	jset_new(o, "cleanup", cl);
+	jset_new(o, "cleanup", jf_to_json(cleanup_fields, &g->cleanup));
 	return o;
 }
 
 static json_t *policy_json(const struct policy *p)
 {
-	json_t *o = jobj();
-
-	jset_int(o, "minimum_baseline_samples", p->minimum_baseline_samples);
-	jset_int(o, "minimum_samples", p->minimum_samples);
-	jset_num(o, "maximum_non_sut_cpu_percent", p->maximum_non_sut_cpu_percent);
-	jset_num(o, "maximum_sampler_duty_percent", p->maximum_sampler_duty_percent);
-	jset_num(o, "maximum_psi_stall_percent", p->maximum_psi_stall_percent);
-	jset_int(o, "minimum_census_interval_ns", p->minimum_census_interval_ns);
-	jset_int(o, "maximum_census_interval_ns", p->maximum_census_interval_ns);
-	jset_bool(o, "require_host_cpu", p->require_host_cpu);
-	jset_bool(o, "require_sut_cpu", p->require_sut_cpu);
-	jset_bool(o, "require_process_memory", p->require_process_memory);
-	jset_bool(o, "include_top_consumers", p->include_top_consumers);
-	return o;
+	return jf_to_json(policy_fields, p);
 }
 
 static json_t *stream_json(const struct wl_stream *st)
 {
-	json_t *o = jobj();
+	json_t *o = jf_to_json(stream_fields, st);
 
-	jset_int(o, "bytes", st->bytes);
-	jset_str(o, "sha256", st->sha256);
-	if (st->has_kept) {
-		json_t *k = jobj();
-
-		jset_int(k, "head_bytes", st->kept.head_bytes);
-		jset_int(k, "tail_bytes", st->kept.tail_bytes);
-		jset_int(k, "bytes", st->kept.bytes);
-		jset_str(k, "sha256", st->kept.sha256);
-		jset_new(o, "kept", k);
-	}
+	if (st->has_kept)
+		jset_new(o, "kept", jf_to_json(kept_fields, st));
 	return o;
 }
 
 static json_t *workload_json(const struct workload *w)
 {
-	json_t *o = jobj(), *l = jobj();
+	json_t *o = jobj();
 
-	jset_str(l, "experiment_id", w->label.experiment_id);
-	jset_int(l, "sequence", w->label.sequence);
-	jset_str(l, "envelope_id", w->label.envelope_id);
-	jset_str(l, "lever_id", w->label.lever_id);
-	jset_str(l, "arm", w->label.arm);
-	jset_str(l, "kind", w->label.kind);
-	jset_int(l, "index", w->label.index);
-	jset_str(l, "machine_id", w->label.machine_id);
-	jset_str(l, "revision", w->label.revision);
-	if (w->label.envelope_state[0])
-		jset_str(l, "envelope_state", w->label.envelope_state);
-	jset_new(o, "label", l);
+	jset_new(o, "label", jf_to_json(label_fields, &w->label));
 	jset_str(o, "command", w->command);
 	jset_new(o, "stdout", stream_json(&w->out));
 	jset_new(o, "stderr", stream_json(&w->err));
@@ -753,19 +848,10 @@ static json_t *workload_json(const struct workload *w)
 
 static json_t *quiet_wait_json(const struct quiet_wait *q)
 {
-	json_t *o = jobj(), *arr = jarr();
+	json_t *o = jf_to_json(quiet_wait_fields, q), *arr = jarr();
 
-	jset_int(o, "limit_ns", q->limit_ns);
-	jset_int(o, "waited_ns", q->waited_ns);
-	jset_bool(o, "quiet_found", q->quiet_found);
-	for (size_t i = 0; i < q->nr_rejected; i++) {
-		json_t *x = jobj();
-
-		jset_str(x, "started_at_utc", q->rejected[i].started_at_utc);
-		jset_int(x, "duration_ns", q->rejected[i].duration_ns);
-		jset_num(x, "host_cpu_percent", q->rejected[i].host_cpu_percent);
-		jpush_new(arr, x);
-	}
+	for (size_t i = 0; i < q->nr_rejected; i++)
+		jpush_new(arr, jf_to_json(rejected_fields, &q->rejected[i]));
 	jset_new(o, "rejected_windows", arr);
 	return o;
 }
@@ -785,34 +871,17 @@ json_t *report_to_json(const struct report *r, bool with_digest)
 	jset_new(o, "host_totals", host_json(&r->host_totals));
 	jset_new(o, "attribution", attribution_json(&r->attribution));
 	jset_new(o, "cgroup_v2", cgroup_json(&r->cgroup_v2));
-	for (size_t i = 0; i < r->nr_consumers; i++) {
-		const struct consumer *c = &r->consumers[i];
-		json_t *x = jobj();
-
-		jset_str(x, "image", c->image);
-		jset_int(x, "pid", c->pid);
-		jset_num(x, "cpu_seconds", c->cpu_seconds);
-		jset_num(x, "rss_bytes", c->rss_bytes);
-		jset_bool(x, "cpu_available", c->cpu_available);
-		jset_bool(x, "rss_available", c->rss_available);
-		jpush_new(cons, x);
-	}
+	for (size_t i = 0; i < r->nr_consumers; i++)
+		jpush_new(cons, jf_to_json(consumer_fields, &r->consumers[i]));
 	jset_new(o, "top_non_sut_consumers", cons);
 	jset_new(o, "policy", policy_json(&r->policy));
-	for (size_t i = 0; i < r->nr_findings; i++) {
-		json_t *x = jobj();
-
-		jset_str(x, "code", r->findings[i].code);
-		jset_str(x, "detail", r->findings[i].detail);
-		jpush_new(finds, x);
-	}
+	for (size_t i = 0; i < r->nr_findings; i++)
+		jpush_new(finds, jf_to_json(finding_fields, &r->findings[i]));
 	if (r->has_quiet_wait)
 		jset_new(o, "quiet_wait", quiet_wait_json(&r->quiet_wait));
 	if (r->has_cpus) {
-		json_t *c = jobj();
+		json_t *c = jf_to_json(cpus_fields, &r->cpus);
 
-		jset_str(c, "list", r->cpus.list);
-		jset_int(c, "count", r->cpus.count);
 		jset_new(c, "baseline_all_cpus_percent",
 			 metric_json(&r->cpus.baseline_all_cpus_percent, "percent"));
 		jset_new(c, "command_all_cpus_percent",
@@ -907,17 +976,7 @@ static int get_metric(const json_t *o, const struct jpath *at, const char *key, 
 
 static int get_window(const json_t *o, const struct jpath *at, const char *key, struct window *w, struct err *e)
 {
-	static const char *const known[] = { "started_at_utc", "ended_at_utc", "duration_ns",
-					     "sample_interval_ns", "samples", NULL };
-	struct jpath kp = JP_KEY(at, key);
-	const json_t *x;
-
-	TRY(get_member(o, at, key, known, &x, e));
-	TRY(get_text(x, &kp, "started_at_utc", JD_REQUIRED, w->started_at_utc, sizeof(w->started_at_utc), e));
-	TRY(get_text(x, &kp, "ended_at_utc", JD_REQUIRED, w->ended_at_utc, sizeof(w->ended_at_utc), e));
-	TRY(get_count(x, &kp, "duration_ns", &w->duration_ns, e));
-	TRY(get_count(x, &kp, "sample_interval_ns", &w->sample_interval_ns, e));
-	return get_count(x, &kp, "samples", &w->samples, e);
+	return jf_member(window_fields, o, at, key, w, e);
 }
 
 static int get_psi(const json_t *o, const struct jpath *at, const char *key, struct psi *p, struct err *e)
@@ -983,41 +1042,7 @@ static int get_overhead(const json_t *o, const struct jpath *at, const char *key
 
 static int get_coverage(const json_t *o, const struct jpath *at, struct coverage *c, struct err *e)
 {
-	static const char *const known[] = {
-		"process_snapshots", "processes_observed", "process_reads", "process_unreadable",
-		"process_vanished", "host_cpu_samples", "host_memory_samples", "sut_root_pid",
-		"descendant_attribution", "process_enumeration", "census_process_limit", "census_limited",
-		"descendants_reaped", "descendants_killed_after_root_exit", "descendants_unreaped",
-		"clock_ticks_per_second", "page_size_bytes", "process_enumeration_note", NULL
-	};
-	int64_t *const counts[] = { &c->process_snapshots, &c->processes_observed, &c->process_reads,
-				    &c->process_unreadable, &c->process_vanished, &c->host_cpu_samples,
-				    &c->host_memory_samples, &c->sut_root_pid };
-	struct jpath kp = JP_KEY(at, "coverage");
-	const json_t *x;
-
-	TRY(get_member(o, at, "coverage", known, &x, e));
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
-		TRY(get_count(x, &kp, known[i], counts[i], e));
-	TRY(get_text(x, &kp, "descendant_attribution", JD_REQUIRED, c->descendant_attribution,
-		     sizeof(c->descendant_attribution), e));
-	TRY(get_text(x, &kp, "process_enumeration", JD_REQUIRED, c->process_enumeration,
-		     sizeof(c->process_enumeration), e));
-	TRY(get_count(x, &kp, "census_process_limit", &c->census_process_limit, e));
-	TRY(jd_bool(x, &kp, "census_limited", JD_REQUIRED, &c->census_limited, e));
-	TRY(get_count(x, &kp, "descendants_reaped", &c->descendants_reaped, e));
-	TRY(get_count(x, &kp, "descendants_killed_after_root_exit", &c->descendants_killed_after_root_exit, e));
-	TRY(get_count(x, &kp, "descendants_unreaped", &c->descendants_unreaped, e));
-	TRY(get_count(x, &kp, "clock_ticks_per_second", &c->clock_ticks_per_second, e));
-	TRY(get_count(x, &kp, "page_size_bytes", &c->page_size_bytes, e));
-	if (get_text(x, &kp, "process_enumeration_note", JD_OPTIONAL, c->process_enumeration_note,
-		     sizeof(c->process_enumeration_note), e) < 0)
-		return -1;
-	if (json_object_get(x, "process_enumeration_note") && !c->process_enumeration_note[0]) {
-		struct jpath np = JP_KEY(&kp, "process_enumeration_note");
-		return jpath_err(e, &np, "is omitted rather than empty");
-	}
-	return 0;
+	return jf_member(coverage_fields, o, at, "coverage", c, e);
 }
 
 static int get_attribution(const json_t *o, const struct jpath *at, struct attribution *a, struct err *e)
@@ -1037,41 +1062,24 @@ static int get_attribution(const json_t *o, const struct jpath *at, struct attri
 
 static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_report *g, struct err *e)
 {
-	static const char *const known[] = { "state", "reason", "atomic_placement", "members_at_root_exit",
-					     "cpu_usage_us", "memory_peak_bytes", "pressure", "cleanup", NULL };
-	static const char *const cl_known[] = { "attempted", "killed_remaining", "empty", "removed",
-						"reason", NULL };
-	struct jpath kp = JP_KEY(at, "cgroup_v2"), cp = JP_KEY(&kp, "cleanup");
-	const json_t *x, *cl;
+	struct jpath kp = JP_KEY(at, "cgroup_v2");
+	const json_t *x;
 
-	TRY(get_member(o, at, "cgroup_v2", known, &x, e));
-	TRY(get_text(x, &kp, "state", JD_REQUIRED, g->state, sizeof(g->state), e));
-	if (strcmp(g->state, CGROUP_MEASURED) && strcmp(g->state, CGROUP_UNAVAILABLE)) {
-		struct jpath sp = JP_KEY(&kp, "state");
-		return jpath_err(e, &sp, "must be \"measured\" or \"unavailable\"");
-	}
-	TRY(get_text(x, &kp, "reason", JD_OPTIONAL, g->reason, sizeof(g->reason), e));
-	TRY(jd_bool(x, &kp, "atomic_placement", JD_REQUIRED, &g->atomic_placement, e));
+	TRY(jd_obj(o, at, "cgroup_v2", JD_REQUIRED, &x, e));
+	TRY(jf_decode(cgroup_fields, x, &kp, g, e));
 	TRY(get_metric(x, &kp, "members_at_root_exit", "processes", &g->members_at_root_exit, e));
 	TRY(get_metric(x, &kp, "cpu_usage_us", "microseconds", &g->cpu_usage_us, e));
 	TRY(get_metric(x, &kp, "memory_peak_bytes", "bytes", &g->memory_peak_bytes, e));
 	TRY(get_psi(x, &kp, "pressure", &g->pressure, e));
-	TRY(get_member(x, &kp, "cleanup", cl_known, &cl, e));
-	TRY(jd_bool(cl, &cp, "attempted", JD_REQUIRED, &g->cleanup.attempted, e));
-	TRY(jd_bool(cl, &cp, "killed_remaining", JD_REQUIRED, &g->cleanup.killed_remaining, e));
-	TRY(jd_bool(cl, &cp, "empty", JD_REQUIRED, &g->cleanup.empty, e));
-	TRY(jd_bool(cl, &cp, "removed", JD_REQUIRED, &g->cleanup.removed, e));
-	TRY(get_text(cl, &cp, "reason", JD_OPTIONAL, g->cleanup.reason, sizeof(g->cleanup.reason), e));
+	TRY(jf_member(cleanup_fields, x, &kp, "cleanup", &g->cleanup, e));
 	if ((json_object_get(x, "reason") && !g->reason[0]) ||
-	    (json_object_get(cl, "reason") && !g->cleanup.reason[0]))
+	    (json_object_get(json_object_get(x, "cleanup"), "reason") && !g->cleanup.reason[0]))
 		return jpath_err(e, &kp, "an empty reason is omitted");
 	return 0;
 }
 
 static int get_consumers(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
 {
-	static const char *const known[] = { "image", "pid", "cpu_seconds", "rss_bytes", "cpu_available",
-					     "rss_available", NULL };
 	struct jpath kp = JP_KEY(at, "top_non_sut_consumers");
 	const json_t *arr;
 
@@ -1081,89 +1089,44 @@ static int get_consumers(const json_t *o, const struct jpath *at, struct report 
 	r->nr_consumers = json_array_size(arr);
 	for (size_t i = 0; i < r->nr_consumers; i++) {
 		struct jpath ip = JP_IDX(&kp, i);
-		const json_t *x = json_array_get(arr, i);
-		struct consumer *c = &r->consumers[i];
 
-		TRY(jd_object(x, &ip, known, e));
-		TRY(get_text(x, &ip, "image", JD_REQUIRED, c->image, sizeof(c->image), e));
-		TRY(get_count(x, &ip, "pid", &c->pid, e));
-		TRY(jd_num(x, &ip, "cpu_seconds", JD_REQUIRED, &c->cpu_seconds, e));
-		TRY(jd_num(x, &ip, "rss_bytes", JD_REQUIRED, &c->rss_bytes, e));
-		if (c->cpu_seconds < 0 || c->rss_bytes < 0)
-			return jpath_err(e, &ip, "cpu_seconds and rss_bytes must be finite non-negative numbers");
-		TRY(jd_bool(x, &ip, "cpu_available", JD_REQUIRED, &c->cpu_available, e));
-		TRY(jd_bool(x, &ip, "rss_available", JD_REQUIRED, &c->rss_available, e));
+		TRY(jf_decode(consumer_fields, json_array_get(arr, i), &ip, &r->consumers[i], e));
 	}
 	return 0;
 }
 
 static int get_policy(const json_t *o, const struct jpath *at, struct policy *p, struct err *e)
 {
-	static const char *const known[] = {
-		"minimum_baseline_samples", "minimum_samples", "maximum_non_sut_cpu_percent",
-		"maximum_sampler_duty_percent", "maximum_psi_stall_percent", "minimum_census_interval_ns",
-		"maximum_census_interval_ns", "require_host_cpu", "require_sut_cpu",
-		"require_process_memory", "include_top_consumers", NULL
-	};
-	struct jpath kp = JP_KEY(at, "policy");
-	const json_t *x;
-
-	TRY(get_member(o, at, "policy", known, &x, e));
-	TRY(get_count(x, &kp, "minimum_baseline_samples", &p->minimum_baseline_samples, e));
-	TRY(get_count(x, &kp, "minimum_samples", &p->minimum_samples, e));
-	TRY(jd_num(x, &kp, "maximum_non_sut_cpu_percent", JD_REQUIRED, &p->maximum_non_sut_cpu_percent, e));
-	TRY(jd_num(x, &kp, "maximum_sampler_duty_percent", JD_REQUIRED, &p->maximum_sampler_duty_percent, e));
-	TRY(jd_num(x, &kp, "maximum_psi_stall_percent", JD_REQUIRED, &p->maximum_psi_stall_percent, e));
-	TRY(get_count(x, &kp, "minimum_census_interval_ns", &p->minimum_census_interval_ns, e));
-	TRY(get_count(x, &kp, "maximum_census_interval_ns", &p->maximum_census_interval_ns, e));
-	TRY(jd_bool(x, &kp, "require_host_cpu", JD_REQUIRED, &p->require_host_cpu, e));
-	TRY(jd_bool(x, &kp, "require_sut_cpu", JD_REQUIRED, &p->require_sut_cpu, e));
-	TRY(jd_bool(x, &kp, "require_process_memory", JD_REQUIRED, &p->require_process_memory, e));
-	return jd_bool(x, &kp, "include_top_consumers", JD_REQUIRED, &p->include_top_consumers, e);
+	return jf_member(policy_fields, o, at, "policy", p, e);
 }
 
 static int get_quiet_wait(const json_t *o, const struct jpath *at, struct quiet_wait *q,
 			  struct err *e)
 {
-	static const char *const known[] = { "limit_ns", "waited_ns", "quiet_found",
-					     "rejected_windows", NULL };
-	static const char *const wknown[] = { "started_at_utc", "duration_ns", "host_cpu_percent",
-					      NULL };
 	struct jpath kp = JP_KEY(at, "quiet_wait"), ap = JP_KEY(&kp, "rejected_windows");
 	const json_t *x, *arr;
 
-	TRY(get_member(o, at, "quiet_wait", known, &x, e));
-	TRY(get_count(x, &kp, "limit_ns", &q->limit_ns, e));
-	TRY(get_count(x, &kp, "waited_ns", &q->waited_ns, e));
-	TRY(jd_bool(x, &kp, "quiet_found", JD_REQUIRED, &q->quiet_found, e));
+	TRY(jd_obj(o, at, "quiet_wait", JD_REQUIRED, &x, e));
+	TRY(jf_decode(quiet_wait_fields, x, &kp, q, e));
 	TRY(jd_arr(x, &kp, "rejected_windows", JD_REQUIRED, false, &arr, e));
 	if (json_array_size(arr) > REPORT_MAX_REJECTED)
 		return jpath_err(e, &ap, "at most %d rejected windows", REPORT_MAX_REJECTED);
 	q->nr_rejected = json_array_size(arr);
 	for (size_t i = 0; i < q->nr_rejected; i++) {
 		struct jpath ip = JP_IDX(&ap, i);
-		const json_t *w = json_array_get(arr, i);
-		struct rejected_window *rw = &q->rejected[i];
 
-		TRY(jd_object(w, &ip, wknown, e));
-		TRY(get_text(w, &ip, "started_at_utc", JD_REQUIRED, rw->started_at_utc,
-			     sizeof(rw->started_at_utc), e));
-		TRY(get_count(w, &ip, "duration_ns", &rw->duration_ns, e));
-		TRY(jd_num(w, &ip, "host_cpu_percent", JD_REQUIRED, &rw->host_cpu_percent, e));
+		TRY(jf_decode(rejected_fields, json_array_get(arr, i), &ip, &q->rejected[i], e));
 	}
 	return 0;
 }
 
 static int get_cpus(const json_t *o, const struct jpath *at, struct cpus_report *c, struct err *e)
 {
-	static const char *const known[] = { "list", "count", "baseline_all_cpus_percent",
-					     "command_all_cpus_percent", NULL };
 	struct jpath kp = JP_KEY(at, "cpus");
 	const json_t *x;
 
-	TRY(get_member(o, at, "cpus", known, &x, e));
-	TRY(get_text(x, &kp, "list", JD_REQUIRED, c->list, sizeof(c->list), e));
-	TRY(get_count(x, &kp, "count", &c->count, e));
+	TRY(jd_obj(o, at, "cpus", JD_REQUIRED, &x, e));
+	TRY(jf_decode(cpus_fields, x, &kp, c, e));
 	TRY(get_metric(x, &kp, "baseline_all_cpus_percent", "percent",
 		       &c->baseline_all_cpus_percent, e));
 	return get_metric(x, &kp, "command_all_cpus_percent", "percent",
@@ -1172,7 +1135,6 @@ static int get_cpus(const json_t *o, const struct jpath *at, struct cpus_report 
 
 static int get_findings(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
 {
-	static const char *const known[] = { "code", "detail", NULL };
 	struct jpath kp = JP_KEY(at, "findings");
 	const json_t *arr;
 
@@ -1182,12 +1144,8 @@ static int get_findings(const json_t *o, const struct jpath *at, struct report *
 	r->nr_findings = json_array_size(arr);
 	for (size_t i = 0; i < r->nr_findings; i++) {
 		struct jpath ip = JP_IDX(&kp, i);
-		const json_t *x = json_array_get(arr, i);
 
-		TRY(jd_object(x, &ip, known, e));
-		TRY(get_text(x, &ip, "code", JD_REQUIRED, r->findings[i].code, sizeof(r->findings[i].code), e));
-		TRY(get_text(x, &ip, "detail", JD_REQUIRED, r->findings[i].detail,
-			     sizeof(r->findings[i].detail), e));
+		TRY(jf_decode(finding_fields, json_array_get(arr, i), &ip, &r->findings[i], e));
 	}
 	return 0;
 }
@@ -1195,27 +1153,19 @@ static int get_findings(const json_t *o, const struct jpath *at, struct report *
 static int get_stream(const json_t *o, const struct jpath *at, const char *key, struct wl_stream *st,
 		      struct err *e)
 {
-	static const char *const known[] = { "bytes", "sha256", "kept", NULL };
-	static const char *const kept_known[] = { "head_bytes", "tail_bytes", "bytes", "sha256",
-						  NULL };
 	struct jpath kp = JP_KEY(at, key), pp = JP_KEY(&kp, "kept");
 	const json_t *x, *k;
 	int rc;
 
-	TRY(get_member(o, at, key, known, &x, e));
-	TRY(get_count(x, &kp, "bytes", &st->bytes, e));
-	TRY(get_text(x, &kp, "sha256", JD_REQUIRED, st->sha256, sizeof(st->sha256), e));
+	TRY(jd_obj(o, at, key, JD_REQUIRED, &x, e));
+	TRY(jf_decode(stream_fields, x, &kp, st, e));
 	rc = jd_obj(x, &kp, "kept", JD_OPTIONAL, &k, e);
 	if (rc < 0)
 		return -1;
 	st->has_kept = rc == 0;
 	if (!st->has_kept)
 		return 0;
-	TRY(jd_object(k, &pp, kept_known, e));
-	TRY(get_count(k, &pp, "head_bytes", &st->kept.head_bytes, e));
-	TRY(get_count(k, &pp, "tail_bytes", &st->kept.tail_bytes, e));
-	TRY(get_count(k, &pp, "bytes", &st->kept.bytes, e));
-	TRY(get_text(k, &pp, "sha256", JD_REQUIRED, st->kept.sha256, sizeof(st->kept.sha256), e));
+	TRY(jf_decode(kept_fields, k, &pp, st, e));
 	if (st->kept.head_bytes + st->kept.tail_bytes >= st->bytes ||
 	    st->kept.bytes < st->kept.head_bytes + st->kept.tail_bytes ||
 	    st->kept.bytes > st->kept.head_bytes + st->kept.tail_bytes + WL_LOG_MARKER_MAX)
@@ -1229,27 +1179,12 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	static const char *const known[] = { "label", "command", "stdout", "stderr", "parser",
 					     "prompt_tokens", "decode_tokens", "metrics", "metrics_error",
 					     "peak_rss_bytes", "fak_rss_at_fork_bytes", NULL };
-	static const char *const label_known[] = { "experiment_id", "sequence", "envelope_id", "lever_id", "arm",
-						   "kind", "index", "machine_id", "revision",
-						   "envelope_state", NULL };
-	struct jpath kp = JP_KEY(at, "workload"), lp = JP_KEY(&kp, "label"), mp = JP_KEY(&kp, "metrics");
-	const json_t *x, *l, *m;
+	struct jpath kp = JP_KEY(at, "workload"), mp = JP_KEY(&kp, "metrics");
+	const json_t *x, *m;
 	int rc;
 
 	TRY(get_member(o, at, "workload", known, &x, e));
-	TRY(get_member(x, &kp, "label", label_known, &l, e));
-	TRY(get_text(l, &lp, "experiment_id", JD_REQUIRED, w->label.experiment_id, sizeof(w->label.experiment_id), e));
-	TRY(get_count(l, &lp, "sequence", &w->label.sequence, e));
-	TRY(get_text(l, &lp, "envelope_id", JD_REQUIRED, w->label.envelope_id, sizeof(w->label.envelope_id), e));
-	TRY(get_text(l, &lp, "lever_id", JD_REQUIRED, w->label.lever_id, sizeof(w->label.lever_id), e));
-	TRY(get_text(l, &lp, "arm", JD_REQUIRED, w->label.arm, sizeof(w->label.arm), e));
-	TRY(get_text(l, &lp, "kind", JD_REQUIRED, w->label.kind, sizeof(w->label.kind), e));
-	TRY(get_count(l, &lp, "index", &w->label.index, e));
-	TRY(get_text(l, &lp, "machine_id", JD_REQUIRED, w->label.machine_id, sizeof(w->label.machine_id), e));
-	TRY(get_text(l, &lp, "revision", JD_REQUIRED, w->label.revision, sizeof(w->label.revision), e));
-	if (get_text(l, &lp, "envelope_state", JD_OPTIONAL, w->label.envelope_state,
-		     sizeof(w->label.envelope_state), e) < 0)
-		return -1;
+	TRY(jf_member(label_fields, x, &kp, "label", &w->label, e));
 	TRY(get_text(x, &kp, "command", JD_REQUIRED, w->command, sizeof(w->command), e));
 	TRY(get_stream(x, &kp, "stdout", &w->out, e));
 	TRY(get_stream(x, &kp, "stderr", &w->err, e));
