@@ -17,7 +17,7 @@
 #include "cli/sampler_flags.h"
 #include "sampler/attest.h"
 #include "sampler/metrics.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 #include "sampler/run.h"
 
 #define CMD "bench system-baseline"
@@ -76,7 +76,7 @@ static int verify(const char *path, const char *log)
 	int rc = attest_load(path, ATTEST_VERIFIED, &a, &e);
 
 	if (rc == 0 && log)
-		rc = metrics_verify_log(a.report, log, summary, sizeof(summary), &e);
+		rc = metrics_verify_log(a.att, log, summary, sizeof(summary), &e);
 	if (rc < 0) {
 		if (a.unread)
 			cli_fail(CMD, &e);
@@ -105,7 +105,7 @@ static int measure(const struct sb_opts *so, char **argv)
 {
 	struct run_opts ro = { .argv = argv };
 	struct run_result res;
-	struct report *r;
+	struct attestation *r;
 	struct strbuf sb = STRBUF_INIT;
 	struct err e;
 	int rc;

@@ -35,7 +35,7 @@ static json_t *experiment_json(const struct xp *x, int arm)
 	jset_str(o, "metrics_parser", op->parser);
 	for (size_t k = 0; k < x->nr_done; k++) {
 		const struct receipt_step *s = &x->steps[k];
-		const struct report *r = x->done[k].rep;
+		const struct attestation *r = x->done[k].rep;
 		json_t *u = jobj();
 
 		jset_str(u, "arm", receipt_arm_names[s->arm]);
@@ -84,7 +84,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct xp_done **reps = xcalloc(n + 1, sizeof(*reps)), *quality = NULL;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	const struct report **sealed = xcalloc(n + 1, sizeof(*sealed));
+	const struct attestation **sealed = xcalloc(n + 1, sizeof(*sealed));
 	struct receipt t, r;
 	struct receipt_rep *rv = NULL;
 	struct receipt_module *mods = NULL;
@@ -132,7 +132,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	}
 	if (quality) {
 		q = quality->rep->workload.metrics.quality;
-	} else if (receipt_quality_from_reports(sealed, n, &q, e) < 0) {
+	} else if (receipt_quality_from_runs(sealed, n, &q, e) < 0) {
 		findings_addf(out, "%s quality: %s", receipt_arm_names[arm], e->msg);
 		goto out_t;
 	}

@@ -52,7 +52,7 @@ int xp_pending_stop(void)
 
 static void report_progress(const struct xp *x, size_t k)
 {
-	const struct report *r = x->done[k].rep;
+	const struct attestation *r = x->done[k].rep;
 	int64_t elapsed = child_mono_ns() - x->t0_ns;
 	struct xp_progress p = {
 		.step = &x->steps[k], .done = k + 1, .total = x->nr_steps, .elapsed_ns = elapsed,

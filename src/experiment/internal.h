@@ -6,7 +6,7 @@
 
 #include "experiment/experiment.h"
 #include "receipt/receipt.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 #include "sampler/workload.h"
 
 /* A profiler artifact as the receipt names it. */
@@ -17,7 +17,7 @@ struct xp_artifact {
 
 /* One finished run. */
 struct xp_done {
-	struct report *rep;	/* sealed; owned */
+	struct attestation *rep;	/* sealed; owned */
 	json_t *doc;		/* the attestation as written; owned */
 };
 

@@ -71,23 +71,23 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	const struct receipt_step *s = h->s;
 	bool quality = !strcmp(s->kind, WL_KIND_QUALITY);
 	struct strbuf sb = STRBUF_INIT;
-	char why[REPORT_TEXT_MAX];
+	char why[ATTEST_TEXT_MAX];
 	struct err pe;
 
 	memset(w, 0, sizeof(*w));
-	report_copy(w->label.experiment_id, sizeof(w->label.experiment_id), x->experiment_id);
+	attestation_copy(w->label.experiment_id, sizeof(w->label.experiment_id), x->experiment_id);
 	w->label.sequence = (int64_t)h->k;
-	report_copy(w->label.machine_id, sizeof(w->label.machine_id), x->machine_id);
-	report_copy(w->label.revision, sizeof(w->label.revision), x->o->revision[s->arm]);
-	report_copy(w->label.envelope_state, sizeof(w->label.envelope_state), x->state_digest);
-	report_copy(w->label.envelope_id, sizeof(w->label.envelope_id), x->env->id);
-	report_copy(w->label.lever_id, sizeof(w->label.lever_id), x->lever->id);
-	report_copy(w->label.arm, sizeof(w->label.arm), receipt_arm_names[s->arm]);
-	report_copy(w->label.kind, sizeof(w->label.kind), s->kind);
+	attestation_copy(w->label.machine_id, sizeof(w->label.machine_id), x->machine_id);
+	attestation_copy(w->label.revision, sizeof(w->label.revision), x->o->revision[s->arm]);
+	attestation_copy(w->label.envelope_state, sizeof(w->label.envelope_state), x->state_digest);
+	attestation_copy(w->label.envelope_id, sizeof(w->label.envelope_id), x->env->id);
+	attestation_copy(w->label.lever_id, sizeof(w->label.lever_id), x->lever->id);
+	attestation_copy(w->label.arm, sizeof(w->label.arm), receipt_arm_names[s->arm]);
+	attestation_copy(w->label.kind, sizeof(w->label.kind), s->kind);
 	w->label.index = s->index;
-	report_copy(w->command, sizeof(w->command),
+	attestation_copy(w->command, sizeof(w->command),
 		    quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
-	report_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
+	attestation_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
 	w->prompt_tokens = x->env->prompt_tokens;
 	w->decode_tokens = x->env->decode_tokens;
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
@@ -104,10 +104,10 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 			 "not parsed: the command did not succeed (exit status %d)",
 			 res->exit_code);
 	} else if (why[0]) {
-		report_copy(w->metrics_error, sizeof(w->metrics_error), why);
+		attestation_copy(w->metrics_error, sizeof(w->metrics_error), why);
 	} else if (metrics_parse(w->parser, sb.buf, sb.len, w->prompt_tokens, w->decode_tokens,
 				 &w->metrics, &pe) < 0) {
-		report_copy(w->metrics_error, sizeof(w->metrics_error), pe.msg);
+		attestation_copy(w->metrics_error, sizeof(w->metrics_error), pe.msg);
 	} else {
 		w->has_metrics = true;
 	}
@@ -152,7 +152,7 @@ static int open_log(const char *dir, const char *name, const char *ext, char **p
 }
 
 /* Why a finished run cannot count (findings), if it cannot. */
-static void judge(const struct xp *x, const struct receipt_step *s, const struct report *r,
+static void judge(const struct xp *x, const struct receipt_step *s, const struct attestation *r,
 		  const char *name, struct findings *out)
 {
 	char title[64];
@@ -163,7 +163,7 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 		struct strbuf why = STRBUF_INIT;
 
 		for (size_t i = 0; i < r->nr_findings; i++)
-			if (report_code_invalidates(r->findings[i].code))
+			if (attestation_code_invalidates(r->findings[i].code))
 				sb_addf(&why, "%s%s: %s", why.len ? "; " : "", r->findings[i].code,
 					r->findings[i].detail);
 		findings_addf(out, "%s failed: %s; see %s/%s.stdout and .stderr, and %s/%s.json",
@@ -243,7 +243,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	att_path = xasprintf("%s/%s.json", x->dir_attestations, name);
 	if (file_write_atomic(att_path, sb.buf, sb.len, 0600, e) < 0)
 		goto out;
-	done->doc = report_to_json(done->rep, true);
+	done->doc = attestation_to_json(done->rep, true);
 	if (x->o->show_output)
 		x->o->show_output(x->o->ctx, s, out_path, err_path);
 	judge(x, s, done->rep, name, out);

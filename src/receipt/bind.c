@@ -107,7 +107,7 @@ static void check_label(const struct receipt *r, const struct workload *w, const
 	check_label_state(r, l, where, out);
 }
 
-static void check_rep(const struct receipt *r, size_t i, const struct report *rep,
+static void check_rep(const struct receipt *r, size_t i, const struct attestation *rep,
 		      struct findings *out)
 {
 	const struct receipt_rep *p = &r->reps[i];
@@ -134,13 +134,13 @@ static void check_rep(const struct receipt *r, size_t i, const struct report *re
 		    m->decode_ms, out);
 }
 
-int receipt_memory_from_reports(const struct report *const *reps, size_t n, long long *peak,
+int receipt_memory_from_reports(const struct attestation *const *reps, size_t n, long long *peak,
 				long long *resident, struct err *e)
 {
 	double pk = 0, rs = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct report *r = reps[i];
+		const struct attestation *r = reps[i];
 		const struct metric *wl = &r->workload.peak_rss_bytes;
 		const struct metric *cg = &r->cgroup_v2.memory_peak_bytes;
 		const struct metric *s =
@@ -160,8 +160,8 @@ int receipt_memory_from_reports(const struct report *const *reps, size_t n, long
 	return 0;
 }
 
-int receipt_quality_from_reports(const struct report *const *reps, size_t n, struct wl_quality *q,
-				 struct err *e)
+int receipt_quality_from_runs(const struct attestation *const *reps, size_t n,
+			      struct wl_quality *q, struct err *e)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct wl_metrics *m = &reps[i]->workload.metrics;
@@ -210,7 +210,7 @@ static long find_run(const struct receipt_experiment *x, const char *arm, const 
 
 /* A sealed run and its schedule entry agree on position, digest and start. */
 static void check_entry(const struct receipt_experiment *x, const char *arm, const char *kind,
-			long long index, const struct report *rep, const char *where,
+			long long index, const struct attestation *rep, const char *where,
 			struct findings *out)
 {
 	long pos = find_run(x, arm, kind, index);
@@ -284,10 +284,10 @@ static void check_schedule(const struct receipt *r, struct findings *out)
 static void check_quality_run(const struct receipt *r, bool all_bound, struct findings *out)
 {
 	const struct receipt_experiment *x = &r->experiment;
-	struct report *q = xmalloc(sizeof(*q));
+	struct attestation *q = xmalloc(sizeof(*q));
 	struct err e;
 
-	if (attest_check_report(x->quality_attestation, q, &e) < 0) {
+	if (attest_check_decode(x->quality_attestation, q, &e) < 0) {
 		findings_addf(out, "experiment.quality_attestation: invalid attestation: %s",
 			      e.msg);
 	} else if (!q->has_workload || strcmp(q->workload.parser, WL_PARSER_QUALITY)) {
@@ -345,19 +345,19 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 		check_quality_run(r, all_bound, out);
 }
 
-void receipt_check_bindings(const struct receipt *r, const struct report *const *reports, size_t n,
-			    bool partial, struct findings *out)
+void receipt_check_bindings(const struct receipt *r, const struct attestation *const *atts,
+			    size_t n, bool partial, struct findings *out)
 {
 	size_t attached = n;
 	size_t bound = 0, unbound = 0;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	const struct report **b = xcalloc(n + 1, sizeof(*b));
+	const struct attestation **b = xcalloc(n + 1, sizeof(*b));
 	struct err e;
 
 	if (n > r->nr_reps)
 		n = r->nr_reps;	/* overfill has its own finding */
 	for (size_t i = 0; i < n; i++) {
-		const struct report *rep = reports[i];
+		const struct attestation *rep = atts[i];
 
 		if (!rep)
 			continue;	/* failed attest_check: reported there */
@@ -415,7 +415,7 @@ void receipt_check_bindings(const struct receipt *r, const struct report *const 
 			struct wl_quality q = { 0 };
 			char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
 
-			if (receipt_quality_from_reports(b, bound, &q, &e) < 0) {
+			if (receipt_quality_from_runs(b, bound, &q, &e) < 0) {
 				findings_addf(out, "quality: %s", e.msg);
 			} else if (strcmp(q.name, r->quality.name) || q.score != r->quality.score ||
 				   q.higher_is_better != r->quality.higher_is_better) {

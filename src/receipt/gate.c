@@ -13,7 +13,7 @@
 #include "base/jfields.h"
 #include "base/xalloc.h"
 #include "stats/stats.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 #define GATE_MAX_BYTES ((size_t)64 << 20)
 

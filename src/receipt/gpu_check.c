@@ -8,7 +8,7 @@
 
 #include "base/xalloc.h"
 #include "sampler/attest.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 static uint64_t disqualifying_bits(const struct gpu_policy *gp)
 {
@@ -112,7 +112,7 @@ int gpu_check_section(const struct gpu_policy *gp, bool present, const struct gp
 /* "run 4 (candidate repetition 1)", counted from 1 as the runner prints
  * its schedule, from the sealed workload label; else the attestation's
  * place in the receipt. */
-static void run_name(const struct report *r, size_t i, struct strbuf *out)
+static void run_name(const struct attestation *r, size_t i, struct strbuf *out)
 {
 	if (r->has_workload)
 		sb_addf(out, "run %lld (%s %s %lld)", (long long)r->workload.label.sequence + 1,
@@ -125,14 +125,14 @@ static void run_name(const struct report *r, size_t i, struct strbuf *out)
 int gpu_check_receipt(const struct gpu_policy *gp, const struct receipt *rc, const char *side,
 		      struct strbuf *why)
 {
-	struct report *r = xmalloc(sizeof(*r));
+	struct attestation *r = xmalloc(sizeof(*r));
 	int bad = 0;
 
 	for (size_t i = 0; i < rc->nr_system_baselines && !bad; i++) {
 		struct strbuf v = STRBUF_INIT;
 		struct err e;
 
-		if (attest_check_report(rc->system_baselines[i].json, r, &e) < 0) {
+		if (attest_check_decode(rc->system_baselines[i].json, r, &e) < 0) {
 			sb_addf(why, "%s attestation %zu does not verify: %s", side, i, e.msg);
 			bad = -1;
 		} else if (gpu_check_section(gp, r->has_gpu, &r->gpu, &v) < 0) {
@@ -220,7 +220,7 @@ json_t *gpu_clocks_json(const struct receipt *base, const struct receipt *cand)
 {
 	const struct receipt *rs[2] = { base, cand };
 	struct arm_clocks arms[2];
-	struct report *r = xmalloc(sizeof(*r));
+	struct attestation *r = xmalloc(sizeof(*r));
 	json_t *o = NULL;
 
 	memset(arms, 0, sizeof(arms));
@@ -229,7 +229,7 @@ json_t *gpu_clocks_json(const struct receipt *base, const struct receipt *cand)
 			struct err e;
 
 			arms[k].runs++;
-			if (attest_check_report(rs[k]->system_baselines[i].json, r, &e) == 0 &&
+			if (attest_check_decode(rs[k]->system_baselines[i].json, r, &e) == 0 &&
 			    r->has_gpu)
 				arm_add(&arms[k], &r->gpu);
 		}

@@ -16,7 +16,7 @@
 #include "base/findings.h"
 #include "base/json.h"
 #include "graph/graph.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 #include "stats/stats.h"
 
 #define RECEIPT_SCHEMA_V1 "fak-native-performance-receipt/v1"
@@ -273,13 +273,13 @@ void receipt_step_title(const struct receipt_step *s, char *out, size_t cap);
  * never below the resident set (attestations sealed before the workload's
  * peak counted the sampled tree get the same rule). -1 with e naming the
  * run that measured no peak or no resident set. */
-int receipt_memory_from_reports(const struct report *const *reps, size_t n, long long *peak,
+int receipt_memory_from_reports(const struct attestation *const *reps, size_t n, long long *peak,
 				long long *resident, struct err *e);
 /* The quality a json-line arm states: the worst score its runs sealed (the
  * lowest when higher is better). Every run must name the same metric and
  * direction. */
-int receipt_quality_from_reports(const struct report *const *reps, size_t n, struct wl_quality *q,
-				 struct err *e);
+int receipt_quality_from_runs(const struct attestation *const *reps, size_t n,
+			      struct wl_quality *q, struct err *e);
 
 /* Per repetition of a valid receipt: whether its values are sealed by a
  * fak.system-baseline/v2 attestation (validation checked that they equal

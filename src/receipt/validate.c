@@ -393,7 +393,7 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 {
 	size_t n = r->nr_system_baselines;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	struct report **reps = xcalloc(n ? n : 1, sizeof(*reps));
+	struct attestation **reps = xcalloc(n ? n : 1, sizeof(*reps));
 
 	if (is_v1(r)) {
 		if (n && sb_rules)
@@ -413,7 +413,7 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 		struct err e;
 
 		reps[i] = xmalloc(sizeof(*reps[i]));
-		if (attest_check_report(r->system_baselines[i].json, reps[i], &e) < 0) {
+		if (attest_check_decode(r->system_baselines[i].json, reps[i], &e) < 0) {
 			if (sb_rules)
 				findings_addf(out, "system_baselines[%zu]: invalid attestation: %s",
 					      i, e.msg);
@@ -458,7 +458,7 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 					   "no attestation at system_baselines[%zu]", i, i);
 		}
 	}
-	receipt_check_bindings(r, (const struct report *const *)reps, n,
+	receipt_check_bindings(r, (const struct attestation *const *)reps, n,
 			       (flags & RECEIPT_PARTIAL) != 0, out);
 	for (size_t i = 0; i < n; i++)
 		free(reps[i]);

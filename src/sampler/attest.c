@@ -7,7 +7,7 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e)
 {
@@ -25,7 +25,8 @@ int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e)
 	return 0;
 }
 
-static int same_findings(const struct report *recorded, const struct report *derived, struct err *e)
+static int same_findings(const struct attestation *recorded, const struct attestation *derived,
+			 struct err *e)
 {
 	size_t n = recorded->nr_findings > derived->nr_findings ? recorded->nr_findings
 								: derived->nr_findings;
@@ -45,13 +46,13 @@ static int same_findings(const struct report *recorded, const struct report *der
 	return 0;
 }
 
-int attest_check_report(const json_t *doc, struct report *r, struct err *e)
+int attest_check_decode(const json_t *doc, struct attestation *r, struct err *e)
 {
-	struct report *derived;
+	struct attestation *derived;
 	char digest[JSON_DIGEST_LEN + 1];
 	int rc;
 
-	if (report_decode(doc, r, e) < 0)
+	if (attestation_decode(doc, r, e) < 0)
 		return -1;
 	if (json_digest(doc, "digest", digest, e) < 0)
 		return -1;
@@ -60,11 +61,11 @@ int attest_check_report(const json_t *doc, struct report *r, struct err *e)
 			       "canonical digest mismatch: recorded \"%s\", computed \"%s\"; "
 			       "the attestation was changed after it was sealed",
 			       r->digest, digest);
-	if (report_validate(r, e) < 0)
+	if (attestation_validate(r, e) < 0)
 		return -1;
 	derived = xmalloc(sizeof(*derived));
 	*derived = *r;
-	report_classify(derived);
+	attestation_classify(derived);
 	if (strcmp(derived->verdict, r->verdict))
 		rc = err_set(e, "verdict \"%s\" differs from the policy-derived verdict \"%s\"",
 			     r->verdict, derived->verdict);
@@ -86,7 +87,7 @@ static const char *static_name(const char *s)
 	return "";
 }
 
-static void facts_of(const struct report *r, struct attest_facts *facts)
+static void facts_of(const struct attestation *r, struct attest_facts *facts)
 {
 	memset(facts, 0, sizeof(*facts));
 	memcpy(facts->digest, r->digest, sizeof(facts->digest));
@@ -110,8 +111,8 @@ static void facts_of(const struct report *r, struct attest_facts *facts)
 
 int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 {
-	struct report *r = xmalloc(sizeof(*r));
-	int rc = attest_check_report(doc, r, e);
+	struct attestation *r = xmalloc(sizeof(*r));
+	int rc = attest_check_decode(doc, r, e);
 
 	if (rc == 0)
 		facts_of(r, facts);
@@ -119,9 +120,9 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 	return rc;
 }
 
-void attest_render(const struct report *r, struct strbuf *out)
+void attest_render(const struct attestation *r, struct strbuf *out)
 {
-	json_t *doc = report_to_json(r, true);
+	json_t *doc = attestation_to_json(r, true);
 
 	json_write_pretty(out, doc);
 	json_decref(doc);
@@ -146,11 +147,11 @@ static int same_rendering(const char *buf, size_t len, const json_t *doc, struct
 		       "the file was edited after it was written", line, at + 1);
 }
 
-/* attest_verify_bytes on a parsed document, handing back its report. */
-static int verify_doc(const char *buf, size_t len, const json_t *doc, struct report *r,
+/* attest_verify_bytes on a parsed document, handing back its attestation. */
+static int verify_doc(const char *buf, size_t len, const json_t *doc, struct attestation *r,
 		      struct attest_facts *facts, struct err *e)
 {
-	if (attest_check_report(doc, r, e) < 0)
+	if (attest_check_decode(doc, r, e) < 0)
 		return -1;
 	facts_of(r, facts);
 	return same_rendering(buf, len, doc, e);
@@ -158,7 +159,7 @@ static int verify_doc(const char *buf, size_t len, const json_t *doc, struct rep
 
 int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e)
 {
-	struct report *r;
+	struct attestation *r;
 	json_t *doc;
 	int rc;
 
@@ -180,14 +181,14 @@ int attest_load(const char *path, enum attest_level level, struct attest_loaded 
 		return -1;
 	if (level == ATTEST_PARSED)
 		return 0;
-	out->report = xmalloc(sizeof(*out->report));
-	return verify_doc(out->bytes.buf, out->bytes.len, out->doc, out->report, &out->facts, e);
+	out->att = xmalloc(sizeof(*out->att));
+	return verify_doc(out->bytes.buf, out->bytes.len, out->doc, out->att, &out->facts, e);
 }
 
 void attest_loaded_release(struct attest_loaded *a)
 {
 	sb_release(&a->bytes);
 	json_decref(a->doc);
-	free(a->report);
+	free(a->att);
 	memset(a, 0, sizeof(*a));
 }

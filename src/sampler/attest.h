@@ -53,15 +53,15 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e);
 
 /* ---- additions by sampler/ (the lines above are the original contract) -- */
 
-struct report;
+struct attestation;
 
-/* attest_check that also hands back the decoded report (caller-owned
+/* attest_check that also hands back the decoded attestation (caller-owned
  * storage). Same checks, same messages. */
-int attest_check_report(const json_t *doc, struct report *r, struct err *e);
+int attest_check_decode(const json_t *doc, struct attestation *r, struct err *e);
 
-/* The sealed report as `fak bench system-baseline` prints it: two-space
+/* The sealed attestation as `fak bench system-baseline` prints it: two-space
  * indented JSON and one newline, appended to out. */
-void attest_render(const struct report *r, struct strbuf *out);
+void attest_render(const struct attestation *r, struct strbuf *out);
 
 /* What `--verify FILE` does with the file's bytes: attest_parse, then
  * attest_check, then the bytes must equal attest_render of the decoded
@@ -71,7 +71,7 @@ int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts,
 /* How far attest_load goes with a file. */
 enum attest_level {
 	ATTEST_PARSED,		/* read (at most ATTEST_MAX_BYTES) and attest_parse */
-	ATTEST_VERIFIED,	/* and what --verify does: attest_check_report, then the
+	ATTEST_VERIFIED,	/* and what --verify does: attest_check_decode, then the
 				   bytes equal the sealed rendering (attest_verify_bytes) */
 };
 
@@ -81,7 +81,7 @@ enum attest_level {
 struct attest_loaded {
 	struct strbuf bytes;		/* the file as read; owned */
 	json_t *doc;			/* owned; NULL until parsed */
-	struct report *report;		/* ATTEST_VERIFIED: the decoded report; owned */
+	struct attestation *att;	/* ATTEST_VERIFIED: the decoded attestation; owned */
 	struct attest_facts facts;	/* ATTEST_VERIFIED; strings static or in doc */
 	bool unread;			/* on failure: the file itself could not be read
 					   (missing, a folder, larger than the cap) */
@@ -92,7 +92,7 @@ struct attest_loaded {
  * --attach-receipt, promotion's attestations/): reads path, then checks it
  * up to level. -1 with the message of the step that failed, unprefixed:
  * file_read's ("cannot read 'PATH': ..."), then those of attest_parse,
- * attest_check_report and attest_verify_bytes, in that order. */
+ * attest_check_decode and attest_verify_bytes, in that order. */
 int attest_load(const char *path, enum attest_level level, struct attest_loaded *out,
 		struct err *e);
 void attest_loaded_release(struct attest_loaded *a);

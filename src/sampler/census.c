@@ -63,12 +63,12 @@ struct census {
 	uint32_t epoch;
 	int32_t root;
 	char enumeration[16];
-	char note[REPORT_TEXT_MAX];
+	char note[ATTEST_TEXT_MAX];
 	bool children_probed;
 
 	uint64_t sut_cpu_ns;
 	bool sut_cpu_incomplete, root_seen;
-	char sut_cpu_reason[REPORT_TEXT_MAX];
+	char sut_cpu_reason[ATTEST_TEXT_MAX];
 
 	struct cons_rec *cons_first, *cons_last;
 	size_t nr_first, nr_last;
@@ -235,7 +235,7 @@ struct census *census_new(const struct census_cfg *cfg, struct err *e)
 	}
 	c->fd_budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 96 ?
 		       (size_t)(rl.rlim_cur - 96) : 0;
-	report_copy(c->enumeration, sizeof(c->enumeration), cfg->enumeration);
+	attestation_copy(c->enumeration, sizeof(c->enumeration), cfg->enumeration);
 	c->epoch = 1;
 	return c;
 }
@@ -300,7 +300,7 @@ bool census_is_sut(const struct census *c, pid_t pid)
 
 void census_use_enumeration(struct census *c, const char *enumeration, int cgroup_procs_fd)
 {
-	report_copy(c->enumeration, sizeof(c->enumeration), enumeration);
+	attestation_copy(c->enumeration, sizeof(c->enumeration), enumeration);
 	c->cfg.enumeration = enumeration;
 	c->cfg.cgroup_procs_fd = cgroup_procs_fd;
 	c->children_probed = false;
@@ -896,7 +896,7 @@ static void probe_children(struct census *c)
 		close(fd);
 		return;
 	}
-	report_copy(c->enumeration, sizeof(c->enumeration), ENUM_SCAN);
+	attestation_copy(c->enumeration, sizeof(c->enumeration), ENUM_SCAN);
 	snprintf(c->note, sizeof(c->note),
 		 "task children files are unavailable (%s); the tree is found by "
 		 "scanning every process",
@@ -1005,7 +1005,7 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 	s->wall_ns = t2 - t0;
 }
 
-bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_TEXT_MAX])
+bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_TEXT_MAX])
 {
 	for (size_t i = 0; i < c->high; i++)
 		if (c->ents[i].used && c->ents[i].sut)
@@ -1017,7 +1017,7 @@ bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_T
 			 "complete process-tree CPU attribution unavailable");
 	}
 	if (c->sut_cpu_incomplete) {
-		report_copy(reason, REPORT_TEXT_MAX, c->sut_cpu_reason);
+		attestation_copy(reason, ATTEST_TEXT_MAX, c->sut_cpu_reason);
 		return false;
 	}
 	*ns = c->sut_cpu_ns;
@@ -1050,7 +1050,7 @@ static void cons_put(struct consumer *all, size_t *n, const struct cons_rec *r,
 	struct consumer *k = &all[(*n)++];
 
 	memset(k, 0, sizeof(*k));
-	report_scrub_image(r->comm, k->image);
+	attestation_scrub_image(r->comm, k->image);
 	k->pid = r->pid;
 	k->rss_available = true;
 	k->rss_bytes = (double)(first && first->rss > r->rss ? first->rss : r->rss);

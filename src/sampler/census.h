@@ -11,7 +11,7 @@
 
 #include "base/err.h"
 #include "sampler/proc_parse.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 struct census_cfg {
 	const char *proc_root;		/* "/proc" or a fixture tree */
@@ -49,15 +49,15 @@ struct sample {
 	uint64_t cpu_total_ns, cpu_busy_ns;	/* all logical CPUs (or --cpus), since boot */
 	bool cpu_all_ok;			/* with --cpus: the all-CPU line */
 	uint64_t cpu_all_total_ns, cpu_all_busy_ns;
-	char cpu_reason[REPORT_TEXT_MAX];
+	char cpu_reason[ATTEST_TEXT_MAX];
 	bool mem_ok;
 	uint64_t mem_total, mem_available;
-	char mem_reason[REPORT_TEXT_MAX];
+	char mem_reason[ATTEST_TEXT_MAX];
 	bool count_ok;
 	int64_t process_count;
 	bool psi_ok[PSI_AXES];
 	struct pp_psi psi[PSI_AXES];
-	char psi_reason[PSI_AXES][REPORT_TEXT_MAX];
+	char psi_reason[PSI_AXES][ATTEST_TEXT_MAX];
 
 	bool tree_ok;			/* the enumeration itself worked */
 	bool quick;			/* no PID was allocated since the last full
@@ -98,10 +98,10 @@ const char *census_note(const struct census *c);
 
 /* Sampled-tree CPU fold (cfg.track_cpu): folds every tracked SUT process,
  * then reports the SUT CPU in ns, or false with a reason. */
-bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[REPORT_TEXT_MAX]);
+bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_TEXT_MAX]);
 
 /* Non-SUT consumers from the two endpoint scans, sorted by CPU, RSS, PID;
- * at most cap (<= REPORT_MAX_CONSUMERS) stored. */
+ * at most cap (<= ATTEST_MAX_CONSUMERS) stored. */
 size_t census_consumers(struct census *c, struct consumer *out, size_t cap);
 
 #endif

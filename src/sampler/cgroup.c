@@ -30,18 +30,18 @@ static void psi_unavailable(struct psi *p, const char *why)
 	}
 }
 
-static void all_unavailable(struct cgroup_report *rep, const char *why)
+static void all_unavailable(struct cgroup_section *rep, const char *why)
 {
 	memset(rep, 0, sizeof(*rep));
-	report_copy(rep->state, sizeof(rep->state), CGROUP_UNAVAILABLE);
-	report_copy(rep->reason, sizeof(rep->reason), why);
+	attestation_copy(rep->state, sizeof(rep->state), CGROUP_UNAVAILABLE);
+	attestation_copy(rep->reason, sizeof(rep->reason), why);
 	metric_unavailable(&rep->members_at_root_exit, "%s", why);
 	metric_unavailable(&rep->cpu_usage_us, "%s", why);
 	metric_unavailable(&rep->memory_peak_bytes, "%s", why);
 	psi_unavailable(&rep->pressure, why);
 }
 
-void cgroup_not_requested(struct cgroup_report *rep, const char *why)
+void cgroup_not_requested(struct cgroup_section *rep, const char *why)
 {
 	all_unavailable(rep, why);
 }
@@ -82,10 +82,10 @@ static void read_psi(const struct cgroup *g, char *buf, bool ok[3], struct pp_ps
 }
 
 /* "<what>: <strerror>" as the reason; returns -1. */
-static int fail(struct cgroup *g, struct cgroup_report *rep, char *buf, const char *what,
+static int fail(struct cgroup *g, struct cgroup_section *rep, char *buf, const char *what,
 		int errnum)
 {
-	char why[REPORT_TEXT_MAX];
+	char why[ATTEST_TEXT_MAX];
 
 	snprintf(why, sizeof(why), "%s: %s", what, strerror(errnum));
 	all_unavailable(rep, why);
@@ -167,7 +167,7 @@ static void reap_stale(int parent_fd)
 	closedir(d);
 }
 
-int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report *rep)
+int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_section *rep)
 {
 	char *buf = xmalloc(MOUNTINFO_CAP), rel[1024], *path;
 	int rootfd, n;
@@ -243,7 +243,7 @@ int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report 
 	}
 	read_psi(g, buf, g->psi_start_ok, g->psi_start);
 	memset(rep, 0, sizeof(*rep));
-	report_copy(rep->state, sizeof(rep->state), CGROUP_MEASURED);
+	attestation_copy(rep->state, sizeof(rep->state), CGROUP_MEASURED);
 	rep->atomic_placement = true;
 	metric_unavailable(&rep->members_at_root_exit, "the command has not exited yet");
 	free(buf);
@@ -296,7 +296,7 @@ int cgroup_set_cpus(struct cgroup *g, const char *list, const unsigned char *set
 	return 0;
 }
 
-static void remove_dir(struct cgroup *g, struct cgroup_report *rep)
+static void remove_dir(struct cgroup *g, struct cgroup_section *rep)
 {
 	char buf[4096];
 	int tries = 0;
@@ -326,9 +326,9 @@ static void remove_dir(struct cgroup *g, struct cgroup_report *rep)
 			 "cannot remove the cgroup: %s", strerror(errno));
 }
 
-void cgroup_placement_failed(struct cgroup *g, struct cgroup_report *rep, const char *why)
+void cgroup_placement_failed(struct cgroup *g, struct cgroup_section *rep, const char *why)
 {
-	char reason[REPORT_TEXT_MAX];
+	char reason[ATTEST_TEXT_MAX];
 	struct cgroup_cleanup cl;
 
 	snprintf(reason, sizeof(reason), "the command could not join its cgroup: %s", why);
@@ -339,7 +339,7 @@ void cgroup_placement_failed(struct cgroup *g, struct cgroup_report *rep, const 
 	cg_close(g);
 }
 
-void cgroup_root_exited(struct cgroup *g, struct cgroup_report *rep)
+void cgroup_root_exited(struct cgroup *g, struct cgroup_section *rep)
 {
 	static char buf[CG_BUF];
 	static int32_t pids[8192];
@@ -369,7 +369,7 @@ void cgroup_root_exited(struct cgroup *g, struct cgroup_report *rep)
 	kill_members(g->dir_fd, pids, nr);
 }
 
-void cgroup_finish(struct cgroup *g, struct cgroup_report *rep)
+void cgroup_finish(struct cgroup *g, struct cgroup_section *rep)
 {
 	char *buf;
 	uint64_t usage = 0, peak = 0;
@@ -396,7 +396,7 @@ void cgroup_finish(struct cgroup *g, struct cgroup_report *rep)
 				   "(the memory controller is not enabled for the cgroup)");
 	read_psi(g, buf, ok, psi);
 	for (int i = 0; i < 3; i++) {
-		char why[REPORT_TEXT_MAX], src[REPORT_SOURCE_MAX];
+		char why[ATTEST_TEXT_MAX], src[ATTEST_SOURCE_MAX];
 
 		snprintf(why, sizeof(why), "cgroup %s unavailable", psi_files[i]);
 		snprintf(src, sizeof(src), "cgroup v2 %s total delta", psi_files[i]);
@@ -406,8 +406,8 @@ void cgroup_finish(struct cgroup *g, struct cgroup_report *rep)
 	free(buf);
 	remove_dir(g, rep);
 	if (!rep->cpu_usage_us.available) {
-		report_copy(rep->state, sizeof(rep->state), CGROUP_UNAVAILABLE);
-		report_copy(rep->reason, sizeof(rep->reason), rep->cpu_usage_us.reason);
+		attestation_copy(rep->state, sizeof(rep->state), CGROUP_UNAVAILABLE);
+		attestation_copy(rep->reason, sizeof(rep->reason), rep->cpu_usage_us.reason);
 	}
 	cg_close(g);
 }

@@ -5,12 +5,12 @@
  * so every descendant starts inside; cpu.stat usage_usec then counts all of
  * their CPU, memory.peak their peak (when the memory controller is on),
  * *.pressure their stalls. The cgroup's path is private: it never appears
- * in the report. */
+ * in the attestation. */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sampler/proc_parse.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 struct cgroup {
 	bool active;
@@ -27,7 +27,7 @@ struct cgroup {
 /* Creates the cgroup under the one of the calling process as listed in
  * proc_root/self/{mountinfo,cgroup}. On failure fills rep (state
  * "unavailable" with the reason) and returns -1; nothing is left behind. */
-int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_report *rep);
+int cgroup_create(struct cgroup *g, const char *proc_root, struct cgroup_section *rep);
 
 /* --cpus: confines the new cgroup to the CPUs of set (count of them,
  * written as list) through its cpuset.cpus, and checks that
@@ -37,17 +37,17 @@ int cgroup_set_cpus(struct cgroup *g, const char *list, const unsigned char *set
 		    char *why, size_t cap);
 
 /* The child failed to join: record why and remove the cgroup. */
-void cgroup_placement_failed(struct cgroup *g, struct cgroup_report *rep, const char *why);
+void cgroup_placement_failed(struct cgroup *g, struct cgroup_section *rep, const char *why);
 
 /* Right after the root exited: count the members left, then kill them
  * all (cgroup.kill, or SIGKILL to each). */
-void cgroup_root_exited(struct cgroup *g, struct cgroup_report *rep);
+void cgroup_root_exited(struct cgroup *g, struct cgroup_section *rep);
 
 /* After every descendant was reaped: final counters, removal, cleanup
  * record. Leaves rep measured, or unavailable with a reason. */
-void cgroup_finish(struct cgroup *g, struct cgroup_report *rep);
+void cgroup_finish(struct cgroup *g, struct cgroup_section *rep);
 
 /* The reason a cgroup was not used when the user chose another method. */
-void cgroup_not_requested(struct cgroup_report *rep, const char *why);
+void cgroup_not_requested(struct cgroup_section *rep, const char *why);
 
 #endif

@@ -110,7 +110,7 @@ void psi_pair_delta(struct psi_pair *out, bool ok0, const struct pp_psi *a, bool
 				   source);
 }
 
-/* ---- report pieces ------------------------------------------------------ */
+/* ---- attestation pieces--------------------------------------------------- */
 
 static void window(struct window *w, const struct fold *f, const struct fold_input *in)
 {
@@ -247,7 +247,7 @@ static uint64_t resolution_ns(const struct fold_input *in)
 	return in->clk_tck > 0 ? 12 * (uint64_t)(1000000000 / in->clk_tck) : 0;
 }
 
-static void attribution(struct report *r, const struct fold_input *in)
+static void attribution(struct attestation *r, const struct fold_input *in)
 {
 	struct attribution *a = &r->attribution;
 	const struct fold *f = in->command;
@@ -361,9 +361,9 @@ static void coverage(struct coverage *c, const struct fold_input *in)
 	c->host_memory_samples = f->host_memory_samples;
 	c->sut_root_pid = in->root_pid;
 	if (f->n) {
-		report_copy(c->descendant_attribution, sizeof(c->descendant_attribution),
+		attestation_copy(c->descendant_attribution, sizeof(c->descendant_attribution),
 			    in->coverage);
-		report_copy(c->process_enumeration, sizeof(c->process_enumeration),
+		attestation_copy(c->process_enumeration, sizeof(c->process_enumeration),
 			    in->enumeration);
 	}
 	c->census_process_limit = in->census_limit;
@@ -373,14 +373,14 @@ static void coverage(struct coverage *c, const struct fold_input *in)
 	c->descendants_unreaped = in->unreaped;
 	c->clock_ticks_per_second = in->clk_tck;
 	c->page_size_bytes = in->page_size;
-	report_copy(c->process_enumeration_note, sizeof(c->process_enumeration_note),
+	attestation_copy(c->process_enumeration_note, sizeof(c->process_enumeration_note),
 		    in->note ? in->note : "");
 }
 
-int fold_report(struct report *r, const struct fold_input *in, struct err *e)
+int fold_attestation(struct attestation *r, const struct fold_input *in, struct err *e)
 {
 	/* everything but the GPU device array, which gpu_copy fills as used */
-	memset(r, 0, offsetof(struct report, gpu.devices));
+	memset(r, 0, offsetof(struct attestation, gpu.devices));
 	window(&r->baseline_window, in->baseline, in);
 	host(&r->baseline_host_totals, in->baseline);
 	overhead(&r->baseline_sampler, in->baseline);
@@ -392,7 +392,7 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 	r->cgroup_v2 = in->cgroup;
 	r->policy = in->policy;
 	if (in->policy.include_top_consumers) {
-		r->nr_consumers = in->nr_consumers > REPORT_MAX_CONSUMERS ? REPORT_MAX_CONSUMERS
+		r->nr_consumers = in->nr_consumers > ATTEST_MAX_CONSUMERS ? ATTEST_MAX_CONSUMERS
 									  : in->nr_consumers;
 		memcpy(r->consumers, in->consumers, r->nr_consumers * sizeof(r->consumers[0]));
 	}
@@ -403,7 +403,7 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 		static const char src[] = "/proc/stat busy/total delta of the --cpus CPUs";
 
 		r->has_cpus = true;
-		report_copy(r->cpus.list, sizeof(r->cpus.list), in->cpus_list);
+		attestation_copy(r->cpus.list, sizeof(r->cpus.list), in->cpus_list);
 		r->cpus.count = (int64_t)in->cpus_count;
 		all_cpus(&r->cpus.baseline_all_cpus_percent, in->baseline);
 		all_cpus(&r->cpus.command_all_cpus_percent, in->command);
@@ -412,7 +412,7 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 
 		for (int i = 0; i < 2; i++)
 			if (m[i]->available)
-				report_copy(m[i]->source, REPORT_SOURCE_MAX, src);
+				attestation_copy(m[i]->source, ATTEST_SOURCE_MAX, src);
 	}
 	if (in->quiet_wait) {
 		r->has_quiet_wait = true;
@@ -427,8 +427,8 @@ int fold_report(struct report *r, const struct fold_input *in, struct err *e)
 		r->workload = *in->workload;
 		sut_peak(&r->workload, in);
 	}
-	report_classify(r);
-	if (report_validate(r, e) < 0)
-		return err_prefix(e, "internal error: the built report is inconsistent");
-	return report_seal(r, e);
+	attestation_classify(r);
+	if (attestation_validate(r, e) < 0)
+		return err_prefix(e, "internal error: the built attestation is inconsistent");
+	return attestation_seal(r, e);
 }

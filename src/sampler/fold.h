@@ -1,15 +1,15 @@
 #ifndef FAK_SAMPLER_FOLD_H
 #define FAK_SAMPLER_FOLD_H
-/* Folding samples into a report. Samples are folded as they are taken
- * (nothing is stored per sample), then fold_report() turns the two
- * windows and the run's facts into a classified, sealed report. Pure:
+/* Folding samples into an attestation. Samples are folded as they are taken
+ * (nothing is stored per sample), then fold_attestation() turns the two
+ * windows and the run's facts into a classified, sealed attestation. Pure:
  * unit tests feed it synthetic samples. */
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
 #include "sampler/census.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 /* The adaptive census cadence: the next interval keeps the census at 80 %
  * of the duty ceiling (interval >= cost * 125 / max_duty), never below the
@@ -79,8 +79,8 @@ struct fold_input {
 	bool non_sut_rss_censused;	/* every census read every other process */
 	int64_t root_pid;
 	int64_t reaped, killed, unreaped;
-	struct cgroup_report cgroup;
-	struct consumer consumers[REPORT_MAX_CONSUMERS];
+	struct cgroup_section cgroup;
+	struct consumer consumers[ATTEST_MAX_CONSUMERS];
 	size_t nr_consumers;
 	int64_t exit_code, signal;
 	bool timed_out;
@@ -92,6 +92,6 @@ struct fold_input {
 };
 
 /* Builds, classifies and seals *r. */
-int fold_report(struct report *r, const struct fold_input *in, struct err *e);
+int fold_attestation(struct attestation *r, const struct fold_input *in, struct err *e);
 
 #endif

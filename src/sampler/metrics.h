@@ -73,10 +73,10 @@ bool metrics_log_matches(const struct wl_stream *st, int64_t bytes, const char *
 /* `--verify ATTESTATION --log FILE` and promotion: the log's size and
  * sha256 must equal the sealed stdout of r's workload, and re-parsing it
  * with the recorded parser must give the sealed metrics (or the same parse
- * error). r must be a verified fak.system-baseline/v2 report. *summary gets
+ * error). r must be a verified fak.system-baseline/v2 attestation. *summary gets
  * a short text of what matched (static storage of the caller: cap bytes). */
-struct report;
-int metrics_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap,
+struct attestation;
+int metrics_verify_log(const struct attestation *r, const char *log_path, char *summary, size_t cap,
 		       struct err *e);
 
 #endif

@@ -9,7 +9,7 @@
 #include "base/digest.h"
 #include "base/file.h"
 #include "sampler/metrics.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 int metrics_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
 		       char *why, size_t cap)
@@ -46,7 +46,7 @@ bool metrics_log_matches(const struct wl_stream *st, int64_t bytes, const char *
 	return bytes == st->bytes && !strcmp(sha256, st->sha256);
 }
 
-int metrics_verify_log(const struct report *r, const char *log_path, char *summary, size_t cap,
+int metrics_verify_log(const struct attestation *r, const char *log_path, char *summary, size_t cap,
 		       struct err *e)
 {
 	const struct workload *w = &r->workload;
@@ -78,7 +78,7 @@ int metrics_verify_log(const struct report *r, const char *log_path, char *summa
 	}
 	{
 		int fd = open(log_path, O_RDONLY | O_CLOEXEC);
-		char why[REPORT_TEXT_MAX];
+		char why[ATTEST_TEXT_MAX];
 
 		if (fd < 0)
 			return err_errno(e, errno, "cannot read '%s'", log_path);

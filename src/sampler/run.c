@@ -168,7 +168,7 @@ static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_inpu
 			q->quiet_found = true;
 			break;
 		}
-		if (child_mono_ns() >= limit || q->nr_rejected == REPORT_MAX_REJECTED)
+		if (child_mono_ns() >= limit || q->nr_rejected == ATTEST_MAX_REJECTED)
 			break;
 		w = &q->rejected[q->nr_rejected++];
 		timestamp_format(in->real0_ns + (f->first.mono_ns - in->mono0_ns),
@@ -237,7 +237,7 @@ static void sut_cpu(struct runner *rn, struct fold_input *in, bool sampled, char
 	in->sut_cpu_ok = false;
 	in->sut_cpu_reason = reason;
 	if (rn->ch.unreaped > 0) {
-		snprintf(reason, REPORT_TEXT_MAX,
+		snprintf(reason, ATTEST_TEXT_MAX,
 			 "%lld descendant process(es) were still running after cleanup; "
 			 "their CPU is not final",
 			 (long long)rn->ch.unreaped);
@@ -335,7 +335,7 @@ struct run_state {
 	size_t cpu_count;
 	struct gpu_section gpu;
 	uint64_t fork_rss;
-	char note[REPORT_TEXT_MAX], reason[REPORT_TEXT_MAX], placement[REPORT_TEXT_MAX];
+	char note[ATTEST_TEXT_MAX], reason[ATTEST_TEXT_MAX], placement[ATTEST_TEXT_MAX];
 	char exe[PATH_MAX];
 };
 
@@ -356,7 +356,8 @@ static int confine(const struct run_opts *o, struct run_state *st, struct err *e
 	return 0;
 }
 
-int sampler_run(const struct run_opts *o, struct report *r, struct run_result *res, struct err *e)
+int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
+		struct err *e)
 {
 	struct runner rn = { .o = o, .sigfd = -1 };
 	struct run_state *st = xcalloc(1, sizeof(*st));
@@ -379,7 +380,7 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	rn.cad.max_duty_percent = o->policy.maximum_sampler_duty_percent;
 	in->coverage = sampled ? COVERAGE_SAMPLED : COVERAGE_SUBREAPER;
 	if (child_become_subreaper(e) < 0) {
-		report_copy(st->note, sizeof(st->note),
+		attestation_copy(st->note, sizeof(st->note),
 			    "cannot become a child subreaper; attribution uses the sampled tree");
 		in->coverage = COVERAGE_SAMPLED;
 		sampled = true;
@@ -492,7 +493,7 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	in->interval_ns = o->interval_ns;
 	in->enumeration = census_enumeration(rn.c);
 	if (!st->note[0])
-		report_copy(st->note, sizeof(st->note), census_note(rn.c));
+		attestation_copy(st->note, sizeof(st->note), census_note(rn.c));
 	in->note = st->note;
 	in->census_limit = (int64_t)cfg.process_limit;
 	in->clk_tck = cfg.clk_tck;
@@ -507,14 +508,14 @@ int sampler_run(const struct run_opts *o, struct report *r, struct run_result *r
 	in->unreaped = rn.ch.unreaped;
 	in->gpu = &st->gpu;
 	if (cfg.top_consumers)
-		in->nr_consumers = census_consumers(rn.c, in->consumers, REPORT_MAX_CONSUMERS);
+		in->nr_consumers = census_consumers(rn.c, in->consumers, ATTEST_MAX_CONSUMERS);
 	if (o->workload) {
 		if (o->workload(o->workload_ctx, res, &st->workload, e) < 0)
 			goto out_census;
 		workload_rss(&st->workload, &rn.ch, st->fork_rss);
 		in->workload = &st->workload;
 	}
-	rc = fold_report(r, in, e);
+	rc = fold_attestation(r, in, e);
 out_census:
 	if (rn.child_running) {
 		/* spawn failed after fork, or an error path: leave nothing behind */

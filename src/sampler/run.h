@@ -2,14 +2,14 @@
 #define FAK_SAMPLER_RUN_H
 /* One `fak bench system-baseline` measurement: the quiet baseline window,
  * then the command as a child while the sampler runs, then the sealed
- * report. Prints nothing: progress goes through the callback. */
+ * attestation. Prints nothing: progress goes through the callback. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
 #include "sampler/child.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 #define ATTRIBUTION_AUTO "auto"
 #define ATTRIBUTION_CGROUP "cgroup"
@@ -30,7 +30,7 @@ struct run_opts {
 	int64_t baseline_ns, interval_ns, timeout_ns;	/* timeout 0: none */
 	/* --wait-quiet: while a quiet window's host CPU exceeds the non-SUT
 	 * ceiling, sample another, for at most this long; every rejected window
-	 * is sealed in the report's quiet_wait. 0: one window, no quiet_wait. */
+	 * is sealed in the attestation's quiet_wait. 0: one window, no quiet_wait. */
 	int64_t wait_quiet_ns;
 	/* --cpus: a CPU list (pp_cpulist) the command's cgroup is confined to;
 	 * host CPU is then judged on those CPUs. Needs a cgroup v2 with the
@@ -48,18 +48,19 @@ struct run_opts {
 	/* The signal mask the command starts with; NULL: the caller's mask
 	 * (a caller that keeps SIGINT blocked between runs passes its own). */
 	const sigset_t *child_mask;
-	/* With a workload hook the report is schema v2: after the command's
-	 * whole tree was reaped (its output is complete) and before the report
+	/* With a workload hook the attestation is schema v2: after the command's
+	 * whole tree was reaped (its output is complete) and before the attestation
 	 * is classified and sealed, the hook fills everything in *w but
 	 * peak_rss_bytes, which the sampler measures. An error from the hook
-	 * fails the run (no report). */
+	 * fails the run (no attestation). */
 	int (*workload)(void *ctx, const struct run_result *res, struct workload *w, struct err *e);
 	void *workload_ctx;
 };
 
 /* Resolves and runs the command. Returns -1 with e set when it could not
- * be started (nothing ran, no report). Returns 0 otherwise: *r is sealed
+ * be started (nothing ran, no attestation). Returns 0 otherwise: *r is sealed
  * unless res->interrupted, in which case *r must not be used. */
-int sampler_run(const struct run_opts *o, struct report *r, struct run_result *res, struct err *e);
+int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
+		struct err *e);
 
 #endif

@@ -18,7 +18,7 @@
 #include "sampler/gpu.h"
 #include "sampler/proc_parse.h"
 #include "sampler/proc_read.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 #define FILE_CAP	  4096 /* every file read here but the command line */
 #define CMDLINE_CAP	  65536
@@ -41,7 +41,7 @@ struct scan {
 };
 
 struct consumer_row {
-	char image[REPORT_IMAGE_MAX];
+	char image[ATTEST_IMAGE_MAX];
 	int32_t pid;
 	double percent; /* of one CPU */
 	bool ended;	/* the CPU of its children that ended in the sample */
@@ -284,7 +284,7 @@ static void keep_top(struct machine *m, const struct proc_row *r, double pct, bo
 			m->top[i] = m->top[i - 1];
 	if (i >= TOP_MAX)
 		return;
-	report_scrub_image(r->comm, m->top[i].image);
+	attestation_scrub_image(r->comm, m->top[i].image);
 	m->top[i].pid = r->pid;
 	m->top[i].percent = pct;
 	m->top[i].ended = ended;

@@ -2,7 +2,7 @@
 #define FAK_SAMPLER_WORKLOAD_H
 /* The workload section of a sealed attestation (fak.system-baseline/v2):
  * what `fak bench experiment` measured from the command's own output. The
- * sampler seals it with the rest of the report; the parsers that turn raw
+ * sampler seals it with the rest of the attestation; the parsers that turn raw
  * output into these values live in experiment/ (they depend on us, never
  * the other way round). */
 #include <stdbool.h>
@@ -109,12 +109,12 @@ struct workload {
 	int64_t prompt_tokens, decode_tokens;	/* the envelope's, for the parser */
 	bool has_metrics;
 	struct wl_metrics metrics;	/* when has_metrics */
-	char metrics_error[REPORT_DETAIL_MAX];	/* why not, otherwise "" */
+	char metrics_error[ATTEST_DETAIL_MAX];	/* why not, otherwise "" */
 	/* The SUT's peak memory. The runner sets the largest ru_maxrss of any
 	 * reaped SUT process (wait4: an upper bound for that process, since the
 	 * kernel charges a forked child with the resident memory of the process
 	 * that forked it, fak's own (fak_rss_at_fork_bytes), until exec);
-	 * fold_report then makes it never below the sampled SUT tree's largest
+	 * fold_attestation then makes it never below the sampled SUT tree's largest
 	 * RSS: the cgroup's memory.peak when there is one, else an estimate
 	 * whose source begins "estimate:" (docs/sampler.md). */
 	struct metric peak_rss_bytes;

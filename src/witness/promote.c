@@ -16,7 +16,7 @@
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "sampler/metrics.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 #include "witness/internal.h"
 #include "witness/witness.h"
 
@@ -86,7 +86,7 @@ static int read_in(const char *dir, const char *name, struct strbuf *sb, struct 
  * output it sealed, and its stdout re-parses to its metrics. Their
  * digests go to logs. */
 static void check_run_logs(const char *ldir, const char *name, const char *stem,
-			   const struct report *r, json_t *logs, struct findings *out)
+			   const struct attestation *r, json_t *logs, struct findings *out)
 {
 	static const char *const ext[2] = { "stdout", "stderr" };
 	const struct wl_label *lb = &r->workload.label;
@@ -145,7 +145,7 @@ static bool check_run(const char *dir, const char *name, const struct receipt_ex
 		if (!listed)
 			findings_addf(out, "attestations/%s: %s is not a run of the experiment's "
 				      "schedule, or a second copy of one", name, a.facts.digest);
-		check_run_logs(ldir, name, stem, a.report, logs, out);
+		check_run_logs(ldir, name, stem, a.att, logs, out);
 		free(stem);
 		free(rel);
 	}

@@ -8,27 +8,27 @@
 
 #include "base/json.h"
 #include "sampler/attest.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct attest_facts facts;
-	struct report *r = malloc(sizeof(*r));
+	struct attestation *r = malloc(sizeof(*r));
 	struct err e;
 	json_t *doc;
 
 	if (!r)
 		return 0;
 	if (attest_parse((const char *)data, size, &doc, &e) == 0) {
-		if (attest_check_report(doc, r, &e) == 0) {
+		if (attest_check_decode(doc, r, &e) == 0) {
 			struct strbuf sb = STRBUF_INIT;
 			char digest[JSON_DIGEST_LEN + 1];
 
 			/* the decoded report renders and seals to the same digest */
 			memcpy(digest, r->digest, sizeof(digest));
-			if (report_seal(r, &e) < 0 || strcmp(digest, r->digest))
+			if (attestation_seal(r, &e) < 0 || strcmp(digest, r->digest))
 				abort();
 			attest_render(r, &sb);
 			if (attest_verify_bytes(sb.buf, sb.len, &facts, &e) < 0 ||

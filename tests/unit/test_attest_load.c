@@ -10,7 +10,7 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "sampler/attest.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 #define FIX "tests/fixtures/attestations/"
 
@@ -58,13 +58,13 @@ Test(attest_load, verified_hands_back_bytes_doc_report_and_facts)
 	cr_assert_eq(attest_verify_bytes(sb.buf, sb.len, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(a.facts.digest, facts.digest);
 	cr_expect_str_eq(a.facts.verdict, "clean");
-	cr_assert_not_null(a.report);
-	cr_expect_str_eq(a.report->digest, facts.digest);
+	cr_assert_not_null(a.att);
+	cr_expect_str_eq(a.att->digest, facts.digest);
 	cr_expect(json_is_object(a.doc));
 	cr_expect_not(a.unread);
 	attest_loaded_release(&a);
 	cr_expect_null(a.doc);
-	cr_expect_null(a.report);
+	cr_expect_null(a.att);
 	sb_release(&sb);
 }
 
@@ -77,7 +77,7 @@ Test(attest_load, parsed_does_not_check)
 	cr_assert_eq(attest_load(FIX "tampered-verdict.json", ATTEST_PARSED, &a, &e), 0, "%s",
 		     e.msg);
 	cr_expect(json_is_object(a.doc));
-	cr_expect_null(a.report);
+	cr_expect_null(a.att);
 	attest_loaded_release(&a);
 }
 

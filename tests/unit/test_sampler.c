@@ -12,7 +12,7 @@
 #include "sampler/attest.h"
 #include "sampler/cgroup.h"
 #include "sampler/fold.h"
-#include "sampler/report.h"
+#include "sampler/attestation.h"
 
 #define MSEC ((int64_t)1000000)
 #define FIX "tests/fixtures/attestations/"
@@ -55,7 +55,7 @@ struct synth {
 	size_t nb, nc;
 	struct fold fb, fc;
 	struct fold_input in;
-	struct report r;
+	struct attestation r;
 };
 
 /* A clean run on a 4-CPU host: quiet baseline at 5 %, then a command
@@ -96,7 +96,7 @@ static int synth_try(struct synth *x, struct err *e)
 		fold_add(&x->fc, &x->c[i], x->in.interval_ns, x->c_overloaded[i], true);
 	x->in.baseline = &x->fb;
 	x->in.command = &x->fc;
-	return fold_report(&x->r, &x->in, e);
+	return fold_attestation(&x->r, &x->in, e);
 }
 
 static void synth_build(struct synth *x)
@@ -106,7 +106,7 @@ static void synth_build(struct synth *x)
 	cr_assert_eq(synth_try(x, &e), 0, "%s", e.msg);
 }
 
-static bool has_finding(const struct report *r, const char *code, const char *detail)
+static bool has_finding(const struct attestation *r, const char *code, const char *detail)
 {
 	for (size_t i = 0; i < r->nr_findings; i++)
 		if (!strcmp(r->findings[i].code, code) &&
@@ -115,7 +115,7 @@ static bool has_finding(const struct report *r, const char *code, const char *de
 	return false;
 }
 
-static void findings_are(const struct report *r, const char *const *codes)
+static void findings_are(const struct attestation *r, const char *const *codes)
 {
 	size_t n = 0;
 
@@ -128,7 +128,7 @@ static void findings_are(const struct report *r, const char *const *codes)
 }
 
 /* The rendered report must pass attest_check; returns the rendering. */
-static char *checked(const struct report *r)
+static char *checked(const struct attestation *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct attest_facts facts;
@@ -146,7 +146,7 @@ static char *checked(const struct report *r)
 
 /* ---- building and classification ----------------------------------------- */
 
-Test(report_build, clean_vector)
+Test(attestation_build, clean_vector)
 {
 	struct synth x;
 	struct attest_facts facts;
@@ -186,7 +186,7 @@ Test(report_build, clean_vector)
 	free(text);
 }
 
-Test(report_build, deterministic)
+Test(attestation_build, deterministic)
 {
 	struct synth x, y;
 	char *a, *b;
@@ -202,7 +202,7 @@ Test(report_build, deterministic)
 	free(b);
 }
 
-Test(report_build, three_repetitions_three_digests)
+Test(attestation_build, three_repetitions_three_digests)
 {
 	struct synth x;
 	char seen[3][JSON_DIGEST_LEN + 1];
@@ -218,7 +218,7 @@ Test(report_build, three_repetitions_three_digests)
 	cr_expect_str_neq(seen[0], seen[2]);
 }
 
-Test(report_classify, non_sut_cpu_high)
+Test(attestation_classify, non_sut_cpu_high)
 {
 	struct synth x;
 
@@ -230,7 +230,7 @@ Test(report_classify, non_sut_cpu_high)
 	free(checked(&x.r));
 }
 
-Test(report_classify, quiet_baseline_too_busy)
+Test(attestation_classify, quiet_baseline_too_busy)
 {
 	struct synth x;
 
@@ -242,7 +242,7 @@ Test(report_classify, quiet_baseline_too_busy)
 			      "quiet baseline host CPU 100.00% exceeds 20.00%"));
 }
 
-Test(report_classify, sampler_duty_vectors)
+Test(attestation_classify, sampler_duty_vectors)
 {
 	struct synth x;
 	static const char *const high[] = { "COMMAND_SAMPLER_DUTY_HIGH", NULL };
@@ -266,7 +266,7 @@ Test(report_classify, sampler_duty_vectors)
 	free(checked(&x.r));
 }
 
-Test(report_classify, one_command_sample_is_invalid_but_well_formed)
+Test(attestation_classify, one_command_sample_is_invalid_but_well_formed)
 {
 	struct synth x;
 	static const char *const want[] = { "INVALID_WINDOW", "HOST_CPU_UNKNOWN", "SUT_CPU_UNKNOWN",
@@ -281,7 +281,7 @@ Test(report_classify, one_command_sample_is_invalid_but_well_formed)
 	free(checked(&x.r));
 }
 
-Test(report_classify, no_command_samples)
+Test(attestation_classify, no_command_samples)
 {
 	struct synth x;
 	static const char *const want[] = { "NO_SAMPLES", NULL };
@@ -296,7 +296,7 @@ Test(report_classify, no_command_samples)
 	free(checked(&x.r));
 }
 
-Test(report_classify, empty_baseline)
+Test(attestation_classify, empty_baseline)
 {
 	struct synth x;
 
@@ -309,7 +309,7 @@ Test(report_classify, empty_baseline)
 	free(checked(&x.r));
 }
 
-Test(report_classify, sut_cpu_above_host_busy_is_not_clamped)
+Test(attestation_classify, sut_cpu_above_host_busy_is_not_clamped)
 {
 	struct synth x;
 
@@ -329,7 +329,7 @@ Test(report_classify, sut_cpu_above_host_busy_is_not_clamped)
 	free(checked(&x.r));
 }
 
-Test(report_classify, sut_cpu_above_host_busy_within_resolution)
+Test(attestation_classify, sut_cpu_above_host_busy_within_resolution)
 {
 	struct synth x;
 
@@ -346,7 +346,7 @@ Test(report_classify, sut_cpu_above_host_busy_within_resolution)
 	free(checked(&x.r));
 }
 
-Test(report_classify, host_cpu_unavailable_at_an_endpoint)
+Test(attestation_classify, host_cpu_unavailable_at_an_endpoint)
 {
 	struct synth x;
 
@@ -362,7 +362,7 @@ Test(report_classify, host_cpu_unavailable_at_an_endpoint)
 	free(checked(&x.r));
 }
 
-Test(report_classify, busy_delta_above_total)
+Test(attestation_classify, busy_delta_above_total)
 {
 	struct synth x;
 
@@ -372,7 +372,7 @@ Test(report_classify, busy_delta_above_total)
 	cr_expect(has_finding(&x.r, "HOST_CPU_UNKNOWN", "host busy CPU exceeds total CPU delta"));
 }
 
-Test(report_classify, unknown_sut_cpu)
+Test(attestation_classify, unknown_sut_cpu)
 {
 	struct synth x;
 
@@ -387,7 +387,7 @@ Test(report_classify, unknown_sut_cpu)
 	free(checked(&x.r));
 }
 
-Test(report_classify, command_failures)
+Test(attestation_classify, command_failures)
 {
 	struct synth x;
 	static const char *const timeout[] = { "COMMAND_FAILED", "COMMAND_TIMEOUT", NULL };
@@ -417,7 +417,7 @@ Test(report_classify, command_failures)
 	free(checked(&x.r));
 }
 
-Test(report_classify, cadence_overload)
+Test(attestation_classify, cadence_overload)
 {
 	struct synth x;
 	static const char *const want[] = { "SAMPLER_COVERAGE_LIMITED", NULL };
@@ -436,7 +436,7 @@ Test(report_classify, cadence_overload)
 
 static void measured_cgroup(struct synth *x)
 {
-	struct cgroup_report *g = &x->in.cgroup;
+	struct cgroup_section *g = &x->in.cgroup;
 	struct psi_pair *pp[3] = { &g->pressure.cpu, &g->pressure.memory, &g->pressure.io };
 
 	memset(g, 0, sizeof(*g));
@@ -455,7 +455,7 @@ static void measured_cgroup(struct synth *x)
 	x->in.sut_cpu_source = "cgroup v2 cpu.stat usage_usec";
 }
 
-Test(report_classify, cgroup_measured)
+Test(attestation_classify, cgroup_measured)
 {
 	struct synth x;
 
@@ -469,7 +469,7 @@ Test(report_classify, cgroup_measured)
 	free(checked(&x.r));
 }
 
-Test(report_classify, cgroup_psi_stall)
+Test(attestation_classify, cgroup_psi_stall)
 {
 	struct synth x;
 	static const char *const want[] = { "CPU_PSI_STALL_HIGH", NULL };
@@ -486,7 +486,7 @@ Test(report_classify, cgroup_psi_stall)
 	free(checked(&x.r));
 }
 
-Test(report_classify, cgroup_cleanup_failed)
+Test(attestation_classify, cgroup_cleanup_failed)
 {
 	struct synth x;
 
@@ -501,7 +501,7 @@ Test(report_classify, cgroup_cleanup_failed)
 	free(checked(&x.r));
 }
 
-Test(report_classify, memory_required)
+Test(attestation_classify, memory_required)
 {
 	struct synth x;
 
@@ -524,7 +524,7 @@ Test(report_classify, memory_required)
 	free(checked(&x.r));
 }
 
-Test(report_classify, census_errors_and_survivors)
+Test(attestation_classify, census_errors_and_survivors)
 {
 	struct synth x;
 
@@ -540,7 +540,7 @@ Test(report_classify, census_errors_and_survivors)
 	free(checked(&x.r));
 }
 
-Test(report_classify, top_consumers_only_when_asked)
+Test(attestation_classify, top_consumers_only_when_asked)
 {
 	struct synth x;
 
@@ -590,9 +590,9 @@ static void with_workload(struct synth *x, struct workload *w, double ru_maxrss)
 }
 
 /* The receipt's memory from one report: peak and resident. */
-static void receipt_memory(const struct report *r, long long *peak, long long *resident)
+static void receipt_memory(const struct attestation *r, long long *peak, long long *resident)
 {
-	const struct report *one[1] = { r };
+	const struct attestation *one[1] = { r };
 	struct err e;
 
 	cr_assert_eq(receipt_memory_from_reports(one, 1, peak, resident, &e), 0, "%s", e.msg);
@@ -661,7 +661,7 @@ Test(sut_peak, unknown_while_a_descendant_was_never_reaped)
 	struct synth x;
 	struct workload w;
 	long long peak, resident;
-	const struct report *one[1] = { &x.r };
+	const struct attestation *one[1] = { &x.r };
 	struct err e;
 
 	synth_init(&x);
@@ -712,34 +712,34 @@ Test(sut_peak, sealed_before_the_estimate)
 	cr_expect_eq(resident, 6 * MIB);
 }
 
-Test(report_scrub, images)
+Test(attestation_scrub, images)
 {
-	char out[REPORT_IMAGE_MAX];
+	char out[ATTEST_IMAGE_MAX];
 
-	report_scrub_image("C:\\host\\other.exe", out);
+	attestation_scrub_image("C:\\host\\other.exe", out);
 	cr_expect_str_eq(out, "other.exe");
-	report_scrub_image("/tmp/sut", out);
+	attestation_scrub_image("/tmp/sut", out);
 	cr_expect_str_eq(out, "sut");
-	report_scrub_image("/usr/bin/", out);
+	attestation_scrub_image("/usr/bin/", out);
 	cr_expect_str_eq(out, "bin");
-	report_scrub_image("", out);
+	attestation_scrub_image("", out);
 	cr_expect_str_eq(out, "unknown");
-	report_scrub_image(".", out);
+	attestation_scrub_image(".", out);
 	cr_expect_str_eq(out, "unknown");
-	report_scrub_image("/", out);
+	attestation_scrub_image("/", out);
 	cr_expect_str_eq(out, "unknown");
 	/* a process names itself: what is not scrubbed text is withheld */
-	report_scrub_image("/usr/bin/alice@gpu-node", out);
+	attestation_scrub_image("/usr/bin/alice@gpu-node", out);
 	cr_expect_str_eq(out, "scrubbed");
-	report_scrub_image("10.0.0.7", out);
+	attestation_scrub_image("10.0.0.7", out);
 	cr_expect_str_eq(out, "scrubbed");
-	report_scrub_image("ssh alice", out);
+	attestation_scrub_image("ssh alice", out);
 	cr_expect_str_eq(out, "scrubbed");
-	report_scrub_image("ssh", out);
+	attestation_scrub_image("ssh", out);
 	cr_expect_str_eq(out, "ssh");
 }
 
-Test(report_policy, ranges)
+Test(attestation_policy, ranges)
 {
 	struct policy p;
 	struct err e;
@@ -767,7 +767,7 @@ Test(report_policy, ranges)
 
 /* Edits a sealed clean report, reseals it, and expects attest_check to
  * refuse it with a message containing want. */
-static void refuse_resealed(void (*edit)(struct report *), const char *want)
+static void refuse_resealed(void (*edit)(struct attestation *), const char *want)
 {
 	struct synth x;
 	struct strbuf sb = STRBUF_INIT;
@@ -778,7 +778,7 @@ static void refuse_resealed(void (*edit)(struct report *), const char *want)
 	synth_init(&x);
 	synth_build(&x);
 	edit(&x.r);
-	cr_assert_eq(report_seal(&x.r, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
 	attest_render(&x.r, &sb);
 	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
 	cr_expect_eq(attest_check(doc, &facts, &e), -1,
@@ -788,64 +788,64 @@ static void refuse_resealed(void (*edit)(struct report *), const char *want)
 	sb_release(&sb);
 }
 
-static void ed_counted(struct report *r) { r->command_sampler.counted_samples = 5; }
-static void ed_duty(struct report *r) { r->command_sampler.duty_percent.value = 0.5; }
-static void ed_wall(struct report *r)
+static void ed_counted(struct attestation *r) { r->command_sampler.counted_samples = 5; }
+static void ed_duty(struct attestation *r) { r->command_sampler.duty_percent.value = 0.5; }
+static void ed_wall(struct attestation *r)
 {
 	metric_unavailable(&r->command_sampler.duty_percent, "hidden");
 }
-static void ed_times(struct report *r)
+static void ed_times(struct attestation *r)
 {
 	strcpy(r->command_window.ended_at_utc, "2026-08-29T00:00:04Z");
 }
-static void ed_bad_time(struct report *r)
+static void ed_bad_time(struct attestation *r)
 {
 	strcpy(r->command_window.ended_at_utc, "2026-08-29 00:00:03");
 }
-static void ed_order(struct report *r)
+static void ed_order(struct attestation *r)
 {
 	struct window w = r->baseline_window;
 
 	r->baseline_window = r->command_window;
 	r->command_window = w;
 }
-static void ed_coverage(struct report *r)
+static void ed_coverage(struct attestation *r)
 {
 	strcpy(r->coverage.descendant_attribution, "job_object");
 }
-static void ed_reaped(struct report *r) { r->coverage.descendants_reaped = 0; }
-static void ed_sum(struct report *r) { r->attribution.non_sut_cpu_percent_of_host.value = 0; }
-static void ed_cgroup(struct report *r)
+static void ed_reaped(struct attestation *r) { r->coverage.descendants_reaped = 0; }
+static void ed_sum(struct attestation *r) { r->attribution.non_sut_cpu_percent_of_host.value = 0; }
+static void ed_cgroup(struct attestation *r)
 {
 	strcpy(r->cgroup_v2.state, CGROUP_MEASURED), r->cgroup_v2.reason[0] = 0;
 }
-static void ed_cgroup_reason(struct report *r) { r->cgroup_v2.reason[0] = 0; }
-static void ed_cleanup(struct report *r) { r->cgroup_v2.cleanup.removed = true; }
-static void ed_consumers(struct report *r)
+static void ed_cgroup_reason(struct attestation *r) { r->cgroup_v2.reason[0] = 0; }
+static void ed_cleanup(struct attestation *r) { r->cgroup_v2.cleanup.removed = true; }
+static void ed_consumers(struct attestation *r)
 {
 	r->nr_consumers = 1;
 	strcpy(r->consumers[0].image, "other");
 	r->consumers[0].pid = 3;
 }
-static void ed_basename(struct report *r)
+static void ed_basename(struct attestation *r)
 {
 	ed_consumers(r);
 	r->policy.include_top_consumers = true;
 	strcpy(r->consumers[0].image, "secret/path");
 }
-static void ed_account(struct report *r)
+static void ed_account(struct attestation *r)
 {
 	ed_consumers(r);
 	r->policy.include_top_consumers = true;
 	strcpy(r->consumers[0].image, "alice@gpu-node");
 }
-static void ed_address(struct report *r)
+static void ed_address(struct attestation *r)
 {
 	ed_consumers(r);
 	r->policy.include_top_consumers = true;
 	strcpy(r->consumers[0].image, "10.0.0.7");
 }
-static void ed_consumer_order(struct report *r)
+static void ed_consumer_order(struct attestation *r)
 {
 	ed_consumers(r);
 	r->policy.include_top_consumers = true;
@@ -854,94 +854,94 @@ static void ed_consumer_order(struct report *r)
 	r->consumers[1].rss_available = true;
 	r->consumers[1].rss_bytes = 10;
 }
-static void ed_exit(struct report *r) { r->timed_out = true; }
-static void ed_policy(struct report *r) { r->policy.maximum_sampler_duty_percent = 0; }
-static void ed_verdict(struct report *r) { strcpy(r->verdict, "investigate"); }
-static void ed_detail(struct report *r)
+static void ed_exit(struct attestation *r) { r->timed_out = true; }
+static void ed_policy(struct attestation *r) { r->policy.maximum_sampler_duty_percent = 0; }
+static void ed_verdict(struct attestation *r) { strcpy(r->verdict, "investigate"); }
+static void ed_detail(struct attestation *r)
 {
 	r->nr_findings = 1;
 	strcpy(r->findings[0].code, "NON_SUT_CPU_HIGH");
 	strcpy(r->findings[0].detail, "made up");
 }
 
-Test(report_validate, counted_samples)
+Test(attestation_validate, counted_samples)
 {
 	refuse_resealed(ed_counted, "counted_samples must be samples - 1");
 }
-Test(report_validate, duty)
+Test(attestation_validate, duty)
 {
 	refuse_resealed(ed_duty, "does not equal wall_ns / duration_ns * 100");
 }
-Test(report_validate, wall_without_duty)
+Test(attestation_validate, wall_without_duty)
 {
 	refuse_resealed(ed_wall, "an unavailable duty must have wall_ns 0");
 }
-Test(report_validate, window_times)
+Test(attestation_validate, window_times)
 {
 	refuse_resealed(ed_times, "does not match the window times");
 }
-Test(report_validate, time_format)
+Test(attestation_validate, time_format)
 {
 	refuse_resealed(ed_bad_time, "must be RFC 3339 UTC timestamps");
 }
-Test(report_validate, window_order)
+Test(attestation_validate, window_order)
 {
 	refuse_resealed(ed_order, "baseline_window must end before");
 }
-Test(report_validate, coverage_kind)
+Test(attestation_validate, coverage_kind)
 {
 	refuse_resealed(ed_coverage, "unknown descendant_attribution");
 }
-Test(report_validate, subreaper_root)
+Test(attestation_validate, subreaper_root)
 {
 	refuse_resealed(ed_reaped, "requires the reaped SUT root");
 }
-Test(report_validate, cpu_sum)
+Test(attestation_validate, cpu_sum)
 {
 	refuse_resealed(ed_sum, "SUT and non-SUT CPU must add up to host CPU");
 }
-Test(report_validate, cgroup_coverage)
+Test(attestation_validate, cgroup_coverage)
 {
 	refuse_resealed(ed_cgroup, "a measured cgroup has atomic placement");
 }
-Test(report_validate, cgroup_reason)
+Test(attestation_validate, cgroup_reason)
 {
 	refuse_resealed(ed_cgroup_reason, "an unavailable cgroup states its reason");
 }
-Test(report_validate, cleanup)
+Test(attestation_validate, cleanup)
 {
 	refuse_resealed(ed_cleanup, "nothing can be recorded when cleanup was not attempted");
 }
-Test(report_validate, consumers_opt_in)
+Test(attestation_validate, consumers_opt_in)
 {
 	refuse_resealed(ed_consumers, "require policy include_top_consumers");
 }
-Test(report_validate, consumer_basename)
+Test(attestation_validate, consumer_basename)
 {
 	refuse_resealed(ed_basename, "must be a scrubbed basename");
 }
-Test(report_validate, consumer_account)
+Test(attestation_validate, consumer_account)
 {
 	refuse_resealed(ed_account, "must be a scrubbed basename");
 }
-Test(report_validate, consumer_address)
+Test(attestation_validate, consumer_address)
 {
 	refuse_resealed(ed_address, "must be a scrubbed basename");
 }
-Test(report_validate, consumer_order)
+Test(attestation_validate, consumer_order)
 {
 	refuse_resealed(ed_consumer_order, "ordered by CPU, RSS, then PID");
 }
-Test(report_validate, exit_code) { refuse_resealed(ed_exit, "must be 124 after a timeout"); }
-Test(report_validate, policy)
+Test(attestation_validate, exit_code) { refuse_resealed(ed_exit, "must be 124 after a timeout"); }
+Test(attestation_validate, policy)
 {
 	refuse_resealed(ed_policy, "maximum_sampler_duty_percent must be in (0,100]");
 }
-Test(report_validate, verdict)
+Test(attestation_validate, verdict)
 {
 	refuse_resealed(ed_verdict, "differs from the policy-derived verdict \"clean\"");
 }
-Test(report_validate, findings)
+Test(attestation_validate, findings)
 {
 	refuse_resealed(ed_detail, "findings[0]: recorded NON_SUT_CPU_HIGH \"made up\"");
 }
@@ -949,7 +949,7 @@ Test(report_validate, findings)
 /* ---- --wait-quiet: the wait is sealed and re-derived ------------------------ */
 
 /* Two busy windows rejected (90 % and 60 %) before the synthetic quiet one. */
-static void with_wait(struct report *r)
+static void with_wait(struct attestation *r)
 {
 	struct quiet_wait *q = &r->quiet_wait;
 
@@ -967,7 +967,7 @@ static void with_wait(struct report *r)
 	q->rejected[1].host_cpu_percent = 60;
 }
 
-Test(report_quiet_wait, sealed_and_verified)
+Test(attestation_quiet_wait, sealed_and_verified)
 {
 	struct synth x;
 	struct err e;
@@ -980,7 +980,7 @@ Test(report_quiet_wait, sealed_and_verified)
 	cr_expect_null(strstr(text, "quiet_wait"), "no --wait-quiet, no key: nothing changes");
 	free(text);
 	with_wait(&x.r);
-	cr_assert_eq(report_seal(&x.r, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
 	text = checked(&x.r);
 	cr_expect(strstr(text, "\"quiet_wait\": {\n    \"limit_ns\": 10000000000,\n"
 			       "    \"waited_ns\": 3000000000,\n    \"quiet_found\": true,\n"
@@ -990,68 +990,68 @@ Test(report_quiet_wait, sealed_and_verified)
 	free(text);
 }
 
-static void ed_wait_quiet(struct report *r)
+static void ed_wait_quiet(struct attestation *r)
 {
 	with_wait(r);
 	r->quiet_wait.rejected[1].host_cpu_percent = 15;
 }
-static void ed_wait_found(struct report *r)
+static void ed_wait_found(struct attestation *r)
 {
 	with_wait(r);
 	r->quiet_wait.quiet_found = false;
 }
-static void ed_wait_order(struct report *r)
+static void ed_wait_order(struct attestation *r)
 {
 	with_wait(r);
 	strcpy(r->quiet_wait.rejected[1].started_at_utc, "2026-08-28T23:59:56Z");
 }
-static void ed_wait_overlap(struct report *r)
+static void ed_wait_overlap(struct attestation *r)
 {
 	with_wait(r);
 	r->quiet_wait.rejected[1].duration_ns = 2000 * MSEC;
 }
-static void ed_wait_zero(struct report *r)
+static void ed_wait_zero(struct attestation *r)
 {
 	with_wait(r);
 	r->quiet_wait.waited_ns = 0;
 }
-static void ed_wait_limit(struct report *r)
+static void ed_wait_limit(struct attestation *r)
 {
 	with_wait(r);
 	r->quiet_wait.limit_ns = 0;
 }
-Test(report_quiet_wait, rejected_window_was_quiet)
+Test(attestation_quiet_wait, rejected_window_was_quiet)
 {
 	refuse_resealed(ed_wait_quiet, "quiet_wait.rejected_windows[1]: host CPU 15.00% is "
 				       "not above the 20.00% ceiling");
 }
-Test(report_quiet_wait, quiet_found_rederived)
+Test(attestation_quiet_wait, quiet_found_rederived)
 {
 	refuse_resealed(ed_wait_found, "quiet_wait.quiet_found must say whether the baseline "
 				       "window's host CPU is within 20.00%");
 }
-Test(report_quiet_wait, windows_in_order)
+Test(attestation_quiet_wait, windows_in_order)
 {
 	refuse_resealed(ed_wait_order, "quiet_wait.rejected_windows[1]: must start in order");
 }
-Test(report_quiet_wait, windows_end_before_the_baseline)
+Test(attestation_quiet_wait, windows_end_before_the_baseline)
 {
 	refuse_resealed(ed_wait_overlap, "quiet_wait.rejected_windows[1]: must start in order and "
 					 "end before the baseline window");
 }
-Test(report_quiet_wait, waited_iff_rejected)
+Test(attestation_quiet_wait, waited_iff_rejected)
 {
 	refuse_resealed(ed_wait_zero,
 			"quiet_wait.waited_ns is 0 exactly when no window was rejected");
 }
-Test(report_quiet_wait, limit)
+Test(attestation_quiet_wait, limit)
 {
 	refuse_resealed(ed_wait_limit, "quiet_wait.limit_ns must be in (0, 24h]");
 }
 
 /* ---- --cpus: host CPU on the chosen CPUs, the whole host as information ----- */
 
-Test(report_cpus, all_cpus_recorded_as_information)
+Test(attestation_cpus, all_cpus_recorded_as_information)
 {
 	struct synth x;
 	char *text;
@@ -1079,7 +1079,7 @@ Test(report_cpus, all_cpus_recorded_as_information)
 	free(text);
 }
 
-static void ed_cpus(struct report *r)
+static void ed_cpus(struct attestation *r)
 {
 	r->has_cpus = true;
 	strcpy(r->cpus.list, "0-3");
@@ -1087,7 +1087,7 @@ static void ed_cpus(struct report *r)
 	metric_unavailable(&r->cpus.baseline_all_cpus_percent, "x");
 	metric_unavailable(&r->cpus.command_all_cpus_percent, "x");
 }
-Test(report_cpus, list_and_count_agree)
+Test(attestation_cpus, list_and_count_agree)
 {
 	refuse_resealed(ed_cpus, "cpus: \"list\" must be a CPU list of \"count\" CPUs");
 }
@@ -1283,22 +1283,22 @@ Test(attest_fixtures, tampered)
 			"bytes differ from the sealed rendering at line 327");
 }
 
-Test(report_copy, never_cuts_silently)
+Test(attestation_copy, never_cuts_silently)
 {
-	char small[8], big[REPORT_DETAIL_MAX], src[300];
+	char small[8], big[ATTEST_DETAIL_MAX], src[300];
 
-	report_copy(small, sizeof(small), "1234567");
+	attestation_copy(small, sizeof(small), "1234567");
 	cr_assert_str_eq(small, "1234567");
-	report_copy(small, sizeof(small), "12345678");
+	attestation_copy(small, sizeof(small), "12345678");
 	cr_assert_str_eq(small, "1234...");
 	/* never inside a UTF-8 sequence: an e-acute at bytes 3..4 goes whole */
-	report_copy(small, sizeof(small), "abc\xc3\xa9" "defgh");
+	attestation_copy(small, sizeof(small), "abc\xc3\xa9" "defgh");
 	cr_assert_str_eq(small, "abc...");
-	report_copy(small, sizeof(small), "ab\xc3\xa9" "defgh");
+	attestation_copy(small, sizeof(small), "ab\xc3\xa9" "defgh");
 	cr_assert_str_eq(small, "ab\xc3\xa9...");
 	/* a llama-bench result list longer than the old 191 bytes stays whole */
 	memset(src, 'x', sizeof(src) - 1);
 	src[sizeof(src) - 1] = '\0';
-	report_copy(big, sizeof(big), src);
+	attestation_copy(big, sizeof(big), src);
 	cr_assert_str_eq(big, src);
 }

@@ -1,7 +1,7 @@
 /* The attestation model: policy, classification, validation, JSON in and
  * out, seal. Classification is one function used both when building and
- * when verifying, so a sealed report always re-derives its own verdict. */
-#include "sampler/report.h"
+ * when verifying, so a sealed attestation always re-derives its own verdict. */
+#include "sampler/attestation.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-void report_copy(char *dst, size_t cap, const char *src)
+void attestation_copy(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
 	bool cut = n >= cap;
@@ -44,7 +44,7 @@ void metric_set(struct metric *m, double value, const char *source)
 	memset(m, 0, sizeof(*m));
 	m->available = true;
 	m->value = value;
-	report_copy(m->source, sizeof(m->source), source);
+	attestation_copy(m->source, sizeof(m->source), source);
 }
 
 void metric_unavailable(struct metric *m, const char *fmt, ...)
@@ -59,7 +59,7 @@ void metric_unavailable(struct metric *m, const char *fmt, ...)
 		BUG("unavailable metric without a reason");
 }
 
-void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX])
+void attestation_scrub_image(const char *image, char out[ATTEST_IMAGE_MAX])
 {
 	size_t end = strlen(image), start;
 
@@ -69,16 +69,16 @@ void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX])
 	while (start > 0 && image[start - 1] != '/' && image[start - 1] != '\\')
 		start--;
 	if (end == start || (end - start == 1 && image[start] == '.')) {
-		report_copy(out, REPORT_IMAGE_MAX, "unknown");
+		attestation_copy(out, ATTEST_IMAGE_MAX, "unknown");
 		return;
 	}
-	if (end - start >= REPORT_IMAGE_MAX)
-		end = start + REPORT_IMAGE_MAX - 1;
+	if (end - start >= ATTEST_IMAGE_MAX)
+		end = start + ATTEST_IMAGE_MAX - 1;
 	memcpy(out, image + start, end - start);
 	out[end - start] = '\0';
 	/* a process may name itself anything ("alice@gpu-node", an address) */
 	if (!str_scrubbed(out, NULL))
-		report_copy(out, REPORT_IMAGE_MAX, "scrubbed");
+		attestation_copy(out, ATTEST_IMAGE_MAX, "scrubbed");
 }
 
 /* ---- policy ----------------------------------------------------------- */
@@ -129,7 +129,7 @@ static const char *const invalidating[] = {
 	"WORKLOAD_RATE_EXCEEDS_WINDOW", NULL,
 };
 
-bool report_code_invalidates(const char *code)
+bool attestation_code_invalidates(const char *code)
 {
 	for (const char *const *p = invalidating; *p; p++)
 		if (!strcmp(*p, code))
@@ -138,7 +138,7 @@ bool report_code_invalidates(const char *code)
 }
 
 struct classify {
-	struct report *r;
+	struct attestation *r;
 	bool invalid;
 };
 
@@ -149,15 +149,15 @@ static void finding(struct classify *c, const char *code, const char *fmt, ...)
 	struct finding *f;
 	va_list ap;
 
-	if (c->r->nr_findings >= REPORT_MAX_FINDINGS)
-		BUG("more than %d findings", REPORT_MAX_FINDINGS);
+	if (c->r->nr_findings >= ATTEST_MAX_FINDINGS)
+		BUG("more than %d findings", ATTEST_MAX_FINDINGS);
 	f = &c->r->findings[c->r->nr_findings++];
 	memset(f, 0, sizeof(*f));
-	report_copy(f->code, sizeof(f->code), code);
+	attestation_copy(f->code, sizeof(f->code), code);
 	va_start(ap, fmt);
 	vsnprintf(f->detail, sizeof(f->detail), fmt, ap);
 	va_end(ap);
-	if (report_code_invalidates(code))
+	if (attestation_code_invalidates(code))
 		c->invalid = true;
 }
 
@@ -217,7 +217,7 @@ static void classify_workload(struct classify *c)
 			(double)c->r->command_window.duration_ns / 1e6);
 }
 
-void report_classify(struct report *r)
+void attestation_classify(struct attestation *r)
 {
 	struct classify c = { .r = r };
 	const struct policy *p = &r->policy;
@@ -308,7 +308,7 @@ void report_classify(struct report *r)
 	if (r->has_workload)
 		classify_workload(&c);
 done:
-	report_copy(r->verdict, sizeof(r->verdict),
+	attestation_copy(r->verdict, sizeof(r->verdict),
 		    c.invalid ? "invalid" : r->nr_findings ? "investigate" : "clean");
 }
 
@@ -353,9 +353,9 @@ static int check_window(const char *name, const struct window *w, const struct o
 	return 0;
 }
 
-static int check_cgroup(const struct report *r, struct err *e)
+static int check_cgroup(const struct attestation *r, struct err *e)
 {
-	const struct cgroup_report *g = &r->cgroup_v2;
+	const struct cgroup_section *g = &r->cgroup_v2;
 	const struct cgroup_cleanup *cl = &g->cleanup;
 	bool measured = !strcmp(g->state, CGROUP_MEASURED);
 
@@ -383,15 +383,15 @@ static int consumer_cmp(const struct consumer *x, const struct consumer *y)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static int check_consumers(const struct report *r, struct err *e)
+static int check_consumers(const struct attestation *r, struct err *e)
 {
 	if (r->nr_consumers && !r->policy.include_top_consumers)
 		return err_set(e, "top_non_sut_consumers: records require policy include_top_consumers");
 	for (size_t i = 0; i < r->nr_consumers; i++) {
 		const struct consumer *c = &r->consumers[i];
-		char scrubbed[REPORT_IMAGE_MAX];
+		char scrubbed[ATTEST_IMAGE_MAX];
 
-		report_scrub_image(c->image, scrubbed);
+		attestation_scrub_image(c->image, scrubbed);
 		if (strcmp(scrubbed, c->image) || strchr(c->image, '/') || strchr(c->image, '\\') ||
 		    !str_scrubbed(c->image, NULL))
 			return err_set(e, "top_non_sut_consumers[%zu].image: must be a scrubbed basename", i);
@@ -456,7 +456,7 @@ static int check_workload(const struct workload *w, struct err *e)
 /* The wait re-derived: every rejected window was busy beyond the ceiling,
  * in order and before the accepted one; quiet_found says whether the
  * accepted window is quiet; the wait fits in its limit. */
-static int check_cpus(const struct report *r, struct err *e)
+static int check_cpus(const struct attestation *r, struct err *e)
 {
 	unsigned char set[PP_MAX_CPUS / 8];
 	size_t count;
@@ -469,7 +469,7 @@ static int check_cpus(const struct report *r, struct err *e)
 	return 0;
 }
 
-static int check_quiet_wait(const struct report *r, int64_t bstart, struct err *e)
+static int check_quiet_wait(const struct attestation *r, int64_t bstart, struct err *e)
 {
 	const struct quiet_wait *q = &r->quiet_wait;
 	const struct metric *b = &r->baseline_host_totals.cpu_percent;
@@ -478,7 +478,7 @@ static int check_quiet_wait(const struct report *r, int64_t bstart, struct err *
 
 	if (!r->has_quiet_wait)
 		return 0;
-	if (q->limit_ns <= 0 || q->limit_ns > REPORT_WAIT_MAX_NS)
+	if (q->limit_ns <= 0 || q->limit_ns > ATTEST_WAIT_MAX_NS)
 		return err_set(e, "quiet_wait.limit_ns must be in (0, 24h]");
 	if (q->quiet_found != !(b->available && b->value > ceiling))
 		return err_set(e, "quiet_wait.quiet_found must say whether the baseline "
@@ -502,7 +502,7 @@ static int check_quiet_wait(const struct report *r, int64_t bstart, struct err *
 	return 0;
 }
 
-int report_validate(const struct report *r, struct err *e)
+int attestation_validate(const struct attestation *r, struct err *e)
 {
 	const struct attribution *a = &r->attribution;
 	const struct coverage *cv = &r->coverage;
@@ -541,9 +541,9 @@ int report_validate(const struct report *r, struct err *e)
 	return 0;
 }
 
-int report_seal(struct report *r, struct err *e)
+int attestation_seal(struct attestation *r, struct err *e)
 {
-	json_t *doc = report_to_json(r, false);
+	json_t *doc = attestation_to_json(r, false);
 	int rc = json_digest(doc, NULL, r->digest, e);
 
 	json_decref(doc);
@@ -593,7 +593,7 @@ static const struct jfield coverage_fields[] = {
 
 static int check_state(const void *rec, const struct jpath *at, struct err *e)
 {
-	const struct cgroup_report *g = rec;
+	const struct cgroup_section *g = rec;
 
 	if (strcmp(g->state, CGROUP_MEASURED) && strcmp(g->state, CGROUP_UNAVAILABLE))
 		return jpath_err(e, at, "must be \"measured\" or \"unavailable\"");
@@ -602,9 +602,9 @@ static int check_state(const void *rec, const struct jpath *at, struct err *e)
 
 /* The flat head of cgroup_v2; the rest is written and read by hand. */
 static const struct jfield cgroup_fields[] = {
-	JF_KEYC("state", JF_TEXT, struct cgroup_report, state, JF_REQ, check_state),
-	JF(JF_TEXT, struct cgroup_report, reason, JF_OMIT),
-	JF(JF_BOOL, struct cgroup_report, atomic_placement, JF_REQ),
+	JF_KEYC("state", JF_TEXT, struct cgroup_section, state, JF_REQ, check_state),
+	JF(JF_TEXT, struct cgroup_section, reason, JF_OMIT),
+	JF(JF_BOOL, struct cgroup_section, atomic_placement, JF_REQ),
 	JF_HANDS("members_at_root_exit"),
 	JF_HANDS("cpu_usage_us"),
 	JF_HANDS("memory_peak_bytes"),
@@ -800,7 +800,7 @@ static json_t *attribution_json(const struct attribution *a)
 	return o;
 }
 
-static json_t *cgroup_json(const struct cgroup_report *g)
+static json_t *cgroup_json(const struct cgroup_section *g)
 {
 	json_t *o = jf_to_json(cgroup_fields, g);
 
@@ -856,7 +856,7 @@ static json_t *quiet_wait_json(const struct quiet_wait *q)
 	return o;
 }
 
-json_t *report_to_json(const struct report *r, bool with_digest)
+json_t *attestation_to_json(const struct attestation *r, bool with_digest)
 {
 	json_t *o = jobj(), *cons = jarr(), *finds = jarr();
 
@@ -1060,7 +1060,7 @@ static int get_attribution(const json_t *o, const struct jpath *at, struct attri
 	return get_metric(x, &kp, "sut_cpu_seconds", "seconds", &a->sut_cpu_seconds, e);
 }
 
-static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_report *g, struct err *e)
+static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_section *g, struct err *e)
 {
 	struct jpath kp = JP_KEY(at, "cgroup_v2");
 	const json_t *x;
@@ -1078,14 +1078,15 @@ static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_rep
 	return 0;
 }
 
-static int get_consumers(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
+static int get_consumers(const json_t *o, const struct jpath *at, struct attestation *r,
+			 struct err *e)
 {
 	struct jpath kp = JP_KEY(at, "top_non_sut_consumers");
 	const json_t *arr;
 
 	TRY(jd_arr(o, at, "top_non_sut_consumers", JD_REQUIRED, false, &arr, e));
-	if (json_array_size(arr) > REPORT_MAX_CONSUMERS)
-		return jpath_err(e, &kp, "at most %d records", REPORT_MAX_CONSUMERS);
+	if (json_array_size(arr) > ATTEST_MAX_CONSUMERS)
+		return jpath_err(e, &kp, "at most %d records", ATTEST_MAX_CONSUMERS);
 	r->nr_consumers = json_array_size(arr);
 	for (size_t i = 0; i < r->nr_consumers; i++) {
 		struct jpath ip = JP_IDX(&kp, i);
@@ -1109,8 +1110,8 @@ static int get_quiet_wait(const json_t *o, const struct jpath *at, struct quiet_
 	TRY(jd_obj(o, at, "quiet_wait", JD_REQUIRED, &x, e));
 	TRY(jf_decode(quiet_wait_fields, x, &kp, q, e));
 	TRY(jd_arr(x, &kp, "rejected_windows", JD_REQUIRED, false, &arr, e));
-	if (json_array_size(arr) > REPORT_MAX_REJECTED)
-		return jpath_err(e, &ap, "at most %d rejected windows", REPORT_MAX_REJECTED);
+	if (json_array_size(arr) > ATTEST_MAX_REJECTED)
+		return jpath_err(e, &ap, "at most %d rejected windows", ATTEST_MAX_REJECTED);
 	q->nr_rejected = json_array_size(arr);
 	for (size_t i = 0; i < q->nr_rejected; i++) {
 		struct jpath ip = JP_IDX(&ap, i);
@@ -1133,14 +1134,15 @@ static int get_cpus(const json_t *o, const struct jpath *at, struct cpus_report 
 			  &c->command_all_cpus_percent, e);
 }
 
-static int get_findings(const json_t *o, const struct jpath *at, struct report *r, struct err *e)
+static int get_findings(const json_t *o, const struct jpath *at, struct attestation *r,
+			struct err *e)
 {
 	struct jpath kp = JP_KEY(at, "findings");
 	const json_t *arr;
 
 	TRY(jd_arr(o, at, "findings", JD_REQUIRED, false, &arr, e));
-	if (json_array_size(arr) > REPORT_MAX_FINDINGS)
-		return jpath_err(e, &kp, "at most %d findings", REPORT_MAX_FINDINGS);
+	if (json_array_size(arr) > ATTEST_MAX_FINDINGS)
+		return jpath_err(e, &kp, "at most %d findings", ATTEST_MAX_FINDINGS);
 	r->nr_findings = json_array_size(arr);
 	for (size_t i = 0; i < r->nr_findings; i++) {
 		struct jpath ip = JP_IDX(&kp, i);
@@ -1205,7 +1207,7 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	return get_metric(x, &kp, "fak_rss_at_fork_bytes", "bytes", &w->fak_rss_at_fork_bytes, e);
 }
 
-int report_decode(const json_t *doc, struct report *r, struct err *e)
+int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 {
 	static const char *const known[] = {
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",

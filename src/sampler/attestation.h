@@ -1,9 +1,9 @@
-#ifndef FAK_SAMPLER_REPORT_H
-#define FAK_SAMPLER_REPORT_H
+#ifndef FAK_SAMPLER_ATTESTATION_H
+#define FAK_SAMPLER_ATTESTATION_H
 /* The system-baseline attestation as plain C values. The sampler fills one,
- * report_classify() derives the findings and the verdict from its figures,
- * report_seal() computes the digest, report_to_json() renders it in the
- * documented key order; report_decode() is the strict inverse used by
+ * attestation_classify() derives the findings and the verdict from its figures,
+ * attestation_seal() computes the digest, attestation_to_json() renders it in the
+ * documented key order; attestation_decode() is the strict inverse used by
  * attest_check(). docs/sampler.md describes every field. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,15 +17,15 @@
 #include "sampler/metric.h"
 #include "sampler/workload.h"
 
-#define REPORT_MAX_CONSUMERS 5
-#define REPORT_MAX_FINDINGS 24
-#define REPORT_IMAGE_MAX 64
-#define REPORT_TIME_MAX 40
+#define ATTEST_MAX_CONSUMERS 5
+#define ATTEST_MAX_FINDINGS 24
+#define ATTEST_IMAGE_MAX 64
+#define ATTEST_TIME_MAX 40
 
 
 struct window {
-	char started_at_utc[REPORT_TIME_MAX];	/* RFC 3339, "" when no samples */
-	char ended_at_utc[REPORT_TIME_MAX];
+	char started_at_utc[ATTEST_TIME_MAX];	/* RFC 3339, "" when no samples */
+	char ended_at_utc[ATTEST_TIME_MAX];
 	int64_t duration_ns;	/* last sample - first sample */
 	int64_t sample_interval_ns;
 	int64_t samples;
@@ -83,7 +83,7 @@ struct coverage {
 	int64_t descendants_unreaped;	/* still present after cleanup */
 	int64_t clock_ticks_per_second;	/* sysconf(_SC_CLK_TCK) */
 	int64_t page_size_bytes;	/* sysconf(_SC_PAGESIZE) */
-	char process_enumeration_note[REPORT_TEXT_MAX];	/* "" = omitted */
+	char process_enumeration_note[ATTEST_TEXT_MAX];	/* "" = omitted */
 };
 
 struct attribution {
@@ -96,15 +96,15 @@ struct attribution {
 
 struct cgroup_cleanup {
 	bool attempted, killed_remaining, empty, removed;
-	char reason[REPORT_TEXT_MAX];	/* "" = omitted */
+	char reason[ATTEST_TEXT_MAX];	/* "" = omitted */
 };
 
 #define CGROUP_MEASURED "measured"
 #define CGROUP_UNAVAILABLE "unavailable"
 
-struct cgroup_report {
+struct cgroup_section {
 	char state[16];			/* CGROUP_MEASURED | CGROUP_UNAVAILABLE */
-	char reason[REPORT_TEXT_MAX];	/* set iff unavailable */
+	char reason[ATTEST_TEXT_MAX];	/* set iff unavailable */
 	bool atomic_placement;
 	struct metric members_at_root_exit;	/* processes */
 	struct metric cpu_usage_us;		/* cpu.stat usage_usec delta */
@@ -114,7 +114,7 @@ struct cgroup_report {
 };
 
 struct consumer {
-	char image[REPORT_IMAGE_MAX];
+	char image[ATTEST_IMAGE_MAX];
 	int64_t pid;
 	double cpu_seconds;
 	double rss_bytes;
@@ -136,11 +136,11 @@ struct policy {
 /* --wait-quiet: the quiet windows rejected before the one the command ran
  * after (docs/sampler.md). A window is rejected when its host CPU exceeds
  * the non-SUT ceiling, as BASELINE_HOST_CPU_HIGH would say. */
-#define REPORT_MAX_REJECTED 64
-#define REPORT_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
+#define ATTEST_MAX_REJECTED 64
+#define ATTEST_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
 
 struct rejected_window {
-	char started_at_utc[REPORT_TIME_MAX];
+	char started_at_utc[ATTEST_TIME_MAX];
 	int64_t duration_ns;
 	double host_cpu_percent;
 };
@@ -149,26 +149,26 @@ struct quiet_wait {
 	int64_t limit_ns;	/* the --wait-quiet DUR */
 	int64_t waited_ns;	/* first window's start to the accepted window's start */
 	bool quiet_found;	/* the accepted window is quiet (else the wait ran out) */
-	struct rejected_window rejected[REPORT_MAX_REJECTED];
+	struct rejected_window rejected[ATTEST_MAX_REJECTED];
 	size_t nr_rejected;
 };
 
 /* --cpus: the command's cgroup is confined to these CPUs, and host CPU
  * (quiet window, non-SUT) is judged on them; the whole host is information. */
-#define REPORT_CPUS_MAX 64
+#define ATTEST_CPUS_MAX 64
 
 struct cpus_report {
-	char list[REPORT_CPUS_MAX];	/* as given: "2-3" */
+	char list[ATTEST_CPUS_MAX];	/* as given: "2-3" */
 	int64_t count;
 	struct metric baseline_all_cpus_percent, command_all_cpus_percent;
 };
 
 struct finding {
 	char code[40];
-	char detail[REPORT_DETAIL_MAX];
+	char detail[ATTEST_DETAIL_MAX];
 };
 
-struct report {
+struct attestation {
 	char verdict[16];
 	struct window baseline_window;
 	struct host_totals baseline_host_totals;
@@ -178,11 +178,11 @@ struct report {
 	struct coverage coverage;
 	struct host_totals host_totals;
 	struct attribution attribution;
-	struct cgroup_report cgroup_v2;
-	struct consumer consumers[REPORT_MAX_CONSUMERS];
+	struct cgroup_section cgroup_v2;
+	struct consumer consumers[ATTEST_MAX_CONSUMERS];
 	size_t nr_consumers;
 	struct policy policy;
-	struct finding findings[REPORT_MAX_FINDINGS];
+	struct finding findings[ATTEST_MAX_FINDINGS];
 	size_t nr_findings;
 	int64_t command_exit_code;	/* 124 after a timeout, 128+N after signal N */
 	int64_t command_signal;		/* N, or 0 */
@@ -200,7 +200,7 @@ struct report {
 	char digest[JSON_DIGEST_LEN + 1];
 	/* The GPU section (sampler/gpu.h); absent from documents sealed before
 	 * fak read GPUs, present (if only as "unreadable") in every new one.
-	 * Last, so that a report without GPU devices never touches the device
+	 * Last, so that an attestation without GPU devices never touches the device
 	 * array (about 100 KB): the sampler's RSS is a headline figure. */
 	bool has_gpu;
 	struct gpu_section gpu;
@@ -219,30 +219,30 @@ void metric_unavailable(struct metric *m, const char *fmt, ...) __attribute__((f
 
 /* Copies at most cap-1 bytes and NUL-terminates. A longer src is never cut
  * silently: the copy ends with "..." (on a UTF-8 character boundary). */
-void report_copy(char *dst, size_t cap, const char *src);
+void attestation_copy(char *dst, size_t cap, const char *src);
 
 /* Executable image reduced to its last path element; "unknown" for "",
  * "." or "/", "scrubbed" when the element is not scrubbed text (base/text.h:
  * an account, an address...). Backslashes count as separators. */
-void report_scrub_image(const char *image, char out[REPORT_IMAGE_MAX]);
+void attestation_scrub_image(const char *image, char out[ATTEST_IMAGE_MAX]);
 
 /* Whether a finding code makes the verdict invalid (else investigate). */
-bool report_code_invalidates(const char *code);
+bool attestation_code_invalidates(const char *code);
 
 /* Recomputes r->findings and r->verdict from the recorded figures and the
  * policy. The same function serves building and verification. */
-void report_classify(struct report *r);
-/* Rules every sealed report must satisfy besides its findings: counts,
+void attestation_classify(struct attestation *r);
+/* Rules every sealed attestation must satisfy besides its findings: counts,
  * window arithmetic, duty recomputation, coverage consistency, consumers. */
-int report_validate(const struct report *r, struct err *e);
+int attestation_validate(const struct attestation *r, struct err *e);
 /* Fills r->digest. */
-int report_seal(struct report *r, struct err *e);
+int attestation_seal(struct attestation *r, struct err *e);
 
 /* New reference; keys in the documented order. with_digest false leaves the
  * digest member out (the form that is hashed). */
-json_t *report_to_json(const struct report *r, bool with_digest);
+json_t *attestation_to_json(const struct attestation *r, bool with_digest);
 /* Strict decode of a document (borrowed) into r: every key known, every
  * type right, metric shape consistent. Errors carry the JSON path. */
-int report_decode(const json_t *doc, struct report *r, struct err *e);
+int attestation_decode(const json_t *doc, struct attestation *r, struct err *e);
 
 #endif
