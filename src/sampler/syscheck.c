@@ -327,9 +327,10 @@ static void consumers_since_start(struct machine *m, const struct scan *s)
  * difference for one seen in both, all of it for one that started in
  * between. A process that started and ended in between is in neither scan
  * (a build's compilers, a shell loop's commands): its CPU shows in the
- * parent that waited for it, as a second row for that parent. That row is
- * held to the host's busy time in the window, since a long-lived child
- * reaped in the window brings its whole life with it. */
+ * parent that waited for it, as a second row for that parent, also when the
+ * parent itself started in between (a build started during the sample).
+ * Rows are held to the host's busy time in the window, since a long-lived
+ * child reaped in the window brings its whole life with it. */
 static void consumers_in_window(struct machine *m, const struct scan *a, const struct scan *b,
 				double secs)
 {
@@ -339,18 +340,16 @@ static void consumers_in_window(struct machine *m, const struct scan *a, const s
 	for (size_t i = 0; i < b->nr; i++) {
 		const struct proc_row *r = &b->rows[i];
 		const struct proc_row *p = bsearch(r, a->rows, a->nr, sizeof(a->rows[0]), row_cmp);
+		bool seen = p && p->start == r->start;
+		uint64_t own = seen ? p->ticks : 0, ended = seen ? p->ended_ticks : 0;
 
-		if (!p || p->start != r->start) {
-			keep_top(m, r, (double)r->ticks * per_tick, false);
-			continue;
-		}
-		if (r->ticks >= p->ticks)
-			keep_top(m, r, (double)(r->ticks - p->ticks) * per_tick, false);
-		if (r->ended_ticks > p->ended_ticks) {
-			double ended = (double)(r->ended_ticks - p->ended_ticks) * per_tick;
-
-			keep_top(m, r, fmin(ended, busy), true);
-		}
+		/* one not in scan a is new, or was not read there (SCAN_MAX, a
+		 * failed read): its whole life is held to the host's busy time */
+		if (r->ticks >= own)
+			keep_top(m, r, fmin((double)(r->ticks - own) * per_tick, busy), false);
+		if (r->ended_ticks > ended)
+			keep_top(m, r, fmin((double)(r->ended_ticks - ended) * per_tick, busy),
+				 true);
 	}
 }
 
