@@ -33,7 +33,7 @@ enum jf_need {
 	JF_REQ,		/* must be present; always written */
 	JF_OPT,		/* may be absent (the value is left as it was); always written */
 	JF_OMIT,	/* may be absent (left as it was); not written when empty:
-			 * "" or NULL, 0, false */
+			 * "" (a text kind), NULL (JF_STR; "" is written), 0, false */
 };
 
 struct jfield {
@@ -46,22 +46,25 @@ struct jfield {
 	int (*check)(const void *rec, const struct jpath *at, struct err *e);
 };
 
-/* The C type each kind stores, checked when a table is compiled. */
-#define JF_TYPE_JF_STR const char *
-#define JF_TYPE_JF_TEXT char *
-#define JF_TYPE_JF_NAME char *
-#define JF_TYPE_JF_INT int64_t
-#define JF_TYPE_JF_LLONG long long
-#define JF_TYPE_JF_COUNT int64_t
-#define JF_TYPE_JF_OPT_COUNT int64_t
-#define JF_TYPE_JF_NUM double
-#define JF_TYPE_JF_BOOL bool
+/* The offset of member m of T, which must have the C type kind stores: any
+ * other type does not compile. A scalar is matched by its type; a text kind
+ * by its address, a pointer to a char array (a char pointer does not match,
+ * while as a value an array would decay to one). */
+#define JF_SCALAR(type, T, m) _Generic(((T *)0)->m, type: offsetof(T, m))
+#define JF_ARRAY(T, m) _Generic(&((T *)0)->m, char(*)[sizeof(((T *)0)->m)]: offsetof(T, m))
+#define JF_OFF_JF_STR(T, m) JF_SCALAR(const char *, T, m)
+#define JF_OFF_JF_TEXT(T, m) JF_ARRAY(T, m)
+#define JF_OFF_JF_NAME(T, m) JF_ARRAY(T, m)
+#define JF_OFF_JF_INT(T, m) JF_SCALAR(int64_t, T, m)
+#define JF_OFF_JF_LLONG(T, m) JF_SCALAR(long long, T, m)
+#define JF_OFF_JF_COUNT(T, m) JF_SCALAR(int64_t, T, m)
+#define JF_OFF_JF_OPT_COUNT(T, m) JF_SCALAR(int64_t, T, m)
+#define JF_OFF_JF_NUM(T, m) JF_SCALAR(double, T, m)
+#define JF_OFF_JF_BOOL(T, m) JF_SCALAR(bool, T, m)
 
-/* Member m of record type T stored under key; a type that does not match
- * the kind does not compile. */
-#define JF_KEYC(key, kind, T, m, need, check_fn)                                           \
-	{ (key), kind, (need), _Generic(((T *)0)->m, JF_TYPE_##kind: offsetof(T, m)),     \
-	  sizeof(((T *)0)->m), (check_fn) }
+/* Member m of record type T stored under key. */
+#define JF_KEYC(key, kind, T, m, need, check_fn) \
+	{ (key), kind, (need), JF_OFF_##kind(T, m), sizeof(((T *)0)->m), (check_fn) }
 #define JF_KEY(key, kind, T, m, need) JF_KEYC(key, kind, T, m, need, NULL)
 /* The key is the member's name. */
 #define JF(kind, T, m, need) JF_KEYC(#m, kind, T, m, need, NULL)
