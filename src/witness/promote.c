@@ -416,8 +416,24 @@ static json_t *promoted_index(const struct index *idx, json_t *row, const char *
 	return tree;
 }
 
+/* What a reader of a promoted claim must see beside "sealed": that the
+ * host was judged by the criterion's own ceilings, not the sampler's
+ * defaults; "" without a host policy. Owned by the caller. */
+static char *host_note(const struct criterion *c)
+{
+	const struct host_policy *h = &c->host_policy;
+
+	if (!c->has_host_policy)
+		return xstrdup("");
+	return xasprintf(", the host judged by the criterion's host policy (non-SUT CPU at most "
+			 "%g%%, sampler duty at most %g%%, PSI stall at most %g%%), not the "
+			 "sampler's defaults",
+			 h->maximum_non_sut_cpu_percent, h->maximum_sampler_duty_percent,
+			 h->maximum_psi_stall_percent);
+}
+
 static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day,
-		       long review_days, const char *lever, bool sealed)
+		       long review_days, const char *lever, bool sealed, const char *host)
 {
 	const json_t *t = metric_of(cmp, "tokens_per_second");
 	json_t *o = jobj();
@@ -433,11 +449,11 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	jset_str(o, "highlight", s);
 	free(s);
 	free(t2);
-	s = xasprintf("PASS: gate pass against the accepted baseline; %s; verdict %s.",
+	s = xasprintf("PASS: gate pass against the accepted baseline; %s%s; verdict %s.",
 		      sealed ? "every repetition measured and sealed by fak"
 			     : "the repetitions' values were typed in a manual loop, "
 			       "not sealed by fak",
-		      json_string_value(json_object_get(t, "verdict")));
+		      host, json_string_value(json_object_get(t, "verdict")));
 	jset_str(o, "status", s);
 	free(s);
 	s = xasprintf(WITNESS_REF_PREFIX "%s", rel);
@@ -721,17 +737,18 @@ static int build_witness_files(struct plan *pl, struct promotion *p, struct find
 /* The new graph (p->new_graph): the lever witnessed by this folder. */
 static int change_graph(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
 {
-	char *texts[3];
+	char *texts[3], *host = host_note(graph_criterion(&pl->g, pl->env->id));
 	json_t *tree;
 
 	(void)out;
 	(void)e;
 	p->summary = witness_shift_text(pl->cmp);
 	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, pl->day);
-	texts[1] = xasprintf("%s, promoted by fak %s; manifest %s",
+	texts[1] = xasprintf("%s%s, promoted by fak %s; manifest %s",
 			     pl->sealed ? "fak bench experiment (sealed metrics)"
 					: "a manual loop (values typed in, not sealed by fak)",
-			     pl->version, p->manifest_digest);
+			     host, pl->version, p->manifest_digest);
+	free(host);
 	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
 	p->lever_id = xstrdup(pl->l->id);
 	p->envelope_id = xstrdup(pl->env->id);
@@ -750,12 +767,15 @@ static int change_index(struct plan *pl, struct promotion *p, struct findings *o
 	const struct criterion *crit = graph_criterion(&pl->g, pl->env->id);
 	char *retention = xasprintf("superseded on %s by " WITNESS_REF_PREFIX "%s", pl->day,
 				    p->rel);
+	char *host = host_note(crit);
 	json_t *row = new_row(pl->env, p->rel, pl->cmp, pl->observed,
-			      graph_criterion_review_period_days(crit), pl->l->id, pl->sealed);
+			      graph_criterion_review_period_days(crit), pl->l->id, pl->sealed,
+			      host);
 	json_t *tree = promoted_index(&pl->idx, row, pl->env->id, retention, &p->demoted);
 
 	(void)out;
 	(void)e;
+	free(host);
 	json_write_pretty(&p->new_index, tree);
 	json_decref(tree);
 	free(retention);

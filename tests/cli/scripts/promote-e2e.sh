@@ -44,6 +44,14 @@ np --json | jq -e '.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec")
 	| .enabled and .status == "present" and .witnessed.classification == "witnessed"
 	  and (.witnessed.receipt | startswith("witness cpu-decode-synthetic-q8-linux-amd64-p2-t5/"))' >/dev/null ||
 	fail "the lever is not enabled and witnessed"
+# the claim says that the host was judged by the criterion's loosened ceilings
+host="the host judged by the criterion's host policy (non-SUT CPU at most 100%, sampler duty at most 100%, PSI stall at most 100%), not the sampler's defaults"
+np --json | jq -e --arg h "$host" '.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec")
+	| .witnessed.provenance | startswith("fak bench experiment (sealed metrics), " + $h)' \
+	>/dev/null || { np --json | jq '.levers[].witnessed'; fail "the graph's claim hides the host policy"; }
+jq -e --arg h "$host" '[.results[] | select(.lifecycle == "CURRENT")] | last | .status
+	| contains("every repetition measured and sealed by fak, " + $h + "; verdict")' index.json \
+	>/dev/null || { jq '.results' index.json; fail "the index row hides the host policy"; }
 day=$(jq -r .observed_on witnesses/*/*/*/MANIFEST.json)
 np --frontdoor-md --index index.json --as-of "$day" --write-doc page.md || fail "--write-doc"
 grep -q '^| \*\*CURRENT\*\* | `cpu-decode-synthetic-q8-linux-amd64-p2-t5` |' page.md || fail "no CURRENT row on the page"
