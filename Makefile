@@ -52,8 +52,11 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
 .PHONY: all run check check-fast test unit cli sanitize lint tidy cppcheck fuzz bench install clean \
-	example-build example docs example-llama-build example-llama example-llama-check
-all: $(BUILD)/fak $(BUILD)/fak.1 $(BUILD)/fak.bash
+	example-build example docs man example-llama-build example-llama example-llama-check
+all: $(BUILD)/fak
+# The man page and completion run the fak just built, so a cross build makes
+# them with `make man` on a machine that can run it (install needs them).
+man: $(BUILD)/fak.1 $(BUILD)/fak.bash
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -162,7 +165,7 @@ example-llama-check: $(BUILD)/fak example-llama-build
 	LLAMA_DIR=$(LLAMA_DIR) tests/example-llama.sh $(BUILD)/fak
 
 # One build's unit and CLI tests.
-test: $(BUILD)/fak $(BUILD)/fak.1 $(BUILD)/fak.bash $(BUILD)/test_unit $(TOOL_BIN) $(FAKE_NVML)
+test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN) $(FAKE_NVML)
 	tests/run.sh $(BUILD)
 
 unit: $(BUILD)/test_unit

@@ -94,6 +94,8 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	int rc = -1, sig = 0;
 
 	memset(res, 0, sizeof(*res));
+	if (!o->chart_runs)
+		BUG("xp_run without a chart renderer (chart.svg of the out-dir)");
 	xp_preflight(&x, out);
 	if (out->nr) {
 		res->status = XP_REFUSED;
