@@ -29,13 +29,16 @@ static const char usage[] =
 	"           [--artifact FILE] [--profile-artifact FILE]... [--revision REV]\n"
 	"           [--baseline-revision REV --candidate-revision REV] [--module NAME@REV]...\n"
 	"           [--order interleaved|random|blocked] [--seed N] [--metrics json|llama-bench]\n"
-	"           [--quality-command CMD] [--last-accepted RECEIPT] [--graph FILE] [--show-output]\n"
-	"           [--format text|json|md|csv | --json] [--baseline-duration DUR] [--interval DUR]\n"
+	"           [--quality-command CMD] [--last-accepted RECEIPT] [--graph FILE]"
+	" [--show-output]\n"
+	"           [--format text|json|md|csv | --json] [--baseline-duration DUR]"
+	" [--interval DUR]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
-	"(baseline CMD with the lever off, candidate CMD with it on), interleaved by default. Each\n"
+	"(baseline CMD with the lever off, candidate CMD with it on), interleaved by default."
+	" Each\n"
 	"run goes through the system-baseline sampler with its output captured in DIR/logs/; the\n"
 	"metrics its last stdout line reports are sealed into its attestation. Then DIR gets\n"
 	"baseline.json and candidate.json (attested receipts), attestations/, comparison.json,\n"
@@ -49,7 +52,8 @@ static const char about[] =
 	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
 
 struct ex_opts {
-	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev, *cand_rev;
+	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
+		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
 	const char *max_log;
 	struct optlist profiles, modules;
@@ -87,10 +91,12 @@ static void progress(void *ctx, const struct xp_progress *p)
 	receipt_step_title(p->step, title, sizeof(title));
 	if (p->quiet_total_ns) {
 		if (p->quiet_done_ns < p->quiet_total_ns)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs", p->done + 1, p->total,
-				title, (double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs",
+				p->done + 1, p->total, title, (double)p->quiet_done_ns / 1e9,
+				(double)p->quiet_total_ns / 1e9);
 		else
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total, title);
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total,
+				title);
 	} else {
 		clock_text(p->elapsed_ns, el, sizeof(el));
 		clock_text(p->left_ns, left, sizeof(left));
@@ -116,7 +122,8 @@ static void copy_file(const char *path)
 	close(fd);
 }
 
-static void show_output(void *ctx, const struct receipt_step *s, const char *out_log, const char *err_log)
+static void show_output(void *ctx, const struct receipt_step *s, const char *out_log,
+			const char *err_log)
 {
 	char title[64];
 
@@ -183,7 +190,8 @@ static int parse_modules(const struct optlist *l, struct xp_module **out, char *
 		if (!at || at == c || !at[1]) {
 			char msg[512];
 
-			snprintf(msg, sizeof(msg), "--module takes NAME@REV (got \"%.400s\")", l->v[i]);
+			snprintf(msg, sizeof(msg), "--module takes NAME@REV (got \"%.400s\")",
+				 l->v[i]);
 			return usage_error(msg);
 		}
 		*at = '\0';
@@ -202,7 +210,8 @@ static int parse_seed(const char *s, uint64_t *out)
 	if (!*s || *end || errno || s[0] == '-' || v >= RECEIPT_SEED_MAX) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg), "--seed must be an integer in 0..2^53-1 (got \"%.64s\")", s);
+		snprintf(msg, sizeof(msg), "--seed must be an integer in 0..2^53-1 "
+			 "(got \"%.64s\")", s);
 		return usage_error(msg);
 	}
 	*out = v;
@@ -236,7 +245,9 @@ static int parse_log_bound(const char *s, int64_t *out)
 static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_format *fmt)
 {
 	const char *const required[][2] = {
-		{ "baseline", eo->baseline }, { "candidate", eo->candidate }, { "out-dir", eo->out_dir },
+		{ "baseline", eo->baseline },
+		{ "candidate", eo->candidate },
+		{ "out-dir", eo->out_dir },
 	};
 	char msg[256];
 
@@ -244,11 +255,13 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		return usage_error(msg);
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!required[i][1] || !*required[i][1]) {
-			snprintf(msg, sizeof(msg), "--%s is required and must not be empty", required[i][0]);
+			snprintf(msg, sizeof(msg), "--%s is required and must not be empty",
+				 required[i][0]);
 			return usage_error(msg);
 		}
 	if (eo->revision && (eo->base_rev || eo->cand_rev))
-		return usage_error("give --revision, or --baseline-revision and --candidate-revision, not both");
+		return usage_error("give --revision, or --baseline-revision and "
+				   "--candidate-revision, not both");
 	if (!eo->base_rev != !eo->cand_rev)
 		return usage_error("--baseline-revision and --candidate-revision go together");
 	o->revision[0] = eo->revision ? eo->revision : eo->base_rev;
@@ -275,14 +288,16 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 			uint64_t r = 0;
 
 			if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
-				cli_errorf(CMD, "cannot draw a seed: %s; give --seed N", strerror(errno));
+				cli_errorf(CMD, "cannot draw a seed: %s; give --seed N",
+					   strerror(errno));
 				return EXIT_FAIL;
 			}
 			o->seed = r % RECEIPT_SEED_MAX;
 		}
 	}
 	{
-		const struct metrics_parser *mp = metrics_parser_for_option(eo->metrics ? eo->metrics : "json");
+		const struct metrics_parser *mp =
+			metrics_parser_for_option(eo->metrics ? eo->metrics : "json");
 
 		if (!mp) {
 			snprintf(msg, sizeof(msg), "--metrics must be one of %s", METRICS_OPTIONS);
@@ -291,8 +306,8 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		o->parser = mp->id;
 	}
 	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON))
-		return usage_error("--quality-command goes with --metrics llama-bench; the json metrics line "
-				   "carries the quality");
+		return usage_error("--quality-command goes with --metrics llama-bench; "
+				   "the json metrics line carries the quality");
 	return 0;
 }
 
@@ -301,9 +316,11 @@ static const struct opt opts[] = {
 	{ "baseline", "CMD", "the baseline arm: the lever off (run by /bin/sh -c)",
 	  OPT_VALUE(EX(baseline)) },
 	{ "candidate", "CMD", "the candidate arm: the lever on", OPT_VALUE(EX(candidate)) },
-	{ "out-dir", "DIR", "new or empty folder for receipts, attestations, logs, comparison, gate",
+	{ "out-dir", "DIR",
+	  "new or empty folder for receipts, attestations, logs, comparison, gate",
 	  OPT_VALUE(EX(out_dir)) },
-	{ "graph", "FILE", "use graph FILE instead of the committed default", OPT_VALUE(EX(graph)) },
+	{ "graph", "FILE", "use graph FILE instead of the committed default",
+	  OPT_VALUE(EX(graph)) },
 	{ "artifact", "FILE", "the model file; its sha256 must equal the envelope's pin",
 	  OPT_VALUE(EX(artifact)) },
 	{ "profile-artifact", "FILE", "a profiler artifact (relative path) for the receipts",
@@ -329,11 +346,13 @@ static const struct opt opts[] = {
 	  OPT_VALUE(EX(machine_id_file)) },
 	{ "show-output", NULL, "copy each run's stdout and stderr to stderr",
 	  OPT_FLAG(EX(show_output)) },
-	{ "max-log-bytes", "SIZE", "bound of each captured log (default 16M): beyond, head and tail",
+	{ "max-log-bytes", "SIZE",
+	  "bound of each captured log (default 16M): beyond, head and tail",
 	  OPT_VALUE(EX(max_log)) },
 	{ "json", NULL, "print the summary as JSON (the same as --format json)",
 	  OPT_FLAG(EX(json)) },
-	{ "format", "FORMAT", "the summary: text (default), json, md or csv", OPT_VALUE(EX(format)) },
+	{ "format", "FORMAT", "the summary: text (default), json, md or csv",
+	  OPT_VALUE(EX(format)) },
 	SAMPLER_FLAG_OPTS(struct ex_opts, sf),
 	{ 0 },
 };
@@ -405,12 +424,14 @@ int bench_experiment(int argc, char **argv)
 	rc = parse(argc, argv, &eo, &o.lever_id);
 	if (rc)
 		goto out_opts;
-	if ((rc = check_usage(&eo, &o, &fmt)) || (rc = parse_modules(&eo.modules, &modules, &copies)) ||
+	if ((rc = check_usage(&eo, &o, &fmt)) ||
+	    (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;
 	if (getenv("FAK_PROC_ROOT")) {
-		cli_errorf(CMD, "FAK_PROC_ROOT is set: a testing knob that points the sampler at another proc "
-				"tree; an experiment measures this machine, so unset it");
+		cli_errorf(CMD, "FAK_PROC_ROOT is set: a testing knob that points the sampler "
+			   "at another proc tree; an experiment measures this machine, "
+			   "so unset it");
 		rc = EXIT_USAGE;
 		goto out_opts;
 	}
@@ -464,8 +485,8 @@ int bench_experiment(int argc, char **argv)
 		rc = cli_findings(CMD, "no receipt written", &f);
 		break;
 	case XP_INTERRUPTED:
-		cli_errorf(CMD, "interrupted by %s; no receipt written (the finished runs' evidence is in %s)",
-			   strsignal(res.signal), eo.out_dir);
+		cli_errorf(CMD, "interrupted by %s; no receipt written (the finished runs' "
+			   "evidence is in %s)", strsignal(res.signal), eo.out_dir);
 		rc = 128 + res.signal;
 		break;
 	case XP_DONE:

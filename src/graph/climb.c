@@ -12,11 +12,13 @@
  * its dependencies are out (post-order). Iterative, so a long chain needs no
  * deep stack. The graph is valid, so there is no cycle. Returns the count
  * written to out. */
-static size_t dependency_order(size_t n, const bool *keep, const struct strlist *(*deps_of)(const void *, size_t),
+static size_t dependency_order(size_t n, const bool *keep,
+			       const struct strlist *(*deps_of)(const void *, size_t),
 			       const void *items, const struct strmap *ids, size_t *out)
 {
 	unsigned char *state = xcalloc(n + 1, 1);	/* 0 new, 1 on the stack, 2 emitted */
-	size_t *stack = xmalloc(xmul(n + 1, sizeof(size_t))), *next = xcalloc(n + 1, sizeof(size_t));
+	size_t *stack = xmalloc(xmul(n + 1, sizeof(size_t))),
+	       *next = xcalloc(n + 1, sizeof(size_t));
 	size_t nr = 0;
 
 	for (size_t root = 0; root < n; root++) {
@@ -31,7 +33,8 @@ static size_t dependency_order(size_t n, const bool *keep, const struct strlist 
 			const struct strlist *deps = deps_of(items, i);
 
 			if (next[i] < deps->n) {
-				if (strmap_get(ids, deps->v[next[i]++], &d) && d < n && keep[d] && !state[d]) {
+				if (strmap_get(ids, deps->v[next[i]++], &d) && d < n && keep[d] &&
+				    !state[d]) {
 					state[d] = 1;
 					stack[top++] = d;
 				}
@@ -73,7 +76,8 @@ struct graph_climb *graph_climbs(const struct graph *g)
 		c[k].crit = graph_criterion(g, v->id);
 		for (size_t i = 0; i < g->nr_levers; i++)
 			keep[i] = !strcmp(g->levers[i].app.envelope_id, v->id);
-		n = dependency_order(g->nr_levers, keep, lever_deps, g->levers, &g->lever_ids, order);
+		n = dependency_order(g->nr_levers, keep, lever_deps, g->levers, &g->lever_ids,
+				     order);
 		c[k].levers = xcalloc(n + 1, sizeof(const struct lever *));
 		for (size_t i = 0; i < n; i++)
 			c[k].levers[i] = &g->levers[order[i]];

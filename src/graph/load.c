@@ -46,7 +46,8 @@ static int object(struct jpull *p, const struct jpath *at, const char *const *ke
 /* Array of n elements of size sz, each decoded by fn(p, path, elem). */
 typedef int (*elem_fn)(struct jpull *p, const struct jpath *at, void *elem);
 
-static int array(struct jpull *p, const struct jpath *at, size_t sz, void **out, size_t *nr, elem_fn fn)
+static int array(struct jpull *p, const struct jpath *at, size_t sz, void **out, size_t *nr,
+		 elem_fn fn)
 {
 	size_t alloc = 0, i;
 	char *v = NULL;
@@ -99,15 +100,15 @@ static int strlist(struct jpull *p, const struct jpath *at, struct strlist *l)
 #define ENVELOPE_WARMUPS 17
 #define ENVELOPE_REQUIRED_EVIDENCE 18
 static const char *const envelope_keys[] = {
-	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
-	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
-	"temperature", "throughput_metric", "comparability_rule", "platform", "warmups",
-	"required_evidence", NULL
+	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware",
+	"memory_gib", "engine", "backend", "forward_path", "prompt_tokens", "decode_tokens",
+	"repetitions", "temperature", "throughput_metric", "comparability_rule", "platform",
+	"warmups", "required_evidence", NULL
 };
 static const char *const legacy_envelope_keys[] = {
-	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware", "memory_gib",
-	"engine", "backend", "forward_path", "prompt_tokens", "decode_tokens", "repetitions",
-	"temperature", "throughput_metric", "comparability_rule", NULL
+	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware",
+	"memory_gib", "engine", "backend", "forward_path", "prompt_tokens", "decode_tokens",
+	"repetitions", "temperature", "throughput_metric", "comparability_rule", NULL
 };
 
 static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
@@ -238,7 +239,9 @@ static int feature(struct jpull *p, const struct jpath *at, void *dst)
 }
 
 static const char *const app_keys[] = { "envelope_id", "platform", "backend", NULL };
-static const char *const effect_keys[] = { "summary", "classification", "provenance", "receipt", NULL };
+static const char *const effect_keys[] = {
+	"summary", "classification", "provenance", "receipt", NULL
+};
 
 static int app_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
@@ -251,7 +254,8 @@ static int app_member(struct jpull *p, const struct jpath *at, size_t i, void *d
 static int expected_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
 	struct lever *l = dst;
-	const char **s[] = { &l->expected.summary, &l->expected.classification, &l->expected.provenance };
+	const char **s[] = { &l->expected.summary, &l->expected.classification,
+			     &l->expected.provenance };
 
 	return jp_string(p, at, s[i]);
 }
@@ -283,7 +287,9 @@ static int lever_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	case 6: return strlist(p, at, &l->conflicts);
 	case 7: {
 		/* the expected effect has no receipt member */
-		static const char *const keys[] = { "summary", "classification", "provenance", NULL };
+		static const char *const keys[] = {
+			"summary", "classification", "provenance", NULL
+		};
 		return object(p, at, keys, expected_member, l);
 	}
 	case 8:
@@ -301,9 +307,9 @@ static int lever(struct jpull *p, const struct jpath *at, void *dst)
 
 static const char *const criterion_keys[] = {
 	"schema", "id", "version", "output_class", "minimum_repetitions", "maximum_noise_percent",
-	"investigate_drop_percent", "regression_drop_percent", "minimum_throughput_tokens_per_second",
-	"quality_metric", "minimum_quality_score", "quality_higher_is_better", "review_period_days",
-	"gpu_policy", "host_policy", NULL
+	"investigate_drop_percent", "regression_drop_percent",
+	"minimum_throughput_tokens_per_second", "quality_metric", "minimum_quality_score",
+	"quality_higher_is_better", "review_period_days", "gpu_policy", "host_policy", NULL
 };
 #define CRITERION_REVIEW_PERIOD 12
 #define CRITERION_GPU_POLICY 13
@@ -416,10 +422,22 @@ static int graph_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	case 0: return jp_string(p, at, &g->schema);
 	case 1: return legacy_envelope(p, at, &g->envelope);
 	case 2: return throughput(p, at, &g->comparison);
-	case 3: rc = array(p, at, sizeof(*g->rungs), &v, &g->nr_rungs, rung); g->rungs = v; return rc;
-	case 4: rc = array(p, at, sizeof(*g->features), &v, &g->nr_features, feature); g->features = v; return rc;
-	case 5: rc = array(p, at, sizeof(*g->envelopes), &v, &g->nr_envelopes, envelope); g->envelopes = v; return rc;
-	case 6: rc = array(p, at, sizeof(*g->levers), &v, &g->nr_levers, lever); g->levers = v; return rc;
+	case 3:
+		rc = array(p, at, sizeof(*g->rungs), &v, &g->nr_rungs, rung);
+		g->rungs = v;
+		return rc;
+	case 4:
+		rc = array(p, at, sizeof(*g->features), &v, &g->nr_features, feature);
+		g->features = v;
+		return rc;
+	case 5:
+		rc = array(p, at, sizeof(*g->envelopes), &v, &g->nr_envelopes, envelope);
+		g->envelopes = v;
+		return rc;
+	case 6:
+		rc = array(p, at, sizeof(*g->levers), &v, &g->nr_levers, lever);
+		g->levers = v;
+		return rc;
 	default: return criteria(p, at, g);
 	}
 }
@@ -456,7 +474,8 @@ int graph_load_buf(struct graph *g, const char *buf, size_t len, const char *nam
 int graph_load_default(struct graph *g, struct err *e)
 {
 	return graph_load_buf(g, embedded_native_performance_graph_json,
-			      embedded_native_performance_graph_json_len, "embedded default graph", e);
+			      embedded_native_performance_graph_json_len,
+			      "embedded default graph", e);
 }
 
 int graph_load_file(struct graph *g, const char *path, struct err *e)

@@ -235,24 +235,28 @@ static void validate_rungs(const struct graph *g, struct findings *f, struct reg
 		if (!valid_status(r->status))
 			add(f, "rung %Q has invalid status %Q", r->id, r->status);
 		if (!eq(r->expected.classification, "hypothesis"))
-			add(f, "rung %Q expected range classification must be hypothesis; measurements belong in witnessed",
+			add(f, "rung %Q expected range classification must be hypothesis; "
+			    "measurements belong in witnessed",
 			    r->id);
 		if (!finite_positive(r->expected.floor) || !finite_positive(r->expected.roof) ||
 		    r->expected.floor > r->expected.roof)
-			add(f, "rung %Q has invalid expected range %g..%g", r->id, r->expected.floor,
-			    r->expected.roof);
+			add(f, "rung %Q has invalid expected range %g..%g", r->id,
+			    r->expected.floor, r->expected.roof);
 		else if (str_blank(r->expected.provenance))
 			add(f, "rung %Q expected range has no provenance", r->id);
 		if (r->has_witnessed) {
 			if (!eq(r->witnessed.classification, "witnessed"))
-				add(f, "rung %Q witnessed classification must be witnessed; projections belong in expected",
+				add(f, "rung %Q witnessed classification must be witnessed; "
+				    "projections belong in expected",
 				    r->id);
 			snprintf(label, sizeof(label), "rung %s witnessed", r->id);
 			check_throughput(f, &r->witnessed, label);
 			/* only the envelope's own engine can witness; another engine's
 			 * figure is a comparison, never a witness */
-			if (!str_blank(r->witnessed.engine) && !eq(r->witnessed.engine, g->envelope.engine))
-				add(f, "rung %Q witness engine %Q is not the envelope engine %Q; another engine's figure is a comparison",
+			if (!str_blank(r->witnessed.engine) &&
+			    !eq(r->witnessed.engine, g->envelope.engine))
+				add(f, "rung %Q witness engine %Q is not the envelope engine %Q; "
+				    "another engine's figure is a comparison",
 				    r->id, r->witnessed.engine, g->envelope.engine);
 		}
 	}
@@ -322,13 +326,16 @@ static void validate_envelopes(const struct graph *g, struct findings *f, struct
 			add(f, "envelope %Q has invalid prompt_tokens %d; want an integer >= 0",
 			    v->id, v->prompt_tokens);
 		if (v->platform && !graph_platform_valid(v->platform))
-			add(f, "envelope %Q has invalid platform %Q; want os/arch or os/arch+accelerator in lowercase",
+			add(f, "envelope %Q has invalid platform %Q; want os/arch or "
+			    "os/arch+accelerator in lowercase",
 			    v->id, v->platform);
 		else if (!graph_envelope_platform(v))
-			add(f, "envelope %Q must declare its platform: backend %Q implies none (only metal and cuda do)",
+			add(f, "envelope %Q must declare its platform: backend %Q implies none "
+			    "(only metal and cuda do)",
 			    v->id, v->backend);
 		if (v->warmups < 0)
-			add(f, "envelope %Q has invalid warmups %d; want an integer >= 0", v->id, v->warmups);
+			add(f, "envelope %Q has invalid warmups %d; want an integer >= 0", v->id,
+			    v->warmups);
 	}
 	if (!g->nr_envelopes || !eq(g->envelope.id, g->envelopes[0].id))
 		add(f, "legacy envelope must equal the first pinned envelope");
@@ -375,9 +382,11 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 		}
 		if (!valid_status(l->status) || (l->enabled && eq(l->status, "absent")) ||
 		    (!l->enabled && eq(l->status, "present")))
-			add(f, "lever %Q has invalid enablement/status %b/%Q", l->id, l->enabled, l->status);
+			add(f, "lever %Q has invalid enablement/status %b/%Q", l->id, l->enabled,
+			    l->status);
 		if (!reg_item(envs, l->app.envelope_id, &ei)) {
-			add(f, "lever %Q has invalid applicability envelope %Q", l->id, l->app.envelope_id);
+			add(f, "lever %Q has invalid applicability envelope %Q", l->id,
+			    l->app.envelope_id);
 		} else {
 			const struct envelope *v = &g->envelopes[ei];
 			const char *plat = graph_envelope_platform(v);
@@ -386,21 +395,25 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 			if (plat && !graph_platform_valid(plat))
 				plat = NULL;
 			if (!eq(l->app.backend, v->backend) || (plat && !eq(l->app.platform, plat)))
-				add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q (%Q/%Q)",
-				    l->id, l->app.platform, l->app.backend, v->id, plat ? plat : "?",
-				    v->backend);
+				add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q "
+				    "(%Q/%Q)", l->id, l->app.platform, l->app.backend, v->id,
+				    plat ? plat : "?", v->backend);
 		}
-		if (!eq(l->expected.classification, "hypothesis") || str_blank(l->expected.summary) ||
-		    str_blank(l->expected.provenance))
-			add(f, "lever %Q expected effect must be a provenance-labeled hypothesis; witnessed evidence belongs in witnessed",
+		if (!eq(l->expected.classification, "hypothesis") ||
+		    str_blank(l->expected.summary) || str_blank(l->expected.provenance))
+			add(f, "lever %Q expected effect must be a provenance-labeled hypothesis; "
+			    "witnessed evidence belongs in witnessed",
 			    l->id);
 		if (l->has_witnessed &&
-		    (!eq(l->witnessed.classification, "witnessed") || str_blank(l->witnessed.summary) ||
-		     str_blank(l->witnessed.provenance) || str_blank(l->witnessed.receipt)))
-			add(f, "lever %Q witnessed effect must be receipt-backed witnessed evidence; projections belong in expected",
+		    (!eq(l->witnessed.classification, "witnessed") ||
+		     str_blank(l->witnessed.summary) || str_blank(l->witnessed.provenance) ||
+		     str_blank(l->witnessed.receipt)))
+			add(f, "lever %Q witnessed effect must be receipt-backed witnessed "
+			    "evidence; projections belong in expected",
 			    l->id);
 		if (l->owner.number <= 0 || str_blank(l->owner.url) || str_blank(l->next_witness))
-			add(f, "lever %Q must name owning issue and exact next witness requirement", l->id);
+			add(f, "lever %Q must name owning issue and exact next witness requirement",
+			    l->id);
 	}
 
 	for (size_t i = 0; i < g->nr_levers; i++)
@@ -415,7 +428,8 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 
 		deps->dep_start[i] = k;
 		for (size_t j = 0; j < nrefs; j++) {
-			const char *ref = j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
+			const char *ref =
+				j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
 			size_t ti;
 
 			if (!reg_item(levers, ref, &ti)) {
@@ -427,7 +441,8 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 			if (!eq(g->levers[ti].app.envelope_id, l->app.envelope_id))
 				add(f, "cross-envelope edge %Q -> %Q", l->id, ref);
 			if (repeats(l, j, ref, nrefs > 8 ? &refs : NULL))
-				add(f, "lever %Q repeats dependency/conflict reference %Q", l->id, ref);
+				add(f, "lever %Q repeats dependency/conflict reference %Q", l->id,
+				    ref);
 		}
 		strmap_release(&refs);
 		for (size_t j = 0; j < l->conflicts.n; j++) {
@@ -508,28 +523,32 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 			continue;
 		}
 		if (!eq(c->schema, CRITERION_SCHEMA))
-			add(f, "comparison criterion of envelope %Q has schema %Q, want %Q", k, c->schema,
-			    CRITERION_SCHEMA);
+			add(f, "comparison criterion of envelope %Q has schema %Q, want %Q", k,
+			    c->schema, CRITERION_SCHEMA);
 		if (str_blank(c->id) || c->version <= 0 || str_blank(c->output_class) ||
 		    str_blank(c->quality_metric))
-			add(f, "comparison criterion of envelope %Q must name id, positive version, output class and quality metric",
+			add(f, "comparison criterion of envelope %Q must name id, positive "
+			    "version, output class and quality metric",
 			    k);
 		if (c->minimum_repetitions < 2)
-			add(f, "comparison criterion of envelope %Q needs at least 2 repetitions, has %d", k,
-			    c->minimum_repetitions);
+			add(f, "comparison criterion of envelope %Q needs at least 2 repetitions, "
+			    "has %d", k, c->minimum_repetitions);
 		else if (c->minimum_repetitions > g->envelopes[ei].repetitions)
-			add(f, "comparison criterion of envelope %Q requires %d repetitions but the envelope pins %d",
+			add(f, "comparison criterion of envelope %Q requires %d repetitions but "
+			    "the envelope pins %d",
 			    k, c->minimum_repetitions, g->envelopes[ei].repetitions);
 		if (c->maximum_noise_percent < 0 || c->investigate_drop_percent < 0 ||
 		    c->regression_drop_percent <= c->investigate_drop_percent)
-			add(f, "comparison criterion of envelope %Q needs noise >= 0, investigate drop >= 0 and regression drop > investigate drop",
+			add(f, "comparison criterion of envelope %Q needs noise >= 0, investigate "
+			    "drop >= 0 and regression drop > investigate drop",
 			    k);
 		if (!finite_positive(c->minimum_throughput_tokens_per_second))
-			add(f, "comparison criterion of envelope %Q has invalid minimum throughput %g", k,
-			    c->minimum_throughput_tokens_per_second);
-		if (c->has_review_period && (c->review_period_days < 1 || c->review_period_days > 366))
-			add(f, "comparison criterion of envelope %Q has review period %d days; want 1..366", k,
-			    c->review_period_days);
+			add(f, "comparison criterion of envelope %Q has invalid minimum "
+			    "throughput %g", k, c->minimum_throughput_tokens_per_second);
+		if (c->has_review_period &&
+		    (c->review_period_days < 1 || c->review_period_days > 366))
+			add(f, "comparison criterion of envelope %Q has review period %d days; "
+			    "want 1..366", k, c->review_period_days);
 		if (c->has_gpu_policy)
 			validate_gpu_policy(f, k, &c->gpu_policy, &g->envelopes[ei]);
 		if (c->has_host_policy)

@@ -54,12 +54,13 @@ struct gate_request {
  * baselines required; allow_sampled is the explicit opt-in. A new object in
  * the documented key order; what `fak bench experiment` writes and what
  * --promote requires. */
-json_t *gate_policy_json(const struct graph *g, const struct lever *l, const char *accepted_revision,
-			 bool allow_sampled);
+json_t *gate_policy_json(const struct graph *g, const struct lever *l,
+			 const char *accepted_revision, bool allow_sampled);
 
 /* Strict decode (unknown keys, wrong types, missing members are errors with
  * the JSON path). name appears in errors. */
-int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e);
+int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name,
+	       struct err *e);
 int gate_load(struct gate_request *q, const char *path, struct err *e);
 /* The same, and the sha256 of the file's bytes (hex) in sha256. */
 int gate_load_sha256(struct gate_request *q, const char *path, char sha256[65], struct err *e);

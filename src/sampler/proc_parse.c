@@ -426,8 +426,8 @@ static int unescape_field(const char *p, const char *end, char *out, size_t cap)
 	while (p < end) {
 		char ch = *p++;
 
-		if (ch == '\\' && end - p >= 3 && p[0] >= '0' && p[0] <= '3' && p[1] >= '0' && p[1] <= '7' &&
-		    p[2] >= '0' && p[2] <= '7') {
+		if (ch == '\\' && end - p >= 3 && p[0] >= '0' && p[0] <= '3' && p[1] >= '0' &&
+		    p[1] <= '7' && p[2] >= '0' && p[2] <= '7') {
 			ch = (char)((p[0] - '0') * 64 + (p[1] - '0') * 8 + (p[2] - '0'));
 			p += 3;
 		}

@@ -76,7 +76,8 @@ Test(gate_vectors, equal_receipts_pass_without_bisect)
 	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "all_sample");
 	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 0);
 	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")), 0.9);
-	cr_expect_null(tu_get(v, "throughput_shift.verdict"), "information only: no verdict of its own");
+	cr_expect_null(tu_get(v, "throughput_shift.verdict"),
+		       "information only: no verdict of its own");
 	json_decref(v);
 }
 
@@ -107,8 +108,8 @@ Test(gate_vectors, five_repetitions_throughout)
 	struct err e;
 	json_t *v;
 
-	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e), 0,
-		     "%s", e.msg);
+	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-five-repetitions.json", &e),
+		     0, "%s", e.msg);
 	cr_assert_eq(gate_load(&q, GFIX "five-repetitions-pass.json", &e), 0, "%s", e.msg);
 	v = gate_evaluate(&q, &g, &cls, &what, &f);
 	cr_assert_not_null(v, "%s", what);
@@ -155,7 +156,8 @@ Test(gate_vectors, suspects_are_sorted_by_module)
 	cr_expect_eq(c, GATE_REGRESSION);
 	cr_assert_eq(json_array_size(json_object_get(v, "suspect_modules")), 2);
 	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.0.module")), "cmd/fak");
-	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.1.module")), "internal/model");
+	cr_expect_str_eq(json_string_value(tu_get(v, "suspect_modules.1.module")),
+			 "internal/model");
 	cr_expect_str_eq(json_string_value(tu_get(v, "bisect.guarded_commands.0")),
 			 "git bisect start 'rev-101' 'rev-100' -- 'cmd/fak' 'internal/model'");
 	json_decref(v);
@@ -194,8 +196,10 @@ Test(gate_vectors, hard_failures_and_the_floor_are_regressions)
 			if (strcmp(json_string_value(json_object_get(ck, "status")), "fail"))
 				continue;
 			failed++;
-			cr_expect_str_eq(json_string_value(json_object_get(ck, "name")), hard[i].check);
-			cr_expect_str_eq(json_string_value(json_object_get(ck, "detail")), hard[i].detail);
+			cr_expect_str_eq(json_string_value(json_object_get(ck, "name")),
+					 hard[i].check);
+			cr_expect_str_eq(json_string_value(json_object_get(ck, "detail")),
+					 hard[i].detail);
 		}
 		cr_expect_eq(failed, 1, "%s", hard[i].file);
 		cr_expect_not_null(json_object_get(v, "bisect"));
@@ -293,9 +297,11 @@ Test(gate_vectors, the_bisect_command_quotes_every_receipt_string)
 		"module_versions[0]: module and revision must not start with '-'");
 }
 
-#define BOUNDS "gate: gate policy bounds are absent, stale, or do not match the criterion resolved from run identity"
+#define BOUNDS "gate: gate policy bounds are absent, stale, or do not match the criterion " \
+	"resolved from run identity"
 #define POLICY "gate: invalid envelope-scoped gate policy"
-#define CRIT "criterion \"exact-match-native-throughput\" of envelope \"qwen38-27b-q4k-a100-p1-decode\""
+#define CRIT "criterion \"exact-match-native-throughput\" of envelope " \
+	"\"qwen38-27b-q4k-a100-p1-decode\""
 
 Test(gate_refusals, policy_bounds_must_equal_the_envelope_criterion)
 {
@@ -334,7 +340,8 @@ Test(gate_refusals, policy_rules)
 	refused(GFIX "pass.json", "schema", json_string(GATE_REQUEST_V1), POLICY,
 		"policy.schema: a v1 gate request requires a v1 gate policy");
 	refused(GFIX "pass.json", "schema", json_string("gate/v9"), "gate: invalid gate request",
-		"schema: must be \"" GATE_REQUEST_V1 "\" or \"" GATE_REQUEST_V2 "\", got \"gate/v9\"");
+		"schema: must be \"" GATE_REQUEST_V1 "\" or \"" GATE_REQUEST_V2
+		"\", got \"gate/v9\"");
 }
 
 Test(gate_refusals, v1_policy_cannot_require_system_baselines)
@@ -347,7 +354,8 @@ Test(gate_refusals, v1_policy_cannot_require_system_baselines)
 	tu_set(doc, "policy.require_system_baseline", json_true());
 	v = eval_doc(doc, &c, &what, &j);
 	cr_expect_null(v);
-	cr_expect_str_eq(j, "policy.schema: a v1 gate policy cannot require system baseline evidence");
+	cr_expect_str_eq(j,
+			 "policy.schema: a v1 gate policy cannot require system baseline evidence");
 	free(j);
 	json_decref(doc);
 }
@@ -359,7 +367,8 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 		"policy.accepted_revision: \"rev-099\", last_accepted.revision \"rev-100\"");
 	refused(GFIX "pass.json", "candidate.machine.scrubbed_id", json_string("lab-node-class-b"),
 		"gate: receipts are incomparable: an envelope control axis drifted",
-		"machine.scrubbed_id: baseline \"lab-node-class-a\", candidate \"lab-node-class-b\"");
+		"machine.scrubbed_id: baseline \"lab-node-class-a\", "
+		"candidate \"lab-node-class-b\"");
 	refused(GFIX "reject-accepted-quality.json", NULL, NULL,
 		"gate: last accepted receipt fails the quality policy",
 		"last_accepted.quality: exact_match=0 does not meet the policy floor 1");
@@ -371,14 +380,18 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 		"last_accepted.quality: exact_match=1 does not meet the policy floor 1");
 	refused(GFIX "reject-huge-tps.json", NULL, NULL,
 		"gate: candidate: invalid native-performance receipt",
-		"repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
-		"repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]\n"
-		"repetitions[2].tokens_per_second: 1.7e+308 is outside the sane range [0.000001, 1000000000]");
-	refused(GFIX "pass.json", "last_accepted.repetitions.0.tokens_per_second", json_real(1e-300),
-		"gate: last accepted: invalid native-performance receipt",
-		"repetitions[0].tokens_per_second: 1e-300 is outside the sane range [0.000001, 1000000000]");
-	refused(GFIX "pass.json", "candidate.repetitions.1.end_to_end_milliseconds", json_integer(0),
-		"gate: candidate: invalid native-performance receipt",
+		"repetitions[0].tokens_per_second: 1.7e+308 is outside the sane range "
+		"[0.000001, 1000000000]\n"
+		"repetitions[1].tokens_per_second: 1.7e+308 is outside the sane range "
+		"[0.000001, 1000000000]\n"
+		"repetitions[2].tokens_per_second: 1.7e+308 is outside the sane range "
+		"[0.000001, 1000000000]");
+	refused(GFIX "pass.json", "last_accepted.repetitions.0.tokens_per_second",
+		json_real(1e-300), "gate: last accepted: invalid native-performance receipt",
+		"repetitions[0].tokens_per_second: 1e-300 is outside the sane range "
+		"[0.000001, 1000000000]");
+	refused(GFIX "pass.json", "candidate.repetitions.1.end_to_end_milliseconds",
+		json_integer(0), "gate: candidate: invalid native-performance receipt",
 		"repetitions[1]: lacks positive end-to-end latency and tok/s");
 	refused(GFIX "pass.json", "last_accepted.revision", json_string("FILL_COMMITTED_REVISION"),
 		"gate: last accepted: invalid native-performance receipt",
@@ -391,8 +404,8 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 		"machine.scrubbed_id: is a FILL_ template placeholder; fill in the captured value");
 	refused(GFIX "reject-zero-profile-sha.json", NULL, NULL,
 		"gate: last accepted: invalid native-performance receipt",
-		"profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, not a "
-		"digest");
+		"profiler_artifacts[0].sha256: an all-zero SHA-256 is a template placeholder, "
+		"not a digest");
 	refused(GFIX "pass.json", "candidate.role", json_string("baseline"),
 		"gate: candidate: invalid native-performance receipt",
 		"changed_axes: a baseline declares no changed axis");
@@ -411,7 +424,8 @@ static struct gate_sb_rep clean_rep(const char *digest, const char *coverage)
 	r.facts.baseline_samples = 5;
 	r.facts.baseline_duration_ns = 200000000;
 	r.facts.baseline_host_cpu_available = true;
-	r.facts.host_cpu_available = r.facts.sut_cpu_available = r.facts.non_sut_cpu_available = true;
+	r.facts.host_cpu_available = r.facts.sut_cpu_available = r.facts.non_sut_cpu_available =
+		true;
 	/* sealed under exactly the sampler's default policy */
 	r.facts.policy.minimum_baseline_samples = 2;
 	r.facts.policy.minimum_samples = 2;
@@ -474,7 +488,8 @@ Test(gate_sb, sampled_coverage_needs_the_opt_in)
 
 	sb_setup(&k, "sampled_pid_ppid_tree");
 	sb_expect(&k, false, false,
-		  "last_accepted repetition 0 uses sampled descendant attribution without policy opt-in");
+		  "last_accepted repetition 0 uses sampled descendant attribution "
+		  "without policy opt-in");
 	sb_expect(&k, true, true, SB_PASS);
 }
 
@@ -498,10 +513,12 @@ Test(gate_sb, every_row_of_the_state_table)
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.c[1].verified = false;
-	err_set(&k.c[1].why, "canonical digest mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
+	err_set(&k.c[1].why,
+		"canonical digest mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
 	sb_expect(&k, false, false, "candidate repetition 1 has an invalid system baseline: "
-				    "candidate.system_baselines[1] fails verification: canonical digest "
-				    "mismatch: recorded \"sha256:1\", computed \"sha256:2\"");
+				    "candidate.system_baselines[1] fails verification: "
+				    "canonical digest mismatch: recorded \"sha256:1\", "
+				    "computed \"sha256:2\"");
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	k.c[2].facts.verdict = "invalid";
@@ -769,12 +786,13 @@ static json_t *ambient(const char *verdict)
 		"{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:f, s:{s:s, s:f}, s:{s:s}, s:{s:s, s:i}, "
 		"s:{s:s, s:f}, s:i, s:s}",
 		"schema", AMBIENT_SCHEMA, "started_at", "2026-08-26T00:00:00Z", "ended_at",
-		"2026-08-26T00:00:01Z", "elapsed_milliseconds", 1000, "sample_interval_milliseconds", 250,
-		"source", "procfs", "platform", "linux", "sampler_overhead_milliseconds", 1.5,
-		"host_cpu_percent", "availability", "measured", "value", 12.5, "available_memory_bytes",
-		"availability", "unavailable", "process_churn", "availability", "measured", "value", 3,
-		"non_sut_cpu_percent", "availability", "measured", "value", 2.0, "command_exit_code", 0,
-		"verdict", verdict);
+		"2026-08-26T00:00:01Z", "elapsed_milliseconds", 1000,
+		"sample_interval_milliseconds", 250, "source", "procfs", "platform", "linux",
+		"sampler_overhead_milliseconds", 1.5, "host_cpu_percent", "availability",
+		"measured", "value", 12.5, "available_memory_bytes", "availability", "unavailable",
+		"process_churn", "availability", "measured", "value", 3, "non_sut_cpu_percent",
+		"availability", "measured", "value", 2.0, "command_exit_code", 0, "verdict",
+		verdict);
 	char d[JSON_DIGEST_LEN + 1];
 	struct err e;
 
@@ -784,7 +802,8 @@ static json_t *ambient(const char *verdict)
 	return a;
 }
 
-static void with_ambient(json_t *doc, const char *side, const double tps[3], const char *verdicts[3])
+static void with_ambient(json_t *doc, const char *side, const double tps[3],
+			 const char *verdicts[3])
 {
 	json_t *arr = json_array();
 	char key[96];
@@ -834,10 +853,11 @@ Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 	v = eval_doc(doc, &cls, &what, &j);
 	cr_expect_null(v);
 	cr_expect_str_eq(what, "gate: too few clean repetitions for the policy");
-	cr_expect_str_eq(j, "candidate has 2 clean repetitions; policy requires 3; rerun with clean "
-			    "ambient attestations\n"
-			    "last_accepted has 2 clean repetitions; policy requires 3; rerun with "
-			    "clean ambient attestations");
+	cr_expect_str_eq(j,
+			 "candidate has 2 clean repetitions; policy requires 3; rerun with clean "
+			 "ambient attestations\n"
+			 "last_accepted has 2 clean repetitions; policy requires 3; rerun with "
+			 "clean ambient attestations");
 	free(j);
 	json_decref(doc);
 }
@@ -846,7 +866,8 @@ Test(gate_ambient, any_unclean_verdict_investigates_without_a_clean_floor)
 {
 	json_t *doc = tu_json(GFIX "metal-pass.json"), *v;
 	const double t[3] = { 100, 101, 100 };
-	const char *clean[3] = { "clean", "clean", "clean" }, *one[3] = { "clean", "clean", "investigate" };
+	const char *clean[3] = { "clean", "clean", "clean" },
+		   *one[3] = { "clean", "clean", "investigate" };
 	enum gate_class cls;
 	const char *what;
 	char *j;
@@ -914,7 +935,7 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 	free(j);
 	cr_expect_eq(cls, GATE_PASS);
 	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
-			 "every repetition has a clean system baseline with host/SUT/non-SUT CPU attribution");
+	    "every repetition has a clean system baseline with host/SUT/non-SUT CPU attribution");
 	json_decref(v);
 
 	with_ambient(doc, "candidate", t, clean);
@@ -923,8 +944,9 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 	free(j);
 	cr_expect_eq(cls, GATE_INVESTIGATE);
 	cr_expect_null(json_object_get(v, "bisect"));
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
-			 "candidate mixes legacy ambient evidence with system baseline attestations");
+	cr_expect_str_eq(
+		json_string_value(tu_get(v, "checks.6.detail")),
+		"candidate mixes legacy ambient evidence with system baseline attestations");
 	json_decref(v);
 	json_decref(doc);
 }

@@ -39,16 +39,20 @@ Test(graph_default, pins_two_separate_envelopes)
 			cr_expect(!g.levers[i].has_witnessed, "%s has a witness", g.levers[i].id);
 	cr_expect(graph_lever(&g, "cuda.dp4a-q4k-mmvq") == &g.levers[10]);
 	cr_expect_null(graph_lever(&g, "cuda.dp4a"));
-	cr_expect_eq(graph_criterion(&g, g.envelopes[0].id)->minimum_throughput_tokens_per_second, 2.3);
-	cr_expect_eq(graph_criterion(&g, g.envelopes[1].id)->minimum_throughput_tokens_per_second, 11);
+	cr_expect_eq(graph_criterion(&g, g.envelopes[0].id)->minimum_throughput_tokens_per_second,
+		     2.3);
+	cr_expect_eq(graph_criterion(&g, g.envelopes[1].id)->minimum_throughput_tokens_per_second,
+		     11);
 	graph_release(&g);
 }
 
 Test(graph_default, next_is_first_dependency_ready_lever)
 {
 	struct graph g;
-	static const char *const ready[] = { "metal.command-buffer-amortization", "metal.paged-kv",
-					     "metal.chunked-prefill", "cuda.q8_1-activation-quant" };
+	static const char *const ready[] = {
+		"metal.command-buffer-amortization", "metal.paged-kv", "metal.chunked-prefill",
+		"cuda.q8_1-activation-quant"
+	};
 	size_t k = 0;
 
 	load_default(&g);
@@ -80,7 +84,8 @@ Test(graph_default, criterion_digest_matches_independent_jcs)
 	cr_assert_eq(graph_criterion_digest(graph_criterion(&g, g.envelopes[0].id), d, &e), 0);
 	/* sha256 of the RFC 8785 form produced by the npm package "canonicalize";
 	 * tests/cli/scripts/jcs-crosscheck.sh re-derives it on every run */
-	cr_expect_str_eq(d, "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6");
+	cr_expect_str_eq(d,
+			 "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6");
 	graph_release(&g);
 }
 
@@ -129,7 +134,8 @@ static void chain(struct strbuf *sb, size_t n, int cycle)
 	sb_addch(sb, '[');
 	for (size_t i = 0; i < n; i++) {
 		sb_addf(sb, "%s{\"id\":\"l%zu\",\"name\":\"\",\"applicability\":{\"envelope_id\":"
-			    "\"qwen38-27b-q4km-m3pro-p32-t64\",\"platform\":\"darwin/arm64\",\"backend\":\"metal\"},"
+			    "\"qwen38-27b-q4km-m3pro-p32-t64\",\"platform\":\"darwin/arm64\","
+			    "\"backend\":\"metal\"},"
 			    "\"enabled\":%s,\"status\":\"%s\",\"dependency_ids\":",
 			i ? "," : "", i, i ? "false" : "true", i ? "absent" : "present");
 		if (i)
@@ -138,21 +144,26 @@ static void chain(struct strbuf *sb, size_t n, int cycle)
 			sb_addf(sb, "[\"l%zu\"]", n - 1);
 		else
 			sb_adds(sb, "null");
-		sb_adds(sb, ",\"conflict_ids\":null,\"expected\":{\"summary\":\"s\",\"classification\":"
-			    "\"hypothesis\",\"provenance\":\"p\"},\"witnessed\":null,\"owning_issue\":"
-			    "{\"number\":1,\"url\":\"u\"},\"next_witness\":\"w\"}");
+		sb_adds(sb, ",\"conflict_ids\":null,\"expected\":{\"summary\":\"s\","
+			    "\"classification\":\"hypothesis\",\"provenance\":\"p\"},"
+			    "\"witnessed\":null,\"owning_issue\":{\"number\":1,\"url\":\"u\"},"
+			    "\"next_witness\":\"w\"}");
 	}
 	sb_adds(sb, "],\"criteria\":{\"qwen38-27b-q4km-m3pro-p32-t64\":{\"schema\":"
 		    "\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\",\"version\":1,"
-		    "\"output_class\":\"exact_match\",\"minimum_repetitions\":3,\"maximum_noise_percent\":2,"
+		    "\"output_class\":\"exact_match\",\"minimum_repetitions\":3,"
+		    "\"maximum_noise_percent\":2,"
 		    "\"investigate_drop_percent\":2,\"regression_drop_percent\":5,"
-		    "\"minimum_throughput_tokens_per_second\":2.3,\"quality_metric\":\"exact_match\","
+		    "\"minimum_throughput_tokens_per_second\":2.3,"
+		    "\"quality_metric\":\"exact_match\","
 		    "\"minimum_quality_score\":1,\"quality_higher_is_better\":true},"
 		    "\"qwen38-27b-q4k-a100-p1-decode\":{\"schema\":"
 		    "\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\",\"version\":1,"
-		    "\"output_class\":\"exact_match\",\"minimum_repetitions\":3,\"maximum_noise_percent\":2,"
+		    "\"output_class\":\"exact_match\",\"minimum_repetitions\":3,"
+		    "\"maximum_noise_percent\":2,"
 		    "\"investigate_drop_percent\":2,\"regression_drop_percent\":5,"
-		    "\"minimum_throughput_tokens_per_second\":11,\"quality_metric\":\"exact_match\","
+		    "\"minimum_throughput_tokens_per_second\":11,"
+		    "\"quality_metric\":\"exact_match\","
 		    "\"minimum_quality_score\":1,\"quality_higher_is_better\":true}}}");
 }
 
@@ -206,9 +217,11 @@ Test(graph_load, errors_name_the_json_path)
 	const char *bad = "{\"schema\":1}";
 
 	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': schema: expected a string, found a number");
+	cr_expect_str_eq(e.msg,
+			 "cannot load graph 'x.json': schema: expected a string, found a number");
 	cr_expect_eq(graph_load_buf(&g, "{", 1, "x.json", &e), -1);
-	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': line 1, column 2: member name or '}' expected");
+	cr_expect_str_eq(
+		e.msg, "cannot load graph 'x.json': line 1, column 2: member name or '}' expected");
 }
 
 /* ---- platform, warm-ups, review period, criteria order ------------------- */
@@ -250,8 +263,9 @@ Test(graph_default, envelopes_declare_platform_and_warmups)
 	/* the legacy view keeps its original members */
 	cr_expect_null(g.envelope.platform);
 	for (size_t i = 0; i < g.nr_levers; i++)
-		cr_expect_str_eq(g.levers[i].app.platform,
-				 graph_envelope_platform(graph_envelope(&g, g.levers[i].app.envelope_id)));
+		cr_expect_str_eq(
+			g.levers[i].app.platform,
+			graph_envelope_platform(graph_envelope(&g, g.levers[i].app.envelope_id)));
 	graph_release(&g);
 }
 
@@ -360,8 +374,9 @@ Test(graph_envelope, any_backend_that_declares_its_platform)
 	load_edited(&g, &f, cpu_envelope_without_platform);
 	cr_expect_null(graph_envelope_platform(&g.envelopes[1]));
 	cr_assert_eq(f.nr, 1);
-	cr_expect_str_eq(f.items[0], "envelope \"qwen38-27b-q4k-a100-p1-decode\" must declare its "
-				     "platform: backend \"cpu\" implies none (only metal and cuda do)");
+	cr_expect_str_eq(f.items[0],
+			 "envelope \"qwen38-27b-q4k-a100-p1-decode\" must declare its "
+			 "platform: backend \"cpu\" implies none (only metal and cuda do)");
 	findings_release(&f);
 	graph_release(&g);
 }
@@ -370,15 +385,17 @@ Test(graph_envelope, platform_syntax)
 {
 	static const char *const good[] = {
 		"linux/amd64", "darwin/arm64", "linux/amd64+nvidia-a100", "linux/386",
-		"linux/ppc64le", "freebsd/riscv64", "linux/arm64+nvidia-gh200.sxm_5", "linux/amd64+a",
+		"linux/ppc64le", "freebsd/riscv64", "linux/arm64+nvidia-gh200.sxm_5",
+		"linux/amd64+a",
 		/* 64 bytes */
 		"linux/amd64+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	};
 	static const char *const bad[] = {
 		"", "linux", "linux/", "/amd64", "Linux/amd64", "linux/AMD64", "linux/amd64+",
-		"linux/amd64+NVIDIA", "linux/amd64 ", " linux/amd64", "linux//amd64", "linux/amd64/x",
-		"linux/amd64+a+b", "1linux/amd64", "linux/_amd64", "linux/amd64+-x", "linux/amd64+.x",
-		"linux/amd64+nvidia a100", "linux/amd-64", "linux\\amd64", "linux/amd64\n",
+		"linux/amd64+NVIDIA", "linux/amd64 ", " linux/amd64", "linux//amd64",
+		"linux/amd64/x", "linux/amd64+a+b", "1linux/amd64", "linux/_amd64",
+		"linux/amd64+-x", "linux/amd64+.x", "linux/amd64+nvidia a100", "linux/amd-64",
+		"linux\\amd64", "linux/amd64\n",
 		/* 65 bytes */
 		"linux/amd64+aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	};
@@ -394,10 +411,10 @@ static void review_periods(json_t *doc)
 {
 	json_t *c = json_object_get(doc, "criteria");
 
-	json_object_set_new(json_object_get(c, "qwen38-27b-q4km-m3pro-p32-t64"), "review_period_days",
-			    json_integer(1));
-	json_object_set_new(json_object_get(c, "qwen38-27b-q4k-a100-p1-decode"), "review_period_days",
-			    json_integer(366));
+	json_object_set_new(json_object_get(c, "qwen38-27b-q4km-m3pro-p32-t64"),
+			    "review_period_days", json_integer(1));
+	json_object_set_new(json_object_get(c, "qwen38-27b-q4k-a100-p1-decode"),
+			    "review_period_days", json_integer(366));
 }
 
 Test(graph_criterion, review_period_is_optional_and_emitted_only_when_given)
@@ -419,28 +436,32 @@ Test(graph_criterion, review_period_is_optional_and_emitted_only_when_given)
 	load_edited(&g, &f, review_periods);
 	cr_expect_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
 	cr_expect_eq(graph_criterion_review_period_days(graph_criterion(&g, g.envelopes[0].id)), 1);
-	cr_expect_eq(graph_criterion_review_period_days(graph_criterion(&g, g.envelopes[1].id)), 366);
+	cr_expect_eq(graph_criterion_review_period_days(graph_criterion(&g, g.envelopes[1].id)),
+		     366);
 	c = graph_criterion_json(graph_criterion(&g, g.envelopes[0].id));
 	cr_expect_eq(json_integer_value(json_object_get(c, "review_period_days")), 1);
 	json_decref(c);
 	/* a criterion with a review period is a different criterion */
 	cr_assert_eq(graph_criterion_digest(graph_criterion(&g, g.envelopes[0].id), d, &e), 0);
-	cr_expect_str_neq(d, "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6");
+	cr_expect_str_neq(
+		d, "sha256:98378807e72e28eeea1f1565f0d3b31ed9706576bb5a7f3fef1bafa804e622e6");
 	findings_release(&f);
 	graph_release(&g);
 }
 
-#define CRIT                                                                                 \
-	"{\"schema\":\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\","          \
-	"\"version\":1,\"output_class\":\"exact_match\",\"minimum_repetitions\":3,"               \
-	"\"maximum_noise_percent\":2,\"investigate_drop_percent\":2,\"regression_drop_percent\":5," \
-	"\"minimum_throughput_tokens_per_second\":1,\"quality_metric\":\"exact_match\","          \
+#define CRIT                                                                             \
+	"{\"schema\":\"fak-native-performance-comparison-criterion/v1\",\"id\":\"c\","   \
+	"\"version\":1,\"output_class\":\"exact_match\",\"minimum_repetitions\":3,"      \
+	"\"maximum_noise_percent\":2,\"investigate_drop_percent\":2,"                    \
+	"\"regression_drop_percent\":5,"                                                 \
+	"\"minimum_throughput_tokens_per_second\":1,\"quality_metric\":\"exact_match\"," \
 	"\"minimum_quality_score\":1,\"quality_higher_is_better\":true}"
-#define ENV(id)                                                                                \
-	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":\"a\","   \
-	"\"quantization\":\"q\",\"hardware\":\"h\",\"memory_gib\":1,\"engine\":\"fak-native\","     \
-	"\"backend\":\"metal\",\"forward_path\":\"f\",\"prompt_tokens\":1,\"decode_tokens\":1,"      \
-	"\"repetitions\":3,\"temperature\":0,\"throughput_metric\":\"t\",\"comparability_rule\":\"c\"}"
+#define ENV(id)                                                                                  \
+	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":\"a\"," \
+	"\"quantization\":\"q\",\"hardware\":\"h\",\"memory_gib\":1,\"engine\":\"fak-native\","  \
+	"\"backend\":\"metal\",\"forward_path\":\"f\",\"prompt_tokens\":1,\"decode_tokens\":1,"  \
+	"\"repetitions\":3,\"temperature\":0,\"throughput_metric\":\"t\","                       \
+	"\"comparability_rule\":\"c\"}"
 
 Test(graph_json, criteria_follow_envelope_order_not_input_order)
 {
@@ -453,9 +474,10 @@ Test(graph_json, criteria_follow_envelope_order_not_input_order)
 	/* criteria listed CUDA first */
 	static const char text[] =
 		"{\"schema\":\"x\",\"criteria\":{\"b\":" CRIT "," "\"a\":" CRIT "},"
-		"\"envelope\":" ENV("a") ",\"comparison\":{\"tokens_per_second\":1,\"classification\":"
-		"\"comparison\",\"engine\":\"e\",\"comparability\":\"exact\",\"observed_on\":\"d\","
-		"\"provenance\":\"p\",\"note\":\"n\"},\"rungs\":[],\"features\":[],"
+		"\"envelope\":" ENV("a") ",\"comparison\":{\"tokens_per_second\":1,"
+		"\"classification\":\"comparison\",\"engine\":\"e\",\"comparability\":\"exact\","
+		"\"observed_on\":\"d\",\"provenance\":\"p\",\"note\":\"n\"},"
+		"\"rungs\":[],\"features\":[],"
 		"\"envelopes\":[" ENV("a") "," ENV("b") "],\"levers\":[]}";
 
 	cr_assert_eq(graph_load_buf(&g, text, strlen(text), "order", &e), 0, "%s", e.msg);
@@ -516,7 +538,8 @@ Test(graph_climb, one_climb_per_envelope_dependencies_first)
 
 				for (j = 0; j < i && strcmp(c[k].levers[j]->id, l->deps.v[d]); j++)
 					;
-				cr_expect(j < i, "%s comes before its dependency %s", l->id, l->deps.v[d]);
+				cr_expect(j < i, "%s comes before its dependency %s", l->id,
+					  l->deps.v[d]);
 			}
 		}
 	/* independent levers keep graph order (reversed here): CUDA's chain
