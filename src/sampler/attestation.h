@@ -215,7 +215,8 @@ void policy_default(struct policy *p);
 int policy_check(const struct policy *p, struct err *e);
 
 void metric_set(struct metric *m, double value, const char *source);
-void metric_unavailable(struct metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void metric_unavailable(struct metric *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Copies at most cap-1 bytes and NUL-terminates. A longer src is never cut
  * silently: the copy ends with "..." (on a UTF-8 character boundary). */
