@@ -101,7 +101,8 @@ void json_format_double(char *buf, double d)
 		if (k == 1)
 			sprintf(q, "%ce%c%d", digits[0], n - 1 < 0 ? '-' : '+', abs(n - 1));
 		else
-			sprintf(q, "%c.%se%c%d", digits[0], digits + 1, n - 1 < 0 ? '-' : '+', abs(n - 1));
+			sprintf(q, "%c.%se%c%d", digits[0], digits + 1, n - 1 < 0 ? '-' : '+',
+				abs(n - 1));
 	}
 }
 
@@ -289,7 +290,8 @@ static unsigned next_unit(const unsigned char **s, unsigned *pend)
 		cp = ((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu);
 		p += 3;
 	} else {
-		cp = ((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+		cp = ((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) |
+		     (p[3] & 0x3Fu);
 		p += 4;
 	}
 	*s = p;
@@ -511,7 +513,8 @@ static int member(const json_t *obj, const struct jpath *at, const char *key, en
 	}
 }
 
-static int wrong(const json_t *m, const struct jpath *at, const char *key, const char *want, struct err *e)
+static int wrong(const json_t *m, const struct jpath *at, const char *key, const char *want,
+		 struct err *e)
 {
 	struct jpath kp = JP_KEY(at, key);
 
@@ -632,7 +635,8 @@ int jd_str_at(const json_t *arr, const struct jpath *at, size_t i, const char **
 
 	if (!json_is_string(m)) {
 		struct jpath ip = JP_IDX(at, i);
-		return jpath_err(e, &ip, "expected a string, found %s", m ? type_name(m) : "nothing");
+		return jpath_err(e, &ip, "expected a string, found %s",
+				 m ? type_name(m) : "nothing");
 	}
 	*out = json_string_value(m);
 	return 0;

@@ -386,7 +386,8 @@ json_t *graph_to_json(const struct graph *g)
 	}
 	for (size_t i = 0; i < g->nr_criteria; i++)
 		if (!json_object_get(crit, g->criteria[i].envelope_id))
-			jset_new(crit, g->criteria[i].envelope_id, graph_criterion_json(&g->criteria[i]));
+			jset_new(crit, g->criteria[i].envelope_id,
+				 graph_criterion_json(&g->criteria[i]));
 	jset_new(doc, "criteria", crit);
 	return doc;
 }

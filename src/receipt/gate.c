@@ -54,14 +54,16 @@ static int dec_policy(struct gate_policy *p, const json_t *o, const struct jpath
 
 static int decode(struct gate_request *q, const json_t *v, struct err *e)
 {
-	static const char *const keys[] = { "schema", "policy", "last_accepted", "candidate", NULL };
+	static const char *const keys[] = { "schema", "policy", "last_accepted",
+					    "candidate", NULL };
 	const json_t *o;
 	struct jpath pp = JP_KEY(NULL, "policy"), ap = JP_KEY(NULL, "last_accepted"),
 		     cp = JP_KEY(NULL, "candidate");
 
 	if (jd_object(v, NULL, keys, e) < 0 ||
 	    jd_str(v, NULL, "schema", JD_REQUIRED, &q->schema, e) < 0 ||
-	    jd_obj(v, NULL, "policy", JD_REQUIRED, &o, e) < 0 || dec_policy(&q->policy, o, &pp, e) < 0 ||
+	    jd_obj(v, NULL, "policy", JD_REQUIRED, &o, e) < 0 ||
+	    dec_policy(&q->policy, o, &pp, e) < 0 ||
 	    jd_obj(v, NULL, "last_accepted", JD_REQUIRED, &o, e) < 0 ||
 	    receipt_decode(&q->last_accepted, o, &ap, e) < 0)
 		return -1;
@@ -123,8 +125,8 @@ void gate_release(struct gate_request *q)
 
 /* ---- policy --------------------------------------------------------------- */
 
-json_t *gate_policy_json(const struct graph *g, const struct lever *l, const char *accepted_revision,
-			 bool allow_sampled)
+json_t *gate_policy_json(const struct graph *g, const struct lever *l,
+			 const char *accepted_revision, bool allow_sampled)
 {
 	const struct envelope *env = graph_envelope(g, l->app.envelope_id);
 	const struct criterion *c = env ? graph_criterion(g, env->id) : NULL;
@@ -161,7 +163,8 @@ static void num(char buf[JSON_NUMBER_MAX], double d)
 }
 
 /* Policy bounds must equal the criterion resolved from the run identity. */
-static void check_bounds(const struct gate_policy *p, const struct criterion *c, struct findings *out)
+static void check_bounds(const struct gate_policy *p, const struct criterion *c,
+			 struct findings *out)
 {
 	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
 
@@ -176,7 +179,8 @@ static void check_bounds(const struct gate_policy *p, const struct criterion *c,
 	} while (0)
 	if (p->minimum_repetitions != c->minimum_repetitions)
 		findings_addf(out, "policy.minimum_repetitions: %lld, criterion \"%s\" of envelope "
-				   "\"%s\" says %lld", p->minimum_repetitions, c->id, c->envelope_id,
+				   "\"%s\" says %lld",
+			      p->minimum_repetitions, c->id, c->envelope_id,
 			      c->minimum_repetitions);
 	BOUND_NUM(maximum_noise_percent);
 	BOUND_NUM(investigate_drop_percent);
@@ -185,13 +189,14 @@ static void check_bounds(const struct gate_policy *p, const struct criterion *c,
 	BOUND_NUM(minimum_quality_score);
 #undef BOUND_NUM
 	if (strcmp(p->quality_metric, c->quality_metric))
-		findings_addf(out, "policy.quality_metric: \"%s\", criterion \"%s\" of envelope \"%s\" "
-				   "says \"%s\"", p->quality_metric, c->id, c->envelope_id,
-			      c->quality_metric);
+		findings_addf(out, "policy.quality_metric: \"%s\", criterion \"%s\" of envelope "
+				   "\"%s\" says \"%s\"",
+			      p->quality_metric, c->id, c->envelope_id, c->quality_metric);
 	if (p->quality_higher_is_better != c->quality_higher_is_better)
-		findings_addf(out, "policy.quality_higher_is_better: %s, criterion \"%s\" of envelope "
-				   "\"%s\" says %s", p->quality_higher_is_better ? "true" : "false",
-			      c->id, c->envelope_id, c->quality_higher_is_better ? "true" : "false");
+		findings_addf(out, "policy.quality_higher_is_better: %s, criterion \"%s\" of "
+				   "envelope \"%s\" says %s",
+			      p->quality_higher_is_better ? "true" : "false", c->id, c->envelope_id,
+			      c->quality_higher_is_better ? "true" : "false");
 }
 
 static void check_policy(const struct gate_policy *p, const struct graph *g, struct findings *out)
@@ -201,8 +206,8 @@ static void check_policy(const struct gate_policy *p, const struct graph *g, str
 	bool v1 = !strcmp(p->schema, GATE_POLICY_V1);
 
 	if (!v1 && strcmp(p->schema, GATE_POLICY_V2))
-		findings_addf(out, "policy.schema: must be \"%s\" or \"%s\", got \"%s\"", GATE_POLICY_V1,
-			      GATE_POLICY_V2, p->schema);
+		findings_addf(out, "policy.schema: must be \"%s\" or \"%s\", got \"%s\"",
+			      GATE_POLICY_V1, GATE_POLICY_V2, p->schema);
 	if (!*p->envelope_id)
 		findings_addf(out, "policy.envelope_id: is required");
 	if (!*p->changed_lever_id)
@@ -219,7 +224,8 @@ static void check_policy(const struct gate_policy *p, const struct graph *g, str
 	if (p->investigate_drop_percent < 0)
 		findings_addf(out, "policy.investigate_drop_percent: must be non-negative");
 	if (!(p->regression_drop_percent > p->investigate_drop_percent))
-		findings_addf(out, "policy.regression_drop_percent: must exceed investigate_drop_percent");
+		findings_addf(out, "policy.regression_drop_percent: must exceed "
+				   "investigate_drop_percent");
 	if (!(p->minimum_throughput_tokens_per_second > 0))
 		findings_addf(out, "policy.minimum_throughput_tokens_per_second: must be positive");
 	if (p->maximum_peak_bytes <= 0)
@@ -234,17 +240,19 @@ static void check_policy(const struct gate_policy *p, const struct graph *g, str
 	if (v1 && (p->require_system_baseline || p->allow_sampled_system_baseline))
 		findings_addf(out, "policy.schema: a v1 gate policy cannot require system baseline "
 				   "evidence");
-	if (p->minimum_clean_repetitions < 0 || p->minimum_clean_repetitions > p->minimum_repetitions)
+	if (p->minimum_clean_repetitions < 0 ||
+	    p->minimum_clean_repetitions > p->minimum_repetitions)
 		findings_addf(out, "policy.minimum_clean_repetitions: must be between zero and "
 				   "minimum_repetitions");
 	else if (p->minimum_clean_repetitions > 0 && !p->require_ambient_evidence)
-		findings_addf(out, "policy.minimum_clean_repetitions: requires require_ambient_evidence");
+		findings_addf(out, "policy.minimum_clean_repetitions: requires "
+				   "require_ambient_evidence");
 	if (p->require_ambient_evidence && p->require_system_baseline)
 		findings_addf(out, "policy: cannot require both legacy ambient evidence and system "
 				   "baseline evidence");
 	if (p->allow_sampled_system_baseline && !p->require_system_baseline)
-		findings_addf(out, "policy.allow_sampled_system_baseline: the sampled opt-in requires "
-				   "require_system_baseline");
+		findings_addf(out, "policy.allow_sampled_system_baseline: the sampled opt-in "
+				   "requires require_system_baseline");
 }
 
 /* ---- system-baseline state ------------------------------------------------ */
@@ -290,7 +298,8 @@ static bool looser_policy(const struct attest_facts *f, const struct policy *d, 
 	}
 	if (f->policy.minimum_baseline_samples < d->minimum_baseline_samples) {
 		snprintf(why, n, "minimum_baseline_samples %lld < %lld",
-			 f->policy.minimum_baseline_samples, (long long)d->minimum_baseline_samples);
+			 f->policy.minimum_baseline_samples,
+			 (long long)d->minimum_baseline_samples);
 		return true;
 	}
 	if (!f->policy.require_host_cpu || !f->policy.require_sut_cpu) {
@@ -355,17 +364,20 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
 			if (!r->verified) {
 				sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
 						"%s.system_baselines[%zu] fails verification: %s",
-					sd->name, i, sd->name, i, r->why.msg[0] ? r->why.msg : "unknown");
+					sd->name, i, sd->name, i,
+					r->why.msg[0] ? r->why.msg : "unknown");
 				goto out;
 			}
 			if (!strcmp(f->verdict, "invalid")) {
-				sb_addf(detail, "%s repetition %zu has an invalid system baseline: its "
-						"verdict is invalid", sd->name, i);
+				sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
+						"its verdict is invalid",
+					sd->name, i);
 				goto out;
 			}
 			if (f->has_top_consumers) {
-				sb_addf(detail, "%s repetition %zu contains high-cardinality process "
-						"identities", sd->name, i);
+				sb_addf(detail, "%s repetition %zu contains high-cardinality "
+						"process identities",
+					sd->name, i);
 				goto out;
 			}
 			if (!r->binding || strcmp(r->binding, f->digest)) {
@@ -389,20 +401,23 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
 					goto out;
 				}
 			} else if (!coverage_is_exact(f->coverage)) {
-				sb_addf(detail, "%s repetition %zu has unknown descendant attribution",
+				sb_addf(detail, "%s repetition %zu has unknown descendant "
+						"attribution",
 					sd->name, i);
 				goto out;
 			}
 			if (looser_policy(f, &strict, why, sizeof(why))) {
-				sb_addf(detail, "%s repetition %zu was sealed under a looser policy than "
-						"%s (%s)", sd->name, i, bound.buf, why);
+				sb_addf(detail, "%s repetition %zu was sealed under a looser "
+						"policy than %s (%s)",
+					sd->name, i, bound.buf, why);
 				goto out;
 			}
 			if (f->baseline_samples < 2 || f->baseline_duration_ns <= 0 ||
 			    !f->baseline_host_cpu_available || strcmp(f->verdict, "clean") ||
-			    !f->host_cpu_available || !f->sut_cpu_available || !f->non_sut_cpu_available) {
-				sb_addf(detail, "%s repetition %zu has a contaminated or required-unknown "
-						"system baseline (verdict %s)",
+			    !f->host_cpu_available || !f->sut_cpu_available ||
+			    !f->non_sut_cpu_available) {
+				sb_addf(detail, "%s repetition %zu has a contaminated or "
+						"required-unknown system baseline (verdict %s)",
 					sd->name, i, f->verdict);
 				goto out;
 			}
@@ -423,8 +438,8 @@ out:
 static void sb_facts(const struct receipt *r, struct gate_sb_rep *reps)
 {
 	for (size_t i = 0; i < r->nr_system_baselines; i++) {
-		reps[i].verified =
-			attest_check(r->system_baselines[i].json, &reps[i].facts, &reps[i].why) == 0;
+		reps[i].verified = attest_check(r->system_baselines[i].json, &reps[i].facts,
+						&reps[i].why) == 0;
 		if (reps[i].verified)
 			reps[i].why.msg[0] = '\0';
 		reps[i].binding = i < r->nr_reps ? r->reps[i].system_baseline_digest : NULL;
@@ -457,7 +472,8 @@ static void evidence(const struct receipt *r, const struct gate_sb_rep *sb, stru
 			const json_t *d = json_object_get(r->system_baselines[i].json, "digest");
 
 			ev[i].digest = json_is_string(d) ? json_string_value(d) : "";
-			if (!sb[i].verified || !sb[i].binding || strcmp(sb[i].binding, sb[i].facts.digest))
+			if (!sb[i].verified || !sb[i].binding ||
+			    strcmp(sb[i].binding, sb[i].facts.digest))
 				ev[i].status = "invalid";
 			else
 				ev[i].status = sb[i].facts.verdict;
@@ -488,7 +504,8 @@ struct side {
 
 static void side_init(struct side *s, const struct receipt *r, bool clean_only)
 {
-	double *all = xcalloc(r->nr_reps + 1, sizeof(*all)), *clean = xcalloc(r->nr_reps + 1, sizeof(*clean));
+	double *all = xcalloc(r->nr_reps + 1, sizeof(*all)),
+	       *clean = xcalloc(r->nr_reps + 1, sizeof(*clean));
 
 	s->r = r;
 	s->sb = xcalloc(r->nr_system_baselines + 1, sizeof(*s->sb));
@@ -643,8 +660,9 @@ static json_t *bisect_json(const struct gate_request *q, json_t *suspects, const
 	sb_release(&cmd);
 	jpush_new(cmds, json_string("fak native-performance --gate gate-request.json"));
 	jset_new(b, "guarded_commands", cmds);
-	jset_str(b, "stop_condition", "first revision classified regression under the exact "
-				       "envelope, quality, identity, memory, and throughput policy");
+	jset_str(b, "stop_condition",
+		 "first revision classified regression under the exact "
+		 "envelope, quality, identity, memory, and throughput policy");
 	return b;
 }
 
@@ -704,7 +722,8 @@ static const char *structural(const struct gate_request *q, const struct graph *
 		return "gate: candidate: invalid native-performance receipt";
 
 	if (strcmp(a->revision, p->accepted_revision)) {
-		findings_addf(out, "policy.accepted_revision: \"%s\", last_accepted.revision \"%s\"",
+		findings_addf(out, "policy.accepted_revision: \"%s\", "
+				   "last_accepted.revision \"%s\"",
 			      p->accepted_revision, a->revision);
 		return "gate: policy is bound to another accepted revision";
 	}
@@ -714,8 +733,8 @@ static const char *structural(const struct gate_request *q, const struct graph *
 		return "gate: gate requires a baseline last_accepted and a candidate";
 	}
 	if (strcmp(a->envelope_id, p->envelope_id))
-		findings_addf(out, "last_accepted.envelope_id: \"%s\", policy \"%s\"", a->envelope_id,
-			      p->envelope_id);
+		findings_addf(out, "last_accepted.envelope_id: \"%s\", policy \"%s\"",
+			      a->envelope_id, p->envelope_id);
 	if (strcmp(c->envelope_id, p->envelope_id))
 		findings_addf(out, "candidate.envelope_id: \"%s\", policy \"%s\"", c->envelope_id,
 			      p->envelope_id);
@@ -735,7 +754,8 @@ static const char *structural(const struct gate_request *q, const struct graph *
 		num(x, isfinite(a->quality.score) ? a->quality.score : 0);
 		num(y, p->minimum_quality_score);
 		findings_addf(out, "last_accepted.quality: %s=%s does not meet the policy %s %s",
-			      a->quality.name, x, p->quality_higher_is_better ? "floor" : "ceiling", y);
+			      a->quality.name, x,
+			      p->quality_higher_is_better ? "floor" : "ceiling", y);
 		return GATE_WHAT_ACCEPTED_QUALITY;
 	}
 	receipt_drift(a, c, 0, out);
@@ -757,8 +777,8 @@ static const char *structural(const struct gate_request *q, const struct graph *
 
 		for (int s = 0; s < 2; s++) {
 			if (rs[s]->nr_ambient != rs[s]->nr_reps)
-				findings_addf(out, "%s.ambient_evidence: %zu entries must align 1:1 with "
-						   "%zu repetitions",
+				findings_addf(out, "%s.ambient_evidence: %zu entries must align "
+						   "1:1 with %zu repetitions",
 					      names[s], rs[s]->nr_ambient, rs[s]->nr_reps);
 		}
 		if (out->nr)
@@ -779,7 +799,8 @@ static void failed_checks(const json_t *checks, struct strbuf *out)
 
 	json_array_foreach (checks, i, c)
 		if (strcmp(json_string_value(json_object_get(c, "status")), "pass"))
-			sb_addf(out, "%s%s", n++ ? ", " : "", json_string_value(json_object_get(c, "name")));
+			sb_addf(out, "%s%s", n++ ? ", " : "",
+				json_string_value(json_object_get(c, "name")));
 }
 
 /* Checks in order; returns the classification, and in *why the rule that
@@ -811,8 +832,9 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 					add_check(checks, "ambient_evidence", "fail",
 						  "%s repetition %zu verdict=%s", names[s], i,
 						  ss[s]->ev[i].status);
-					sb_addf(why, "the ambient evidence of %s repetition %zu is %s", names[s],
-						i, ss[s]->ev[i].status);
+					sb_addf(why, "the ambient evidence of %s "
+						     "repetition %zu is %s",
+						names[s], i, ss[s]->ev[i].status);
 					return GATE_INVESTIGATE;
 				}
 	}
@@ -847,8 +869,8 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 		struct gate_sb_side sides[2] = {
 			{ "last_accepted", a->has_ambient, !strcmp(a->schema, RECEIPT_SCHEMA_V2),
 			  a->nr_reps, a->nr_system_baselines, sa->sb },
-			{ "candidate", c->has_ambient, !strcmp(c->schema, RECEIPT_SCHEMA_V2), c->nr_reps,
-			  c->nr_system_baselines, sc->sb },
+			{ "candidate", c->has_ambient, !strcmp(c->schema, RECEIPT_SCHEMA_V2),
+			  c->nr_reps, c->nr_system_baselines, sc->sb },
 		};
 		struct strbuf detail = STRBUF_INIT;
 
@@ -877,7 +899,8 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 		return GATE_REGRESSION;
 	}
 	if (*sb_investigate) {
-		sb_adds(why, "the system-baseline evidence does not qualify (see the system_baseline check)");
+		sb_adds(why, "the system-baseline evidence does not qualify (see the "
+			     "system_baseline check)");
 		return GATE_INVESTIGATE;
 	}
 	if (gpu_bad) {
@@ -892,26 +915,29 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 		return GATE_REGRESSION;
 	}
 	if (drop >= p->regression_drop_percent) {
-		sb_addf(why, "throughput dropped %.2f%%, at or beyond the regression threshold %g%%", drop,
-			p->regression_drop_percent);
+		sb_addf(why, "throughput dropped %.2f%%, at or beyond the regression "
+			     "threshold %g%%",
+			drop, p->regression_drop_percent);
 		return GATE_REGRESSION;
 	}
 	for (int s = 0; s < 2; s++) {
 		const struct side *sd = s ? sc : sa;
 
 		if (sd->used.noise_percent > p->maximum_noise_percent) {
-			sb_addf(why, "the %s noise %.2f%% exceeds the %g%% the policy allows", s ? "candidate" : "accepted",
-				sd->used.noise_percent, p->maximum_noise_percent);
+			sb_addf(why, "the %s noise %.2f%% exceeds the %g%% the policy allows",
+				s ? "candidate" : "accepted", sd->used.noise_percent,
+				p->maximum_noise_percent);
 			return GATE_INVESTIGATE;
 		}
 	}
 	if (drop >= p->investigate_drop_percent) {
-		sb_addf(why, "throughput dropped %.2f%%, at or beyond the investigate threshold %g%%", drop,
-			p->investigate_drop_percent);
+		sb_addf(why, "throughput dropped %.2f%%, at or beyond the investigate "
+			     "threshold %g%%",
+			drop, p->investigate_drop_percent);
 		return GATE_INVESTIGATE;
 	}
-	sb_addf(why, "every check passed; noise within %g%%, no drop of %g%% or more", p->maximum_noise_percent,
-		p->investigate_drop_percent);
+	sb_addf(why, "every check passed; noise within %g%%, no drop of %g%% or more",
+		p->maximum_noise_percent, p->investigate_drop_percent);
 	return GATE_PASS;
 }
 
@@ -937,12 +963,12 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	side_init(&sc, c, p->minimum_clean_repetitions > 0);
 	if (p->minimum_clean_repetitions > 0) {
 		if ((long long)sa.nr_clean < p->minimum_clean_repetitions)
-			findings_addf(out, "last_accepted has %zu clean repetitions; policy requires "
-					   "%lld; rerun with clean ambient attestations",
+			findings_addf(out, "last_accepted has %zu clean repetitions; policy "
+					   "requires %lld; rerun with clean ambient attestations",
 				      sa.nr_clean, p->minimum_clean_repetitions);
 		if ((long long)sc.nr_clean < p->minimum_clean_repetitions)
-			findings_addf(out, "candidate has %zu clean repetitions; policy requires %lld; "
-					   "rerun with clean ambient attestations",
+			findings_addf(out, "candidate has %zu clean repetitions; policy requires "
+					   "%lld; rerun with clean ambient attestations",
 				      sc.nr_clean, p->minimum_clean_repetitions);
 		if (out->nr) {
 			*what = "gate: too few clean repetitions for the policy";
@@ -989,7 +1015,8 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	jset_num(doc, "accepted_noise_percent", sa.used.noise_percent);
 	jset_num(doc, "candidate_noise_percent", sc.used.noise_percent);
 	shift_json = jobj();
-	jset_str(shift_json, "population", p->minimum_clean_repetitions > 0 ? "clean_only" : "all_sample");
+	jset_str(shift_json, "population",
+		 p->minimum_clean_repetitions > 0 ? "clean_only" : "all_sample");
 	receipt_shift_json(shift_json, &shift);
 	jset_new(doc, "throughput_shift", shift_json);
 	jset_new(doc, "accepted_samples", samples_json(&sa));

@@ -115,7 +115,8 @@ int policy_check(const struct policy *p, struct err *e)
 		return err_set(e, "policy: maximum_psi_stall_percent must be in [0,100]");
 	if (p->minimum_census_interval_ns <= 0 ||
 	    p->maximum_census_interval_ns < p->minimum_census_interval_ns)
-		return err_set(e, "policy: census interval bounds must satisfy 0 < minimum <= maximum");
+		return err_set(e, "policy: census interval bounds must satisfy "
+				  "0 < minimum <= maximum");
 	return 0;
 }
 
@@ -125,8 +126,8 @@ int policy_check(const struct policy *p, struct err *e)
  * every other finding makes it investigate. */
 static const char *const invalidating[] = {
 	"NO_SAMPLES", "INVALID_BASELINE_WINDOW", "INVALID_WINDOW", "SAMPLER_COVERAGE_LIMITED",
-	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID", "WORKLOAD_TIME_EXCEEDS_WINDOW",
-	"WORKLOAD_RATE_EXCEEDS_WINDOW", NULL,
+	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID",
+	"WORKLOAD_TIME_EXCEEDS_WINDOW", "WORKLOAD_RATE_EXCEEDS_WINDOW", NULL,
 };
 
 bool attestation_code_invalidates(const char *code)
@@ -204,15 +205,18 @@ static void classify_workload(struct classify *c)
 	if (w->metrics.has_throughput &&
 	    w->metrics.end_to_end_ms * 1e6 > (double)c->r->command_window.duration_ns + 1e6)
 		finding(c, "WORKLOAD_TIME_EXCEEDS_WINDOW",
-			"the reported end-to-end time %.3f ms exceeds the command window of %.3f ms",
+			"the reported end-to-end time %.3f ms exceeds the command "
+			"window of %.3f ms",
 			w->metrics.end_to_end_ms, (double)c->r->command_window.duration_ns / 1e6);
 	/* the envelope's decode tokens at the reported rate cannot take longer
 	 * than the command ran (a rate can only be checked from below) */
 	if (w->metrics.has_throughput &&
-	    (double)w->decode_tokens / w->metrics.tokens_per_second * 1e9 > (double)c->r->command_window.duration_ns + 1e6)
+	    (double)w->decode_tokens / w->metrics.tokens_per_second * 1e9 >
+		    (double)c->r->command_window.duration_ns + 1e6)
 		finding(c, "WORKLOAD_RATE_EXCEEDS_WINDOW",
-			"%lld decode tokens at the reported %.6g tok/s take %.3f ms, longer than the command window of "
-			"%.3f ms", (long long)w->decode_tokens, w->metrics.tokens_per_second,
+			"%lld decode tokens at the reported %.6g tok/s take %.3f ms, longer than "
+			"the command window of %.3f ms",
+			(long long)w->decode_tokens, w->metrics.tokens_per_second,
 			(double)w->decode_tokens / w->metrics.tokens_per_second * 1e3,
 			(double)c->r->command_window.duration_ns / 1e6);
 }
@@ -243,8 +247,10 @@ void attestation_classify(struct attestation *r)
 	if (p->require_sut_cpu &&
 	    (!a->sut_cpu_percent_of_host.available || !a->non_sut_cpu_percent_of_host.available))
 		finding(&c, "SUT_CPU_UNKNOWN", "%s",
-			unknown_reason(&a->sut_cpu_percent_of_host, &a->non_sut_cpu_percent_of_host));
-	if (p->require_process_memory && (!a->sut_rss_bytes.available || !a->non_sut_rss_bytes.available))
+			unknown_reason(&a->sut_cpu_percent_of_host,
+				       &a->non_sut_cpu_percent_of_host));
+	if (p->require_process_memory &&
+	    (!a->sut_rss_bytes.available || !a->non_sut_rss_bytes.available))
 		finding(&c, "PROCESS_MEMORY_UNKNOWN", "%s",
 			unknown_reason(&a->sut_rss_bytes, &a->non_sut_rss_bytes));
 	if (r->coverage.process_unreadable > 0)
@@ -264,7 +270,8 @@ void attestation_classify(struct attestation *r)
 			p->maximum_sampler_duty_percent);
 	if (bs->coverage_limited || cs->coverage_limited)
 		finding(&c, "SAMPLER_COVERAGE_LIMITED",
-			"required census cadence exceeded the declared maximum; churn coverage is insufficient");
+			"required census cadence exceeded the declared maximum; "
+			"churn coverage is insufficient");
 	if (r->baseline_host_totals.cpu_percent.available &&
 	    r->baseline_host_totals.cpu_percent.value > p->maximum_non_sut_cpu_percent)
 		finding(&c, "BASELINE_HOST_CPU_HIGH",
@@ -288,13 +295,15 @@ void attestation_classify(struct attestation *r)
 		finding(&c, "DESCENDANT_CLEANUP_FAILED",
 			"%lld descendant process(es) were still present after cleanup",
 			(long long)r->coverage.descendants_unreaped);
-	if (r->cgroup_v2.cleanup.attempted && !(r->cgroup_v2.cleanup.empty && r->cgroup_v2.cleanup.removed))
+	if (r->cgroup_v2.cleanup.attempted &&
+	    !(r->cgroup_v2.cleanup.empty && r->cgroup_v2.cleanup.removed))
 		finding(&c, "CGROUP_CLEANUP_FAILED", "%s", r->cgroup_v2.cleanup.reason);
 	if (!strcmp(r->cgroup_v2.state, CGROUP_MEASURED)) {
 		static const char *const axis[3] = { "cpu", "memory", "io" };
 		static const char *const code[3] = { "CPU_PSI_STALL_HIGH", "MEMORY_PSI_STALL_HIGH",
 						      "IO_PSI_STALL_HIGH" };
-		const struct psi_pair *pp[3] = { &r->cgroup_v2.pressure.cpu, &r->cgroup_v2.pressure.memory,
+		const struct psi_pair *pp[3] = { &r->cgroup_v2.pressure.cpu,
+						 &r->cgroup_v2.pressure.memory,
 						 &r->cgroup_v2.pressure.io };
 
 		for (int i = 0; i < 3; i++) {
@@ -322,13 +331,16 @@ static int check_window(const char *name, const struct window *w, const struct o
 	*start = *end = 0;
 	if (w->samples == 0) {
 		if (w->started_at_utc[0] || w->ended_at_utc[0] || w->duration_ns)
-			return err_set(e, "%s: a window without samples has no times or duration", name);
+			return err_set(e, "%s: a window without samples has no times or duration",
+				       name);
 	} else {
-		if (timestamp_parse(w->started_at_utc, &a) < 0 || timestamp_parse(w->ended_at_utc, &b) < 0)
+		if (timestamp_parse(w->started_at_utc, &a) < 0 ||
+		    timestamp_parse(w->ended_at_utc, &b) < 0)
 			return err_set(e, "%s: window times must be RFC 3339 UTC timestamps", name);
 		if (b - a != w->duration_ns)
-			return err_set(e, "%s: duration_ns %lld does not match the window times (%lld)", name,
-				       (long long)w->duration_ns, (long long)(b - a));
+			return err_set(e, "%s: duration_ns %lld does not match the window "
+					  "times (%lld)",
+				       name, (long long)w->duration_ns, (long long)(b - a));
 		if (w->samples == 1 && w->duration_ns)
 			return err_set(e, "%s: a single sample has no duration", name);
 	}
@@ -341,13 +353,16 @@ static int check_window(const char *name, const struct window *w, const struct o
 			double want = (double)o->wall_ns / (double)w->duration_ns * 100.0;
 
 			if (fabs(o->duty_percent.value - want) > 1e-9 * (want > 1 ? want : 1))
-				return err_set(e, "%s sampler: duty_percent %g does not equal wall_ns / duration_ns * 100",
+				return err_set(e, "%s sampler: duty_percent %g does not equal "
+						  "wall_ns / duration_ns * 100",
 					       name, o->duty_percent.value);
 		} else if (o->wall_ns) {
-			return err_set(e, "%s sampler: an unavailable duty must have wall_ns 0", name);
+			return err_set(e, "%s sampler: an unavailable duty must have wall_ns 0",
+				       name);
 		}
 	} else if (o->counted_samples || o->wall_ns || o->duty_percent.available) {
-		return err_set(e, "%s sampler: a window with fewer than 2 samples has no counted samples or duty",
+		return err_set(e, "%s sampler: a window with fewer than 2 samples has no "
+				  "counted samples or duty",
 			       name);
 	}
 	return 0;
@@ -360,17 +375,20 @@ static int check_cgroup(const struct attestation *r, struct err *e)
 	bool measured = !strcmp(g->state, CGROUP_MEASURED);
 
 	if (measured && (g->reason[0] || !g->atomic_placement || !g->cpu_usage_us.available))
-		return err_set(e, "cgroup_v2: a measured cgroup has atomic placement, CPU usage and no reason");
+		return err_set(e, "cgroup_v2: a measured cgroup has atomic placement, "
+				  "CPU usage and no reason");
 	if (!measured && !g->reason[0])
 		return err_set(e, "cgroup_v2: an unavailable cgroup states its reason");
 	if (!cl->attempted && (cl->killed_remaining || cl->empty || cl->removed || cl->reason[0]))
-		return err_set(e, "cgroup_v2.cleanup: nothing can be recorded when cleanup was not attempted");
+		return err_set(e, "cgroup_v2.cleanup: nothing can be recorded when cleanup "
+				  "was not attempted");
 	if (cl->attempted && cl->empty && cl->removed && cl->reason[0])
 		return err_set(e, "cgroup_v2.cleanup: a successful cleanup carries no reason");
 	if (cl->attempted && !(cl->empty && cl->removed) && !cl->reason[0])
 		return err_set(e, "cgroup_v2.cleanup: a failed cleanup states its reason");
 	if (measured != !strcmp(r->coverage.descendant_attribution, COVERAGE_CGROUP))
-		return err_set(e, "coverage: exact_cgroup_v2 is used exactly when the cgroup was measured");
+		return err_set(e, "coverage: exact_cgroup_v2 is used exactly when the "
+				  "cgroup was measured");
 	return 0;
 }
 
@@ -386,7 +404,8 @@ static int consumer_cmp(const struct consumer *x, const struct consumer *y)
 static int check_consumers(const struct attestation *r, struct err *e)
 {
 	if (r->nr_consumers && !r->policy.include_top_consumers)
-		return err_set(e, "top_non_sut_consumers: records require policy include_top_consumers");
+		return err_set(e, "top_non_sut_consumers: records require policy "
+				  "include_top_consumers");
 	for (size_t i = 0; i < r->nr_consumers; i++) {
 		const struct consumer *c = &r->consumers[i];
 		char scrubbed[ATTEST_IMAGE_MAX];
@@ -394,13 +413,18 @@ static int check_consumers(const struct attestation *r, struct err *e)
 		attestation_scrub_image(c->image, scrubbed);
 		if (strcmp(scrubbed, c->image) || strchr(c->image, '/') || strchr(c->image, '\\') ||
 		    !str_scrubbed(c->image, NULL))
-			return err_set(e, "top_non_sut_consumers[%zu].image: must be a scrubbed basename", i);
+			return err_set(e, "top_non_sut_consumers[%zu].image: must be a "
+					  "scrubbed basename",
+				       i);
 		if (c->pid <= 0)
 			return err_set(e, "top_non_sut_consumers[%zu].pid: must be positive", i);
 		if ((!c->cpu_available && c->cpu_seconds) || (!c->rss_available && c->rss_bytes))
-			return err_set(e, "top_non_sut_consumers[%zu]: an unavailable figure must be 0", i);
+			return err_set(e, "top_non_sut_consumers[%zu]: an unavailable "
+					  "figure must be 0",
+				       i);
 		if (i && consumer_cmp(&r->consumers[i - 1], c) > 0)
-			return err_set(e, "top_non_sut_consumers: records must be ordered by CPU, RSS, then PID");
+			return err_set(e, "top_non_sut_consumers: records must be ordered "
+					  "by CPU, RSS, then PID");
 	}
 	return 0;
 }
@@ -410,27 +434,34 @@ static bool coverage_known(const char *s, bool enumeration)
 	if (!*s)
 		return true;
 	if (enumeration)
-		return !strcmp(s, ENUM_CHILDREN) || !strcmp(s, ENUM_CGROUP) || !strcmp(s, ENUM_SCAN);
-	return !strcmp(s, COVERAGE_SUBREAPER) || !strcmp(s, COVERAGE_CGROUP) || !strcmp(s, COVERAGE_SAMPLED);
+		return !strcmp(s, ENUM_CHILDREN) || !strcmp(s, ENUM_CGROUP) ||
+		       !strcmp(s, ENUM_SCAN);
+	return !strcmp(s, COVERAGE_SUBREAPER) || !strcmp(s, COVERAGE_CGROUP) ||
+	       !strcmp(s, COVERAGE_SAMPLED);
 }
 
 static int check_workload(const struct workload *w, struct err *e)
 {
 	const struct wl_label *l = &w->label;
 	const struct wl_metrics *m = &w->metrics;
-	bool json = !strcmp(w->parser, WL_PARSER_JSON), llama = !strcmp(w->parser, WL_PARSER_LLAMA_BENCH),
+	bool json = !strcmp(w->parser, WL_PARSER_JSON),
+	     llama = !strcmp(w->parser, WL_PARSER_LLAMA_BENCH),
 	     quality = !strcmp(w->parser, WL_PARSER_QUALITY);
 
-	if (!l->envelope_id[0] || !l->lever_id[0] || (strcmp(l->arm, "baseline") && strcmp(l->arm, "candidate")))
-		return err_set(e, "workload.label: names an envelope, a lever and the arm baseline or candidate");
+	if (!l->envelope_id[0] || !l->lever_id[0] ||
+	    (strcmp(l->arm, "baseline") && strcmp(l->arm, "candidate")))
+		return err_set(e, "workload.label: names an envelope, a lever and the arm "
+				  "baseline or candidate");
 	if (!digest_is_hexn(l->experiment_id, 32) || !l->machine_id[0] ||
 	    !l->revision[0])
-		return err_set(e, "workload.label: names its experiment (32 hex digits), machine and revision");
+		return err_set(e, "workload.label: names its experiment (32 hex digits), machine "
+				  "and revision");
 	if (l->envelope_state[0] &&
 	    (strncmp(l->envelope_state, "sha256:", 7) || !digest_is_hex(l->envelope_state + 7)))
 		return err_set(e, "workload.label.envelope_state: must be \"sha256:\" and 64 "
 				  "lowercase hex digits");
-	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) && strcmp(l->kind, WL_KIND_QUALITY))
+	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) &&
+	    strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
 	if (!w->command[0])
 		return err_set(e, "workload.command: must not be empty");
@@ -441,15 +472,17 @@ static int check_workload(const struct workload *w, struct err *e)
 	if (!json && !llama && !quality)
 		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
 	if (quality != !strcmp(l->kind, WL_KIND_QUALITY))
-		return err_set(e, "workload.parser: the quality-line parser serves exactly the quality runs");
+		return err_set(e, "workload.parser: the quality-line parser serves exactly the "
+				  "quality runs");
 	if (w->prompt_tokens < 1 || w->decode_tokens < 1)
 		return err_set(e, "workload: prompt_tokens and decode_tokens must be positive");
 	if (w->has_metrics == !!w->metrics_error[0])
 		return err_set(e, "workload: holds either metrics or metrics_error");
 	if (w->has_metrics && (m->has_throughput != !quality || m->has_quality != !llama))
-		return err_set(e, "workload.metrics: %s", quality ? "a quality run holds the quality only"
-							 : llama ? "llama-bench metrics hold no quality"
-								 : "json-line metrics hold throughput and quality");
+		return err_set(e, "workload.metrics: %s",
+			       quality ? "a quality run holds the quality only"
+			       : llama ? "llama-bench metrics hold no quality"
+				       : "json-line metrics hold throughput and quality");
 	return 0;
 }
 
@@ -510,30 +543,38 @@ int attestation_validate(const struct attestation *r, struct err *e)
 
 	if (policy_check(&r->policy, e) < 0)
 		return -1;
-	if (check_window("baseline_window", &r->baseline_window, &r->baseline_sampler, &bstart, &bend, e) < 0 ||
-	    check_window("command_window", &r->command_window, &r->command_sampler, &cstart, &cend, e) < 0)
+	if (check_window("baseline_window", &r->baseline_window, &r->baseline_sampler,
+			 &bstart, &bend, e) < 0 ||
+	    check_window("command_window", &r->command_window, &r->command_sampler,
+			 &cstart, &cend, e) < 0)
 		return -1;
 	if (r->baseline_window.samples && r->command_window.samples && bend > cstart)
 		return err_set(e, "baseline_window must end before command_window starts");
-	if (!coverage_known(cv->descendant_attribution, false) || !coverage_known(cv->process_enumeration, true))
-		return err_set(e, "coverage: unknown descendant_attribution or process_enumeration");
+	if (!coverage_known(cv->descendant_attribution, false) ||
+	    !coverage_known(cv->process_enumeration, true))
+		return err_set(e, "coverage: unknown descendant_attribution or "
+				  "process_enumeration");
 	if (!cv->descendant_attribution[0] != !r->command_window.samples)
-		return err_set(e, "coverage: descendant_attribution is empty exactly when there are no command samples");
+		return err_set(e, "coverage: descendant_attribution is empty exactly when there "
+				  "are no command samples");
 	if (!strcmp(cv->descendant_attribution, COVERAGE_SUBREAPER) && cv->descendants_reaped < 1)
 		return err_set(e, "coverage: exact_subreaper_rusage requires the reaped SUT root");
 	if (a->sut_cpu_percent_of_host.available && a->non_sut_cpu_percent_of_host.available) {
-		double sum = a->sut_cpu_percent_of_host.value + a->non_sut_cpu_percent_of_host.value;
+		double sum =
+			a->sut_cpu_percent_of_host.value + a->non_sut_cpu_percent_of_host.value;
 
 		if (!r->host_totals.cpu_percent.available ||
 		    fabs(sum - r->host_totals.cpu_percent.value) > 1e-6)
-			return err_set(e, "attribution: SUT and non-SUT CPU must add up to host CPU");
+			return err_set(e, "attribution: SUT and non-SUT CPU must add up "
+					  "to host CPU");
 	}
 	if (check_cgroup(r, e) < 0 || check_consumers(r, e) < 0 ||
 	    check_quiet_wait(r, bstart, e) < 0 || check_cpus(r, e) < 0)
 		return -1;
 	if (r->timed_out ? r->command_exit_code != 124
 			 : r->command_signal > 0 && r->command_exit_code != 128 + r->command_signal)
-		return err_set(e, "command_exit_code must be 124 after a timeout and 128+N after signal N");
+		return err_set(e, "command_exit_code must be 124 after a timeout and "
+				  "128+N after signal N");
 	if (r->command_signal > 64 || r->command_exit_code > 255)
 		return err_set(e, "command_exit_code must be 0..255 and command_signal 0..64");
 	if (r->has_workload && check_workload(&r->workload, e) < 0)
@@ -565,7 +606,8 @@ static int check_note(const void *rec, const struct jpath *at, struct err *e)
 {
 	const struct coverage *c = rec;
 
-	return c->process_enumeration_note[0] ? 0 : jpath_err(e, at, "is omitted rather than empty");
+	return c->process_enumeration_note[0] ? 0
+					      : jpath_err(e, at, "is omitted rather than empty");
 }
 
 static const struct jfield coverage_fields[] = {
@@ -793,7 +835,8 @@ static json_t *attribution_json(const struct attribution *a)
 	json_t *o = jobj();
 
 	jset_new(o, "sut_cpu_percent_of_host", metric_json(&a->sut_cpu_percent_of_host, "percent"));
-	jset_new(o, "non_sut_cpu_percent_of_host", metric_json(&a->non_sut_cpu_percent_of_host, "percent"));
+	jset_new(o, "non_sut_cpu_percent_of_host",
+		 metric_json(&a->non_sut_cpu_percent_of_host, "percent"));
 	jset_new(o, "sut_rss_bytes", metric_json(&a->sut_rss_bytes, "bytes"));
 	jset_new(o, "non_sut_rss_bytes", metric_json(&a->non_sut_rss_bytes, "bytes"));
 	jset_new(o, "sut_cpu_seconds", metric_json(&a->sut_cpu_seconds, "seconds"));
@@ -903,7 +946,8 @@ json_t *attestation_to_json(const struct attestation *r, bool with_digest)
 
 /* ---- strict decoding -------------------------------------------------- */
 
-static int get_count(const json_t *o, const struct jpath *at, const char *key, int64_t *out, struct err *e)
+static int get_count(const json_t *o, const struct jpath *at, const char *key, int64_t *out,
+		     struct err *e)
 {
 	long long v;
 
@@ -916,8 +960,8 @@ static int get_count(const json_t *o, const struct jpath *at, const char *key, i
 	return 0;
 }
 
-static int get_text(const json_t *o, const struct jpath *at, const char *key, enum jd_need need, char *dst,
-		    size_t cap, struct err *e)
+static int get_text(const json_t *o, const struct jpath *at, const char *key, enum jd_need need,
+		    char *dst, size_t cap, struct err *e)
 {
 	const char *s;
 	int rc = jd_str(o, at, key, need, &s, e);
@@ -932,8 +976,8 @@ static int get_text(const json_t *o, const struct jpath *at, const char *key, en
 	return 0;
 }
 
-static int get_member(const json_t *o, const struct jpath *at, const char *key, const char *const *known,
-		      const json_t **m, struct err *e)
+static int get_member(const json_t *o, const struct jpath *at, const char *key,
+		      const char *const *known, const json_t **m, struct err *e)
 {
 	struct jpath kp = JP_KEY(at, key);
 
@@ -944,7 +988,8 @@ static int get_member(const json_t *o, const struct jpath *at, const char *key, 
 static int get_metric(const json_t *o, const struct jpath *at, const char *key, const char *unit,
 		      struct metric *m, struct err *e)
 {
-	static const char *const known[] = { "available", "value", "unit", "source", "reason", NULL };
+	static const char *const known[] = { "available", "value", "unit", "source",
+					     "reason", NULL };
 	struct jpath kp = JP_KEY(at, key);
 	const json_t *x;
 	const char *u;
@@ -969,17 +1014,20 @@ static int get_metric(const json_t *o, const struct jpath *at, const char *key, 
 	} else {
 		TRY(get_text(x, &kp, "reason", JD_REQUIRED, m->reason, sizeof(m->reason), e));
 		if (!m->reason[0] || json_object_get(x, "value") || json_object_get(x, "source"))
-			return jpath_err(e, &kp, "an unavailable metric has a reason and no value or source");
+			return jpath_err(e, &kp, "an unavailable metric has a reason "
+						 "and no value or source");
 	}
 	return 0;
 }
 
-static int get_window(const json_t *o, const struct jpath *at, const char *key, struct window *w, struct err *e)
+static int get_window(const json_t *o, const struct jpath *at, const char *key, struct window *w,
+		      struct err *e)
 {
 	return jf_member(window_fields, o, at, key, w, e);
 }
 
-static int get_psi(const json_t *o, const struct jpath *at, const char *key, struct psi *p, struct err *e)
+static int get_psi(const json_t *o, const struct jpath *at, const char *key, struct psi *p,
+		   struct err *e)
 {
 	static const char *const known[] = { "cpu", "memory", "io", NULL };
 	static const char *const pair_known[] = { "some_total_us", "full_total_us", NULL };
@@ -1002,8 +1050,9 @@ static int get_psi(const json_t *o, const struct jpath *at, const char *key, str
 static int get_host(const json_t *o, const struct jpath *at, const char *key, struct host_totals *h,
 		    struct err *e)
 {
-	static const char *const known[] = { "cpu_percent", "memory_total_bytes", "memory_available_bytes",
-					     "process_count", "pressure", NULL };
+	static const char *const known[] = { "cpu_percent", "memory_total_bytes",
+					     "memory_available_bytes", "process_count",
+					     "pressure", NULL };
 	struct jpath kp = JP_KEY(at, key);
 	const json_t *x;
 
@@ -1015,13 +1064,14 @@ static int get_host(const json_t *o, const struct jpath *at, const char *key, st
 	return get_psi(x, &kp, "pressure", &h->pressure, e);
 }
 
-static int get_overhead(const json_t *o, const struct jpath *at, const char *key, struct overhead *s,
-			struct err *e)
+static int get_overhead(const json_t *o, const struct jpath *at, const char *key,
+			struct overhead *s, struct err *e)
 {
 	static const char *const known[] = { "counted_samples", "wall_ns", "duty_percent",
 					     "effective_cadence_ns", "stage_wall_ns",
-					     "stable_identity_cache_hits", "stable_identity_cache_misses",
-					     "coverage_limited", "process_cpu_ns", NULL };
+					     "stable_identity_cache_hits",
+					     "stable_identity_cache_misses", "coverage_limited",
+					     "process_cpu_ns", NULL };
 	static const char *const stages[] = { "host_counters", "process_census", NULL };
 	struct jpath kp = JP_KEY(at, key), sp = JP_KEY(&kp, "stage_wall_ns");
 	const json_t *x, *st;
@@ -1045,22 +1095,27 @@ static int get_coverage(const json_t *o, const struct jpath *at, struct coverage
 	return jf_member(coverage_fields, o, at, "coverage", c, e);
 }
 
-static int get_attribution(const json_t *o, const struct jpath *at, struct attribution *a, struct err *e)
+static int get_attribution(const json_t *o, const struct jpath *at, struct attribution *a,
+			   struct err *e)
 {
-	static const char *const known[] = { "sut_cpu_percent_of_host", "non_sut_cpu_percent_of_host",
-					     "sut_rss_bytes", "non_sut_rss_bytes", "sut_cpu_seconds", NULL };
+	static const char *const known[] = { "sut_cpu_percent_of_host",
+					     "non_sut_cpu_percent_of_host", "sut_rss_bytes",
+					     "non_sut_rss_bytes", "sut_cpu_seconds", NULL };
 	struct jpath kp = JP_KEY(at, "attribution");
 	const json_t *x;
 
 	TRY(get_member(o, at, "attribution", known, &x, e));
-	TRY(get_metric(x, &kp, "sut_cpu_percent_of_host", "percent", &a->sut_cpu_percent_of_host, e));
-	TRY(get_metric(x, &kp, "non_sut_cpu_percent_of_host", "percent", &a->non_sut_cpu_percent_of_host, e));
+	TRY(get_metric(x, &kp, "sut_cpu_percent_of_host", "percent",
+		       &a->sut_cpu_percent_of_host, e));
+	TRY(get_metric(x, &kp, "non_sut_cpu_percent_of_host", "percent",
+		       &a->non_sut_cpu_percent_of_host, e));
 	TRY(get_metric(x, &kp, "sut_rss_bytes", "bytes", &a->sut_rss_bytes, e));
 	TRY(get_metric(x, &kp, "non_sut_rss_bytes", "bytes", &a->non_sut_rss_bytes, e));
 	return get_metric(x, &kp, "sut_cpu_seconds", "seconds", &a->sut_cpu_seconds, e);
 }
 
-static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_section *g, struct err *e)
+static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_section *g,
+		      struct err *e)
 {
 	struct jpath kp = JP_KEY(at, "cgroup_v2");
 	const json_t *x;
@@ -1152,8 +1207,8 @@ static int get_findings(const json_t *o, const struct jpath *at, struct attestat
 	return 0;
 }
 
-static int get_stream(const json_t *o, const struct jpath *at, const char *key, struct wl_stream *st,
-		      struct err *e)
+static int get_stream(const json_t *o, const struct jpath *at, const char *key,
+		      struct wl_stream *st, struct err *e)
 {
 	struct jpath kp = JP_KEY(at, key), pp = JP_KEY(&kp, "kept");
 	const json_t *x, *k;
@@ -1179,8 +1234,9 @@ static int get_stream(const json_t *o, const struct jpath *at, const char *key, 
 static int get_workload(const json_t *o, const struct jpath *at, struct workload *w, struct err *e)
 {
 	static const char *const known[] = { "label", "command", "stdout", "stderr", "parser",
-					     "prompt_tokens", "decode_tokens", "metrics", "metrics_error",
-					     "peak_rss_bytes", "fak_rss_at_fork_bytes", NULL };
+					     "prompt_tokens", "decode_tokens", "metrics",
+					     "metrics_error", "peak_rss_bytes",
+					     "fak_rss_at_fork_bytes", NULL };
 	struct jpath kp = JP_KEY(at, "workload"), mp = JP_KEY(&kp, "metrics");
 	const json_t *x, *m;
 	int rc;
@@ -1199,8 +1255,8 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	w->has_metrics = rc == 0;
 	if (w->has_metrics)
 		TRY(wl_metrics_decode(m, &mp, &w->metrics, e));
-	TRY(get_text(x, &kp, "metrics_error", w->has_metrics ? JD_OPTIONAL : JD_REQUIRED, w->metrics_error,
-		     sizeof(w->metrics_error), e));
+	TRY(get_text(x, &kp, "metrics_error", w->has_metrics ? JD_OPTIONAL : JD_REQUIRED,
+		     w->metrics_error, sizeof(w->metrics_error), e));
 	if (w->has_metrics ? json_object_get(x, "metrics_error") != NULL : !w->metrics_error[0])
 		return jpath_err(e, &kp, "holds either metrics or a non-empty metrics_error");
 	TRY(get_metric(x, &kp, "peak_rss_bytes", "bytes", &w->peak_rss_bytes, e));
@@ -1211,8 +1267,8 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 {
 	static const char *const known[] = {
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
-		"command_window", "command_sampler", "coverage", "host_totals", "attribution", "cgroup_v2",
-		"top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
+		"command_window", "command_sampler", "coverage", "host_totals", "attribution",
+		"cgroup_v2", "top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
 		"command_exit_code", "command_signal", "timed_out", "gpu", "workload", "digest",
 		NULL
 	};
@@ -1224,12 +1280,13 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 	TRY(jd_str(doc, root, "schema", JD_REQUIRED, &schema, e));
 	if (strcmp(schema, ATTEST_SCHEMA) && strcmp(schema, ATTEST_SCHEMA_V2)) {
 		struct jpath kp = JP_KEY(root, "schema");
-		return jpath_err(e, &kp, "unsupported schema \"%s\" (expected \"%s\" or \"%s\")", schema,
-				 ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
+		return jpath_err(e, &kp, "unsupported schema \"%s\" (expected \"%s\" or \"%s\")",
+				 schema, ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
 	}
 	r->has_workload = !strcmp(schema, ATTEST_SCHEMA_V2);
 	TRY(get_text(doc, root, "verdict", JD_REQUIRED, r->verdict, sizeof(r->verdict), e));
-	if (strcmp(r->verdict, "clean") && strcmp(r->verdict, "investigate") && strcmp(r->verdict, "invalid")) {
+	if (strcmp(r->verdict, "clean") && strcmp(r->verdict, "investigate") &&
+	    strcmp(r->verdict, "invalid")) {
 		struct jpath kp = JP_KEY(root, "verdict");
 		return jpath_err(e, &kp, "must be \"clean\", \"investigate\" or \"invalid\"");
 	}
@@ -1268,8 +1325,8 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 		TRY(get_workload(doc, root, &r->workload, e));
 	} else if (json_object_get(doc, "workload")) {
 		struct jpath kp = JP_KEY(root, "workload");
-		return jpath_err(e, &kp, "a %s attestation has no workload section (it is %s)", ATTEST_SCHEMA,
-				 ATTEST_SCHEMA_V2);
+		return jpath_err(e, &kp, "a %s attestation has no workload section (it is %s)",
+				 ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
 	}
 	TRY(get_text(doc, root, "digest", JD_REQUIRED, r->digest, sizeof(r->digest), e));
 	return 0;
