@@ -318,15 +318,12 @@ json_t *graph_lever_json(const struct lever *l)
 	return o;
 }
 
-static json_t *host_policy_json(const struct host_policy *h)
-{
-	json_t *x = jobj();
-
-	jset_num(x, "maximum_non_sut_cpu_percent", h->maximum_non_sut_cpu_percent);
-	jset_num(x, "maximum_sampler_duty_percent", h->maximum_sampler_duty_percent);
-	jset_num(x, "maximum_psi_stall_percent", h->maximum_psi_stall_percent);
-	return x;
-}
+static const struct jfield host_policy_fields[] = {
+	JF(JF_NUM, struct host_policy, maximum_non_sut_cpu_percent, JF_REQ),
+	JF(JF_NUM, struct host_policy, maximum_sampler_duty_percent, JF_REQ),
+	JF(JF_NUM, struct host_policy, maximum_psi_stall_percent, JF_REQ),
+	JF_END,
+};
 
 json_t *graph_criterion_json(const struct criterion *c)
 {
@@ -344,7 +341,7 @@ json_t *graph_criterion_json(const struct criterion *c)
 		jset_new(o, "gpu_policy", x);
 	}
 	if (c->has_host_policy)
-		jset_new(o, "host_policy", host_policy_json(&c->host_policy));
+		jset_new(o, "host_policy", jf_to_json(host_policy_fields, &c->host_policy));
 	return o;
 }
 
