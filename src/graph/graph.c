@@ -99,6 +99,12 @@ bool graph_engine_valid(const char *s)
 	return n && !s[n] && n <= GRAPH_ENGINE_MAX;
 }
 
+double graph_criterion_threshold(const struct criterion *c)
+{
+	return c->has_practical_threshold ? c->practical_threshold_percent
+					  : c->maximum_noise_percent;
+}
+
 long long graph_criterion_review_period_days(const struct criterion *c)
 {
 	return c->has_review_period ? c->review_period_days : GRAPH_DEFAULT_REVIEW_PERIOD_DAYS;
@@ -329,6 +335,8 @@ json_t *graph_criterion_json(const struct criterion *c)
 {
 	json_t *o = jf_to_json(criterion_fields, c);
 
+	if (c->has_practical_threshold)
+		jset_num(o, "practical_threshold_percent", c->practical_threshold_percent);
 	if (c->has_review_period)
 		jset_int(o, "review_period_days", c->review_period_days);
 	if (c->has_gpu_policy) {

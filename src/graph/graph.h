@@ -107,7 +107,9 @@ struct criterion {
 	const char *quality_metric;
 	double minimum_quality_score;
 	bool quality_higher_is_better;
-	/* optional member: emitted (and digested) only when the input has it */
+	/* optional members: emitted (and digested) only when the input has them */
+	bool has_practical_threshold;
+	double practical_threshold_percent;	/* the decision's threshold */
 	bool has_review_period;
 	long long review_period_days;
 	/* optional GPU policy (clock-observation tolerance, docs/graph.md
@@ -187,6 +189,10 @@ bool graph_envelope_requires(const struct envelope *v, const char *what);
  * ". _ + -", GRAPH_ENGINE_MAX bytes at most. */
 bool graph_engine_valid(const char *s);
 #define GRAPH_ENGINE_MAX 64
+/* The practical threshold of the decision in percent (docs/receipts.md, "The
+ * decision"): practical_threshold_percent, or for a criterion written before
+ * it, maximum_noise_percent. */
+double graph_criterion_threshold(const struct criterion *c);
 /* review_period_days, or GRAPH_DEFAULT_REVIEW_PERIOD_DAYS when absent. */
 long long graph_criterion_review_period_days(const struct criterion *c);
 

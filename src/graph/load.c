@@ -309,11 +309,13 @@ static const char *const criterion_keys[] = {
 	"schema", "id", "version", "output_class", "minimum_repetitions", "maximum_noise_percent",
 	"investigate_drop_percent", "regression_drop_percent",
 	"minimum_throughput_tokens_per_second", "quality_metric", "minimum_quality_score",
-	"quality_higher_is_better", "review_period_days", "gpu_policy", "host_policy", NULL
+	"quality_higher_is_better", "review_period_days", "gpu_policy", "host_policy",
+	"practical_threshold_percent", NULL
 };
 #define CRITERION_REVIEW_PERIOD 12
 #define CRITERION_GPU_POLICY 13
 #define CRITERION_HOST_POLICY 14
+#define CRITERION_PRACTICAL_THRESHOLD 15
 
 static const char *const gpu_policy_keys[] = {
 	"minimum_coverage_ratio", "allow_unreadable", "maximum_sm_clock_drift_percent",
@@ -370,6 +372,9 @@ static int criterion_member(struct jpull *p, const struct jpath *at, size_t i, v
 	case CRITERION_REVIEW_PERIOD:
 		c->has_review_period = true;
 		return jp_int(p, at, &c->review_period_days);
+	case CRITERION_PRACTICAL_THRESHOLD:
+		c->has_practical_threshold = true;
+		return jp_num(p, at, &c->practical_threshold_percent);
 	case CRITERION_HOST_POLICY:
 		c->has_host_policy = true;
 		return object(p, at, host_policy_keys, host_policy_member, &c->host_policy);
@@ -401,7 +406,8 @@ static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
 		TRY(object_opt(p, &kp, criterion_keys,
 			       (uint64_t)1 << CRITERION_REVIEW_PERIOD |
 				       (uint64_t)1 << CRITERION_GPU_POLICY |
-				       (uint64_t)1 << CRITERION_HOST_POLICY,
+				       (uint64_t)1 << CRITERION_HOST_POLICY |
+				       (uint64_t)1 << CRITERION_PRACTICAL_THRESHOLD,
 			       criterion_member, &g->criteria[g->nr_criteria - 1]));
 	}
 	return rc;

@@ -545,6 +545,11 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 		if (!finite_positive(c->minimum_throughput_tokens_per_second))
 			add(f, "comparison criterion of envelope %Q has invalid minimum "
 			    "throughput %g", k, c->minimum_throughput_tokens_per_second);
+		if (c->has_practical_threshold &&
+		    !(c->practical_threshold_percent >= 0 && c->practical_threshold_percent < 100))
+			add(f, "comparison criterion of envelope %Q has practical threshold %g "
+			    "percent; want 0 <= threshold < 100",
+			    k, c->practical_threshold_percent);
 		if (c->has_review_period &&
 		    (c->review_period_days < 1 || c->review_period_days > 366))
 			add(f, "comparison criterion of envelope %Q has review period %d days; "

@@ -177,7 +177,7 @@ static json_t *metric_json(const struct stats_comparison *c, const char *unit)
 }
 
 int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
-			   enum receipt_metric m, double threshold_percent,
+			   enum receipt_metric m, double threshold_percent, double level,
 			   struct stats_comparison *out, struct err *e)
 {
 	double *b = xcalloc(base->nr_reps ? base->nr_reps : 1, sizeof(*b));
@@ -193,7 +193,7 @@ int receipt_metric_compare(const struct receipt *base, const struct receipt *can
 	rc = stats_compare(b, base->nr_reps, c, cand->nr_reps, threshold_percent,
 			   m == RECEIPT_TOKENS_PER_SECOND ? STATS_HIGHER_IS_BETTER
 							  : STATS_LOWER_IS_BETTER,
-			   out, e);
+			   level, out, e);
 	free(b);
 	free(c);
 	if (rc < 0)
@@ -202,29 +202,18 @@ int receipt_metric_compare(const struct receipt *base, const struct receipt *can
 	return rc;
 }
 
-/* Both metrics against the criterion's noise threshold; NULL with a
- * finding when a statistic cannot be derived. */
-static json_t *statistics_json(const struct receipt *base, const struct receipt *cand,
-			       double threshold, struct findings *out)
+/* Both metrics at the decision's level against its threshold (the primary
+ * decides; docs/receipts.md). */
+static json_t *statistics_json(const struct receipt_decision *d)
 {
-	struct stats_comparison tps, ms;
-	struct err e;
-	json_t *o, *band;
+	json_t *o = jobj(), *band = jobj();
 
-	if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND, threshold, &tps,
-				   &e) < 0 ||
-	    receipt_metric_compare(base, cand, RECEIPT_END_TO_END_MS, threshold, &ms, &e) < 0) {
-		findings_addf(out, "repetitions: %s", e.msg);
-		return NULL;
-	}
-	o = jobj();
-	jset_num(o, "noise_threshold_percent", threshold);
-	band = jobj();
-	jset_num(band, "lower", tps.threshold_down_percent);
-	jset_num(band, "upper", tps.threshold_percent);
-	jset_new(o, "noise_band_percent", band);
-	jset_new(o, "tokens_per_second", metric_json(&tps, "tok/s"));
-	jset_new(o, "end_to_end_milliseconds", metric_json(&ms, "ms"));
+	jset_num(o, "practical_threshold_percent", d->threshold_percent);
+	jset_num(band, "lower", d->tps.threshold_down_percent);
+	jset_num(band, "upper", d->tps.threshold_percent);
+	jset_new(o, "threshold_band_percent", band);
+	jset_new(o, "tokens_per_second", metric_json(&d->tps, "tok/s"));
+	jset_new(o, "end_to_end_milliseconds", metric_json(&d->ms, "ms"));
 	return o;
 }
 
@@ -250,7 +239,8 @@ static void invalid_runs(const struct receipt *r, struct findings *out)
  * in both receipts. */
 static void same_experiment(const struct receipt *b, const struct receipt *c, struct findings *out)
 {
-	static const char *const keys[] = { "order", "seed", "metrics_parser", "schedule" };
+	static const char *const keys[] = { "order", "seed", "metrics_parser", "schedule",
+					    "sequential" };
 
 	if (b->has_experiment != c->has_experiment) {
 		findings_addf(out, "experiment: only the %s receipt records an experiment; compare "
@@ -393,10 +383,18 @@ json_t *receipt_metrics_bound_json(const struct receipt *r)
 json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 			const struct graph *g, const char **what, struct findings *out)
 {
+	return receipt_compare_attempts(base, cand, g, 1, what, out);
+}
+
+json_t *receipt_compare_attempts(const struct receipt *base, const struct receipt *cand,
+				 const struct graph *g, size_t attempts, const char **what,
+				 struct findings *out)
+{
 	const struct criterion *crit;
+	struct receipt_decision d;
 	struct stats sb, sc;
-	json_t *vb, *vc, *doc, *st, *gpu;
-	double delta;
+	struct err e;
+	json_t *vb, *vc, *doc, *gpu;
 
 	receipt_validate(base, g, 0, out);
 	if (out->nr) {
@@ -463,21 +461,24 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 
 	side_stats(base, &sb, &vb);
 	side_stats(cand, &sc, &vc);
-	delta = sc.mean - sb.mean;
-	if (!stats_finite(&sb) || !stats_finite(&sc) || !isfinite(delta) ||
-	    !isfinite(delta / sb.mean * 100)) {
+	if (!stats_finite(&sb) || !stats_finite(&sc)) {
 		json_decref(vb);
 		json_decref(vc);
 		*what = "compare: derived statistics are not finite";
-		findings_addf(out, "repetitions: tokens_per_second values give a non-finite mean, "
-				   "deviation or delta");
+		findings_addf(out, "repetitions: tokens_per_second values give a non-finite mean "
+				   "or deviation");
 		return NULL;
 	}
-	st = statistics_json(base, cand, crit->maximum_noise_percent, out);
-	if (!st) {
+	if (receipt_decide(base, cand, crit, attempts, &d, out, &e) < 0) {
 		json_decref(vb);
 		json_decref(vc);
-		*what = "compare: derived statistics are not finite";
+		if (out->nr) {
+			*what = "compare: the sequential record does not follow its rule";
+			findings_sort(out);
+		} else {
+			*what = "compare: derived statistics are not finite";
+			findings_addf(out, "repetitions: %s", e.msg);
+		}
 		return NULL;
 	}
 	doc = jobj();
@@ -487,13 +488,10 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	jset_str(doc, "criterion_digest", base->comparison.criterion_digest);
 	jset_str(doc, "baseline_revision", base->revision);
 	jset_str(doc, "candidate_revision", cand->revision);
-	jset_num(doc, "baseline_mean_tokens_per_second", sb.mean);
-	jset_num(doc, "candidate_mean_tokens_per_second", sc.mean);
-	jset_num(doc, "delta_tokens_per_second", delta);
-	jset_num(doc, "delta_percent", delta / sb.mean * 100);
+	jset_new(doc, "decision", receipt_decision_json(&d));
 	jset_new(doc, "baseline_samples", samples_json(&sb, vb));
 	jset_new(doc, "candidate_samples", samples_json(&sc, vc));
-	jset_new(doc, "statistics", st);
+	jset_new(doc, "statistics", statistics_json(&d));
 	jset_new(doc, "order", order_json(base));
 	gpu = gpu_clocks_json(base, cand);
 	if (gpu)

@@ -807,7 +807,8 @@ static void failed_checks(const json_t *checks, struct strbuf *out)
  * decided it, in words. *sb_investigate tells whether system-baseline
  * evidence caused an investigate. */
 static enum gate_class judge(const struct gate_request *q, const struct graph *g,
-			     const struct side *sa, const struct side *sc, json_t *checks,
+			     const struct side *sa, const struct side *sc,
+			     const struct receipt_decision *d, json_t *checks,
 			     bool *sb_investigate, struct strbuf *why)
 {
 	const struct gate_policy *p = &q->policy;
@@ -815,9 +816,8 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 	bool gpu_bad = false;
 	const struct receipt *a = sa->r, *c = sc->r;
 	const struct receipt_quality *ql = &c->quality;
-	double am = sa->used.mean, cm = sc->used.mean;
-	double drop = am != 0 ? (am - cm) / am * 100 : 0;
-	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+	double cm = sc->used.median;
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX], *text;
 	bool hard = false, floor_fail, ok;
 
 	/* Legacy ambient mode without a clean floor: any non-clean verdict
@@ -863,7 +863,7 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 	floor_fail = !(cm >= p->minimum_throughput_tokens_per_second);
 	num(x, cm);
 	num(y, p->minimum_throughput_tokens_per_second);
-	add_check(checks, "throughput_floor", pf(!floor_fail), "mean=%s floor=%s", x, y);
+	add_check(checks, "throughput_floor", pf(!floor_fail), "median=%s floor=%s", x, y);
 	*sb_investigate = false;
 	if (p->require_system_baseline) {
 		struct gate_sb_side sides[2] = {
@@ -911,34 +911,51 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 	num(x, cm);
 	num(y, p->minimum_throughput_tokens_per_second);
 	if (floor_fail) {
-		sb_addf(why, "the candidate mean %s tok/s is below the floor %s", x, y);
+		sb_addf(why, "the candidate median %s tok/s is below the floor %s", x, y);
 		return GATE_REGRESSION;
 	}
-	if (drop >= p->regression_drop_percent) {
-		sb_addf(why, "throughput dropped %.2f%%, at or beyond the regression "
-			     "threshold %g%%",
-			drop, p->regression_drop_percent);
+	/* the one decision: the interval against the practical threshold */
+	text = receipt_decision_text(d);
+	sb_addf(why, "decision %s", text);
+	free(text);
+	switch (d->tps.verdict) {
+	case STATS_SLOWER:
 		return GATE_REGRESSION;
-	}
-	for (int s = 0; s < 2; s++) {
-		const struct side *sd = s ? sc : sa;
-
-		if (sd->used.noise_percent > p->maximum_noise_percent) {
-			sb_addf(why, "the %s noise %.2f%% exceeds the %g%% the policy allows",
-				s ? "candidate" : "accepted", sd->used.noise_percent,
-				p->maximum_noise_percent);
-			return GATE_INVESTIGATE;
-		}
-	}
-	if (drop >= p->investigate_drop_percent) {
-		sb_addf(why, "throughput dropped %.2f%%, at or beyond the investigate "
-			     "threshold %g%%",
-			drop, p->investigate_drop_percent);
+	case STATS_UNDECIDED:
+		if (d->tps.repetitions_needed > 0)
+			sb_addf(why, "; about %lld repetitions per arm would decide it",
+				d->tps.repetitions_needed);
 		return GATE_INVESTIGATE;
+	case STATS_FASTER:
+	case STATS_EQUIVALENT:
+		break;
 	}
-	sb_addf(why, "every check passed; noise within %g%%, no drop of %g%% or more",
-		p->maximum_noise_percent, p->investigate_drop_percent);
 	return GATE_PASS;
+}
+
+/* The decision over the population the gate reads: every repetition, or
+ * under a legacy clean-only policy the clean ones (a fixed design then). */
+static int gate_decide(const struct gate_request *q, const struct graph *g, const struct side *sa,
+		       const struct side *sc, struct receipt_decision *d, struct findings *out,
+		       struct err *e)
+{
+	const struct criterion *crit = graph_criterion(g, q->policy.envelope_id);
+	size_t attempts = q->attempts ? q->attempts : 1;
+
+	if (!crit)
+		BUG("a gate request past its structural phase without a criterion");
+	if (q->policy.minimum_clean_repetitions <= 0)
+		return receipt_decide(&q->last_accepted, &q->candidate, crit, attempts, d, out, e);
+	memset(d, 0, sizeof(*d));
+	d->crit = crit;
+	d->threshold_percent = graph_criterion_threshold(crit);
+	d->threshold_declared = crit->has_practical_threshold;
+	d->attempts = attempts;
+	d->design_level = STATS_DECISION_LEVEL;
+	d->nr_looks = 1;
+	d->level = stats_level_for_attempts(d->design_level, attempts);
+	return stats_compare(sa->values, sa->used.n, sc->values, sc->used.n, d->threshold_percent,
+			     STATS_HIGHER_IS_BETTER, d->level, &d->tps, e);
 }
 
 json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum gate_class *cls,
@@ -947,11 +964,10 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	const struct gate_policy *p = &q->policy;
 	const struct receipt *a = &q->last_accepted, *c = &q->candidate;
 	struct side sa, sc;
-	struct stats_comparison shift;
+	struct receipt_decision d;
 	struct err e;
-	json_t *doc, *checks, *shift_json;
+	json_t *doc, *checks;
 	struct strbuf why = STRBUF_INIT;
-	double am, cm;
 	bool sb_investigate = false;
 
 	*what = structural(q, g, out);
@@ -979,28 +995,27 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 		}
 	}
 
-	am = sa.used.mean;
-	cm = sc.used.mean;
 	if (!stats_finite(&sa.all) || !stats_finite(&sa.clean) || !stats_finite(&sc.all) ||
-	    !stats_finite(&sc.clean) || (am != 0 && !isfinite((cm - am) / am * 100))) {
-		*what = "gate: derived statistics are not finite";
-		findings_addf(out, "repetitions: tokens_per_second values give a non-finite mean, "
-				   "deviation or delta");
-		side_release(&sa);
-		side_release(&sc);
-		return NULL;
-	}
-	/* information only: nothing below reads it */
-	if (stats_compare(sa.values, sa.used.n, sc.values, sc.used.n, p->maximum_noise_percent,
-			  STATS_HIGHER_IS_BETTER, &shift, &e) < 0) {
-		*what = "gate: derived statistics are not finite";
-		findings_addf(out, "repetitions: tokens_per_second: %s", e.msg);
+	    !stats_finite(&sc.clean) ||
+	    gate_decide(q, g, &sa, &sc, &d, out, &e) < 0) {
+		if (out->nr) {
+			*what = "gate: the sequential record does not follow its rule";
+		} else {
+			*what = "gate: derived statistics are not finite";
+			findings_addf(out, "repetitions: tokens_per_second: %s",
+				      stats_finite(&sa.all) && stats_finite(&sc.all) &&
+						      stats_finite(&sa.clean) &&
+						      stats_finite(&sc.clean)
+					      ? e.msg
+					      : "the values give a non-finite mean or deviation");
+		}
+		findings_sort(out);
 		side_release(&sa);
 		side_release(&sc);
 		return NULL;
 	}
 	checks = jarr();
-	*cls = judge(q, g, &sa, &sc, checks, &sb_investigate, &why);
+	*cls = judge(q, g, &sa, &sc, &d, checks, &sb_investigate, &why);
 	doc = jobj();
 	jset_str(doc, "schema", GATE_VERDICT_SCHEMA);
 	jset_str(doc, "envelope_id", p->envelope_id);
@@ -1009,16 +1024,13 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 	jset_str(doc, "reason", why.buf);
 	jset_str(doc, "accepted_revision", a->revision);
 	jset_str(doc, "candidate_revision", c->revision);
-	jset_num(doc, "accepted_mean_tokens_per_second", am);
-	jset_num(doc, "candidate_mean_tokens_per_second", cm);
-	jset_num(doc, "throughput_delta_percent", am != 0 ? (cm - am) / am * 100 : 0);
-	jset_num(doc, "accepted_noise_percent", sa.used.noise_percent);
-	jset_num(doc, "candidate_noise_percent", sc.used.noise_percent);
-	shift_json = jobj();
-	jset_str(shift_json, "population",
-		 p->minimum_clean_repetitions > 0 ? "clean_only" : "all_sample");
-	receipt_shift_json(shift_json, &shift);
-	jset_new(doc, "throughput_shift", shift_json);
+	{
+		json_t *dj = receipt_decision_json(&d);
+
+		jset_str(dj, "population",
+			 p->minimum_clean_repetitions > 0 ? "clean_only" : "all_sample");
+		jset_new(doc, "decision", dj);
+	}
 	jset_new(doc, "accepted_samples", samples_json(&sa));
 	jset_new(doc, "candidate_samples", samples_json(&sc));
 	jset_new(doc, "checks", checks);

@@ -24,7 +24,7 @@
 #define GATE_REQUEST_V2 "fak-native-performance-gate-request/v2"
 #define GATE_POLICY_V1 "fak-native-performance-gate-policy/v1"
 #define GATE_POLICY_V2 "fak-native-performance-gate-policy/v2"
-#define GATE_VERDICT_SCHEMA "fak-native-performance-gate-verdict/v2"
+#define GATE_VERDICT_SCHEMA "fak-native-performance-gate-verdict/v3"
 #define GATE_BISECT_SCHEMA "fak-native-performance-bisect-packet/v1"
 
 struct gate_policy {
@@ -46,6 +46,9 @@ struct gate_request {
 	const char *schema;
 	struct gate_policy policy;
 	struct receipt last_accepted, candidate;
+	/* Attempts of the lever the decision's interval is widened for (0 or
+	 * 1: none); promotion sets it from the attempt ledger. Not decoded. */
+	size_t attempts;
 };
 
 /* The policy the envelope's criterion implies for gating lever l (its

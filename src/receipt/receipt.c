@@ -305,11 +305,40 @@ static int dec_run_elem(void *p, const json_t *o, const struct jpath *at, struct
 	return 0;
 }
 
+static int dec_look_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
+{
+	static const char *const keys[] = { "repetitions", "level", "verdict", NULL };
+	struct receipt_look *l = p;
+
+	return jd_object(o, at, keys, e) < 0 ||
+			       jd_int(o, at, "repetitions", JD_REQUIRED, &l->repetitions, e) < 0 ||
+			       jd_num(o, at, "level", JD_REQUIRED, &l->level, e) < 0 ||
+			       jd_str(o, at, "verdict", JD_REQUIRED, &l->verdict, e) < 0
+		       ? -1
+		       : 0;
+}
+
+static int dec_sequential(struct receipt_sequential *s, const json_t *o, const struct jpath *at,
+			  struct err *e)
+{
+	static const char *const keys[] = { "rule", "level", "first_repetitions",
+					    "max_repetitions", "looks", NULL };
+
+	if (jd_object(o, at, keys, e) < 0 || jd_str(o, at, "rule", JD_REQUIRED, &s->rule, e) < 0 ||
+	    jd_num(o, at, "level", JD_REQUIRED, &s->level, e) < 0 ||
+	    jd_int(o, at, "first_repetitions", JD_REQUIRED, &s->first_repetitions, e) < 0 ||
+	    jd_int(o, at, "max_repetitions", JD_REQUIRED, &s->max_repetitions, e) < 0)
+		return -1;
+	return dec_array(o, at, "looks", JD_REQUIRED, false, (void **)&s->looks, &s->nr_looks,
+			 sizeof(*s->looks), dec_look_elem, e);
+}
+
 static int dec_experiment(struct receipt_experiment *x, const json_t *o, const struct jpath *at,
 			  struct err *e)
 {
 	static const char *const keys[] = { "id", "order", "seed", "metrics_parser", "schedule",
-					    "quality_attestation", NULL };
+					    "quality_attestation", "sequential", NULL };
+	const json_t *seq = NULL;
 	int rc;
 
 	x->json = o;
@@ -325,8 +354,16 @@ static int dec_experiment(struct receipt_experiment *x, const json_t *o, const s
 		      sizeof(*x->schedule), dec_run_elem, e) < 0)
 		return -1;
 	x->quality_attestation = NULL;
-	return jd_obj(o, at, "quality_attestation", JD_OPTIONAL, &x->quality_attestation,
-		      e) < 0 ? -1 : 0;
+	if (jd_obj(o, at, "quality_attestation", JD_OPTIONAL, &x->quality_attestation, e) < 0 ||
+	    jd_obj(o, at, "sequential", JD_OPTIONAL, &seq, e) < 0)
+		return -1;
+	x->has_sequential = seq != NULL;
+	if (seq) {
+		struct jpath sp = JP_KEY(at, "sequential");
+
+		return dec_sequential(&x->sequential, seq, &sp, e);
+	}
+	return 0;
 }
 
 static int dec_lever_state_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
@@ -520,6 +557,7 @@ void receipt_release(struct receipt *r)
 	free(r->artifacts);
 	free(r->system_baselines);
 	free(r->experiment.schedule);
+	free(r->experiment.sequential.looks);
 	free(r->envelope_state.levers);
 	json_decref(r->doc);
 	memset(r, 0, sizeof(*r));

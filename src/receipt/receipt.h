@@ -130,6 +130,23 @@ struct receipt_run {
 	const char *started_at_utc, *attestation_digest;
 };
 
+/* One look of a sequential experiment (--until-decisive). */
+struct receipt_look {
+	long long repetitions;		/* per arm */
+	double level;			/* its interval's planned level */
+	const char *verdict;		/* what the first `repetitions` gave */
+};
+
+/* The optional `sequential` member of `experiment`: the stopping rule and
+ * every look taken (docs/receipts.md, "Running until decisive"). */
+struct receipt_sequential {
+	const char *rule;		/* RECEIPT_SEQUENTIAL_RULE */
+	double level;			/* of the whole design */
+	long long first_repetitions, max_repetitions;
+	struct receipt_look *looks;	/* owned array */
+	size_t nr_looks;
+};
+
 /* The optional `experiment` member: how the runs were ordered and which ran
  * when (the same schedule in both receipts of an experiment), the metrics
  * parser, and for llama-bench the arm's sealed quality run. */
@@ -143,6 +160,8 @@ struct receipt_experiment {
 	struct receipt_run *schedule;	/* owned array */
 	size_t nr_schedule;
 	const json_t *quality_attestation;	/* borrowed; NULL when absent */
+	bool has_sequential;
+	struct receipt_sequential sequential;
 };
 
 struct receipt {
@@ -307,7 +326,7 @@ bool receipt_comparison_equal(const struct receipt_comparison *a,
 
 /* ---- comparison ---------------------------------------------------------- */
 
-#define COMPARISON_SCHEMA "fak-native-performance-comparison/v2"
+#define COMPARISON_SCHEMA "fak-native-performance-comparison/v3"
 
 enum { RECEIPT_DRIFT_EXECUTION = 1 << 0 };
 
@@ -324,6 +343,11 @@ void receipt_drift(const struct receipt *a, const struct receipt *b, unsigned fl
  * out (sorted). */
 json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 			const struct graph *g, const char **what, struct findings *out);
+/* The same, the decision's interval widened for `attempts` attempts of the
+ * lever (stats_level_for_attempts; promotion passes the ledger's count). */
+json_t *receipt_compare_attempts(const struct receipt *base, const struct receipt *cand,
+				 const struct graph *g, size_t attempts, const char **what,
+				 struct findings *out);
 
 /* The two compared metrics of a repetition. */
 enum receipt_metric { RECEIPT_TOKENS_PER_SECOND, RECEIPT_END_TO_END_MS };
@@ -332,8 +356,50 @@ enum receipt_metric { RECEIPT_TOKENS_PER_SECOND, RECEIPT_END_TO_END_MS };
  * (tokens per second: higher is better; milliseconds: lower is better).
  * The error names the metric. */
 int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
-			   enum receipt_metric m, double threshold_percent,
+			   enum receipt_metric m, double threshold_percent, double level,
 			   struct stats_comparison *out, struct err *e);
+
+/* ---- the decision (decide.c) ---------------------------------------------- */
+
+/* The one verdict of an A/B (docs/receipts.md, "The decision"): the exact
+ * interval of the primary metric (tokens per second) against the
+ * criterion's practical threshold, at the decision's level: 90%, or for a
+ * sequential experiment the level of its last look, widened for the
+ * lever's attempts. Every reader (comparison, gate, experiment summary,
+ * charts, promotion, index) shows this verdict and this effect size. */
+#define RECEIPT_SEQUENTIAL_RULE "bonferroni-repeated-intervals/v1"
+
+struct receipt_decision {
+	struct stats_comparison tps, ms;	/* tps decides; ms is secondary */
+	double threshold_percent;
+	bool threshold_declared;	/* the criterion's practical_threshold_percent */
+	double design_level;		/* of the design: fixed, or the last look's */
+	double level;			/* asked for: design_level widened for attempts */
+	size_t attempts;		/* >= 1 */
+	bool sequential;		/* the receipts record --until-decisive looks */
+	size_t nr_looks;		/* looks taken (1 for a fixed design) */
+	const struct criterion *crit;	/* borrowed */
+};
+
+/* Decides base against cand (valid receipts of one envelope, crit their
+ * criterion). A sequential record (experiment.sequential, both receipts of
+ * one experiment) is checked against the rule: its looks are the planned
+ * ones, every look's verdict is what the first n repetitions give, every
+ * look but the last was undecided, and the last is decided or at the
+ * maximum; a violation is a finding in out and the decision fails. */
+int receipt_decide(const struct receipt *base, const struct receipt *cand,
+		   const struct criterion *crit, size_t attempts, struct receipt_decision *d,
+		   struct findings *out, struct err *e);
+
+/* The `decision` member of the comparison and the gate verdict (new
+ * object): metric, verdict, shift and interval in percent, levels,
+ * threshold and its source, rule and looks, attempts, the host policy
+ * (null without one), repetitions needed. */
+json_t *receipt_decision_json(const struct receipt_decision *d);
+
+/* One line of the decision: "faster: +12.3% [+8.1%, +16.9%] at 90%, beyond
+ * the 2% threshold" plus the host policy when there is one. Caller frees. */
+char *receipt_decision_text(const struct receipt_decision *d);
 
 /* Sets on o the members every report of a shift carries, in order: shift,
  * shift_percent, interval {lower, upper}, interval_percent, confidence_level,

@@ -162,13 +162,17 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 			num(get(m, "candidate"), "repetitions"), fmt_verdict(str(m, "verdict")));
 	}
 	md_gpu_rows(out, get(cmp, "gpu_clocks"));
-	fmt_band(buf, get(st, "noise_band_percent"));
+	sb_adds(out, "\n**Decision** (tok/s decides, ms is secondary): ");
+	frontdoor_md_text(out, str(get(cmp, "decision"), "summary"), false);
+	sb_adds(out, ".\n");
+	fmt_band(buf, get(st, "threshold_band_percent"));
 	sb_addf(out, "\nMedian \u00b1noise per arm. Shift: the Hodges-Lehmann estimate of the "
 		     "candidate as a ratio to the baseline, in percent, with its distribution-free "
 		     "interval at the level shown; p: two-sided Mann-Whitney. **faster** or "
-		     "**slower**: the whole interval lies beyond the %g%% noise threshold, the "
-		     "same ratio either way (%s); **~**: no detectable change.\n\n",
-		num(st, "noise_threshold_percent"), buf);
+		     "**slower**: the whole interval lies beyond the %g%% practical threshold, the "
+		     "same ratio either way (%s); **equivalent**: the whole interval lies within "
+		     "it; **undecided**: neither.\n\n",
+		num(st, "practical_threshold_percent"), buf);
 }
 
 /* How many repetitions the document's metrics_bound (comparison or
@@ -188,28 +192,24 @@ static void bound_count(const json_t *doc, size_t *n, size_t *total)
 	}
 }
 
-static void md_gate_means(struct strbuf *out, const json_t *gate)
+static void md_gate_decision(struct strbuf *out, const json_t *gate)
 {
-	const json_t *sh = get(gate, "throughput_shift");
-	char buf[FMT_SHIFT], lo[FMT_PART];
+	const json_t *d = get(gate, "decision");
+	const char *pop = str(d, "population");
+	char a[FMT_MAX], b[FMT_MAX];
 
 	sb_adds(out, "| measure | last accepted ");
 	md_code(out, str(gate, "accepted_revision"));
 	sb_adds(out, " | candidate ");
 	md_code(out, str(gate, "candidate_revision"));
-	sb_adds(out, " | change |\n|:--|--:|--:|:--|\n| tok/s, mean \u00b1noise | ");
-	fmt_value_noise(buf, num(gate, "accepted_mean_tokens_per_second"),
-			num(gate, "accepted_noise_percent"));
-	sb_addf(out, "%s | ", buf);
-	fmt_value_noise(buf, num(gate, "candidate_mean_tokens_per_second"),
-			num(gate, "candidate_noise_percent"));
-	sb_addf(out, "%s | ", buf);
-	fmt_percent(buf, num(gate, "throughput_delta_percent"));
-	sb_addf(out, "%s; shift ", buf);
-	fmt_shift(buf, sh);
-	sb_addf(out, "%s, ", buf);
-	fmt_p(lo, num(sh, "p_value"));
-	sb_addf(out, "p=%s (information only) |\n\n", lo);
+	sb_adds(out, " | decision |\n|:--|--:|--:|:--|\n| tok/s, median | ");
+	json_format_double(a, num(get(get(gate, "accepted_samples"), pop),
+				   "median_tokens_per_second"));
+	json_format_double(b, num(get(get(gate, "candidate_samples"), pop),
+				   "median_tokens_per_second"));
+	sb_addf(out, "%s | %s | ", a, b);
+	frontdoor_md_cell(out, str(d, "summary"));
+	sb_adds(out, " |\n\n");
 }
 
 /* One table row per element of the array doc.key: the members named in
@@ -306,7 +306,7 @@ void render_ab_md(struct strbuf *out, const struct render_ab *ab)
 		md_title(out, what, ab);
 		frontdoor_md_text(out, str(ab->gate, "reason"), true);
 		sb_adds(out, ".\n\n");
-		md_gate_means(out, ab->gate);
+		md_gate_decision(out, ab->gate);
 		md_checks(out, ab->gate);
 	}
 	md_evidence(out, ab);
@@ -324,43 +324,24 @@ static void label_line(struct strbuf *out, const char *label, const char *text)
 	wrap_line(out, l, COL, text);
 }
 
-static void gate_means(struct strbuf *out, const json_t *gate, const struct gate_policy *p)
+static void gate_decision(struct strbuf *out, const json_t *gate, const struct gate_policy *p)
 {
-	const json_t *sh = get(gate, "throughput_shift"), *pop;
-	char a[FMT_MAX], b[FMT_MAX], d[FMT_PART], buf[256];
-	struct wrap w;
+	const json_t *d = get(gate, "decision");
+	const char *pop = str(d, "population");
+	const json_t *as = get(get(gate, "accepted_samples"), pop),
+		     *cs = get(get(gate, "candidate_samples"), pop);
+	char a[FMT_MAX], b[FMT_MAX], buf[256];
 
-	pop = get(get(gate, "accepted_samples"), str(sh, "population"));
-	fmt_value_noise(a, num(gate, "accepted_mean_tokens_per_second"),
-			num(gate, "accepted_noise_percent"));
-	fmt_value_noise(b, num(gate, "candidate_mean_tokens_per_second"),
-			num(gate, "candidate_noise_percent"));
-	fmt_percent(d, num(gate, "throughput_delta_percent"));
-	wrap_init(&w, out, COL);
-	wrap_put(&w, "", "tok/s     ");
-	wrap_put(&w, " ", a);
-	wrap_put(&w, "  ", "\u2192");
-	wrap_put(&w, "  ", b);
-	wrap_put(&w, "  ", d);
-	snprintf(buf, sizeof(buf), "means of %s, n=%.0f+%.0f", str(sh, "population"),
-		 num(pop, "included"),
-		 num(get(get(gate, "candidate_samples"), str(sh, "population")), "included"));
-	wrap_put(&w, "  ", buf);
-	wrap_end(&w);
-	fmt_shift(buf, sh);
-	wrap_init(&w, out, COL);
-	wrap_put(&w, "", "shift     ");
-	wrap_put(&w, " ", buf);
-	fmt_p(d, num(sh, "p_value"));
-	snprintf(buf, sizeof(buf), "p=%s", d);
-	wrap_put(&w, "  ", buf);
-	wrap_put(&w, "  ", "(information only: the decision table decides)");
-	wrap_end(&w);
+	json_format_double(a, num(as, "median_tokens_per_second"));
+	json_format_double(b, num(cs, "median_tokens_per_second"));
+	snprintf(buf, sizeof(buf), "%s \u2192 %s tok/s (medians of %s, n=%.0f+%.0f)", a, b, pop,
+		 num(as, "included"), num(cs, "included"));
+	label_line(out, "tok/s", buf);
+	render_decision_line(out, d);
 	if (p) {
-		snprintf(buf, sizeof(buf), "noise at most %g%%; a drop of %g%% investigates, %g%% "
-					   "is a regression; floor %g tok/s",
-			 p->maximum_noise_percent, p->investigate_drop_percent,
-			 p->regression_drop_percent, p->minimum_throughput_tokens_per_second);
+		snprintf(buf, sizeof(buf), "floor %g tok/s; the decision's threshold comes from "
+					   "the criterion",
+			 p->minimum_throughput_tokens_per_second);
 		label_line(out, "policy", buf);
 	}
 }
@@ -396,7 +377,7 @@ static void gate_tail(struct strbuf *out, const json_t *gate)
 	/* the repetitions left out matter only when the decision uses the
 	 * clean ones */
 	for (int k = 0;
-	     k < 2 && !strcmp(str(get(gate, "throughput_shift"), "population"), "clean_only"); k++)
+	     k < 2 && !strcmp(str(get(gate, "decision"), "population"), "clean_only"); k++)
 		json_array_foreach (get(get(gate, sides[k]), "exclusions"), i, x) {
 			sb_reset(&t);
 			/* 0-based, as the gate's own details count */
@@ -440,7 +421,7 @@ void render_gate_text(struct strbuf *out, const struct render_ab *ab)
 			 str(g, "candidate_revision"));
 	label_line(out, "criterion", str(g, "criterion_digest"));
 	sb_addch(out, '\n');
-	gate_means(out, g, ab->policy);
+	gate_decision(out, g, ab->policy);
 	sb_addch(out, '\n');
 	gate_checks(out, g);
 	gate_tail(out, g);

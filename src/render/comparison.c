@@ -64,8 +64,8 @@ static void metric_notes(struct strbuf *out, const json_t *metric)
 	snprintf(buf, sizeof(buf), "%s:", str(metric, "unit"));
 	wrap_put(&l, "", buf);
 	if (json_is_integer(need)) {
-		snprintf(buf, sizeof(buf), "about %lld repetitions per arm would resolve a shift "
-					   "of this size at 95%%",
+		snprintf(buf, sizeof(buf), "about %lld repetitions per arm would decide a shift "
+					   "of this size at this level",
 			 (long long)json_integer_value(need));
 		wrap_words(&l, buf);
 	} else {
@@ -73,6 +73,11 @@ static void metric_notes(struct strbuf *out, const json_t *metric)
 		wrap_words(&l, str(metric, "repetitions_needed_reason"));
 	}
 	wrap_end(&l);
+}
+
+void render_decision_line(struct strbuf *out, const json_t *decision)
+{
+	wrap_line(out, "decision  ", 11, str(decision, "summary"));
 }
 
 void render_revisions(struct strbuf *out, const char *base, const char *base_label,
@@ -189,7 +194,7 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	static const char *const metrics[] = { "tokens_per_second", "end_to_end_milliseconds" };
 	const json_t *st = get(doc, "statistics");
 	struct wrap l;
-	char buf[360], band[FMT_MAX];
+	char buf[480], band[FMT_MAX];
 
 	wrap_line(out, "envelope  ", 11, str(doc, "envelope_id"));
 	wrap_line(out, "lever     ", 11, str(doc, "changed_lever_id"));
@@ -203,13 +208,16 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	if (get(doc, "gpu_clocks"))
 		gpu_text(out, get(doc, "gpu_clocks"));
 	sb_addch(out, '\n');
-	fmt_band(band, get(st, "noise_band_percent"));
+	render_decision_line(out, get(doc, "decision"));
+	sb_addch(out, '\n');
+	fmt_band(band, get(st, "threshold_band_percent"));
 	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a "
 				   "ratio to the baseline, in percent, with its distribution-free "
-				   "interval, two-sided Mann-Whitney p. faster or slower: the "
-				   "whole interval lies beyond the %g%% noise threshold, the same "
-				   "ratio either way (%s); ~: no detectable change.",
-		 num(st, "noise_threshold_percent"), band);
+				   "interval, two-sided Mann-Whitney p. tok/s decides: faster or "
+				   "slower when the whole interval lies beyond the %g%% practical "
+				   "threshold (the same ratio either way: %s), equivalent when it "
+				   "lies within it, otherwise undecided; ms is secondary.",
+		 num(st, "practical_threshold_percent"), band);
 	wrap_init(&l, out, 0);
 	wrap_words(&l, buf);
 	wrap_end(&l);

@@ -102,5 +102,5 @@ void fmt_shift(char buf[FMT_SHIFT], const json_t *s)
 
 const char *fmt_verdict(const char *verdict)
 {
-	return !strcmp(verdict, "faster") || !strcmp(verdict, "slower") ? verdict : "~";
+	return verdict;
 }

@@ -38,6 +38,9 @@ extern const char *const render_gpu_keys[3];
 void render_gpu_arm(struct strbuf *out, const json_t *arm, const char *key);
 /* "revisions  BASE (baseline) → CAND (candidate)", wrapped; base_label
  * names the first arm ("(baseline)", "(last accepted)"). */
+/* "decision  faster: +12.3% [...] ..." from a decision member (its
+ * summary), wrapped under the label. */
+void render_decision_line(struct strbuf *out, const json_t *decision);
 void render_revisions(struct strbuf *out, const char *base, const char *base_label,
 		      const char *cand);
 

@@ -27,7 +27,7 @@ double *stats_mw_tiefree_cdf(size_t nb, size_t nc);
 int stats_rank_test_with(const double *base, size_t nb, const double *cand, size_t nc,
 			 const double *tiefree_cdf, struct stats_rank_test *out, struct err *e);
 int stats_shift_with(const double *base, size_t nb, const double *cand, size_t nc,
-		     double max_level, const double *tiefree_cdf, struct stats_shift *out,
+		     double min_level, const double *tiefree_cdf, struct stats_shift *out,
 		     struct err *e);
 
 /* At least one value, every value finite; what names the arm in errors. */

@@ -97,16 +97,16 @@ static size_t normal_quantile(double mn, double sd, double alpha_half)
 }
 
 int stats_shift_with(const double *base, size_t nb, const double *cand, size_t nc,
-		     double max_level, const double *tiefree_cdf, struct stats_shift *out,
+		     double min_level, const double *tiefree_cdf, struct stats_shift *out,
 		     struct err *e)
 {
-	double *b, *c, alpha_half = (1 - max_level) / 2;
+	double *b, *c, alpha_half = (1 - min_level) / 2;
 	size_t mn, qmax;
 
 	memset(out, 0, sizeof(*out));
 	TRY(stats_check_values("baseline", base, nb, e));
 	TRY(stats_check_values("candidate", cand, nc, e));
-	if (!(max_level > 0 && max_level < 1))
+	if (!(min_level > 0 && min_level < 1))
 		return err_set(e, "shift interval: the level must lie strictly between 0 and 1");
 	b = stats_sorted_copy(base, nb);
 	c = stats_sorted_copy(cand, nc);
@@ -122,17 +122,23 @@ int stats_shift_with(const double *base, size_t nb, const double *cand, size_t n
 				 stats_kth_difference(b, nb, c, nc, mn / 2) / 2 +
 					 stats_kth_difference(b, nb, c, nc, mn / 2 + 1) / 2;
 	out->exact = stats_mw_exact(nb, nc);
-	/* the highest level not above max_level: the smallest k whose tail
-	 * P(U <= k - 1) reaches alpha / 2 (a hair of slack so a level that is
-	 * exactly max_level on paper is not lost to rounding); when even the
-	 * narrowest interval is above max_level, the narrowest */
+	out->requested_level = min_level;
+	/* the narrowest interval whose level is at least min_level (R's rule):
+	 * the largest k whose tail P(U <= k - 1) stays within alpha / 2 (a hair
+	 * of slack so a level that is exactly min_level on paper is not lost to
+	 * rounding); when even the widest (k = 1) is below, the widest, and
+	 * `attained` says so */
 	if (out->exact) {
 		double *own = tiefree_cdf ? NULL : stats_mw_tiefree_cdf(nb, nc);
 		const double *cdf = tiefree_cdf ? tiefree_cdf : own;
-		size_t q = 0;
+		size_t q = 0;	/* k - 1 */
 
-		while (q < qmax && cdf[q] < alpha_half * (1 - 1e-12))
+		while (q < qmax && cdf[q] <= alpha_half * (1 + 1e-12))
 			q++;
+		/* cdf[q] is beyond alpha / 2 (or q is qmax): step back unless k
+		 * would drop below 1 */
+		if (q > 0 && !(cdf[q] <= alpha_half * (1 + 1e-12)))
+			q--;
 		out->k = q + 1;
 		out->level = 1 - 2 * cdf[q];
 		free(own);
@@ -140,10 +146,15 @@ int stats_shift_with(const double *base, size_t nb, const double *cand, size_t n
 		double sd = sqrt((double)mn * (double)(nb + nc + 1) / 12);
 		size_t q = normal_quantile((double)mn, sd, alpha_half);
 
+		/* the smallest q reaching alpha / 2 overshoots by one */
+		if (q > 0 && stats_normal_cdf(((double)q + 0.5 - (double)mn / 2) / sd) >
+				     alpha_half * (1 + 1e-12))
+			q--;
 		q = q < qmax ? q : qmax;
 		out->k = q + 1;
 		out->level = 1 - 2 * stats_normal_cdf(((double)q + 0.5 - (double)mn / 2) / sd);
 	}
+	out->attained = out->level >= min_level * (1 - 1e-12);
 	out->lower = stats_kth_difference(b, nb, c, nc, out->k);
 	out->upper = stats_kth_difference(b, nb, c, nc, mn + 1 - out->k);
 	free(b);
@@ -151,8 +162,8 @@ int stats_shift_with(const double *base, size_t nb, const double *cand, size_t n
 	return 0;
 }
 
-int stats_shift(const double *base, size_t nb, const double *cand, size_t nc, double max_level,
+int stats_shift(const double *base, size_t nb, const double *cand, size_t nc, double min_level,
 		struct stats_shift *out, struct err *e)
 {
-	return stats_shift_with(base, nb, cand, nc, max_level, NULL, out, e);
+	return stats_shift_with(base, nb, cand, nc, min_level, NULL, out, e);
 }

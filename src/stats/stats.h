@@ -23,9 +23,9 @@
  * - Two-sided p = min(1, 2 * min(P(U <= u), P(U >= u))), R's exact rule.
  * - Hodges-Lehmann estimate: the median of the nb * nc differences
  *   cand_i - base_j. Its interval is [d(k), d(nb*nc + 1 - k)] of the sorted
- *   differences, k chosen from the tie-free null distribution so that the
- *   level 1 - 2 P(U <= k - 1) is the highest attainable one not above the
- *   requested maximum. With ties the same order statistics are used; the
+ *   differences, k the largest whose level 1 - 2 P(U <= k - 1) (tie-free
+ *   null distribution) is at least the requested one: R's wilcox.test
+ *   conf.int rule. With ties the same order statistics are used; the
  *   closed interval then covers the true shift with at least that level. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -77,21 +77,29 @@ int stats_rank_test(const double *base, size_t nb, const double *cand, size_t nc
 
 /* ---- Hodges-Lehmann shift and its interval -------------------------------- */
 
-/* The level the comparison asks for: the highest attainable one not above. */
-#define STATS_MAX_LEVEL 0.95
+/* The level of the decision's interval: two-sided 90%, so that a false
+ * `faster` (or a false `slower`) has probability at most 5%, and an
+ * `equivalent` is Schuirmann's two one-sided tests at 5% (docs/receipts.md,
+ * "The decision"). Repeated looks and attempts widen it (stats_plan_looks,
+ * stats_level_for_attempts). */
+#define STATS_DECISION_LEVEL 0.90
 
 struct stats_shift {
 	double estimate;	/* median of all cand_i - base_j */
 	double lower, upper;	/* d(k) and d(nb*nc + 1 - k) */
 	size_t k;		/* 1-based rank of the lower bound */
 	double level;		/* 1 - 2 P(U <= k - 1), tie-free null distribution */
+	double requested_level;	/* what the caller asked for */
+	bool attained;		/* level >= requested_level; false: too few values,
+				 * the widest interval, which decides nothing */
 	bool exact;		/* level exact; false: normal approximation */
 };
 
-/* max_level in (0, 1); when even the narrowest interval (k as large as
- * (nb * nc + 1) / 2) has a level above it, that one. Fails when an arm is empty, a value or a
- * pairwise difference is not finite, or max_level is out of range. */
-int stats_shift(const double *base, size_t nb, const double *cand, size_t nc, double max_level,
+/* min_level in (0, 1): the narrowest interval whose level is at least
+ * min_level; when even the widest (k = 1) is below it, that one with
+ * attained false. Fails when an arm is empty, a value or a pairwise
+ * difference is not finite, or min_level is out of range. */
+int stats_shift(const double *base, size_t nb, const double *cand, size_t nc, double min_level,
 		struct stats_shift *out, struct err *e);
 
 /* The k-th smallest (1-based, 1 <= k <= nb * nc) of the differences
@@ -100,29 +108,39 @@ int stats_shift(const double *base, size_t nb, const double *cand, size_t nc, do
  * difference finite. -0 is returned as +0. */
 double stats_kth_difference(const double *base, size_t nb, const double *cand, size_t nc, size_t k);
 
-/* ---- verdict and planning ------------------------------------------------- */
+/* ---- the decision ---------------------------------------------------------- */
 
 enum stats_better { STATS_HIGHER_IS_BETTER, STATS_LOWER_IS_BETTER };
-enum stats_verdict { STATS_NO_CHANGE, STATS_FASTER, STATS_SLOWER };
+/* The one verdict (docs/receipts.md, "The decision"), from the interval of
+ * the ratio candidate / baseline and the practical threshold T as a factor
+ * g = 1 + T / 100, the interval's ends read as gains (the ratio when higher
+ * is better, its reciprocal when lower is better):
+ *   faster      the whole interval is a gain beyond g     (near end > g)
+ *   slower      the whole interval is a loss beyond g     (far end < 1/g)
+ *   equivalent  the whole interval lies within [1/g, g]
+ *   undecided   anything else, and always when the interval did not reach
+ *               its level (too few repetitions) */
+enum stats_verdict { STATS_UNDECIDED, STATS_FASTER, STATS_SLOWER, STATS_EQUIVALENT };
 
-/* "no detectable change", "faster", "slower" */
+/* "undecided", "faster", "slower", "equivalent" */
 const char *stats_verdict_name(enum stats_verdict v);
 
 /* Smallest number of repetitions per arm for which an exact two-sided
- * interval can reach max_level (in (0, 1)) at all (4 for 0.95: 3 + 3 gives
- * at most 90%). */
-size_t stats_min_repetitions(double max_level);
+ * interval of n + n values reaches `level` (in (0, 1)) at all: 3 for 0.90,
+ * 4 for 0.95. */
+size_t stats_min_repetitions(double level);
 
-/* Repetitions per arm at which a STATS_MAX_LEVEL interval around a shift of
- * this size is expected to clear the threshold (both in the units of the
- * values; stats_compare passes log ratios): normal theory, the
- * Hodges-Lehmann estimate having efficiency 3/pi against the pooled
- * standard deviation `spread`, i.e.
- * n = ceil(2 pi / 3 * (z * spread / (|shift| - threshold))^2), never below
- * stats_min_repetitions(STATS_MAX_LEVEL). Returns 0 and sets *reason (a
- * static sentence) when no number can be given: the shift is within the
- * threshold, the spread is zero or unknown, or the number is absurd. */
-long long stats_repetitions_needed(double shift, double threshold, double spread,
+/* Repetitions per arm at which a `level` interval around a shift of this
+ * size is expected to decide (both in the units of the values; stats_compare
+ * passes log ratios): normal theory, the Hodges-Lehmann estimate having
+ * efficiency 3/pi against the pooled standard deviation `spread`, the
+ * margin being |shift| - threshold (to clear the threshold) or threshold -
+ * |shift| (to fit within it):
+ * n = ceil(2 pi / 3 * (z * spread / margin)^2), never below
+ * stats_min_repetitions(level). Returns 0 and sets *reason (a static
+ * sentence) when no number can be given: the shift sits on the threshold,
+ * the spread is zero or unknown, or the number is absurd. */
+long long stats_repetitions_needed(double shift, double threshold, double spread, double level,
 				   const char **reason);
 
 /* Everything the comparison of one metric reports. */
@@ -138,7 +156,7 @@ struct stats_comparison {
 	/* the same changes applied to the baseline median, in the values'
 	 * unit: median * (exp(x) - 1) */
 	double shift_units, lower_units, upper_units;
-	/* the noise threshold is a ratio: a change beyond the factor
+	/* the practical threshold is a ratio: a change beyond the factor
 	 * 1 + threshold_percent / 100 either way, i.e. above +threshold_percent
 	 * or below threshold_down_percent = 100 / (1 + threshold_percent / 100)
 	 * - 100 (+2% and -1.96% for 2) */
@@ -149,24 +167,50 @@ struct stats_comparison {
 	const char *repetitions_reason;	/* static; NULL when a number is given */
 };
 
-/* The rank test of the values, and the shift at STATS_MAX_LEVEL of their
- * logarithms: the Hodges-Lehmann estimate and interval of the ratio
- * candidate / baseline (R: exp of wilcox.test(log(cand), log(base),
- * conf.int = TRUE)), so rates and times measured together give reciprocal
- * ratios and a percentage never passes -100%. The verdict compares the
- * interval with the noise threshold as a factor: `faster` when the whole
- * interval is beyond 1 + threshold / 100 in the good direction (a ratio
- * above it when higher is better, below its reciprocal when lower is
- * better), `slower` when beyond it in the bad direction, otherwise no
- * detectable change (always when the level is 0: one value per arm gives
- * a point). Repetitions needed plan on the same log scale (the pooled
- * spread of the logs against log(1 + threshold / 100)).
+/* The rank test of the values, and the shift at `level` (at least; see
+ * stats_shift) of their logarithms: the Hodges-Lehmann estimate and
+ * interval of the ratio candidate / baseline (R: exp of
+ * wilcox.test(log(cand), log(base), conf.int = TRUE, conf.level = level)),
+ * so rates and times measured together give reciprocal ratios and a
+ * percentage never passes -100%; then the verdict (enum stats_verdict).
+ * Repetitions needed plan an undecided verdict on the same log scale (the
+ * pooled spread of the logs against log(1 + threshold / 100)).
  * Fails as the functions above do, and when a value is not positive (it has
  * no logarithm), the threshold is negative or not finite, or a derived
  * number is not finite. */
 int stats_compare(const double *base, size_t nb, const double *cand, size_t nc,
-		  double threshold_percent, enum stats_better better, struct stats_comparison *out,
-		  struct err *e);
+		  double threshold_percent, enum stats_better better, double level,
+		  struct stats_comparison *out, struct err *e);
+
+/* ---- sequential looks and attempts ----------------------------------------- */
+
+/* The most looks a sequential experiment plans. */
+#define STATS_MAX_LOOKS 32
+
+/* The looks of `fak bench experiment --until-decisive`, fixed before the
+ * first run (docs/receipts.md, "Running until decisive"): repeated
+ * confidence intervals (Jennison and Turnbull, Group Sequential Methods
+ * with Applications to Clinical Trials, 2000, ch. 9) whose error is split
+ * by Bonferroni, so the chance that any look's interval misses the true
+ * shift is at most 1 - level whatever the data do. Looks at first,
+ * 2 first, 4 first, ... repetitions per arm, and at max; the last look gets
+ * half of the error, the earlier ones share the other half equally; a look
+ * whose size cannot reach its level is dropped before the split (it could
+ * never decide), which depends on the sizes only. */
+struct stats_looks {
+	size_t nr;
+	size_t reps[STATS_MAX_LOOKS];	/* per arm, increasing; the last is max */
+	double level[STATS_MAX_LOOKS];	/* each look's interval level */
+};
+
+/* Fails when first is 0, max < first, or level is not in (0, 1). */
+int stats_plan_looks(size_t first, size_t max, double level, struct stats_looks *out,
+		     struct err *e);
+
+/* The level that keeps the error of the best of `attempts` attempts within
+ * 1 - level (Bonferroni): 1 - (1 - level) / attempts (attempts 0 counts
+ * as 1). */
+double stats_level_for_attempts(double level, size_t attempts);
 
 /* One sentence naming the method behind p and the level of c. Static. */
 const char *stats_method(const struct stats_comparison *c);

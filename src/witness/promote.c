@@ -302,6 +302,20 @@ static int observed_day(const struct receipt *c, long *day, struct err *e)
 	return 0;
 }
 
+/* The comparison's one verdict: "faster", "equivalent", ... */
+static const char *verdict_of(const json_t *cmp)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(cmp, "decision"),
+							  "verdict"));
+
+	return v ? v : "";
+}
+
+static bool is_null_result(const json_t *cmp)
+{
+	return !strcmp(verdict_of(cmp), "equivalent");
+}
+
 static const json_t *metric_of(const json_t *cmp, const char *m)
 {
 	return json_object_get(json_object_get(cmp, "statistics"), m);
@@ -314,20 +328,29 @@ static double num_at(const json_t *o, const char *a, const char *b)
 	return json_number_value(b ? json_object_get(x, b) : x);
 }
 
-/* "7.942 -> 18.18 tok/s median (+128.9%, 90% interval +122.6%..+134.4%, n=3+3)" */
+/* "faster: median 7.942 -> 18.18 tok/s (+128.9%, 90% interval
+ * +122.6%..+134.4%, n=3+3)", or for a witnessed null "equivalent: no
+ * effect beyond +-2%: median ..." */
 char *witness_shift_text(const json_t *cmp)
 {
-	const json_t *t = metric_of(cmp, "tokens_per_second");
+	const json_t *t = metric_of(cmp, "tokens_per_second"),
+		     *d = json_object_get(cmp, "decision");
+	char *nul = is_null_result(cmp)
+			    ? xasprintf(" no effect beyond \u00b1%g%%:",
+					num_at(d, "practical_threshold_percent", NULL))
+			    : xstrdup("");
+	char *s = xasprintf("%s:%s median %.4g -> %.4g tok/s (%+.1f%%, %.4g%% interval "
+			    "%+.1f%%..%+.1f%%, n=%lld+%lld)",
+			    verdict_of(cmp), nul, num_at(t, "baseline", "median"),
+			    num_at(t, "candidate", "median"), num_at(d, "shift_percent", NULL),
+			    num_at(d, "level", NULL) * 100,
+			    num_at(d, "interval_percent", "lower"),
+			    num_at(d, "interval_percent", "upper"),
+			    (long long)num_at(t, "baseline", "repetitions"),
+			    (long long)num_at(t, "candidate", "repetitions"));
 
-	return xasprintf("median %.4g -> %.4g tok/s (%+.1f%%, %.4g%% interval "
-			 "%+.1f%%..%+.1f%%, n=%lld+%lld)",
-			 num_at(t, "baseline", "median"), num_at(t, "candidate", "median"),
-			 num_at(t, "shift_percent", NULL),
-			 num_at(t, "confidence_level", NULL) * 100,
-			 num_at(t, "interval_percent", "lower"),
-			 num_at(t, "interval_percent", "upper"),
-			 (long long)num_at(t, "baseline", "repetitions"),
-			 (long long)num_at(t, "candidate", "repetitions"));
+	free(nul);
+	return s;
 }
 
 /* ---- graph and index: each a fresh JSON tree of the current document,
@@ -349,10 +372,20 @@ static json_t *member_with_id(json_t *tree, const char *array, const char *id)
  * summary, provenance, receipt), and every enabled lever that conflicts
  * with it turned off (their ids appended to p->disabled). New reference. */
 static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[3],
-			      struct promotion *p)
+			      bool null_result, struct promotion *p)
 {
 	json_t *tree = graph_to_json(g), *o = member_with_id(tree, "levers", l->id), *w = jobj();
 
+	jset_str(w, "summary", texts[0]);
+	jset_str(w, "classification", "witnessed");
+	jset_str(w, "provenance", texts[1]);
+	jset_str(w, "receipt", texts[2]);
+	jset_new(o, "witnessed", w);
+	/* a witnessed null leaves the lever as it was: off, and not tried
+	 * again (--next skips a witnessed lever) */
+	if (null_result)
+		return tree;
+	w = json_object_get(o, "witnessed");
 	jset_bool(o, "enabled", true);
 	jset_str(o, "status", "present");
 	jset_str(w, "summary", texts[0]);
@@ -394,8 +427,9 @@ static json_t *demoted_row(json_t *r, const char *retention)
 	return nr;
 }
 
-/* The index's JSON with the CURRENT row of key demoted and row (stolen)
- * appended; *demoted gets key when a row was demoted. New reference. */
+/* The index's JSON with the CURRENT row of key (NULL: none) demoted and row
+ * (stolen) appended; *demoted gets key when a row was demoted. New
+ * reference. */
 static json_t *promoted_index(const struct index *idx, json_t *row, const char *key,
 			      const char *retention, char **demoted)
 {
@@ -405,7 +439,7 @@ static json_t *promoted_index(const struct index *idx, json_t *row, const char *
 	json_array_foreach (results, i, r) {
 		const char *lc = json_string_value(json_object_get(r, "lifecycle"));
 
-		if (!lc || strcmp(lc, "CURRENT") ||
+		if (!key || !lc || strcmp(lc, "CURRENT") ||
 		    strcmp(json_string_value(json_object_get(r, "envelope_key")), key))
 			continue;
 		json_array_set_new(results, i, demoted_row(r, retention));
@@ -435,25 +469,29 @@ static char *host_note(const struct criterion *c)
 static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day,
 		       long review_days, const char *lever, bool sealed, const char *host)
 {
-	const json_t *t = metric_of(cmp, "tokens_per_second");
 	json_t *o = jobj();
 	char d[11], r[11];
 	char *s, *t2;
 
 	date_format(day, d);
 	date_format(day + review_days, r);
-	jset_str(o, "lifecycle", "CURRENT");
+	/* a witnessed null explains why a lever stays off; it is no newer
+	 * result of the envelope, whose CURRENT row stands */
+	jset_str(o, "lifecycle", is_null_result(cmp) ? "DIAGNOSTIC" : "CURRENT");
 	jset_str(o, "envelope_key", env->id);
 	t2 = witness_shift_text(cmp);
 	s = xasprintf("%s: %s with lever %s.", env->throughput_metric, t2, lever);
 	jset_str(o, "highlight", s);
 	free(s);
 	free(t2);
-	s = xasprintf("PASS: gate pass against the accepted baseline; %s%s; verdict %s.",
+	s = xasprintf("%s: gate pass against the accepted baseline; %s%s; decision %s.",
+		      is_null_result(cmp) ? "NULL RESULT" : "PASS",
 		      sealed ? "every repetition measured and sealed by fak"
 			     : "the repetitions' values were typed in a manual loop, "
 			       "not sealed by fak",
-		      host, json_string_value(json_object_get(t, "verdict")));
+		      host,
+		      json_string_value(json_object_get(json_object_get(cmp, "decision"),
+							"summary")));
 	jset_str(o, "status", s);
 	free(s);
 	s = xasprintf(WITNESS_REF_PREFIX "%s", rel);
@@ -472,7 +510,8 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	jset_str(o, "hardware", env->hardware);
 	jset_str(o, "metric", env->throughput_metric);
 	jset_str(o, "quality", "pass");
-	jset_bool(o, "quotes_gain", num_at(t, "shift_percent", NULL) > 0);
+	/* only a faster verdict is a gain; a witnessed null quotes none */
+	jset_bool(o, "quotes_gain", !strcmp(verdict_of(cmp), "faster"));
 	return o;
 }
 
@@ -684,6 +723,14 @@ static int check_consistency(struct plan *pl, struct promotion *p, struct findin
 		findings_addf(out, "gate: %s (%s); only a pass is promoted",
 			      json_string_value(json_object_get(pl->verdict, "classification")),
 			      json_string_value(json_object_get(pl->verdict, "reason")));
+	if (strcmp(verdict_of(pl->cmp), "faster") && strcmp(verdict_of(pl->cmp), "equivalent"))
+		findings_addf(out, "decision: %s: only a faster verdict is witnessed as a gain, "
+				   "and an equivalent one as a witnessed null; %s",
+			      verdict_of(pl->cmp),
+			      !strcmp(verdict_of(pl->cmp), "slower")
+				      ? "the candidate is slower: nothing to promote"
+				      : "run more repetitions (fak bench experiment "
+					"--until-decisive) instead of trying again");
 	pl->l = graph_lever(&pl->g, pl->s.cand.changed_lever_id);
 	if (pl->l)
 		check_policy(pl, out);
@@ -752,7 +799,7 @@ static int change_graph(struct plan *pl, struct promotion *p, struct findings *o
 	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
 	p->lever_id = xstrdup(pl->l->id);
 	p->envelope_id = xstrdup(pl->env->id);
-	tree = promoted_graph(&pl->g, pl->l, texts, p);
+	tree = promoted_graph(&pl->g, pl->l, texts, is_null_result(pl->cmp), p);
 	json_write_pretty(&p->new_graph, tree);
 	json_decref(tree);
 	for (int i = 0; i < 3; i++)
@@ -771,7 +818,8 @@ static int change_index(struct plan *pl, struct promotion *p, struct findings *o
 	json_t *row = new_row(pl->env, p->rel, pl->cmp, pl->observed,
 			      graph_criterion_review_period_days(crit), pl->l->id, pl->sealed,
 			      host);
-	json_t *tree = promoted_index(&pl->idx, row, pl->env->id, retention, &p->demoted);
+	json_t *tree = promoted_index(&pl->idx, row, is_null_result(pl->cmp) ? NULL : pl->env->id,
+				      retention, &p->demoted);
 
 	(void)out;
 	(void)e;

@@ -64,7 +64,7 @@ Test(gate_vectors, equal_receipts_pass_without_bisect)
 	cr_expect_str_eq(cls_of(v), "pass");
 	cr_expect_null(json_object_get(v, "bisect"));
 	cr_expect_null(json_object_get(v, "suspect_modules"));
-	cr_expect_eq(json_real_value(json_object_get(v, "throughput_delta_percent")), 0);
+	cr_expect_null(json_object_get(v, "throughput_delta_percent"), "one effect size only");
 	cr_expect_str_eq(json_string_value(json_object_get(v, "criterion_digest")),
 			 "sha256:c6238b78a81b3ef8b07769046ee241620154c7a48b4e34e42f85d6225555a62d");
 	/* the six checks of the policy and the criterion's GPU policy */
@@ -72,29 +72,42 @@ Test(gate_vectors, equal_receipts_pass_without_bisect)
 	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.name")), "gpu");
 	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.status")), "pass");
 	cr_expect_str_eq(json_string_value(json_object_get(v, "schema")),
-			 "fak-native-performance-gate-verdict/v2");
-	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "all_sample");
-	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 0);
-	cr_expect_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")), 0.9);
-	cr_expect_null(tu_get(v, "throughput_shift.verdict"),
-		       "information only: no verdict of its own");
+			 "fak-native-performance-gate-verdict/v3");
+	/* 100, 101, 100 in both arms: the interval [-0.99%, +1%] lies within 2% */
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.population")), "all_sample");
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.verdict")), "equivalent");
+	cr_expect_eq(json_number_value(tu_get(v, "decision.shift_percent")), 0);
+	cr_expect_eq(json_number_value(tu_get(v, "decision.level")), 0.9);
+	cr_expect_eq(json_number_value(tu_get(v, "decision.practical_threshold_percent")), 2);
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.threshold_source")),
+			 "maximum_noise_percent");
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.rule")), "fixed");
+	cr_expect_eq(json_integer_value(tu_get(v, "decision.attempts")), 1);
+	cr_expect(json_is_null(tu_get(v, "decision.host_policy")));
+	cr_expect_null(json_object_get(v, "throughput_shift"), "one effect size only");
 	json_decref(v);
 }
 
-Test(gate_vectors, three_percent_drop_investigates_with_bisect)
+Test(gate_vectors, a_three_percent_drop_beyond_the_threshold_is_slower)
 {
 	enum gate_class c;
 	json_t *v = eval_file(GFIX "investigate-drop.json", &c);
 
-	cr_expect_eq(c, GATE_INVESTIGATE);
-	cr_expect_not_null(json_object_get(v, "bisect"));
 	/* every candidate 97 against 100, 101, 100: ratios 97/101 and 97/100,
-	 * applied to the baseline median 100 */
-	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.shift")), -3, 1e-12);
-	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.interval.lower")),
+	 * the whole interval a loss beyond 2%: slower, a regression (the
+	 * drop thresholds of the Go original no longer decide) */
+	cr_expect_eq(c, GATE_REGRESSION);
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.verdict")), "slower");
+	cr_expect_not_null(json_object_get(v, "bisect"));
+	cr_expect_float_eq(json_number_value(tu_get(v, "decision.shift_percent")), -3, 1e-12);
+	cr_expect_float_eq(json_number_value(tu_get(v, "decision.interval_percent.lower")),
 			   100 * (97.0 / 101 - 1), 1e-12);
-	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.interval.upper")), -3,
+	cr_expect_float_eq(json_number_value(tu_get(v, "decision.interval_percent.upper")), -3,
 			   1e-12);
+	cr_expect(strstr(json_string_value(json_object_get(v, "reason")),
+			 "decision slower: -3.0% [-4.0%, -3.0%] at 90%; the whole interval is a loss "
+			 "beyond the 2% threshold"),
+		  "%s", json_string_value(json_object_get(v, "reason")));
 	json_decref(v);
 }
 
@@ -114,8 +127,8 @@ Test(gate_vectors, five_repetitions_throughout)
 	v = gate_evaluate(&q, &g, &cls, &what, &f);
 	cr_assert_not_null(v, "%s", what);
 	cr_expect_eq(cls, GATE_PASS);
-	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")),
-			   1 - 14.0 / 252, 1e-15);
+	/* 5 + 5: the narrowest interval at or above 90%: k = 5 */
+	cr_expect_float_eq(json_number_value(tu_get(v, "decision.level")), 1 - 24.0 / 252, 1e-15);
 	json_decref(v);
 	gate_release(&q);
 	/* the committed graph's criterion asks for three: the policy is stale */
@@ -163,13 +176,17 @@ Test(gate_vectors, suspects_are_sorted_by_module)
 	json_decref(v);
 }
 
-Test(gate_vectors, noise_on_the_accepted_side_investigates)
+Test(gate_vectors, noise_makes_the_interval_wide_and_the_answer_undecided)
 {
 	enum gate_class c;
 	json_t *v = eval_file(GFIX "investigate-noise.json", &c);
 
+	/* noise is no check of its own: the interval [-9.1%, +1%] straddles */
 	cr_expect_eq(c, GATE_INVESTIGATE);
-	cr_expect_gt(json_real_value(json_object_get(v, "accepted_noise_percent")), 2);
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.verdict")), "undecided");
+	cr_expect(strstr(json_string_value(json_object_get(v, "reason")),
+			 "the interval straddles the 2% threshold"),
+		  "%s", json_string_value(json_object_get(v, "reason")));
 	json_decref(v);
 }
 
@@ -181,7 +198,7 @@ Test(gate_vectors, hard_failures_and_the_floor_are_regressions)
 		{ GFIX "regression-fallback.json", "fallback", "count=1" },
 		{ GFIX "regression-memory.json", "memory", "peak=2000 ceiling=1200" },
 		{ GFIX "regression-quality.json", "quality", "exact_match=0.5 floor=1" },
-		{ GFIX "regression-floor.json", "throughput_floor", "mean=10 floor=11" },
+		{ GFIX "regression-floor.json", "throughput_floor", "median=10 floor=11" },
 	};
 
 	for (size_t i = 0; i < sizeof(hard) / sizeof(hard[0]); i++) {
@@ -833,9 +850,13 @@ Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 	v = eval_doc(doc, &cls, &what, &j);
 	cr_assert_not_null(v, "%s: %s", what, j);
 	free(j);
-	cr_expect_eq(cls, GATE_PASS);
-	cr_expect_eq(json_real_value(json_object_get(v, "accepted_mean_tokens_per_second")), 100);
-	cr_expect_eq(json_real_value(json_object_get(v, "candidate_mean_tokens_per_second")), 101);
+	/* 2 + 2 clean ones reach no 90% interval: undecided, never a pass */
+	cr_expect_eq(cls, GATE_INVESTIGATE);
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.verdict")), "undecided");
+	cr_expect(json_is_false(tu_get(v, "decision.level_attained")));
+	cr_expect_eq(json_real_value(tu_get(v, "accepted_samples.clean_only.median_tokens_per_"
+						"second")),
+		     100);
 	cr_expect_eq(json_integer_value(tu_get(v, "accepted_samples.all_sample.included")), 3);
 	cr_expect_eq(json_integer_value(tu_get(v, "accepted_samples.clean_only.included")), 2);
 	cr_expect_eq(json_array_size(tu_get(v, "candidate_samples.exclusions")), 1);
@@ -843,10 +864,9 @@ Test(gate_ambient, clean_only_statistics_exclude_and_list_outliers)
 	cr_expect_str_eq(json_string_value(tu_get(v, "candidate_samples.exclusions.0.reason")),
 			 "investigate");
 	/* the shift is of the same population: 101, 101 against 100, 100 */
-	cr_expect_str_eq(json_string_value(tu_get(v, "throughput_shift.population")), "clean_only");
-	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.shift")), 1, 1e-12);
-	cr_expect_float_eq(json_number_value(tu_get(v, "throughput_shift.confidence_level")),
-			   1 - 2.0 / 6, 1e-15);
+	cr_expect_str_eq(json_string_value(tu_get(v, "decision.population")), "clean_only");
+	cr_expect_float_eq(json_number_value(tu_get(v, "decision.shift_percent")), 1, 1e-12);
+	cr_expect_float_eq(json_number_value(tu_get(v, "decision.level")), 1 - 2.0 / 6, 1e-15);
 	json_decref(v);
 
 	tu_set(doc, "policy.minimum_clean_repetitions", json_integer(3));

@@ -531,16 +531,18 @@ Test(compare, document_statistics_of_both_metrics)
 	json_write_pretty(&y, b);
 	cr_expect_str_eq(x.buf, y.buf, "not deterministic");
 	cr_expect_str_eq(json_string_value(tu_get(a, "criterion_digest")), CUDA_DIGEST);
-	cr_expect_eq(json_real_value(tu_get(a, "delta_tokens_per_second")), 0);
+	cr_expect_null(tu_get(a, "delta_tokens_per_second"), "one effect size only");
 	cr_expect_eq(json_real_value(tu_get(a, "baseline_samples.median")), 100);
 	cr_expect_eq(json_real_value(tu_get(a, "baseline_samples.max")), 101);
 	cr_expect_float_eq(json_real_value(tu_get(a, "baseline_samples.noise_percent")),
 			   sqrt(2.0 / 9) / (301.0 / 3) * 100, 1e-12);
 	cr_expect_str_eq(json_string_value(tu_get(a, "schema")),
-			 "fak-native-performance-comparison/v2");
+			 "fak-native-performance-comparison/v3");
 	cr_expect_null(json_object_get(a, "significance"));
-	/* the criterion's maximum_noise_percent */
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.noise_threshold_percent")), 2);
+	/* the criterion has no practical_threshold_percent: its maximum_noise_percent */
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.practical_threshold_percent")), 2);
+	cr_expect_str_eq(json_string_value(tu_get(a, "decision.threshold_source")),
+			 "maximum_noise_percent");
 	/* the same values in both arms: every statistic says nothing changed */
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.unit")),
 			 "tok/s");
@@ -566,16 +568,17 @@ Test(compare, document_statistics_of_both_metrics)
 				   1e-12);
 	}
 	/* the threshold as a ratio either way: +2% or 100 / 1.02 - 100 */
-	cr_expect_eq(json_number_value(tu_get(a, "statistics.noise_band_percent.upper")), 2);
-	cr_expect_float_eq(json_number_value(tu_get(a, "statistics.noise_band_percent.lower")),
+	cr_expect_eq(json_number_value(tu_get(a, "statistics.threshold_band_percent.upper")), 2);
+	cr_expect_float_eq(json_number_value(tu_get(a, "statistics.threshold_band_percent.lower")),
 			   100 / 1.02 - 100, 1e-12);
+	/* [-0.99%, +1%] within 2%: equivalent, the same verdict in the decision */
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second.verdict")),
-			 "no detectable change");
+			 "equivalent");
+	cr_expect_str_eq(json_string_value(tu_get(a, "decision.verdict")), "equivalent");
 	cr_expect(json_is_null(tu_get(a, "statistics.tokens_per_second.repetitions_needed")));
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.tokens_per_second."
 						     "repetitions_needed_reason")),
-			 "the observed shift is within the noise threshold: no number of "
-			 "repetitions makes a shift of this size a change");
+			 "the verdict is decided");
 	cr_expect_str_eq(json_string_value(tu_get(a, "statistics.end_to_end_milliseconds.unit")),
 			 "ms");
 	cr_expect(json_is_false(tu_get(a, "statistics.end_to_end_milliseconds.higher_is_better")));
@@ -611,10 +614,10 @@ Test(compare, five_repetitions_throughout)
 	load(&rc, FIX "cuda5-candidate.json");
 	doc = receipt_compare(&rb, &rc, &g, &what, &f);
 	cr_assert_not_null(doc, "%s", what);
-	/* 5 + 5: k = 4, level 1 - 2 * 7 / 252 */
+	/* 5 + 5: k = 5, level 1 - 2 * 12 / 252, the narrowest at or above 90% */
 	cr_expect_float_eq(json_number_value(
 				   tu_get(doc, "statistics.tokens_per_second.confidence_level")),
-			   1 - 14.0 / 252, 1e-15);
+			   1 - 24.0 / 252, 1e-15);
 	cr_expect_str_eq(json_string_value(tu_get(doc, "statistics.tokens_per_second.verdict")),
 			 "faster");
 	cr_expect_str_eq(json_string_value(
@@ -650,8 +653,10 @@ Test(compare, delta_of_one_token_per_second)
 		rc.reps[i].tokens_per_second = rb.reps[i].tokens_per_second + 1;
 	doc = receipt_compare(&rb, &rc, &g, &what, &f);
 	cr_assert_not_null(doc);
-	cr_expect_float_eq(json_real_value(tu_get(doc, "delta_tokens_per_second")), 1, 1e-12);
-	cr_expect_float_eq(json_real_value(tu_get(doc, "delta_percent")), 100 / 2.62, 1e-9);
+	cr_expect_float_eq(json_real_value(tu_get(doc, "candidate_samples.mean")) -
+				   json_real_value(tu_get(doc, "baseline_samples.mean")),
+			   1, 1e-12);
+	cr_expect_null(tu_get(doc, "delta_percent"), "one effect size: the decision's");
 	json_decref(doc);
 	receipt_release(&rb);
 	receipt_release(&rc);
@@ -676,8 +681,9 @@ Test(compare, the_sane_bounds_keep_every_derived_number_finite)
 	}
 	doc = receipt_compare(&rb, &rc, &g, &what, &f);
 	cr_assert_not_null(doc, "%s", what);
-	cr_expect_float_eq(json_real_value(tu_get(doc, "delta_percent")),
-			   (RECEIPT_MAX_TPS - RECEIPT_MIN_TPS) / RECEIPT_MIN_TPS * 100, 1);
+	cr_expect_float_eq(json_real_value(tu_get(doc, "decision.shift_percent")),
+			   (RECEIPT_MAX_TPS - RECEIPT_MIN_TPS) / RECEIPT_MIN_TPS * 100,
+			   1e-9 * (RECEIPT_MAX_TPS / RECEIPT_MIN_TPS * 100));
 	json_decref(doc);
 	rc.reps[1].tokens_per_second = 1.7e308;
 	doc = receipt_compare(&rb, &rc, &g, &what, &f);

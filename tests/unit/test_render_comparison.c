@@ -78,9 +78,9 @@ Test(render_comparison, the_benchstat_line)
 Test(render_comparison, formats_of_small_levels_p_and_no_change)
 {
 	expect_line(metric("ms", arm(5, 640, 0.47), arm(5, 609.5, 0.9), -4.8, -6.5, -0.04,
-			   1 - 14.0 / 252, 0.0000123, "no detectable change"),
+			   1 - 14.0 / 252, 0.0000123, "undecided"),
 		    "ms     640.0 \u00b10.5%  \u2192  609.5 \u00b10.9%  -4.8% [-6.5%, -0.0%] 94.4% "
-		    "CI  p=1.2e-05  n=5+5  ~\n");
+		    "CI  p=1.2e-05  n=5+5  undecided\n");
 }
 
 Test(render_comparison, extreme_numbers_wrap_within_one_hundred_columns)
@@ -110,22 +110,25 @@ Test(render_comparison, the_whole_text_with_notes)
 	jset_str(doc, "changed_lever_id", "lever.x");
 	jset_str(doc, "baseline_revision", "r1");
 	jset_str(doc, "candidate_revision", "r2");
-	jset_num(st, "noise_threshold_percent", 2);
+	jset_num(st, "practical_threshold_percent", 2);
 	{
-		json_t *band = jobj();
+		json_t *band = jobj(), *d = jobj();
 
 		jset_num(band, "lower", 100 / 1.02 - 100);
 		jset_num(band, "upper", 2);
-		jset_new(st, "noise_band_percent", band);
+		jset_new(st, "threshold_band_percent", band);
+		jset_str(d, "summary", "faster: +10.0% [+5.0%, +15.0%] at 90%; the whole interval "
+				       "is a gain beyond the 2% threshold");
+		jset_new(doc, "decision", d);
 	}
 	jset_new(st, "tokens_per_second",
 		 metric("tok/s", arm(3, 10, 1), arm(3, 11, 1), 10, 5, 15, 0.9, 0.1, "faster"));
-	ms = metric("ms", arm(3, 10, 1), arm(3, 10, 1), 0, -1, 1, 0.9, 1, "no detectable change");
+	ms = metric("ms", arm(3, 10, 1), arm(3, 10, 1), 0, -1, 1, 0.9, 1, "equivalent");
 	jset_bool(ms, "ties", true);
 	jset_str(ms, "method", "exact permutation distribution of the mid-rank statistic");
 	jset_new(ms, "repetitions_needed", json_null());
 	jset_str(ms, "repetitions_needed_reason",
-		 "the observed shift is within the noise threshold");
+		 "the verdict is decided");
 	jset_new(st, "end_to_end_milliseconds", ms);
 	jset_new(doc, "statistics", st);
 	{
@@ -167,19 +170,23 @@ Test(render_comparison, the_whole_text_with_notes)
 			 "tok/s  10.00 \u00b11%  \u2192  11.00 \u00b11%  +10.0% [+5.0%, +15.0%] "
 			 "90% CI  p=0.100  n=3+3  faster\n"
 			 "ms     10.00 \u00b11%  \u2192  10.00 \u00b11%  +0.0% [-1.0%, +1.0%] 90% "
-			 "CI  p=1.000  n=3+3  ~\n"
+			 "CI  p=1.000  n=3+3  equivalent\n"
+			 "\n"
+			 "decision   faster: +10.0% [+5.0%, +15.0%] at 90%; the whole interval is a "
+			 "gain beyond the 2%\n"
+			 "           threshold\n"
 			 "\n"
 			 "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a ratio to "
 			 "the baseline, in percent, with\n"
-			 "its distribution-free interval, two-sided Mann-Whitney p. faster or "
-			 "slower: the whole interval lies\n"
-			 "beyond the 2% noise threshold, the same ratio either way (+2% or "
-			 "-1.96%); ~: no detectable change.\n"
-			 "tok/s: about 12 repetitions per arm would resolve a shift of this size "
-			 "at 95%\n"
+			 "its distribution-free interval, two-sided Mann-Whitney p. tok/s decides: "
+			 "faster or slower when the\n"
+			 "whole interval lies beyond the 2% practical threshold (the same ratio "
+			 "either way: +2% or -1.96%),\n"
+			 "equivalent when it lies within it, otherwise undecided; ms is secondary.\n"
+			 "tok/s: about 12 repetitions per arm would decide a shift of this size at "
+			 "this level\n"
 			 "ms: exact permutation distribution of the mid-rank statistic\n"
-			 "ms: no repetition count: the observed shift is within the noise "
-			 "threshold\n");
+			 "ms: no repetition count: the verdict is decided\n");
 	cr_expect_leq(widest(sb.buf), 100);
 	json_decref(doc);
 	sb_release(&sb);

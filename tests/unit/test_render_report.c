@@ -228,19 +228,17 @@ static json_t *verdict(const char *population)
 		 "\"pass\","
 		 "\"reason\":\"every check "
 		 "passed\",\"accepted_revision\":\"r1\",\"candidate_revision\":\"r2\","
-		 "\"accepted_mean_tokens_per_second\":100,\"candidate_mean_tokens_per_second\":101,"
-		 "\"throughput_delta_percent\":1,\"accepted_noise_percent\":0,\"candidate_noise_"
-		 "percent\":0,"
-		 "\"throughput_shift\":{\"population\":\"%s\",\"shift_percent\":1,"
-		 "\"interval_percent\":{\"lower\":1,\"upper\":1},\"confidence_level\":0."
-		 "6666666666666667,"
-		 "\"p_value\":0.3333333333333333},"
-		 "\"accepted_samples\":{\"all_sample\":{\"included\":3},\"clean_only\":{"
-		 "\"included\":2},"
+		 "\"decision\":{\"population\":\"%s\",\"verdict\":\"undecided\","
+		 "\"summary\":\"undecided: +1.0%% [+1.0%%, +1.0%%] at 66.67%%; too few repetitions "
+		 "for the 2%% threshold\"},"
+		 "\"accepted_samples\":{\"all_sample\":{\"included\":3,"
+		 "\"median_tokens_per_second\":100},\"clean_only\":{"
+		 "\"included\":2,\"median_tokens_per_second\":100},"
 		 "\"exclusions\":[{\"repetition\":1,\"attestation_digest\":\"\",\"reason\":"
 		 "\"investigate\"}]},"
-		 "\"candidate_samples\":{\"all_sample\":{\"included\":3},\"clean_only\":{"
-		 "\"included\":2},"
+		 "\"candidate_samples\":{\"all_sample\":{\"included\":3,"
+		 "\"median_tokens_per_second\":101},\"clean_only\":{"
+		 "\"included\":2,\"median_tokens_per_second\":101},"
 		 "\"exclusions\":[{\"repetition\":1,\"attestation_digest\":\"sha256:cd\","
 		 "\"reason\":\"investigate\"}]},"
 		 "\"checks\":[{\"name\":\"engine\",\"status\":\"pass\",\"detail\":\"got "
@@ -266,10 +264,9 @@ Test(render_gate, repetitions_left_out_show_when_the_decision_uses_the_clean_one
 				 "revisions  r1 (last accepted) \u2192 r2 (candidate)\n"
 				 "criterion  sha256:ab\n"
 				 "\n"
-				 "tok/s      100.0 \u00b10.0%  \u2192  101.0 \u00b10.0%  +1.0%  "
-				 "means of clean_only, n=2+2\n"
-				 "shift      +1.0% [+1.0%, +1.0%] 66.6% CI  p=0.333  (information "
-				 "only: the decision table decides)\n"
+				 "tok/s      100 \u2192 101 tok/s (medians of clean_only, n=2+2)\n"
+				 "decision   undecided: +1.0% [+1.0%, +1.0%] at 66.67%; too few "
+				 "repetitions for the 2% threshold\n"
 				 "\n"
 				 "checks     pass        engine  got fak-native\n"
 				 "not clean  last_accepted.repetitions[1]: investigate\n"
@@ -278,7 +275,7 @@ Test(render_gate, repetitions_left_out_show_when_the_decision_uses_the_clean_one
 	sb_reset(&sb);
 	ab.gate = verdict("all_sample");
 	render_gate_text(&sb, &ab);
-	cr_expect(strstr(sb.buf, "means of all_sample, n=3+3"));
+	cr_expect(strstr(sb.buf, "medians of all_sample, n=3+3"), "%s", sb.buf);
 	cr_expect(!strstr(sb.buf, "not clean"), "%s", sb.buf);
 	json_decref((json_t *)(uintptr_t)ab.gate);
 	sb_release(&sb);

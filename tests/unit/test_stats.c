@@ -370,7 +370,7 @@ Test(shift, three_and_three_is_the_whole_range_at_ninety_percent)
 	struct stats_shift s;
 	struct err e;
 
-	cr_assert_eq(stats_shift(b, 3, c, 3, STATS_MAX_LEVEL, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(b, 3, c, 3, STATS_DECISION_LEVEL, &s, &e), 0, "%s", e.msg);
 	cr_expect_eq(s.k, 1);
 	expect_rel(s.level, 0.9, 1e-15, "level");
 	cr_expect_eq(s.lower, 250 - 98);
@@ -381,27 +381,32 @@ Test(shift, three_and_three_is_the_whole_range_at_ninety_percent)
 
 Test(shift, attained_levels_of_small_designs)
 {
-	/* level 1 - 2 P(U <= k - 1): 4+4 -> k 2, 1 - 4/70; 5+5 -> k 4, 1 - 14/252 */
+	/* level 1 - 2 P(U <= k - 1), the narrowest at or above 90%: 2+2 cannot
+	 * reach it (the widest, 1 - 2/6); 4+4 -> k 2, 1 - 4/70; 5+5 -> k 5,
+	 * 1 - 24/252 */
 	static const struct {
 		size_t n;
 		size_t k;
 		double level;
-	} want[] = { { 2, 1, 1 - 2.0 / 6 }, { 3, 1, 0.9 }, { 4, 2, 1 - 4.0 / 70 },
-		     { 5, 4, 1 - 14.0 / 252 } };
+		bool attained;
+	} want[] = { { 2, 1, 1 - 2.0 / 6, false }, { 3, 1, 0.9, true },
+		     { 4, 2, 1 - 4.0 / 70, true }, { 5, 5, 1 - 24.0 / 252, true } };
 	double b[5] = { 1, 2, 3, 4, 5 }, c[5] = { 1.5, 2.5, 3.5, 4.5, 5.5 };
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct stats_shift s;
 		struct err e;
 
-		cr_assert_eq(stats_shift(b, want[i].n, c, want[i].n, STATS_MAX_LEVEL, &s, &e), 0,
+		cr_assert_eq(stats_shift(b, want[i].n, c, want[i].n, STATS_DECISION_LEVEL, &s, &e), 0,
 			     "%s", e.msg);
 		cr_expect_eq(s.k, want[i].k, "%zu+%zu", want[i].n, want[i].n);
 		expect_rel(s.level, want[i].level, 1e-14, "level");
-		cr_expect(s.level <= STATS_MAX_LEVEL);
+		cr_expect_eq(s.attained, want[i].attained, "%zu+%zu", want[i].n, want[i].n);
+		cr_expect(s.attained == (s.level >= STATS_DECISION_LEVEL));
 	}
-	cr_expect_eq(stats_min_repetitions(STATS_MAX_LEVEL), 4);
-	cr_expect_eq(stats_min_repetitions(0.9), 3);
+	cr_expect_eq(stats_min_repetitions(0.95), 4);
+	cr_expect_eq(stats_min_repetitions(STATS_DECISION_LEVEL), 3);
+	cr_expect_eq(stats_min_repetitions(0.99), 5);
 }
 
 Test(shift, estimate_and_bounds_equal_brute_force_order_statistics)
@@ -417,7 +422,7 @@ Test(shift, estimate_and_bounds_equal_brute_force_order_statistics)
 		for (size_t i = 0; i < nc; i++)
 			c[i] = (double)(next() % 100000) / 7 + (double)(k % 4) * 1000;
 		d = all_diffs(b, nb, c, nc);
-		cr_assert_eq(stats_shift(b, nb, c, nc, STATS_MAX_LEVEL, &s, &e), 0, "%s", e.msg);
+		cr_assert_eq(stats_shift(b, nb, c, nc, STATS_DECISION_LEVEL, &s, &e), 0, "%s", e.msg);
 		cr_expect_eq(s.estimate, mn % 2 ? d[mn / 2] : d[mn / 2 - 1] / 2 + d[mn / 2] / 2);
 		cr_expect_eq(s.lower, d[s.k - 1]);
 		cr_expect_eq(s.upper, d[mn - s.k]);
@@ -433,8 +438,8 @@ Test(shift, ties_use_the_tie_free_order_statistics)
 	struct stats_shift tied, free_of_ties;
 	struct err e;
 
-	cr_assert_eq(stats_shift(b, 4, c, 4, STATS_MAX_LEVEL, &tied, &e), 0, "%s", e.msg);
-	cr_assert_eq(stats_shift(u, 4, v, 4, STATS_MAX_LEVEL, &free_of_ties, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(b, 4, c, 4, STATS_DECISION_LEVEL, &tied, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(u, 4, v, 4, STATS_DECISION_LEVEL, &free_of_ties, &e), 0, "%s", e.msg);
 	cr_expect_eq(tied.k, free_of_ties.k);
 	cr_expect_eq(tied.level, free_of_ties.level);
 	/* differences -2 -1 -1 -1 0 0 0 0 1 1 1 1 1 2 3 3: k = 2 */
@@ -453,9 +458,10 @@ Test(shift, normal_approximation_beyond_the_limit)
 		b[i] = (double)i;
 		c[i] = (double)i + 100.5;
 	}
-	cr_assert_eq(stats_shift(b, 1000, c, 1000, STATS_MAX_LEVEL, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(b, 1000, c, 1000, STATS_DECISION_LEVEL, &s, &e), 0, "%s", e.msg);
 	cr_expect_not(s.exact);
-	cr_expect(s.level <= STATS_MAX_LEVEL && s.level > 0.9499, "level %.9f", s.level);
+	cr_expect(s.level >= STATS_DECISION_LEVEL && s.level < 0.9001, "level %.9f", s.level);
+	cr_expect(s.attained);
 	cr_expect_eq(s.estimate, 100.5);
 	cr_expect(s.lower < 100.5 && s.upper > 100.5);
 }
@@ -466,7 +472,7 @@ Test(shift, one_and_one_has_level_zero)
 	struct stats_shift s;
 	struct err e;
 
-	cr_assert_eq(stats_shift(b, 1, c, 1, STATS_MAX_LEVEL, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(b, 1, c, 1, STATS_DECISION_LEVEL, &s, &e), 0, "%s", e.msg);
 	cr_expect_eq(s.k, 1);
 	cr_expect_eq(s.level, 0);
 	cr_expect_eq(s.lower, 2);
@@ -479,7 +485,7 @@ Test(shift, refusals)
 	struct stats_shift s;
 	struct err e;
 
-	cr_expect_eq(stats_shift(b, 2, c, 2, STATS_MAX_LEVEL, &s, &e), -1);
+	cr_expect_eq(stats_shift(b, 2, c, 2, STATS_DECISION_LEVEL, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "shift interval: a difference between the arms is not finite");
 	cr_expect_eq(stats_shift(b + 1, 1, c + 1, 1, 1, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "shift interval: the level must lie strictly between 0 and 1");
@@ -495,7 +501,8 @@ static struct stats_comparison compare_ok(const double *b, size_t nb, const doub
 	struct stats_comparison s;
 	struct err e;
 
-	cr_assert_eq(stats_compare(b, nb, c, nc, threshold, better, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_compare(b, nb, c, nc, threshold, better, STATS_DECISION_LEVEL, &s, &e),
+		     0, "%s", e.msg);
 	return s;
 }
 
@@ -524,10 +531,17 @@ Test(verdict, whole_interval_beyond_the_threshold)
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	s = compare_ok(c, 3, b, 3, 2, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_SLOWER);
-	/* the near end at 7.84% does not clear 8% */
+	/* the near end at 7.84% does not clear 8%, and the far end is beyond
+	 * it: undecided */
 	s = compare_ok(b, 3, c, 3, 8, STATS_HIGHER_IS_BETTER);
-	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
-	cr_expect_str_eq(stats_verdict_name(s.verdict), "no detectable change");
+	cr_expect_eq(s.verdict, STATS_UNDECIDED);
+	cr_expect_str_eq(stats_verdict_name(s.verdict), "undecided");
+	/* within 13% either way: equivalent */
+	s = compare_ok(b, 3, c, 3, 13, STATS_HIGHER_IS_BETTER);
+	cr_expect_eq(s.verdict, STATS_EQUIVALENT);
+	cr_expect_str_eq(stats_verdict_name(s.verdict), "equivalent");
+	s = compare_ok(b, 3, c, 3, 13, STATS_LOWER_IS_BETTER);
+	cr_expect_eq(s.verdict, STATS_EQUIVALENT);
 }
 
 Test(verdict, threshold_is_strict_and_a_ratio_either_way)
@@ -541,13 +555,13 @@ Test(verdict, threshold_is_strict_and_a_ratio_either_way)
 	expect_rel(s.lower_percent, 100, 1e-15, "lower %");
 	expect_rel(s.threshold_down_percent, -50, 1e-15, "threshold down");
 	cr_expect_eq(s.threshold_percent, 100);
-	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
+	cr_expect_eq(s.verdict, STATS_UNDECIDED);
 	s = compare_ok(one, 3, more, 3, 99.999, STATS_HIGHER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	/* a time halved is the same factor: at the threshold, not beyond */
 	s = compare_ok(more, 3, one, 3, 100, STATS_LOWER_IS_BETTER);
 	expect_rel(s.upper_percent, -50, 1e-15, "upper %");
-	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
+	cr_expect_eq(s.verdict, STATS_UNDECIDED);
 	s = compare_ok(more, 3, one, 3, 99.999, STATS_LOWER_IS_BETTER);
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	s = compare_ok(more, 3, one, 3, 99.999, STATS_HIGHER_IS_BETTER);
@@ -590,7 +604,7 @@ Test(verdict, a_large_drop_at_3_plus_3_stays_above_minus_100_percent)
 	struct stats_comparison s;
 	struct err e;
 
-	cr_assert_eq(stats_shift(b, 3, c, 3, STATS_MAX_LEVEL, &raw, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(b, 3, c, 3, STATS_DECISION_LEVEL, &raw, &e), 0, "%s", e.msg);
 	cr_expect_lt(raw.lower / 50 * 100, -100, "the raw scale passes -100%%: %g", raw.lower);
 	s = compare_ok(b, 3, c, 3, 2, STATS_HIGHER_IS_BETTER);
 	/* ratios 8/62 .. 10/40, median 9/50: -82.0% [-87.1%, -75.0%] */
@@ -626,17 +640,15 @@ Test(verdict, all_equal_samples)
 	cr_expect_eq(s.shift.lower, 0);
 	cr_expect_eq(s.shift.upper, 0);
 	cr_expect_eq(s.shift_percent, 0);
-	cr_expect_eq(s.verdict, STATS_NO_CHANGE);
+	/* a point interval at 0 lies within a threshold of 0 */
+	cr_expect_eq(s.verdict, STATS_EQUIVALENT);
 	cr_expect_eq(s.repetitions_needed, 0);
-	cr_expect_str_eq(s.repetitions_reason,
-			 "the observed shift is within the noise threshold: no number of "
-			 "repetitions makes a shift of this size a change");
+	cr_expect_str_eq(s.repetitions_reason, "the verdict is decided");
 	s = compare_ok(b, 3, d, 3, 2, STATS_HIGHER_IS_BETTER);
 	expect_rel(s.shift_percent, 20, 1e-14, "shift %");
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	cr_expect_eq(s.repetitions_needed, 0);
-	cr_expect_str_eq(s.repetitions_reason,
-			 "the repetitions have no spread, so normal theory gives no number");
+	cr_expect_str_eq(s.repetitions_reason, "the verdict is decided");
 	cr_expect_str_eq(stats_method(&s), "exact permutation distribution of the mid-rank "
 					   "statistic (the values hold ties); interval from the "
 					   "tie-free distribution, so its level is a lower bound");
@@ -664,7 +676,7 @@ Test(verdict, extreme_values_stay_finite)
 		  s.upper_percent);
 	cr_expect_eq(s.verdict, STATS_FASTER);
 	/* a ratio of 1e600 has no double */
-	cr_expect_eq(stats_compare(tiny, 2, huge, 2, 2, STATS_HIGHER_IS_BETTER, &s, &e), -1);
+	cr_expect_eq(stats_compare(tiny, 2, huge, 2, 2, STATS_HIGHER_IS_BETTER, 0.5, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "derived statistics are not finite");
 }
 
@@ -676,7 +688,8 @@ Test(verdict, one_repetition_per_arm)
 	cr_expect_eq(s.shift.level, 0);
 	expect_rel(s.lower_percent, 50, 1e-14, "lower %");
 	cr_expect_eq(s.upper_percent, s.lower_percent);
-	cr_expect_eq(s.verdict, STATS_NO_CHANGE, "a zero-level interval is a point, not evidence");
+	cr_expect_eq(s.verdict, STATS_UNDECIDED, "one value per arm reaches no level");
+	cr_expect_not(s.shift.attained);
 	cr_expect_eq(s.repetitions_needed, 0);
 	cr_expect_str_eq(s.repetitions_reason,
 			 "one repetition per arm gives no spread to plan from");
@@ -707,17 +720,17 @@ Test(verdict, refusals)
 	struct stats_comparison s;
 	struct err e;
 
-	cr_expect_eq(stats_compare(b, 3, c, 3, 2, STATS_HIGHER_IS_BETTER, &s, &e), -1);
+	cr_expect_eq(stats_compare(b, 3, c, 3, 2, STATS_HIGHER_IS_BETTER, 0.9, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "baseline: value 0 is not positive: a shift is a ratio of "
 				"positive values");
-	cr_expect_eq(stats_compare(c, 3, neg, 3, 2, STATS_LOWER_IS_BETTER, &s, &e), -1);
+	cr_expect_eq(stats_compare(c, 3, neg, 3, 2, STATS_LOWER_IS_BETTER, 0.9, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "candidate: value 2 is not positive: a shift is a ratio of "
 				"positive values");
-	cr_expect_eq(stats_compare(c, 3, b, 3, -1, STATS_HIGHER_IS_BETTER, &s, &e), -1);
-	cr_expect_str_eq(e.msg, "noise threshold: must be a finite non-negative percentage");
-	cr_expect_eq(stats_compare(c, 3, b, 3, NAN, STATS_HIGHER_IS_BETTER, &s, &e), -1);
-	cr_expect_str_eq(e.msg, "noise threshold: must be a finite non-negative percentage");
-	cr_expect_eq(stats_compare(c, 3, b, 0, 2, STATS_HIGHER_IS_BETTER, &s, &e), -1);
+	cr_expect_eq(stats_compare(c, 3, b, 3, -1, STATS_HIGHER_IS_BETTER, 0.9, &s, &e), -1);
+	cr_expect_str_eq(e.msg, "practical threshold: must be a finite non-negative percentage");
+	cr_expect_eq(stats_compare(c, 3, b, 3, NAN, STATS_HIGHER_IS_BETTER, 0.9, &s, &e), -1);
+	cr_expect_str_eq(e.msg, "practical threshold: must be a finite non-negative percentage");
+	cr_expect_eq(stats_compare(c, 3, b, 0, 2, STATS_HIGHER_IS_BETTER, 0.9, &s, &e), -1);
 	cr_expect_str_eq(e.msg, "candidate: no values");
 }
 
@@ -726,39 +739,90 @@ Test(planning, repetitions_needed)
 	const char *why;
 
 	/* 2 pi / 3 * (1.959964 * 4 / 1)^2 = 128.7 -> 129 */
-	cr_expect_eq(stats_repetitions_needed(3, 2, 4, &why), 129);
+	cr_expect_eq(stats_repetitions_needed(3, 2, 4, 0.95, &why), 129);
 	cr_expect_null(why);
-	cr_expect_eq(stats_repetitions_needed(-3, 2, 4, &why), 129, "the sign does not matter");
+	cr_expect_eq(stats_repetitions_needed(-3, 2, 4, 0.95, &why), 129,
+		     "the sign does not matter");
+	/* within the threshold by the same margin: as many to decide equivalent */
+	cr_expect_eq(stats_repetitions_needed(1, 2, 4, 0.95, &why), 129);
+	cr_expect_eq(stats_repetitions_needed(-1, 2, 4, 0.95, &why), 129);
+	/* at 90%: 2 pi / 3 * (1.644854 * 4)^2 = 90.7 -> 91 */
+	cr_expect_eq(stats_repetitions_needed(3, 2, 4, STATS_DECISION_LEVEL, &why), 91);
 	/* 2.01 -> 3, but an exact 95% interval needs 4 + 4 */
-	cr_expect_eq(stats_repetitions_needed(10, 2, 4, &why), 4);
-	cr_expect_eq(stats_repetitions_needed(2, 2, 4, &why), 0);
-	cr_expect_str_eq(why, "the observed shift is within the noise threshold: no number of "
-			      "repetitions makes a shift of this size a change");
-	cr_expect_eq(stats_repetitions_needed(3, 2, 0, &why), 0);
+	cr_expect_eq(stats_repetitions_needed(10, 2, 4, 0.95, &why), 4);
+	cr_expect_eq(stats_repetitions_needed(2, 2, 4, 0.95, &why), 0);
+	cr_expect_str_eq(why, "the observed shift sits on the practical threshold: no number of "
+			      "repetitions is expected to decide it");
+	cr_expect_eq(stats_repetitions_needed(3, 2, 0, 0.95, &why), 0);
 	cr_expect_str_eq(why, "the repetitions have no spread, so normal theory gives no number");
-	cr_expect_eq(stats_repetitions_needed(3, 2, NAN, &why), 0);
+	cr_expect_eq(stats_repetitions_needed(3, 2, NAN, 0.95, &why), 0);
 	cr_expect_str_eq(why, "one repetition per arm gives no spread to plan from");
-	cr_expect_eq(stats_repetitions_needed(2 + 1e-9, 2, 1e3, &why), 0);
-	cr_expect_str_eq(why, "the shift clears the noise threshold by too little: more than a "
+	cr_expect_eq(stats_repetitions_needed(2 + 1e-9, 2, 1e3, 0.95, &why), 0);
+	cr_expect_str_eq(why, "the shift is too close to the practical threshold: more than a "
 			      "billion repetitions per arm");
 }
 
 Test(planning, comparison_plans_from_the_pooled_spread_of_the_logs)
 {
 	/* logs {0, 1, 2} and {3, 4, 5} times log 2: pooled sample sd log 2,
-	 * shift 3 log 2; 300% is the factor 4, 2 log 2: margin log 2, so
-	 * n = ceil(2 pi / 3 * 1.959964^2) = ceil(8.05) = 9 */
+	 * shift 3 log 2; 300% is the factor 4, 2 log 2: margin log 2, so at
+	 * 90% n = ceil(2 pi / 3 * 1.644854^2) = ceil(5.67) = 6 */
 	const double b[] = { 1, 2, 4 }, c[] = { 8, 16, 32 };
 	const char *why;
 	struct stats_comparison s = compare_ok(b, 3, c, 3, 300, STATS_HIGHER_IS_BETTER);
 
 	expect_rel(s.shift.estimate, 3 * log(2), 1e-14, "log shift");
-	cr_expect_eq(s.repetitions_needed, 9);
-	cr_expect_eq(s.repetitions_needed,
-		     stats_repetitions_needed(3 * log(2), 2 * log(2), log(2), &why));
+	cr_expect_eq(s.verdict, STATS_UNDECIDED);
+	cr_expect_eq(s.repetitions_needed, 6);
+	cr_expect_eq(s.repetitions_needed, stats_repetitions_needed(3 * log(2), 2 * log(2), log(2),
+								    STATS_DECISION_LEVEL, &why));
 	/* the same runs as times plan the same */
 	s = compare_ok(c, 3, b, 3, 300, STATS_LOWER_IS_BETTER);
-	cr_expect_eq(s.repetitions_needed, 9);
+	cr_expect_eq(s.repetitions_needed, 6);
+}
+
+Test(planning, sequential_looks)
+{
+	struct stats_looks l;
+	struct err e;
+
+	/* 3, 6, 12, 24, 48, 60: five early looks share 5%; at 1% each 3+3
+	 * cannot reach 99% (5 per arm needed), so it is dropped and four
+	 * share it: 1.25% each (98.75%), and the last look gets 5% (95%) */
+	cr_assert_eq(stats_plan_looks(3, 60, STATS_DECISION_LEVEL, &l, &e), 0, "%s", e.msg);
+	cr_assert_eq(l.nr, 5);
+	{
+		static const size_t want[] = { 6, 12, 24, 48, 60 };
+
+		for (size_t i = 0; i < 5; i++)
+			cr_expect_eq(l.reps[i], want[i], "look %zu", i);
+	}
+	for (size_t i = 0; i < 4; i++)
+		expect_rel(l.level[i], 1 - 0.05 / 4, 1e-14, "early level");
+	expect_rel(l.level[4], 0.95, 1e-14, "last level");
+	/* a single look keeps the whole error */
+	cr_assert_eq(stats_plan_looks(10, 10, STATS_DECISION_LEVEL, &l, &e), 0, "%s", e.msg);
+	cr_expect_eq(l.nr, 1);
+	expect_rel(l.level[0], STATS_DECISION_LEVEL, 1e-14, "single look");
+	/* the sum of the errors never exceeds the design's */
+	for (size_t first = 1; first <= 20; first++)
+		for (size_t max = first; max <= 200; max += 7) {
+			double sum = 0;
+
+			cr_assert_eq(stats_plan_looks(first, max, 0.9, &l, &e), 0, "%s", e.msg);
+			cr_expect_eq(l.reps[l.nr - 1], max);
+			for (size_t i = 0; i < l.nr; i++) {
+				sum += 1 - l.level[i];
+				if (i)
+					cr_expect_gt(l.reps[i], l.reps[i - 1]);
+			}
+			cr_expect_leq(sum, 0.1 + 1e-12, "%zu..%zu: %g", first, max, sum);
+		}
+	cr_expect_eq(stats_plan_looks(0, 10, 0.9, &l, &e), -1);
+	cr_expect_eq(stats_plan_looks(5, 4, 0.9, &l, &e), -1);
+	cr_expect_eq(stats_plan_looks(3, 4, 1, &l, &e), -1);
+	expect_rel(stats_level_for_attempts(0.9, 4), 0.975, 1e-14, "four attempts");
+	cr_expect_eq(stats_level_for_attempts(0.9, 0), 0.9);
 }
 
 Test(verdict, names_and_methods)
@@ -767,5 +831,5 @@ Test(verdict, names_and_methods)
 	struct stats_comparison s = compare_ok(b, 3, c, 3, 1, STATS_HIGHER_IS_BETTER);
 
 	cr_expect_str_eq(stats_method(&s), "exact Mann-Whitney distribution");
-	cr_expect_str_eq(stats_verdict_name((enum stats_verdict)99), "no detectable change");
+	cr_expect_str_eq(stats_verdict_name((enum stats_verdict)99), "undecided");
 }
