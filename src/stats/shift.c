@@ -123,36 +123,29 @@ int stats_shift_with(const double *base, size_t nb, const double *cand, size_t n
 					 stats_kth_difference(b, nb, c, nc, mn / 2 + 1) / 2;
 	out->exact = stats_mw_exact(nb, nc);
 	out->requested_level = min_level;
-	/* the narrowest interval whose level is at least min_level (R's rule):
-	 * the largest k whose tail P(U <= k - 1) stays within alpha / 2 (a hair
-	 * of slack so a level that is exactly min_level on paper is not lost to
-	 * rounding); when even the widest (k = 1) is below, the widest, and
-	 * `attained` says so */
+	/* R's rule (wilcox.test, conf.int): k is the smallest q with
+	 * P(U <= q) >= alpha / 2 (a hair of slack so a tail that is exactly
+	 * alpha / 2 on paper is not lost to rounding), and at least 1; the
+	 * level 1 - 2 P(U <= k - 1) is then at least min_level, unless even
+	 * the widest interval (k = 1) is below it, which `attained` says */
 	if (out->exact) {
 		double *own = tiefree_cdf ? NULL : stats_mw_tiefree_cdf(nb, nc);
 		const double *cdf = tiefree_cdf ? tiefree_cdf : own;
-		size_t q = 0;	/* k - 1 */
+		size_t q = 0;
 
-		while (q < qmax && cdf[q] <= alpha_half * (1 + 1e-12))
+		while (q < qmax && cdf[q] < alpha_half * (1 - 1e-12))
 			q++;
-		/* cdf[q] is beyond alpha / 2 (or q is qmax): step back unless k
-		 * would drop below 1 */
-		if (q > 0 && !(cdf[q] <= alpha_half * (1 + 1e-12)))
-			q--;
-		out->k = q + 1;
-		out->level = 1 - 2 * cdf[q];
+		out->k = q ? q : 1;
+		out->level = 1 - 2 * cdf[out->k - 1];
 		free(own);
 	} else {
 		double sd = sqrt((double)mn * (double)(nb + nc + 1) / 12);
 		size_t q = normal_quantile((double)mn, sd, alpha_half);
 
-		/* the smallest q reaching alpha / 2 overshoots by one */
-		if (q > 0 && stats_normal_cdf(((double)q + 0.5 - (double)mn / 2) / sd) >
-				     alpha_half * (1 + 1e-12))
-			q--;
 		q = q < qmax ? q : qmax;
-		out->k = q + 1;
-		out->level = 1 - 2 * stats_normal_cdf(((double)q + 0.5 - (double)mn / 2) / sd);
+		out->k = q ? q : 1;
+		out->level = 1 - 2 * stats_normal_cdf(((double)out->k - 1 + 0.5 - (double)mn / 2) /
+						      sd);
 	}
 	out->attained = out->level >= min_level * (1 - 1e-12);
 	out->lower = stats_kth_difference(b, nb, c, nc, out->k);

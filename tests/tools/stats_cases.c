@@ -113,7 +113,8 @@ static int ratio_cases(long count)
 		struct err e;
 
 		exact_case(all, &nb, &nc);
-		if (stats_compare(all, nb, all + nb, nc, 2, STATS_HIGHER_IS_BETTER, &s, &e) < 0) {
+		if (stats_compare(all, nb, all + nb, nc, 2, STATS_HIGHER_IS_BETTER,
+				  STATS_DECISION_LEVEL, &s, &e) < 0) {
 			fprintf(stderr, "stats_cases: %s\n", e.msg);
 			return 1;
 		}
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
 
 		exact_case(all, &nb, &nc);
 		if (stats_rank_test(all, nb, all + nb, nc, &t, &e) < 0 ||
-		    stats_shift(all, nb, all + nb, nc, STATS_MAX_LEVEL, &s, &e) < 0) {
+		    stats_shift(all, nb, all + nb, nc, STATS_DECISION_LEVEL, &s, &e) < 0) {
 			fprintf(stderr, "stats_cases: %s\n", e.msg);
 			return 1;
 		}

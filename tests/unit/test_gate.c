@@ -105,8 +105,8 @@ Test(gate_vectors, a_three_percent_drop_beyond_the_threshold_is_slower)
 	cr_expect_float_eq(json_number_value(tu_get(v, "decision.interval_percent.upper")), -3,
 			   1e-12);
 	cr_expect(strstr(json_string_value(json_object_get(v, "reason")),
-			 "decision slower: -3.0% [-4.0%, -3.0%] at 90%; the whole interval is a loss "
-			 "beyond the 2% threshold"),
+			 "decision slower: -3.0% [-4.0%, -3.0%] at 90%; the whole interval is a "
+			 "loss beyond the 2% threshold"),
 		  "%s", json_string_value(json_object_get(v, "reason")));
 	json_decref(v);
 }

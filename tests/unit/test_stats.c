@@ -397,7 +397,8 @@ Test(shift, attained_levels_of_small_designs)
 		struct stats_shift s;
 		struct err e;
 
-		cr_assert_eq(stats_shift(b, want[i].n, c, want[i].n, STATS_DECISION_LEVEL, &s, &e), 0,
+		cr_assert_eq(stats_shift(b, want[i].n, c, want[i].n, STATS_DECISION_LEVEL, &s, &e),
+			     0,
 			     "%s", e.msg);
 		cr_expect_eq(s.k, want[i].k, "%zu+%zu", want[i].n, want[i].n);
 		expect_rel(s.level, want[i].level, 1e-14, "level");
@@ -422,7 +423,8 @@ Test(shift, estimate_and_bounds_equal_brute_force_order_statistics)
 		for (size_t i = 0; i < nc; i++)
 			c[i] = (double)(next() % 100000) / 7 + (double)(k % 4) * 1000;
 		d = all_diffs(b, nb, c, nc);
-		cr_assert_eq(stats_shift(b, nb, c, nc, STATS_DECISION_LEVEL, &s, &e), 0, "%s", e.msg);
+		cr_assert_eq(stats_shift(b, nb, c, nc, STATS_DECISION_LEVEL, &s, &e), 0, "%s",
+			     e.msg);
 		cr_expect_eq(s.estimate, mn % 2 ? d[mn / 2] : d[mn / 2 - 1] / 2 + d[mn / 2] / 2);
 		cr_expect_eq(s.lower, d[s.k - 1]);
 		cr_expect_eq(s.upper, d[mn - s.k]);
@@ -439,7 +441,8 @@ Test(shift, ties_use_the_tie_free_order_statistics)
 	struct err e;
 
 	cr_assert_eq(stats_shift(b, 4, c, 4, STATS_DECISION_LEVEL, &tied, &e), 0, "%s", e.msg);
-	cr_assert_eq(stats_shift(u, 4, v, 4, STATS_DECISION_LEVEL, &free_of_ties, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats_shift(u, 4, v, 4, STATS_DECISION_LEVEL, &free_of_ties, &e), 0, "%s",
+		     e.msg);
 	cr_expect_eq(tied.k, free_of_ties.k);
 	cr_expect_eq(tied.level, free_of_ties.level);
 	/* differences -2 -1 -1 -1 0 0 0 0 1 1 1 1 1 2 3 3: k = 2 */
