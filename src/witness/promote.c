@@ -385,14 +385,8 @@ static json_t *promoted_graph(const struct graph *g, const struct lever *l, char
 	 * again (--next skips a witnessed lever) */
 	if (null_result)
 		return tree;
-	w = json_object_get(o, "witnessed");
 	jset_bool(o, "enabled", true);
 	jset_str(o, "status", "present");
-	jset_str(w, "summary", texts[0]);
-	jset_str(w, "classification", "witnessed");
-	jset_str(w, "provenance", texts[1]);
-	jset_str(w, "receipt", texts[2]);
-	jset_new(o, "witnessed", w);
 	for (size_t i = 0; i < l->conflicts.n; i++) {
 		json_t *c = member_with_id(tree, "levers", l->conflicts.v[i]);
 

@@ -93,7 +93,7 @@ def pval(p):
 
 
 def verdict(v):
-    return v if v in ("faster", "slower") else "~"
+    return v
 
 
 # ---- Markdown ------------------------------------------------------------------
@@ -172,12 +172,15 @@ def check_ab_md(md, where, cmp=None, gate=None, arms=None, files=None):
     if gate and not cmp:
         t = ts[k]
         k += 1
-        expect(where + " means header", t[0][1:3],
-               ["last accepted " + gate["accepted_revision"], "candidate " + gate["candidate_revision"]])
-        expect(where + " accepted mean", t[1][1],
-               arm(gate["accepted_mean_tokens_per_second"], gate["accepted_noise_percent"]))
-        expect(where + " candidate mean", t[1][2],
-               arm(gate["candidate_mean_tokens_per_second"], gate["candidate_noise_percent"]))
+        pop = gate["decision"]["population"]
+        expect(where + " decision header", t[0][1:4],
+               ["last accepted " + gate["accepted_revision"], "candidate " + gate["candidate_revision"],
+                "decision"])
+        expect(where + " accepted median", float(t[1][1]),
+               gate["accepted_samples"][pop]["median_tokens_per_second"])
+        expect(where + " candidate median", float(t[1][2]),
+               gate["candidate_samples"][pop]["median_tokens_per_second"])
+        expect(where + " decision", t[1][3], gate["decision"]["summary"])
         t = ts[k]
         k += 1
         expect(where + " checks", t[1:], [[c["name"], c["status"], c["detail"]] for c in gate["checks"]])

@@ -85,7 +85,7 @@ np --compare baseline-attested.json --candidate candidate-attested.json --json >
 	fail "3 + 3 reaches 90%: $(jq .statistics comparison.json)"
 np --compare baseline-attested.json --candidate candidate-attested.json >comparison.txt
 grep -q '^tok/s .* 90% CI  p=[0-9.]*  n=3+3  ' comparison.txt || fail "text: $(cat comparison.txt)"
-jq -e '.delta_tokens_per_second > 0 and (.candidate_samples.tokens_per_second | length) == 3' \
+jq -e '.decision.shift_percent > 0 and (.candidate_samples.tokens_per_second | length) == 3' \
 	comparison.json >/dev/null || fail "comparison: $(cat comparison.json)"
 
 jq -n --slurpfile a baseline-attested.json --slurpfile c candidate-attested.json --arg lever "$lever" '{
