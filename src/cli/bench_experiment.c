@@ -33,7 +33,8 @@ static const char usage[] =
 	" [--show-output]\n"
 	"           [--format text|json|md|csv | --json] [--baseline-duration DUR]"
 	" [--interval DUR]\n"
-	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
+	"           [--until-decisive [--max-repetitions N]] [--max-log-bytes SIZE]"
+	" [--timeout DUR] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
@@ -55,7 +56,8 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log;
+	const char *max_log, *max_reps;
+	bool until_decisive;
 	struct optlist profiles, modules;
 	bool show_output, json;
 	struct sampler_flags sf;
@@ -86,8 +88,15 @@ static void progress(void *ctx, const struct xp_progress *p)
 	const struct view *v = ctx;
 	char title[64], el[32], left[32];
 
-	if (!v->tty)
+	/* a look of --until-decisive is said on any stderr: it is the
+	 * experiment's progress towards a decision */
+	if (!v->tty) {
+		if (p->look && !p->quiet_total_ns) {
+			fprintf(stderr, "%s\n", p->look);
+			fflush(stderr);
+		}
 		return;
+	}
 	receipt_step_title(p->step, title, sizeof(title));
 	if (p->quiet_total_ns) {
 		if (p->quiet_done_ns < p->quiet_total_ns)
@@ -104,6 +113,8 @@ static void progress(void *ctx, const struct xp_progress *p)
 		if (p->has_tps)
 			fprintf(stderr, "  %.4g tok/s", p->tps);
 		fprintf(stderr, "  %s  elapsed %s  about %s left\n", p->verdict, el, left);
+		if (p->look)
+			fprintf(stderr, "%s\n", p->look);
 	}
 	fflush(stderr);
 }
@@ -278,6 +289,26 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 	}
 	if (eo->max_log && parse_log_bound(eo->max_log, &o->max_log_bytes))
 		return EXIT_USAGE;
+	if (eo->max_reps && !eo->until_decisive)
+		return usage_error("--max-repetitions goes with --until-decisive");
+	o->until_decisive = eo->until_decisive;
+	o->max_repetitions = XP_DEFAULT_MAX_REPETITIONS;
+	if (eo->max_reps) {
+		char *end;
+		long long v;
+
+		errno = 0;
+		v = strtoll(eo->max_reps, &end, 10);
+		if (errno || end == eo->max_reps || *end || v < 1 || v > XP_MAX_REPETITIONS) {
+			snprintf(msg, sizeof(msg), "--max-repetitions must be a whole number "
+						   "from 1 to %d", XP_MAX_REPETITIONS);
+			return usage_error(msg);
+		}
+		o->max_repetitions = (size_t)v;
+	}
+	if (eo->until_decisive && eo->order && !strcmp(eo->order, "blocked"))
+		return usage_error("--until-decisive needs interleaved or random pairs, not "
+				   "--order blocked: a look must see both arms alike");
 	if (eo->seed && o->order != RECEIPT_ORDER_RANDOM)
 		return usage_error("--seed goes with --order random");
 	if (o->order == RECEIPT_ORDER_RANDOM) {
@@ -346,6 +377,12 @@ static const struct opt opts[] = {
 	  OPT_VALUE(EX(machine_id_file)) },
 	{ "show-output", NULL, "copy each run's stdout and stderr to stderr",
 	  OPT_FLAG(EX(show_output)) },
+	{ "until-decisive", NULL,
+	  "after the envelope's repetitions, add pairs until the decision is decided",
+	  OPT_FLAG(EX(until_decisive)) },
+	{ "max-repetitions", "N",
+	  "with --until-decisive: at most N repetitions per arm (default 60)",
+	  OPT_VALUE(EX(max_reps)) },
 	{ "max-log-bytes", "SIZE",
 	  "bound of each captured log (default 16M): beyond, head and tail",
 	  OPT_VALUE(EX(max_log)) },

@@ -46,6 +46,8 @@ static json_t *experiment_json(const struct xp *x, int arm)
 		jpush_new(sched, u);
 	}
 	jset_new(o, "schedule", sched);
+	if (x->sequential)
+		jset_new(o, "sequential", xp_sequential_json(x));
 	for (size_t k = 0; k < x->nr_done; k++)
 		if (x->steps[k].arm == arm && !strcmp(x->steps[k].kind, WL_KIND_QUALITY))
 			jset_new(o, "quality_attestation", json_deep_copy(x->done[k].doc));
@@ -80,7 +82,7 @@ static json_t *attach_all(const struct xp *x, json_t *doc, const struct xp_done 
 static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, struct err *e)
 {
 	const struct xp_opts *o = x->o;
-	size_t n = (size_t)x->env->repetitions;
+	size_t n = x->reps;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct xp_done **reps = xcalloc(n + 1, sizeof(*reps)), *quality = NULL;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -125,6 +127,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	}
 	r.reps = rv;
 	r.nr_reps = n;
+	r.controls.repetitions = (long long)n;
 	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes,
 					e) < 0) {
 		findings_addf(out, "%s memory: %s", receipt_arm_names[arm], e->msg);

@@ -60,6 +60,7 @@ static void report_progress(const struct xp *x, size_t k)
 				     (double)(x->nr_steps - k - 1)),
 		.has_tps = r->workload.has_metrics && r->workload.metrics.has_throughput,
 		.tps = r->workload.metrics.tokens_per_second, .verdict = r->verdict,
+		.look = x->look_text[0] ? x->look_text : NULL,
 	};
 
 	if (x->o->progress)
@@ -103,12 +104,14 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 		xp_release(&x);
 		return 0;
 	}
-	if (receipt_plan(o->order, o->seed, (size_t)x.env->warmups, (size_t)x.env->repetitions,
-		    o->quality_cmd != NULL, &x.steps, &x.nr_steps, e) < 0) {
+	if (receipt_plan(o->order, o->seed, (size_t)x.env->warmups, x.reps,
+			 o->quality_cmd != NULL && !x.sequential, &x.steps, &x.nr_steps, e) < 0) {
 		xp_release(&x);
 		return -1;
 	}
-	x.done = xcalloc(x.nr_steps, sizeof(*x.done));
+	rc = -1;
+	/* a sequential plan adds its quality runs when it ends */
+	x.done = xcalloc(x.nr_steps + 2, sizeof(*x.done));
 	{
 		unsigned char id[16];
 
@@ -140,6 +143,10 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 			goto out;
 		}
 		x.nr_done = k + 1;
+		if (xp_sequential_after(&x, k, e, &step)) {
+			if (step < 0 || xp_sequential_finish(&x, e) < 0)
+				goto out;
+		}
 		report_progress(&x, k);
 		if (out->nr) {
 			res->status = XP_RUN_FAILED;

@@ -49,8 +49,13 @@ struct xp_progress {
 	bool has_tps;
 	double tps;			/* the run's tokens per second */
 	const char *verdict;		/* the run's attestation verdict */
+	const char *look;		/* --until-decisive: the look just taken, or NULL */
 	int64_t quiet_done_ns, quiet_total_ns;	/* during a quiet window, else 0 */
 };
+
+/* --max-repetitions: its default and its largest value. */
+#define XP_DEFAULT_MAX_REPETITIONS 60
+#define XP_MAX_REPETITIONS 10000
 
 struct xp_opts {
 	const struct graph *g;		/* loaded and valid */
@@ -71,6 +76,11 @@ struct xp_opts {
 	int64_t max_log_bytes;
 	enum receipt_order order;
 	uint64_t seed;			/* RECEIPT_ORDER_RANDOM only */
+	/* --until-decisive: after the envelope's repetitions, more pairs
+	 * until the decision is decided or max_repetitions per arm ran
+	 * (docs/receipts.md, "Running until decisive"); not with blocked */
+	bool until_decisive;
+	size_t max_repetitions;		/* 1..XP_MAX_REPETITIONS */
 	const char *machine_id_file;	/* NULL: the system's */
 	const char *proc_root;
 	/* Sampler flags: windows, timeout, policy, attribution, limits. argv,

@@ -8,11 +8,19 @@
 #include "receipt/receipt.h"
 #include "sampler/attestation.h"
 #include "sampler/workload.h"
+#include "stats/stats.h"
 
 /* A profiler artifact as the receipt names it. */
 struct xp_artifact {
 	const char *path;	/* borrowed from the options: relative, scrubbed */
 	char sha256[65];
+};
+
+/* One look taken by a sequential experiment. */
+struct xp_look {
+	size_t reps;
+	double level;
+	enum stats_verdict verdict;
 };
 
 /* One finished run. */
@@ -40,6 +48,14 @@ struct xp {
 	int64_t t0_ns;			/* CLOCK_MONOTONIC at the first run */
 	sigset_t caller_mask;		/* the mask every command starts with */
 	char *dir_logs, *dir_attestations;	/* owned paths */
+	size_t reps;			/* repetitions per arm: the envelope's, or the
+					 * sequential plan's (its maximum, then the
+					 * last look's) */
+	bool sequential;		/* --until-decisive */
+	struct stats_looks looks;	/* planned */
+	struct xp_look taken[STATS_MAX_LOOKS];
+	size_t nr_taken;
+	char look_text[320];		/* the last look, for progress; "" none */
 };
 
 /* preflight.c: every input, before anything runs. Findings name the flag
@@ -63,6 +79,18 @@ int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e);
 /* experiment.c: a SIGINT, SIGTERM or SIGHUP that arrived while blocked;
  * 0 for none. */
 int xp_pending_stop(void);
+
+/* sequential.c: the looks of --until-decisive. plan (in the preflight,
+ * x->env known) sets x->reps and the looks, or refuses a maximum below the
+ * envelope's repetitions (a finding, 1); after step k, whether the
+ * repetitions end here (a look decided, or the last was taken; *rc -1 with
+ * e on an internal error); finish re-plans the schedule for the
+ * repetitions taken, with the quality runs; the json is the receipts'
+ * experiment.sequential (new object). */
+int xp_sequential_plan(struct xp *x, struct findings *out, struct err *e);
+bool xp_sequential_after(struct xp *x, size_t k, struct err *e, int *rc);
+int xp_sequential_finish(struct xp *x, struct err *e);
+json_t *xp_sequential_json(const struct xp *x);
 
 /* assemble.c: receipts, comparison, gate request and verdict, written into
  * the output folder, all or none. 0, or findings in out (nothing written),

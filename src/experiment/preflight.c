@@ -335,6 +335,8 @@ void xp_preflight(struct xp *x, struct findings *out)
 	check_profiles(x, out);
 	check_commands(x, out);
 	check_last_accepted(x, out);
+	if (x->env && xp_sequential_plan(x, out, &e) < 0)
+		findings_addf(out, "--until-decisive: %s", e.msg);
 	check_out_dir(x, out);
 	if (out->nr)
 		return;

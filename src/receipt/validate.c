@@ -176,7 +176,20 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 	DRIFT(strcmp(k->sampling, "greedy"), "controls.sampling", "\"%s\"", "greedy");
 	DRIFT(strcmp(k->cache_state, "cold"), "controls.cache_state", "\"%s\"", "cold");
 	DRIFT(k->warmups != env->warmups, "controls.warmups", "%lld", env->warmups);
-	DRIFT(k->repetitions != env->repetitions, "controls.repetitions", "%lld", env->repetitions);
+	/* a sequential experiment (--until-decisive) runs at least the
+	 * envelope's repetitions and at most its recorded maximum; the
+	 * comparison replays its looks (receipt_decide) */
+	if (r->has_experiment && r->experiment.has_sequential) {
+		const struct receipt_sequential *s = &r->experiment.sequential;
+
+		DRIFT(k->repetitions < env->repetitions || k->repetitions > s->max_repetitions ||
+			      s->first_repetitions != env->repetitions,
+		      "controls.repetitions", "from %lld to experiment.sequential.max_repetitions "
+		      "(a sequential experiment)", env->repetitions);
+	} else {
+		DRIFT(k->repetitions != env->repetitions, "controls.repetitions", "%lld",
+		      env->repetitions);
+	}
 	DRIFT(strcmp(r->execution.engine, env->engine), "execution.engine", "\"%s\"", env->engine);
 	DRIFT(strcmp(r->execution.forward_path, env->forward_path), "execution.forward_path",
 	      "\"%s\"", env->forward_path);
