@@ -137,9 +137,9 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 	free(p);
 }
 
-static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m)
+static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m, const json_t *d)
 {
-	const json_t *ip = get(m, "interval_percent"), *band = get(st, "noise_band_percent");
+	const json_t *ip = get(m, "interval_percent"), *band = get(st, "threshold_band_percent");
 	double down = num(band, "lower"), up = num(band, "upper"), lo = num(ip, "lower"),
 	       hi = num(ip, "upper"), s = num(m, "shift_percent"), a0, a1;
 	struct svg_axis a;
@@ -154,9 +154,9 @@ static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m)
 	svg_rect(out, XS(down), 130, XS(up) - XS(down), 150, "noise");
 	fmt_band(b, band);
 	{
-		char label[FMT_MAX + 16];
+		char label[FMT_MAX + 24];
 
-		snprintf(label, sizeof(label), "noise threshold %s", b);
+		snprintf(label, sizeof(label), "practical threshold %s", b);
 		svg_text(out, XS(0), 144, "small", "middle", label, 0);
 	}
 	svg_line(out, XS(0), 150, XS(0), 290, "zero");
@@ -185,11 +185,18 @@ static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m)
 			 num(get(m, "candidate"), "repetitions"));
 		svg_text(out, (SX0 + SX1) / 2, 354, "small", "middle", line, 0);
 	}
-	{
-		const char *verdict = fmt_verdict(str(m, "verdict"));
+	/* the one decision, and the host it was reached on */
+	svg_text(out, (SX0 + SX1) / 2, 384, "verdict", "middle", str(d, "verdict"), 0);
+	if (json_is_object(get(d, "host_policy"))) {
+		const json_t *h = get(d, "host_policy");
+		char line[FMT_MAX * 2];
 
-		svg_text(out, (SX0 + SX1) / 2, 384, "verdict", "middle",
-			 strcmp(verdict, "~") ? verdict : "~ no detectable change", 0);
+		snprintf(line, sizeof(line),
+			 "host policy: other \u2264%g%% duty \u2264%g%% PSI \u2264%g%%",
+			 num(h, "maximum_non_sut_cpu_percent"),
+			 num(h, "maximum_sampler_duty_percent"),
+			 num(h, "maximum_psi_stall_percent"));
+		svg_text(out, (SX0 + SX1) / 2, 404, "small", "middle", line, 0);
 	}
 #undef XS
 }
@@ -219,9 +226,9 @@ void render_chart_runs(struct strbuf *out, const json_t *doc)
 	svg_text(out, 262, 72, "small", "start", "median of each arm", 0);
 	svg_rect(out, 400, 63, 22, 10, "noise");
 	svg_text(out, 428, 72, "small", "start",
-		 "within the noise threshold: no detectable change", 0);
+		 "within the practical threshold: equivalent when the whole interval is", 0);
 	runs_panel(out, doc, m);
-	shift_panel(out, st, m);
+	shift_panel(out, st, m, get(doc, "decision"));
 	svg_end(out);
 	sb_release(&t);
 }
