@@ -661,18 +661,12 @@ static void check_policy(const struct plan *pl, struct findings *out)
 	json_decref(want);
 }
 
-/* The arms differ, the candidate is no slower than the baseline it ran
- * with, and the envelope is as the receipts found it. */
+/* The arms differ, and the envelope is as the receipts found it (the
+ * decision judges the effect: check_consistency). */
 static void check_arms(const struct plan *pl, struct findings *out)
 {
 	const struct source *s = &pl->s;
-	const char *v = json_string_value(json_object_get(metric_of(pl->cmp, "tokens_per_second"),
-							  "verdict"));
 
-	if (v && !strcmp(v, "slower"))
-		findings_addf(out, "comparison: the candidate is slower than the baseline it ran "
-				   "against; a gate pass against another accepted receipt does not "
-				   "make it a gain");
 	if (receipt_same_arms(&s->base, &s->cand))
 		findings_addf(out, "%s and %s: the two arms ran the same command, revision and "
 				   "module versions: " RECEIPT_AA_NOTE "; an A/B needs a candidate "

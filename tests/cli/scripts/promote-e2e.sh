@@ -36,7 +36,7 @@ done
 run=run$try
 
 np --index index.json --witness-root witnesses --promote $run >promote.txt || { cat promote.txt; fail "promote"; }
-grep -q '^promoted cpu.q8-row-blocked-sse2-matvec in cpu-decode-synthetic-q8-linux-amd64-p2-t5: median ' promote.txt ||
+grep -q '^promoted cpu.q8-row-blocked-sse2-matvec in cpu-decode-synthetic-q8-linux-amd64-p2-t5: faster: median ' promote.txt ||
 	{ cat promote.txt; fail "promote output"; }
 grep -qx 'next: cpu.drop-row-recheck' promote.txt || fail "promote does not name the next lever"
 np --next --json | jq -e '.lever.id == "cpu.drop-row-recheck"' >/dev/null || fail "--next did not advance"
@@ -50,7 +50,7 @@ np --json | jq -e --arg h "$host" '.levers[] | select(.id == "cpu.q8-row-blocked
 	| .witnessed.provenance | startswith("fak bench experiment (sealed metrics), " + $h)' \
 	>/dev/null || { np --json | jq '.levers[].witnessed'; fail "the graph's claim hides the host policy"; }
 jq -e --arg h "$host" '[.results[] | select(.lifecycle == "CURRENT")] | last | .status
-	| contains("every repetition measured and sealed by fak, " + $h + "; verdict")' index.json \
+	| contains("every repetition measured and sealed by fak, " + $h + "; decision faster: ")' index.json \
 	>/dev/null || { jq '.results' index.json; fail "the index row hides the host policy"; }
 day=$(jq -r .observed_on witnesses/*/*/*/MANIFEST.json)
 np --frontdoor-md --index index.json --as-of "$day" --write-doc page.md || fail "--write-doc"

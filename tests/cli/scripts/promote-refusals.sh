@@ -1,5 +1,5 @@
 # --promote refuses, with graph, index and witness root left byte for byte
-# unchanged: an investigate run, a regression run, the same run twice, a
+# unchanged: an undecided (investigate) run, a slower (regression) run, the same run twice, a
 # graph whose lever changed since the experiment; --dry-run writes nothing.
 # A busy host changes nothing: the fixture criterion's host policy
 # (tests/fixtures/experiment/promote.sh).
@@ -9,8 +9,12 @@ set -u
 . "$FIX/experiment/promote.sh"
 cp "$ROOT/examples/cpu-decode/index.json" index.json
 
-xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=97.5 ./bench.sh' --out-dir drop >/dev/null || fail "drop run"
+# an undecided A/B investigates (tests/fixtures/decision: listed tok/s, exact)
+cp "$FIX"/decision/listbench.sh "$FIX"/decision/aa1.* .
+xp --baseline './listbench.sh aa1' --candidate './listbench.sh aa1 --unused' --out-dir drop >/dev/null ||
+	fail "drop run"
 refused drop "^  gate: investigate ("
+refused drop "^  decision: undecided: only a faster verdict is witnessed as a gain"
 xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=50 ./bench.sh' --out-dir slow >/dev/null || fail "slow run"
 refused slow "^  gate: $(jq -r .classification slow/gate.json) ("
 
