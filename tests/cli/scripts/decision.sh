@@ -86,6 +86,17 @@ if "$FAK" native-performance --graph graph.json --compare edited-baseline.json -
 	>out.txt 2>err.txt; then fail "an edited look was accepted"; fi
 grep -q 'experiment.sequential.looks\[0\]: records faster; the first [0-9]* repetitions give undecided' err.txt ||
 	{ cat err.txt; fail "edited look: finding"; }
+# every other edit of the record is replayed and refused by name
+edited() {	# edited JQ FINDING: the record edited in both receipts is refused with FINDING
+	for a in baseline candidate; do jq "$1" gain/$a.json >edited-$a.json; done
+	if "$FAK" native-performance --graph graph.json --compare edited-baseline.json \
+		--candidate edited-candidate.json >out.txt 2>err.txt; then fail "accepted: $1"; fi
+	grep -q -- "$2" err.txt || { cat err.txt; fail "$1: no finding $2"; }
+}
+edited '.experiment.sequential.rule = "pocock/v1"' 'experiment.sequential.rule: "pocock/v1"; fak knows'
+edited '.experiment.sequential.looks[0].level = 0.9' 'experiment.sequential.looks\[0\]: 6 repetitions at level 0.9; the rule looks at 6 at 0.983333'
+edited '.experiment.sequential.max_repetitions = 1000' 'the rule looks at'
+edited '.experiment.sequential.looks = []' 'experiment.sequential.looks: 0 looks; the rule plans 1 to'
 # an A/A under 3% noise never becomes faster, however long it runs
 xp --baseline "$lb null" --candidate "$lb null --off" --until-decisive --max-repetitions 24 --out-dir null \
 	>null.out 2>&1 || { cat null.out; fail "null"; }
