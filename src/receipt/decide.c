@@ -39,15 +39,14 @@ static double check_sequential(const struct receipt *base, const struct receipt 
 	struct err e;
 	size_t before = out->nr;
 
-	if (!base->has_experiment || !base->experiment.has_sequential ||
-	    strcmp(base->experiment.id, cand->experiment.id) ||
-	    !json_equal(json_object_get(base->experiment.json, "sequential"),
-			json_object_get(cand->experiment.json, "sequential"))) {
-		/* the candidate of a sequential experiment against another
-		 * baseline: its last look's level still holds, its looks cannot
-		 * be replayed */
-		return s->nr_looks ? s->looks[s->nr_looks - 1].level : NAN;
-	}
+	/* the candidate of a sequential experiment gated against another
+	 * receipt than its own baseline: the looks must be the planned ones,
+	 * but cannot be replayed */
+	bool replay = base->has_experiment && base->experiment.has_sequential &&
+		      !strcmp(base->experiment.id, cand->experiment.id) &&
+		      json_equal(json_object_get(base->experiment.json, "sequential"),
+				 json_object_get(cand->experiment.json, "sequential"));
+
 	if (strcmp(s->rule, RECEIPT_SEQUENTIAL_RULE)) {
 		findings_addf(out, "experiment.sequential.rule: \"%s\"; fak knows \"%s\"", s->rule,
 			      RECEIPT_SEQUENTIAL_RULE);
@@ -78,6 +77,8 @@ static double check_sequential(const struct receipt *base, const struct receipt 
 				      i, l->repetitions, l->level, plan.reps[i], plan.level[i]);
 			continue;
 		}
+		if (!replay)
+			continue;
 		if ((size_t)l->repetitions > base->nr_reps ||
 		    (size_t)l->repetitions > cand->nr_reps) {
 			findings_addf(out, "experiment.sequential.looks[%zu]: %lld repetitions, "
