@@ -127,7 +127,8 @@ int policy_check(const struct policy *p, struct err *e)
 static const char *const invalidating[] = {
 	"NO_SAMPLES", "INVALID_BASELINE_WINDOW", "INVALID_WINDOW", "SAMPLER_COVERAGE_LIMITED",
 	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID",
-	"WORKLOAD_TIME_EXCEEDS_WINDOW", "WORKLOAD_RATE_EXCEEDS_WINDOW", NULL,
+	"WORKLOAD_TIME_EXCEEDS_WINDOW", "WORKLOAD_RATE_EXCEEDS_WINDOW",
+	"WORKLOAD_STAGES_EXCEED_END_TO_END", "WORKLOAD_RATE_DISAGREES_WITH_STAGES", NULL,
 };
 
 bool attestation_code_invalidates(const char *code)
@@ -189,8 +190,87 @@ static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
 	return worst;
 }
 
+/* Stage times may exceed what they add up to by this much (the benchmark's
+ * clocks and rounding): 1% of the end-to-end time plus 1 ms. */
+#define STAGE_SLACK_FRACTION 0.01
+#define STAGE_SLACK_MS 1.0
+
+/* The stage times of one request fit in its end-to-end time: ttft, prefill
+ * and decode each, and prefill and decode together, at most end to end. */
+static void classify_stages(struct classify *c, const struct wl_metrics *m)
+{
+	const struct {
+		bool has;
+		double ms;
+		const char *name;
+	} st[] = { { m->has_ttft, m->ttft_ms, "ttft_milliseconds" },
+		   { m->has_prefill, m->prefill_ms, "prefill_milliseconds" },
+		   { m->has_decode, m->decode_ms, "decode_milliseconds" } };
+	double limit = m->end_to_end_ms * (1 + STAGE_SLACK_FRACTION) + STAGE_SLACK_MS;
+	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX], t[JSON_NUMBER_MAX];
+
+	json_format_double(t, m->end_to_end_ms);
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (st[i].has && st[i].ms > limit) {
+			json_format_double(a, st[i].ms);
+			finding(c, "WORKLOAD_STAGES_EXCEED_END_TO_END",
+				"%s %s is longer than end_to_end_milliseconds %s: the stage times "
+				"contradict each other", st[i].name, a, t);
+			return;
+		}
+	if (m->has_prefill && m->has_decode && m->prefill_ms + m->decode_ms > limit) {
+		json_format_double(a, m->prefill_ms);
+		json_format_double(b, m->decode_ms);
+		finding(c, "WORKLOAD_STAGES_EXCEED_END_TO_END",
+			"prefill_milliseconds %s and decode_milliseconds %s add up to more than "
+			"end_to_end_milliseconds %s: the stage times contradict each other",
+			a, b, t);
+	}
+}
+
+/* How far the rate may stray from its own times (docs/experiments.md, "The
+ * metrics protocol"): benchmarks time decode slightly differently than they
+ * count tokens (the first token in prefill or not, one clock read more or
+ * less, rounding of printed figures). */
+#define RATE_TOLERANCE 0.10
+
+/* The rate disagrees with the stage stage_ms of the request: above what the
+ * decode time allows, or below what the end-to-end time does. */
+static void rate_finding(struct classify *c, const struct wl_metrics *m, int64_t tokens,
+			 bool above, double stage_ms)
+{
+	char tps[JSON_NUMBER_MAX], ms[JSON_NUMBER_MAX];
+
+	json_format_double(tps, m->tokens_per_second);
+	json_format_double(ms, stage_ms);
+	finding(c, "WORKLOAD_RATE_DISAGREES_WITH_STAGES",
+		"tokens_per_second %s but %lld decode tokens in %s %s are %s%.6g tok/s: the rate "
+		"is more than %.0f%% %s what its own %s time allows", tps, (long long)tokens,
+		above ? "decode_milliseconds" : "end_to_end_milliseconds", ms,
+		above ? "" : "at least ", (double)tokens / (stage_ms / 1e3), RATE_TOLERANCE * 100,
+		above ? "above" : "below", above ? "decode" : "end-to-end");
+}
+
+/* The rate agrees with the stage times: the envelope's decode tokens at the
+ * rate take at least the decode time (no faster than the stage that made
+ * them) and at most the end-to-end time (no slower than the whole request),
+ * each within RATE_TOLERANCE. A rate of end-to-end time and a rate of decode
+ * time both fit. */
+static void classify_rate(struct classify *c, const struct wl_metrics *m, int64_t tokens)
+{
+	if (tokens <= 0)
+		return;
+	if (m->has_decode && m->decode_ms > 0 &&
+	    m->tokens_per_second > (double)tokens / (m->decode_ms / 1e3) * (1 + RATE_TOLERANCE))
+		rate_finding(c, m, tokens, true, m->decode_ms);
+	else if (m->tokens_per_second * (1 + RATE_TOLERANCE) <
+		 (double)tokens / (m->end_to_end_ms / 1e3))
+		rate_finding(c, m, tokens, false, m->end_to_end_ms);
+}
+
 /* The run's own figures cannot be taken when its output did not yield
- * them, or when it claims more time than the command ran. */
+ * them, when they contradict each other, or when they claim more time than
+ * the command ran. */
 static void classify_workload(struct classify *c)
 {
 	const struct workload *w = &c->r->workload;
@@ -200,6 +280,10 @@ static void classify_workload(struct classify *c)
 		if (!c->r->command_exit_code)
 			finding(c, "WORKLOAD_METRICS_INVALID", "%s", w->metrics_error);
 		return;
+	}
+	if (w->metrics.has_throughput) {
+		classify_stages(c, &w->metrics);
+		classify_rate(c, &w->metrics, w->decode_tokens);
 	}
 	/* the window opens before the fork and closes after the last reap */
 	if (w->metrics.has_throughput &&

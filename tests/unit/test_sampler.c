@@ -712,6 +712,161 @@ Test(sut_peak, sealed_before_the_estimate)
 	cr_expect_eq(resident, 6 * MIB);
 }
 
+/* ---- a metrics line that agrees with itself -------------------------------- */
+
+/* A run of the envelope's 64 decode tokens whose metrics line says tps and
+ * end to end e2e_ms (the command window is 1 s); decode_ms < 0: absent. */
+static void with_metrics(struct synth *x, struct workload *w, double tps, double e2e_ms,
+			 double decode_ms)
+{
+	with_workload(x, w, MIB);
+	w->metrics_error[0] = '\0';
+	w->decode_tokens = 64;
+	w->has_metrics = true;
+	w->metrics.has_throughput = true;
+	w->metrics.tokens_per_second = tps;
+	w->metrics.end_to_end_ms = e2e_ms;
+	w->metrics.has_decode = decode_ms >= 0;
+	w->metrics.decode_ms = decode_ms >= 0 ? decode_ms : 0;
+	w->metrics.has_quality = true;
+	strcpy(w->metrics.quality.name, "exact_match");
+	w->metrics.quality.score = 1;
+	w->metrics.quality.higher_is_better = true;
+}
+
+/* Builds x: the one finding `code` with `detail` (invalid), or none (clean);
+ * either way the sealed document re-derives it. */
+static void expect_workload(struct synth *x, const char *code, const char *detail)
+{
+	synth_build(x);
+	if (code) {
+		cr_expect_str_eq(x->r.verdict, "invalid");
+		cr_assert_eq(x->r.nr_findings, 1, "%zu findings (first: %s)", x->r.nr_findings,
+			     x->r.nr_findings ? x->r.findings[0].code : "none");
+		cr_expect_str_eq(x->r.findings[0].code, code);
+		cr_expect_str_eq(x->r.findings[0].detail, detail);
+	} else {
+		cr_expect_str_eq(x->r.verdict, "clean", "%s: %s",
+				 x->r.nr_findings ? x->r.findings[0].code : "",
+				 x->r.nr_findings ? x->r.findings[0].detail : "");
+	}
+	free(checked(&x->r));
+}
+
+#define RATE "WORKLOAD_RATE_DISAGREES_WITH_STAGES"
+
+Test(workload_rate, a_timer_unit_bug_is_refused)
+{
+	/* 64 tokens in 100 ms of decode are 640 tok/s, not a million */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 1e6, 100, 100);
+	expect_workload(&x, RATE, "tokens_per_second 1000000 but 64 decode tokens in "
+				  "decode_milliseconds 100 are 640 tok/s: the rate is more than "
+				  "10% above what its own decode time allows");
+}
+
+Test(workload_rate, within_ten_percent_of_the_decode_time)
+{
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 703.9, 100, 100);
+	expect_workload(&x, NULL, NULL);
+	with_metrics(&x, &w, 704.1, 100, 100);
+	expect_workload(&x, RATE, "tokens_per_second 704.1 but 64 decode tokens in "
+				  "decode_milliseconds 100 are 640 tok/s: the rate is more than "
+				  "10% above what its own decode time allows");
+	/* the first token counted with prefill: 63 tokens over the decode time */
+	with_metrics(&x, &w, 630, 110, 100);
+	expect_workload(&x, NULL, NULL);
+	/* a rate of end-to-end time (end_to_end_decode_tokens_per_second) */
+	with_metrics(&x, &w, 160, 400, 100);
+	expect_workload(&x, NULL, NULL);
+	/* a decode time of 0 bounds nothing */
+	with_metrics(&x, &w, 640, 100, 0);
+	expect_workload(&x, NULL, NULL);
+}
+
+Test(workload_rate, within_ten_percent_of_the_end_to_end_time)
+{
+	/* 64 tokens in 100 ms end to end are at least 640 tok/s; 640 / 1.1 is
+	 * 581.8 */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 581.9, 100, -1);
+	expect_workload(&x, NULL, NULL);
+	with_metrics(&x, &w, 581.7, 100, -1);
+	expect_workload(&x, RATE, "tokens_per_second 581.7 but 64 decode tokens in "
+				  "end_to_end_milliseconds 100 are at least 640 tok/s: the rate "
+				  "is more than 10% below what its own end-to-end time allows");
+	with_metrics(&x, &w, 581.7, 100, 50);
+	expect_workload(&x, RATE, "tokens_per_second 581.7 but 64 decode tokens in "
+				  "end_to_end_milliseconds 100 are at least 640 tok/s: the rate "
+				  "is more than 10% below what its own end-to-end time allows");
+}
+
+#define STAGES "WORKLOAD_STAGES_EXCEED_END_TO_END"
+
+Test(workload_stages, must_fit_in_the_end_to_end_time)
+{
+	/* within the documented slack: 1% of end to end plus 1 ms */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 64, 1000, 511);
+	w.metrics.has_ttft = w.metrics.has_prefill = true;
+	w.metrics.ttft_ms = 1011;
+	w.metrics.prefill_ms = 500;
+	expect_workload(&x, NULL, NULL);
+	w.metrics.ttft_ms = 1011.5;
+	expect_workload(&x, STAGES, "ttft_milliseconds 1011.5 is longer than "
+				    "end_to_end_milliseconds 1000: the stage times contradict each "
+				    "other");
+	w.metrics.ttft_ms = 100;
+	w.metrics.prefill_ms = 600;
+	w.metrics.decode_ms = 600;
+	expect_workload(&x, STAGES, "prefill_milliseconds 600 and decode_milliseconds 600 add up "
+				    "to more than end_to_end_milliseconds 1000: the stage times "
+				    "contradict each other");
+	with_metrics(&x, &w, 64, 1000, 1012);
+	expect_workload(&x, STAGES, "decode_milliseconds 1012 is longer than "
+				    "end_to_end_milliseconds 1000: the stage times contradict each "
+				    "other");
+}
+
+/* Removing the finding from a sealed run and sealing it again does not
+ * remove it: the verifier derives it from the metrics. */
+Test(workload_rate, resealed_without_the_finding)
+{
+	struct synth x;
+	struct workload w;
+	struct strbuf sb = STRBUF_INIT;
+	struct attest_facts facts;
+	struct err e;
+	json_t *doc;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 1e6, 100, 100);
+	synth_build(&x);
+	x.r.nr_findings = 0;
+	strcpy(x.r.verdict, "clean");
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	attest_render(&x.r, &sb);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attest_check(doc, &facts, &e), -1);
+	cr_expect_str_eq(e.msg, "verdict \"clean\" differs from the policy-derived verdict "
+				"\"invalid\"");
+	json_decref(doc);
+	sb_release(&sb);
+}
+
 Test(attestation_scrub, images)
 {
 	char out[ATTEST_IMAGE_MAX];
