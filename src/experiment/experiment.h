@@ -50,6 +50,8 @@ struct xp_progress {
 	double tps;			/* the run's tokens per second */
 	const char *verdict;		/* the run's attestation verdict */
 	int64_t quiet_done_ns, quiet_total_ns;	/* during a quiet window, else 0 */
+	/* after --wait-quiet rejected a window: why it was not quiet, else NULL */
+	const char *waiting_for;
 };
 
 struct xp_opts {

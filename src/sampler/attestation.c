@@ -173,8 +173,7 @@ static const char *unknown_reason(const struct metric *a, const struct metric *b
 	return !a->available ? a->reason : b->reason;
 }
 
-/* Stall percent of the larger of some/full; -1 when neither is available. */
-static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
+double attestation_psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
 {
 	double worst = -1;
 	const struct metric *m[2] = { &p->some_total_us, &p->full_total_us };
@@ -188,6 +187,68 @@ static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
 				worst = pct;
 		}
 	return worst;
+}
+
+static const char *const psi_axes[3] = { "cpu", "memory", "io" };
+
+const char *attestation_psi_worst(const struct psi *p, int64_t duration_ns, double *pct)
+{
+	const struct psi_pair *pp[3] = { &p->cpu, &p->memory, &p->io };
+	const char *axis = NULL;
+
+	*pct = -1;
+	for (int i = 0; i < 3; i++) {
+		double v = attestation_psi_stall_percent(pp[i], duration_ns);
+
+		if (v >= 0 && v > *pct) {
+			*pct = v;
+			axis = psi_axes[i];
+		}
+	}
+	return axis;
+}
+
+bool attestation_window_quiet(const struct policy *p, bool cpu_known, double cpu_pct,
+			      double psi_pct)
+{
+	return !cpu_known || (cpu_pct <= p->maximum_non_sut_cpu_percent &&
+			      !(psi_pct > p->maximum_psi_stall_percent));
+}
+
+/* The baseline window's host PSI stall as --wait-quiet judged it: -1 when
+ * it did not judge it or it is unknown. */
+static double baseline_psi(const struct attestation *r, const char **axis)
+{
+	double pct = -1;
+
+	*axis = NULL;
+	if (r->has_quiet_wait && r->quiet_wait.psi_stall_judged)
+		*axis = attestation_psi_worst(&r->baseline_host_totals.pressure,
+					      r->baseline_window.duration_ns, &pct);
+	return pct;
+}
+
+void attestation_window_why(const struct policy *p, double cpu_pct, double psi_pct,
+			    const char *axis, char *out, size_t cap)
+{
+	int n = 0;
+
+	out[0] = '\0';
+	if (cpu_pct > p->maximum_non_sut_cpu_percent)
+		n = snprintf(out, cap, "host CPU %.2f%% is above the %.2f%% ceiling", cpu_pct,
+			     p->maximum_non_sut_cpu_percent);
+	if (axis && psi_pct > p->maximum_psi_stall_percent && n >= 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n, "%s%s PSI stall %.2f%% is above the %.2f%% "
+			 "ceiling", n ? " and " : "", axis, psi_pct, p->maximum_psi_stall_percent);
+}
+
+void attestation_quiet_wait_why(const struct attestation *r, char *out, size_t cap)
+{
+	const struct metric *cpu = &r->baseline_host_totals.cpu_percent;
+	const char *axis;
+	double psi = baseline_psi(r, &axis);
+
+	attestation_window_why(&r->policy, cpu->available ? cpu->value : -1, psi, axis, out, cap);
 }
 
 /* Stage times may exceed what they add up to by this much (the benchmark's
@@ -391,7 +452,8 @@ void attestation_classify(struct attestation *r)
 						 &r->cgroup_v2.pressure.io };
 
 		for (int i = 0; i < 3; i++) {
-			double pct = psi_stall_percent(pp[i], r->command_window.duration_ns);
+			double pct = attestation_psi_stall_percent(pp[i],
+								   r->command_window.duration_ns);
 
 			if (pct > p->maximum_psi_stall_percent)
 				finding(&c, code[i], "%s cgroup PSI stall %.2f%% exceeds %.2f%%",
@@ -586,30 +648,59 @@ static int check_cpus(const struct attestation *r, struct err *e)
 	return 0;
 }
 
+/* A rejected window's PSI stall: a percentage above 0 with its axis, or
+ * neither; never in a wait that did not judge it. */
+static bool psi_fields_ok(const struct quiet_wait *q, const struct rejected_window *w)
+{
+	bool known = false;
+
+	if (!w->psi_stall_axis[0])
+		return w->psi_stall_percent == 0;
+	for (int i = 0; i < 3; i++)
+		known = known || !strcmp(w->psi_stall_axis, psi_axes[i]);
+	return q->psi_stall_judged && known && w->psi_stall_percent > 0;
+}
+
 static int check_quiet_wait(const struct attestation *r, int64_t bstart, struct err *e)
 {
 	const struct quiet_wait *q = &r->quiet_wait;
 	const struct metric *b = &r->baseline_host_totals.cpu_percent;
 	double ceiling = r->policy.maximum_non_sut_cpu_percent;
 	int64_t prev = INT64_MIN;
+	const char *axis;
+	char within[64], above[64];
+
+	snprintf(within, sizeof(within), " and its PSI stall within %.2f%%",
+		 r->policy.maximum_psi_stall_percent);
+	snprintf(above, sizeof(above), ", nor its PSI stall above %.2f%%",
+		 r->policy.maximum_psi_stall_percent);
 
 	if (!r->has_quiet_wait)
 		return 0;
 	if (q->limit_ns <= 0 || q->limit_ns > ATTEST_WAIT_MAX_NS)
 		return err_set(e, "quiet_wait.limit_ns must be in (0, 24h]");
-	if (q->quiet_found != !(b->available && b->value > ceiling))
+	if (q->quiet_found !=
+	    attestation_window_quiet(&r->policy, b->available, b->value, baseline_psi(r, &axis)))
 		return err_set(e, "quiet_wait.quiet_found must say whether the baseline "
-				  "window's host CPU is within %.2f%%", ceiling);
+				  "window's host CPU is within %.2f%%%s", ceiling,
+			       q->psi_stall_judged ? within : "");
 	if (!q->nr_rejected != !q->waited_ns)
 		return err_set(e, "quiet_wait.waited_ns is 0 exactly when no window was rejected");
 	for (size_t i = 0; i < q->nr_rejected; i++) {
 		const struct rejected_window *w = &q->rejected[i];
+		double stall = w->psi_stall_axis[0] ? w->psi_stall_percent : -1;
 		int64_t t;
 
-		if (!(w->host_cpu_percent > ceiling) || w->host_cpu_percent > 100)
+		if (!psi_fields_ok(q, w))
+			return err_set(e, "quiet_wait.rejected_windows[%zu]: psi_stall_percent "
+					  "and psi_stall_axis go together, above 0 and with an "
+					  "axis cpu, memory or io, and only where psi_stall_judged",
+				       i);
+		if (w->host_cpu_percent > 100 ||
+		    attestation_window_quiet(&r->policy, true, w->host_cpu_percent, stall))
 			return err_set(e, "quiet_wait.rejected_windows[%zu]: host CPU %.2f%% is "
-					  "not above the %.2f%% ceiling", i, w->host_cpu_percent,
-				       ceiling);
+					  "not above the %.2f%% ceiling%s", i, w->host_cpu_percent,
+				       ceiling, q->psi_stall_judged ? above : "");
 		if (timestamp_parse(w->started_at_utc, &t) < 0 || t <= prev ||
 		    (r->baseline_window.samples && t + w->duration_ns > bstart))
 			return err_set(e, "quiet_wait.rejected_windows[%zu]: must start in order "
@@ -787,6 +878,7 @@ static const struct jfield quiet_wait_fields[] = {
 	JF(JF_COUNT, struct quiet_wait, limit_ns, JF_REQ),
 	JF(JF_COUNT, struct quiet_wait, waited_ns, JF_REQ),
 	JF(JF_BOOL, struct quiet_wait, quiet_found, JF_REQ),
+	JF(JF_BOOL, struct quiet_wait, psi_stall_judged, JF_OMIT),
 	JF_HANDS("rejected_windows"),
 	JF_END,
 };
@@ -795,6 +887,8 @@ static const struct jfield rejected_fields[] = {
 	JF(JF_TEXT, struct rejected_window, started_at_utc, JF_REQ),
 	JF(JF_COUNT, struct rejected_window, duration_ns, JF_REQ),
 	JF(JF_NUM, struct rejected_window, host_cpu_percent, JF_REQ),
+	JF(JF_NUM, struct rejected_window, psi_stall_percent, JF_OMIT),
+	JF(JF_TEXT, struct rejected_window, psi_stall_axis, JF_OMIT),
 	JF_END,
 };
 

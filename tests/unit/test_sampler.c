@@ -1204,6 +1204,102 @@ Test(attestation_quiet_wait, limit)
 	refuse_resealed(ed_wait_limit, "quiet_wait.limit_ns must be in (0, 24h]");
 }
 
+/* The second rejected window quiet on CPU (15 %) but with an io stall of
+ * 40 % (the PSI ceiling is 5 %). */
+static void with_psi_wait(struct attestation *r)
+{
+	with_wait(r);
+	r->quiet_wait.psi_stall_judged = true;
+	r->quiet_wait.rejected[1].host_cpu_percent = 15;
+	r->quiet_wait.rejected[1].psi_stall_percent = 40;
+	strcpy(r->quiet_wait.rejected[1].psi_stall_axis, "io");
+}
+
+Test(attestation_quiet_wait, psi_stall_sealed_and_verified)
+{
+	struct synth x;
+	struct err e;
+	char *text;
+
+	synth_init(&x);
+	synth_build(&x);
+	with_psi_wait(&x.r);
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	text = checked(&x.r);
+	cr_expect(strstr(text, "\"quiet_found\": true,\n    \"psi_stall_judged\": true,\n"),
+		  "%s", text);
+	cr_expect(strstr(text, "\"host_cpu_percent\": 15,\n        \"psi_stall_percent\": 40,\n"
+			       "        \"psi_stall_axis\": \"io\"\n"), "%s", text);
+	free(text);
+}
+
+static void ed_psi_low(struct attestation *r)
+{
+	with_psi_wait(r);
+	r->quiet_wait.rejected[1].psi_stall_percent = 4;
+}
+static void ed_psi_unjudged(struct attestation *r)
+{
+	with_psi_wait(r);
+	r->quiet_wait.psi_stall_judged = false;
+}
+static void ed_psi_axis(struct attestation *r)
+{
+	with_psi_wait(r);
+	strcpy(r->quiet_wait.rejected[1].psi_stall_axis, "disk");
+}
+Test(attestation_quiet_wait, psi_rejected_window_was_quiet)
+{
+	refuse_resealed(ed_psi_low, "quiet_wait.rejected_windows[1]: host CPU 15.00% is not "
+				    "above the 20.00% ceiling, nor its PSI stall above 5.00%");
+}
+Test(attestation_quiet_wait, psi_only_where_judged)
+{
+	refuse_resealed(ed_psi_unjudged, "quiet_wait.rejected_windows[1]: psi_stall_percent and "
+					 "psi_stall_axis go together, above 0 and with an axis "
+					 "cpu, memory or io, and only where psi_stall_judged");
+	refuse_resealed(ed_psi_axis, "quiet_wait.rejected_windows[1]: psi_stall_percent and "
+				     "psi_stall_axis go together");
+}
+
+/* A quiet window whose host had an io stall of 40 % is quiet on CPU alone
+ * (a wait sealed before fak judged PSI) and not quiet when PSI is judged. */
+Test(attestation_quiet_wait, psi_quiet_found_rederived)
+{
+	struct synth x;
+	struct attest_facts facts;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	char why[256];
+	json_t *doc;
+
+	synth_init(&x);
+	x.b[1].psi[2].some_total_us = 400000;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean", "the quiet window's host PSI is no finding");
+	with_wait(&x.r);
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	free(checked(&x.r));
+	x.r.quiet_wait.psi_stall_judged = true;
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	attest_render(&x.r, &sb);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attest_check(doc, &facts, &e), -1);
+	cr_expect_str_eq(e.msg, "quiet_wait.quiet_found must say whether the baseline window's "
+				"host CPU is within 20.00% and its PSI stall within 5.00%");
+	json_decref(doc);
+	sb_release(&sb);
+	x.r.quiet_wait.quiet_found = false;
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	free(checked(&x.r));
+	attestation_quiet_wait_why(&x.r, why, sizeof(why));
+	cr_expect_str_eq(why, "io PSI stall 40.00% is above the 5.00% ceiling");
+	x.r.baseline_host_totals.cpu_percent.value = 30;
+	attestation_quiet_wait_why(&x.r, why, sizeof(why));
+	cr_expect_str_eq(why, "host CPU 30.00% is above the 20.00% ceiling and io PSI stall "
+			      "40.00% is above the 5.00% ceiling");
+}
+
 /* ---- --cpus: host CPU on the chosen CPUs, the whole host as information ----- */
 
 Test(attestation_cpus, all_cpus_recorded_as_information)
