@@ -12,6 +12,7 @@
 #include "sampler/attest.h"
 #include "sampler/cgroup.h"
 #include "sampler/fold.h"
+#include "sampler/metrics.h"
 #include "sampler/attestation.h"
 
 #define MSEC ((int64_t)1000000)
@@ -754,6 +755,7 @@ static void expect_workload(struct synth *x, const char *code, const char *detai
 }
 
 #define RATE "WORKLOAD_RATE_DISAGREES_WITH_STAGES"
+#define STAGES "WORKLOAD_STAGES_EXCEED_END_TO_END"
 
 Test(workload_rate, a_timer_unit_bug_is_refused)
 {
@@ -811,8 +813,6 @@ Test(workload_rate, within_ten_percent_of_the_end_to_end_time)
 				  "is more than 10% below what its own end-to-end time allows");
 }
 
-#define STAGES "WORKLOAD_STAGES_EXCEED_END_TO_END"
-
 Test(workload_stages, must_fit_in_the_end_to_end_time)
 {
 	/* within the documented slack: 1% of end to end plus 1 ms */
@@ -839,6 +839,52 @@ Test(workload_stages, must_fit_in_the_end_to_end_time)
 	expect_workload(&x, STAGES, "decode_milliseconds 1012 is longer than "
 				    "end_to_end_milliseconds 1000: the stage times contradict each "
 				    "other");
+}
+
+/* llama-bench's rate and times come from the same avg_ns: they agree by
+ * construction, whichever rows were picked (pg; pp+tg; tg). */
+Test(workload_rate, llama_bench_agrees_with_itself)
+{
+	static const struct {
+		const char *file;
+		long long p, t;
+	} cases[] = {
+		{ "llama-bench-real/p4-n8.json", 4, 8 },
+		{ "llama-bench-real/p4-n8.jsonl", 4, 8 },
+		{ "llama-bench-real/pg4-8.json", 4, 8 },
+		{ "llama-bench-real/pg4-8.jsonl", 4, 8 },
+		{ "llama-bench-real/p4-n8.json", 0, 8 },
+		{ "llama-bench/early-2024-json-pp-tg.json", 32, 64 },
+		{ "llama-bench/mid-2024-json-pg.json", 32, 64 },
+		{ "llama-bench/newest-json-p1.json", 1, 64 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct synth x;
+		struct workload w;
+		struct strbuf sb = STRBUF_INIT;
+		char path[256];
+		struct err e;
+
+		snprintf(path, sizeof(path), "tests/fixtures/metrics/%s", cases[i].file);
+		cr_assert_eq(file_read(path, 1 << 22, &sb, &e), 0, "%s", e.msg);
+		synth_init(&x);
+		with_workload(&x, &w, MIB);
+		strcpy(w.parser, WL_PARSER_LLAMA_BENCH);
+		w.prompt_tokens = cases[i].p ? cases[i].p : 1;
+		w.decode_tokens = cases[i].t;
+		cr_assert_eq(metrics_parse(WL_PARSER_LLAMA_BENCH, sb.buf, sb.len, cases[i].p,
+					   cases[i].t, &w.metrics, &e), 0, "%s: %s", path, e.msg);
+		w.metrics_error[0] = '\0';
+		w.has_metrics = true;
+		/* a window long enough for the slowest of them */
+		x.c[1] = smp(6000, 48000, 3100, 10);
+		synth_build(&x);
+		cr_expect_not(has_finding(&x.r, RATE, NULL) || has_finding(&x.r, STAGES, NULL),
+			      "%s (%s): %s", path, w.metrics.derivation,
+			      x.r.nr_findings ? x.r.findings[0].detail : "");
+		sb_release(&sb);
+	}
 }
 
 /* Removing the finding from a sealed run and sealing it again does not

@@ -89,7 +89,7 @@ Test(syscheck_parse, bracket_refuses_bytes_of_no_choice)
 	cr_expect_eq(pp_bracketed(S("[mad\0vise]"), w, sizeof(w)), -1, "a NUL inside");
 	cr_expect_eq(pp_bracketed(S("[mad\x01vise]"), w, sizeof(w)), -1, "a control byte");
 	cr_expect_eq(pp_bracketed(S("[madvise\x7f]"), w, sizeof(w)), -1, "DEL");
-	cr_expect_eq(pp_bracketed(S("[m\xc3\xa4dvise]"), w, sizeof(w)), -1, "non-ASCII");
+	cr_expect_eq(pp_bracketed(S("[m\xc3\xa4" "dvise]"), w, sizeof(w)), -1, "non-ASCII");
 	/* fuzz_proc's crash input (issue 28), also its seed */
 	cr_assert_eq(file_read("tests/fuzz/seeds/fuzz_proc/bracketed-nul", 64, &sb, &e), 0, "%s",
 		     e.msg);
