@@ -90,20 +90,49 @@ static int verify(const char *path, const char *log)
 	return EXIT_OK;
 }
 
+/* Why --wait-quiet rejected the last window ("" before the first). */
+struct sb_progress {
+	char waiting[160];
+};
+
 static void progress(void *ctx, int64_t done, int64_t total)
 {
-	(void)ctx;
+	const struct sb_progress *p = ctx;
+
 	if (done >= total)
 		fputs("\r\033[K", stderr);
+	else if (p->waiting[0])
+		fprintf(stderr, "\r\033[Kfak " CMD ": waiting for a quiet window (%s): %.1fs of "
+			"%.1fs", p->waiting, (double)done / 1e9, (double)total / 1e9);
 	else
 		fprintf(stderr, "\rfak " CMD ": quiet baseline window %.1fs of %.1fs",
 			(double)done / 1e9, (double)total / 1e9);
 	fflush(stderr);
 }
 
+static void waiting(void *ctx, const char *why)
+{
+	struct sb_progress *p = ctx;
+
+	snprintf(p->waiting, sizeof(p->waiting), "%s", why);
+}
+
+/* A wait that ran out is said, with what kept the host from being quiet. */
+static void wait_ran_out(const struct attestation *r)
+{
+	char why[256];
+
+	if (!r->has_quiet_wait || r->quiet_wait.quiet_found)
+		return;
+	attestation_quiet_wait_why(r, why, sizeof(why));
+	cli_errorf(CMD, "--wait-quiet %gs ran out: the command ran after a window that was not "
+		   "quiet (%s)", (double)r->quiet_wait.limit_ns / 1e9, why);
+}
+
 static int measure(const struct sb_opts *so, char **argv)
 {
 	struct run_opts ro = { .argv = argv };
+	struct sb_progress sp = { .waiting = "" };
 	struct run_result res;
 	struct attestation *r;
 	struct strbuf sb = STRBUF_INIT;
@@ -119,8 +148,11 @@ static int measure(const struct sb_opts *so, char **argv)
 		cli_errorf(CMD, "--out: %s", e.msg);
 		return EXIT_FAIL;
 	}
-	if (isatty(STDERR_FILENO))
+	if (isatty(STDERR_FILENO)) {
 		ro.progress = progress;
+		ro.waiting = waiting;
+		ro.progress_ctx = &sp;
+	}
 
 	r = xmalloc(sizeof(*r));
 	fflush(stdout);
@@ -135,6 +167,7 @@ static int measure(const struct sb_opts *so, char **argv)
 			   strsignal(res.interrupted));
 		return res.exit_code;
 	}
+	wait_ran_out(r);
 	attest_render(r, &sb);
 	free(r);
 	/* stdout first: if --out became unwritable during the run, the sealed

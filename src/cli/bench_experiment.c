@@ -99,7 +99,11 @@ static void progress(void *ctx, const struct xp_progress *p)
 	}
 	receipt_step_title(p->step, title, sizeof(title));
 	if (p->quiet_total_ns) {
-		if (p->quiet_done_ns < p->quiet_total_ns)
+		if (p->quiet_done_ns < p->quiet_total_ns && p->waiting_for)
+			fprintf(stderr, "\r\033[K[%zu/%zu] %s: waiting for a quiet window (%s): "
+				"%.1fs of %.1fs", p->done + 1, p->total, title, p->waiting_for,
+				(double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
+		else if (p->quiet_done_ns < p->quiet_total_ns)
 			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs",
 				p->done + 1, p->total, title, (double)p->quiet_done_ns / 1e9,
 				(double)p->quiet_total_ns / 1e9);

@@ -51,6 +51,8 @@ struct xp_progress {
 	const char *verdict;		/* the run's attestation verdict */
 	const char *look;		/* --until-decisive: the look just taken, or NULL */
 	int64_t quiet_done_ns, quiet_total_ns;	/* during a quiet window, else 0 */
+	/* after --wait-quiet rejected a window: why it was not quiet, else NULL */
+	const char *waiting_for;
 };
 
 /* --max-repetitions: its default and its largest value. */

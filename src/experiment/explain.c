@@ -129,7 +129,15 @@ void xp_explain(const struct xp_result *res, char *out, size_t cap)
 		return;
 	}
 	for (int k = 0; k < 3; k++)
-		if (t.psi[k]) {
+		if (t.psi[k] && t.wait_ran_out) {
+			/* --wait-quiet waits for the host's PSI stall too */
+			snprintf(out, cap, "the command's tasks stalled waiting for %s (PSI) in "
+				 "%zu of %zu runs, and the host stayed busy through the %g s of "
+				 "--wait-quiet (%zu of %zu runs); run `fak bench system-check`, or "
+				 "wait longer", psi_names[k], t.psi[k], t.runs, t.wait_limit_s,
+				 t.wait_ran_out, t.runs);
+			return;
+		} else if (t.psi[k]) {
 			snprintf(out, cap, "the command's tasks stalled waiting for %s (PSI) in "
 				 "%zu of %zu runs; %s", psi_names[k], t.psi[k], t.runs, advice);
 			return;

@@ -20,6 +20,7 @@ struct hook {
 	size_t k;			/* the run's position in the schedule */
 	const struct receipt_step *s;
 	int out_fd, err_fd;
+	char waiting[160];		/* why --wait-quiet rejected the last window */
 };
 
 int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
@@ -134,10 +135,18 @@ static void quiet_progress(void *ctx, int64_t done, int64_t total)
 	struct xp_progress p = {
 		.step = h->s, .done = x->nr_done, .total = x->nr_steps, .left_ns = -1,
 		.quiet_done_ns = done, .quiet_total_ns = total,
+		.waiting_for = h->waiting[0] ? h->waiting : NULL,
 	};
 
 	if (x->o->progress)
 		x->o->progress(x->o->ctx, &p);
+}
+
+static void quiet_waiting(void *ctx, const char *why)
+{
+	struct hook *h = ctx;
+
+	snprintf(h->waiting, sizeof(h->waiting), "%s", why);
 }
 
 static int open_log(const char *dir, const char *name, const char *ext, char **path, struct err *e)
@@ -220,6 +229,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	ro.stdio = &io;
 	ro.child_mask = &x->caller_mask;
 	ro.progress = quiet_progress;
+	ro.waiting = quiet_waiting;
 	ro.progress_ctx = &h;
 	ro.workload = fill_workload;
 	ro.workload_ctx = &h;

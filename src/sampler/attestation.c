@@ -127,7 +127,8 @@ int policy_check(const struct policy *p, struct err *e)
 static const char *const invalidating[] = {
 	"NO_SAMPLES", "INVALID_BASELINE_WINDOW", "INVALID_WINDOW", "SAMPLER_COVERAGE_LIMITED",
 	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID",
-	"WORKLOAD_TIME_EXCEEDS_WINDOW", "WORKLOAD_RATE_EXCEEDS_WINDOW", NULL,
+	"WORKLOAD_TIME_EXCEEDS_WINDOW", "WORKLOAD_RATE_EXCEEDS_WINDOW",
+	"WORKLOAD_STAGES_EXCEED_END_TO_END", "WORKLOAD_RATE_DISAGREES_WITH_STAGES", NULL,
 };
 
 bool attestation_code_invalidates(const char *code)
@@ -172,8 +173,7 @@ static const char *unknown_reason(const struct metric *a, const struct metric *b
 	return !a->available ? a->reason : b->reason;
 }
 
-/* Stall percent of the larger of some/full; -1 when neither is available. */
-static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
+double attestation_psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
 {
 	double worst = -1;
 	const struct metric *m[2] = { &p->some_total_us, &p->full_total_us };
@@ -189,8 +189,149 @@ static double psi_stall_percent(const struct psi_pair *p, int64_t duration_ns)
 	return worst;
 }
 
+static const char *const psi_axes[3] = { "cpu", "memory", "io" };
+
+const char *attestation_psi_worst(const struct psi *p, int64_t duration_ns, double *pct)
+{
+	const struct psi_pair *pp[3] = { &p->cpu, &p->memory, &p->io };
+	const char *axis = NULL;
+
+	*pct = -1;
+	for (int i = 0; i < 3; i++) {
+		double v = attestation_psi_stall_percent(pp[i], duration_ns);
+
+		if (v >= 0 && v > *pct) {
+			*pct = v;
+			axis = psi_axes[i];
+		}
+	}
+	return axis;
+}
+
+bool attestation_window_quiet(const struct policy *p, bool cpu_known, double cpu_pct,
+			      double psi_pct)
+{
+	return !cpu_known || (cpu_pct <= p->maximum_non_sut_cpu_percent &&
+			      !(psi_pct > p->maximum_psi_stall_percent));
+}
+
+/* The baseline window's host PSI stall as --wait-quiet judged it: -1 when
+ * it did not judge it or it is unknown. */
+static double baseline_psi(const struct attestation *r, const char **axis)
+{
+	double pct = -1;
+
+	*axis = NULL;
+	if (r->has_quiet_wait && r->quiet_wait.psi_stall_judged)
+		*axis = attestation_psi_worst(&r->baseline_host_totals.pressure,
+					      r->baseline_window.duration_ns, &pct);
+	return pct;
+}
+
+void attestation_window_why(const struct policy *p, double cpu_pct, double psi_pct,
+			    const char *axis, char *out, size_t cap)
+{
+	int n = 0;
+
+	out[0] = '\0';
+	if (cpu_pct > p->maximum_non_sut_cpu_percent)
+		n = snprintf(out, cap, "host CPU %.2f%% is above the %.2f%% ceiling", cpu_pct,
+			     p->maximum_non_sut_cpu_percent);
+	if (axis && psi_pct > p->maximum_psi_stall_percent && n >= 0 && (size_t)n < cap)
+		snprintf(out + n, cap - (size_t)n, "%s%s PSI stall %.2f%% is above the %.2f%% "
+			 "ceiling", n ? " and " : "", axis, psi_pct, p->maximum_psi_stall_percent);
+}
+
+void attestation_quiet_wait_why(const struct attestation *r, char *out, size_t cap)
+{
+	const struct metric *cpu = &r->baseline_host_totals.cpu_percent;
+	const char *axis;
+	double psi = baseline_psi(r, &axis);
+
+	attestation_window_why(&r->policy, cpu->available ? cpu->value : -1, psi, axis, out, cap);
+}
+
+/* Stage times may exceed what they add up to by this much (the benchmark's
+ * clocks and rounding): 1% of the end-to-end time plus 1 ms. */
+#define STAGE_SLACK_FRACTION 0.01
+#define STAGE_SLACK_MS 1.0
+
+/* The stage times of one request fit in its end-to-end time: ttft, prefill
+ * and decode each, and prefill and decode together, at most end to end. */
+static void classify_stages(struct classify *c, const struct wl_metrics *m)
+{
+	const struct {
+		bool has;
+		double ms;
+		const char *name;
+	} st[] = { { m->has_ttft, m->ttft_ms, "ttft_milliseconds" },
+		   { m->has_prefill, m->prefill_ms, "prefill_milliseconds" },
+		   { m->has_decode, m->decode_ms, "decode_milliseconds" } };
+	double limit = m->end_to_end_ms * (1 + STAGE_SLACK_FRACTION) + STAGE_SLACK_MS;
+	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX], t[JSON_NUMBER_MAX];
+
+	json_format_double(t, m->end_to_end_ms);
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (st[i].has && st[i].ms > limit) {
+			json_format_double(a, st[i].ms);
+			finding(c, "WORKLOAD_STAGES_EXCEED_END_TO_END",
+				"%s %s is longer than end_to_end_milliseconds %s: the stage times "
+				"contradict each other", st[i].name, a, t);
+			return;
+		}
+	if (m->has_prefill && m->has_decode && m->prefill_ms + m->decode_ms > limit) {
+		json_format_double(a, m->prefill_ms);
+		json_format_double(b, m->decode_ms);
+		finding(c, "WORKLOAD_STAGES_EXCEED_END_TO_END",
+			"prefill_milliseconds %s and decode_milliseconds %s add up to more than "
+			"end_to_end_milliseconds %s: the stage times contradict each other",
+			a, b, t);
+	}
+}
+
+/* How far the rate may stray from its own times (docs/experiments.md, "The
+ * metrics protocol"): benchmarks time decode slightly differently than they
+ * count tokens (the first token in prefill or not, one clock read more or
+ * less, rounding of printed figures). */
+#define RATE_TOLERANCE 0.10
+
+/* The rate disagrees with the stage stage_ms of the request: above what the
+ * decode time allows, or below what the end-to-end time does. */
+static void rate_finding(struct classify *c, const struct wl_metrics *m, int64_t tokens,
+			 bool above, double stage_ms)
+{
+	char tps[JSON_NUMBER_MAX], ms[JSON_NUMBER_MAX];
+
+	json_format_double(tps, m->tokens_per_second);
+	json_format_double(ms, stage_ms);
+	finding(c, "WORKLOAD_RATE_DISAGREES_WITH_STAGES",
+		"tokens_per_second %s but %lld decode tokens in %s %s are %s%.6g tok/s: the rate "
+		"is more than %.0f%% %s what its own %s time allows", tps, (long long)tokens,
+		above ? "decode_milliseconds" : "end_to_end_milliseconds", ms,
+		above ? "" : "at least ", (double)tokens / (stage_ms / 1e3), RATE_TOLERANCE * 100,
+		above ? "above" : "below", above ? "decode" : "end-to-end");
+}
+
+/* The rate agrees with the stage times: the envelope's decode tokens at the
+ * rate take at least the decode time (no faster than the stage that made
+ * them) and at most the end-to-end time (no slower than the whole request),
+ * each within RATE_TOLERANCE. A rate of end-to-end time and a rate of decode
+ * time both fit. */
+static void classify_rate(struct classify *c, const struct wl_metrics *m, int64_t tokens)
+{
+	if (tokens <= 0)
+		return;
+	if (m->has_decode && m->decode_ms > 0 &&
+	    m->tokens_per_second > (double)tokens / (m->decode_ms / 1e3) * (1 + RATE_TOLERANCE))
+		rate_finding(c, m, tokens, true, m->decode_ms);
+	else if (m->tokens_per_second * (1 + RATE_TOLERANCE) <
+		 (double)tokens / (m->end_to_end_ms / 1e3))
+		rate_finding(c, m, tokens, false, m->end_to_end_ms);
+}
+
 /* The run's own figures cannot be taken when its output did not yield
- * them, or when it claims more time than the command ran. */
+ * them, when they contradict each other, or when they claim more time than
+ * the command ran. */
 static void classify_workload(struct classify *c)
 {
 	const struct workload *w = &c->r->workload;
@@ -200,6 +341,10 @@ static void classify_workload(struct classify *c)
 		if (!c->r->command_exit_code)
 			finding(c, "WORKLOAD_METRICS_INVALID", "%s", w->metrics_error);
 		return;
+	}
+	if (w->metrics.has_throughput) {
+		classify_stages(c, &w->metrics);
+		classify_rate(c, &w->metrics, w->decode_tokens);
 	}
 	/* the window opens before the fork and closes after the last reap */
 	if (w->metrics.has_throughput &&
@@ -307,7 +452,8 @@ void attestation_classify(struct attestation *r)
 						 &r->cgroup_v2.pressure.io };
 
 		for (int i = 0; i < 3; i++) {
-			double pct = psi_stall_percent(pp[i], r->command_window.duration_ns);
+			double pct = attestation_psi_stall_percent(pp[i],
+								   r->command_window.duration_ns);
 
 			if (pct > p->maximum_psi_stall_percent)
 				finding(&c, code[i], "%s cgroup PSI stall %.2f%% exceeds %.2f%%",
@@ -502,30 +648,59 @@ static int check_cpus(const struct attestation *r, struct err *e)
 	return 0;
 }
 
+/* A rejected window's PSI stall: a percentage above 0 with its axis, or
+ * neither; never in a wait that did not judge it. */
+static bool psi_fields_ok(const struct quiet_wait *q, const struct rejected_window *w)
+{
+	bool known = false;
+
+	if (!w->psi_stall_axis[0])
+		return w->psi_stall_percent == 0;
+	for (int i = 0; i < 3; i++)
+		known = known || !strcmp(w->psi_stall_axis, psi_axes[i]);
+	return q->psi_stall_judged && known && w->psi_stall_percent > 0;
+}
+
 static int check_quiet_wait(const struct attestation *r, int64_t bstart, struct err *e)
 {
 	const struct quiet_wait *q = &r->quiet_wait;
 	const struct metric *b = &r->baseline_host_totals.cpu_percent;
 	double ceiling = r->policy.maximum_non_sut_cpu_percent;
 	int64_t prev = INT64_MIN;
+	const char *axis;
+	char within[64], above[64];
+
+	snprintf(within, sizeof(within), " and its PSI stall within %.2f%%",
+		 r->policy.maximum_psi_stall_percent);
+	snprintf(above, sizeof(above), ", nor its PSI stall above %.2f%%",
+		 r->policy.maximum_psi_stall_percent);
 
 	if (!r->has_quiet_wait)
 		return 0;
 	if (q->limit_ns <= 0 || q->limit_ns > ATTEST_WAIT_MAX_NS)
 		return err_set(e, "quiet_wait.limit_ns must be in (0, 24h]");
-	if (q->quiet_found != !(b->available && b->value > ceiling))
+	if (q->quiet_found !=
+	    attestation_window_quiet(&r->policy, b->available, b->value, baseline_psi(r, &axis)))
 		return err_set(e, "quiet_wait.quiet_found must say whether the baseline "
-				  "window's host CPU is within %.2f%%", ceiling);
+				  "window's host CPU is within %.2f%%%s", ceiling,
+			       q->psi_stall_judged ? within : "");
 	if (!q->nr_rejected != !q->waited_ns)
 		return err_set(e, "quiet_wait.waited_ns is 0 exactly when no window was rejected");
 	for (size_t i = 0; i < q->nr_rejected; i++) {
 		const struct rejected_window *w = &q->rejected[i];
+		double stall = w->psi_stall_axis[0] ? w->psi_stall_percent : -1;
 		int64_t t;
 
-		if (!(w->host_cpu_percent > ceiling) || w->host_cpu_percent > 100)
+		if (!psi_fields_ok(q, w))
+			return err_set(e, "quiet_wait.rejected_windows[%zu]: psi_stall_percent "
+					  "and psi_stall_axis go together, above 0 and with an "
+					  "axis cpu, memory or io, and only where psi_stall_judged",
+				       i);
+		if (w->host_cpu_percent > 100 ||
+		    attestation_window_quiet(&r->policy, true, w->host_cpu_percent, stall))
 			return err_set(e, "quiet_wait.rejected_windows[%zu]: host CPU %.2f%% is "
-					  "not above the %.2f%% ceiling", i, w->host_cpu_percent,
-				       ceiling);
+					  "not above the %.2f%% ceiling%s", i, w->host_cpu_percent,
+				       ceiling, q->psi_stall_judged ? above : "");
 		if (timestamp_parse(w->started_at_utc, &t) < 0 || t <= prev ||
 		    (r->baseline_window.samples && t + w->duration_ns > bstart))
 			return err_set(e, "quiet_wait.rejected_windows[%zu]: must start in order "
@@ -703,6 +878,7 @@ static const struct jfield quiet_wait_fields[] = {
 	JF(JF_COUNT, struct quiet_wait, limit_ns, JF_REQ),
 	JF(JF_COUNT, struct quiet_wait, waited_ns, JF_REQ),
 	JF(JF_BOOL, struct quiet_wait, quiet_found, JF_REQ),
+	JF(JF_BOOL, struct quiet_wait, psi_stall_judged, JF_OMIT),
 	JF_HANDS("rejected_windows"),
 	JF_END,
 };
@@ -711,6 +887,8 @@ static const struct jfield rejected_fields[] = {
 	JF(JF_TEXT, struct rejected_window, started_at_utc, JF_REQ),
 	JF(JF_COUNT, struct rejected_window, duration_ns, JF_REQ),
 	JF(JF_NUM, struct rejected_window, host_cpu_percent, JF_REQ),
+	JF(JF_NUM, struct rejected_window, psi_stall_percent, JF_OMIT),
+	JF(JF_TEXT, struct rejected_window, psi_stall_axis, JF_OMIT),
 	JF_END,
 };
 

@@ -18,7 +18,7 @@
 #include "sampler/workload.h"
 
 #define ATTEST_MAX_CONSUMERS 5
-#define ATTEST_MAX_FINDINGS 24
+#define ATTEST_MAX_FINDINGS 28	/* the rules raise at most 24 at once */
 #define ATTEST_IMAGE_MAX 64
 #define ATTEST_TIME_MAX 40
 
@@ -135,7 +135,10 @@ struct policy {
 
 /* --wait-quiet: the quiet windows rejected before the one the command ran
  * after (docs/sampler.md). A window is rejected when its host CPU exceeds
- * the non-SUT ceiling, as BASELINE_HOST_CPU_HIGH would say. */
+ * the non-SUT ceiling, as BASELINE_HOST_CPU_HIGH would say, or (when
+ * psi_stall_judged) its host's PSI stall, the largest of cpu, memory and io,
+ * exceeds the PSI ceiling that CPU_/MEMORY_/IO_PSI_STALL_HIGH judge the
+ * command's cgroup by. */
 #define ATTEST_MAX_REJECTED 64
 #define ATTEST_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
 
@@ -143,12 +146,19 @@ struct rejected_window {
 	char started_at_utc[ATTEST_TIME_MAX];
 	int64_t duration_ns;
 	double host_cpu_percent;
+	/* The host's largest PSI stall over the window and its axis ("cpu",
+	 * "memory", "io"); 0 and "" when it was 0, unknown or not judged. */
+	double psi_stall_percent;
+	char psi_stall_axis[8];
 };
 
 struct quiet_wait {
 	int64_t limit_ns;	/* the --wait-quiet DUR */
 	int64_t waited_ns;	/* first window's start to the accepted window's start */
 	bool quiet_found;	/* the accepted window is quiet (else the wait ran out) */
+	/* windows were judged on their host PSI stall too (false in waits
+	 * sealed before fak judged it: host CPU alone) */
+	bool psi_stall_judged;
 	struct rejected_window rejected[ATTEST_MAX_REJECTED];
 	size_t nr_rejected;
 };
@@ -226,6 +236,30 @@ void attestation_copy(char *dst, size_t cap, const char *src);
  * "." or "/", "scrubbed" when the element is not scrubbed text (base/text.h:
  * an account, an address...). Backslashes count as separators. */
 void attestation_scrub_image(const char *image, char out[ATTEST_IMAGE_MAX]);
+
+/* PSI stall percent of a pair over a window: the larger of some and full;
+ * -1 when neither is available or the window has no duration. */
+double attestation_psi_stall_percent(const struct psi_pair *p, int64_t duration_ns);
+/* The largest stall of the three axes (attestation_psi_stall_percent) in
+ * *pct and its axis name ("cpu", "memory", "io"); NULL and -1 when no axis
+ * is available. */
+const char *attestation_psi_worst(const struct psi *p, int64_t duration_ns, double *pct);
+/* --wait-quiet's rule for one quiet window: quiet unless its host CPU is
+ * known and above the non-SUT ceiling, or its PSI stall (psi_pct, -1 when
+ * unknown or not judged) is above the PSI ceiling; a window whose host CPU
+ * is unknown is quiet. */
+bool attestation_window_quiet(const struct policy *p, bool cpu_known, double cpu_pct,
+			      double psi_pct);
+/* Why a window is not quiet by that rule (cpu_pct and psi_pct -1 when
+ * unknown; axis names the PSI stall's): "host CPU 100.00% is above the
+ * 20.00% ceiling", "io PSI stall 80.00% is above the 5.00% ceiling", or
+ * both joined by " and "; "" when it is quiet. */
+void attestation_window_why(const struct policy *p, double cpu_pct, double psi_pct,
+			    const char *axis, char *out, size_t cap);
+/* Why the window the command ran after was not quiet (r has a quiet_wait
+ * whose quiet_found is false): "host CPU 100.00% is above the 20.00%
+ * ceiling", "io PSI stall 80.00% is above the 5.00% ceiling", or both. */
+void attestation_quiet_wait_why(const struct attestation *r, char *out, size_t cap);
 
 /* Whether a finding code makes the verdict invalid (else investigate). */
 bool attestation_code_invalidates(const char *code);

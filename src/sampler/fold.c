@@ -177,12 +177,26 @@ bool fold_host_cpu_percent(const struct fold *f, double *pct)
 	return true;
 }
 
-static void host(struct host_totals *h, const struct fold *f)
+void fold_host_psi(const struct fold *f, struct psi *out)
 {
 	static const char *const src[PSI_AXES] = { "/proc/pressure/cpu total delta",
 						   "/proc/pressure/memory total delta",
 						   "/proc/pressure/io total delta" };
-	struct psi_pair *pp[PSI_AXES] = { &h->pressure.cpu, &h->pressure.memory, &h->pressure.io };
+	struct psi_pair *pp[PSI_AXES] = { &out->cpu, &out->memory, &out->io };
+
+	for (int i = 0; i < PSI_AXES; i++) {
+		bool enough = f->n >= 2;
+		const char *r = !enough ? "fewer than 2 samples"
+				: !f->first.psi_ok[i] ? f->first.psi_reason[i]
+				: f->last.psi_reason[i];
+
+		psi_pair_delta(pp[i], enough && f->first.psi_ok[i], &f->first.psi[i],
+			       enough && f->last.psi_ok[i], &f->last.psi[i], src[i], r);
+	}
+}
+
+static void host(struct host_totals *h, const struct fold *f)
+{
 	uint64_t total, busy;
 	const char *why;
 
@@ -207,15 +221,7 @@ static void host(struct host_totals *h, const struct fold *f)
 			   "maximum process count of the full censuses");
 	else
 		metric_unavailable(&h->process_count, "process census unavailable");
-	for (int i = 0; i < PSI_AXES; i++) {
-		bool enough = f->n >= 2;
-		const char *r = !enough ? "fewer than 2 samples"
-				: !f->first.psi_ok[i] ? f->first.psi_reason[i]
-				: f->last.psi_reason[i];
-
-		psi_pair_delta(pp[i], enough && f->first.psi_ok[i], &f->first.psi[i],
-			       enough && f->last.psi_ok[i], &f->last.psi[i], src[i], r);
-	}
+	fold_host_psi(f, &h->pressure);
 }
 
 static void overhead(struct overhead *o, const struct fold *f)

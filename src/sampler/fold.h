@@ -56,6 +56,9 @@ void fold_add(struct fold *f, const struct sample *s, int64_t cadence_ns, bool o
 
 /* Host CPU busy percent over the fold's endpoints; false when unknown. */
 bool fold_host_cpu_percent(const struct fold *f, double *pct);
+/* Host PSI total deltas (/proc/pressure) over the fold's endpoints, as the
+ * attestation's host totals hold them. */
+void fold_host_psi(const struct fold *f, struct psi *out);
 
 /* PSI total deltas between two readings of one file: some and full each
  * available (source) or not (why, or a "line unavailable" reason). */

@@ -144,43 +144,6 @@ static json_t *line_object(const char *line, size_t n, const char *what, struct 
 
 /* ---- json-line/v1 and quality-line/v1 --------------------------------- */
 
-/* Stage times may exceed what they add up to by this much (the benchmark's
- * clocks and rounding): 1% of the end-to-end time plus 1 ms. */
-#define STAGE_SLACK_FRACTION 0.01
-#define STAGE_SLACK_MS 1.0
-
-/* The stage times of one request fit in its end-to-end time: ttft, prefill
- * and decode each, and prefill and decode together, at most end to end. */
-static int stages_add_up(const struct wl_metrics *m, struct err *e)
-{
-	const struct {
-		bool has;
-		double ms;
-		const char *name;
-	} st[] = { { m->has_ttft, m->ttft_ms, "ttft_milliseconds" },
-		   { m->has_prefill, m->prefill_ms, "prefill_milliseconds" },
-		   { m->has_decode, m->decode_ms, "decode_milliseconds" } };
-	double limit = m->end_to_end_ms * (1 + STAGE_SLACK_FRACTION) + STAGE_SLACK_MS;
-	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX], t[JSON_NUMBER_MAX];
-
-	json_format_double(t, m->end_to_end_ms);
-	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
-		if (st[i].has && st[i].ms > limit) {
-			json_format_double(a, st[i].ms);
-			return err_set(e, "%s %s is longer than end_to_end_milliseconds %s: "
-					  "the stage times contradict each other",
-				       st[i].name, a, t);
-		}
-	if (m->has_prefill && m->has_decode && m->prefill_ms + m->decode_ms > limit) {
-		json_format_double(a, m->prefill_ms);
-		json_format_double(b, m->decode_ms);
-		return err_set(e, "prefill_milliseconds %s and decode_milliseconds %s add up to "
-				  "more than end_to_end_milliseconds %s: the stage times "
-				  "contradict each other", a, b, t);
-	}
-	return 0;
-}
-
 static int json_line(const char *buf, size_t len, struct wl_metrics *out, struct err *e)
 {
 	static const char *const required[] = { "tokens_per_second", "end_to_end_milliseconds",
@@ -208,8 +171,6 @@ static int json_line(const char *buf, size_t len, struct wl_metrics *out, struct
 	}
 	if (!rc)
 		rc = wl_metrics_decode(v, NULL, out, e);
-	if (!rc)
-		rc = stages_add_up(out, e);
 	json_decref(v);
 	return rc < 0 ? err_prefix(e, "metrics line") : 0;
 }

@@ -215,6 +215,9 @@ int pp_pid_stat(const char *buf, size_t len, struct pp_pid *out)
 	if (!open || !close || close < open || open != c.p + 1 || *c.p != ' ')
 		return -1;
 	comm_len = (size_t)(close - open - 1);
+	/* the kernel's comm is a C string: a NUL in it would cut it */
+	if (memchr(open + 1, '\0', comm_len))
+		return -1;
 	if (comm_len >= PP_COMM_MAX)
 		comm_len = PP_COMM_MAX - 1;
 	memcpy(out->comm, open + 1, comm_len);
@@ -622,9 +625,14 @@ int pp_bracketed(const char *buf, size_t len, char *out, size_t cap)
 	n = (size_t)(close - open - 1);
 	if (!n || n >= cap)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (is_space(open[1 + i]) || open[1 + i] == '[')
+	/* a choice is a word of printable ASCII: a NUL, a control byte or
+	 * non-ASCII byte is no choice the kernel offers (a NUL would cut it) */
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)open[1 + i];
+
+		if (c <= ' ' || c >= 0x7f || c == '[')
 			return -1;
+	}
 	memcpy(out, open + 1, n);
 	out[n] = '\0';
 	return 0;

@@ -26,7 +26,8 @@ int pp_stat_cpus(const char *buf, size_t len, const unsigned char *set, size_t m
  * present and positive. */
 int pp_meminfo(const char *buf, size_t len, uint64_t *total_bytes, uint64_t *available_bytes);
 
-/* /proc/PID/stat. comm is the text between the first '(' and the last ')'. */
+/* /proc/PID/stat. comm is the text between the first '(' and the last ')'
+ * (any bytes but NUL, which fails: the kernel's comm is a C string). */
 #define PP_COMM_MAX 64
 struct pp_pid {
 	int32_t pid, ppid;
@@ -95,7 +96,8 @@ int pp_loadavg1(const char *buf, size_t len, double *load1);
  * set. Fails on malformed text, a reversed range or a CPU >= max_cpus. */
 int pp_cpulist(const char *buf, size_t len, unsigned char *set, size_t max_cpus, size_t *count);
 
-/* The word in brackets of a sysfs choice file ("always [madvise] never"). */
+/* The word in brackets of a sysfs choice file ("always [madvise] never"):
+ * printable ASCII, neither blank nor a bracket; anything else fails. */
 int pp_bracketed(const char *buf, size_t len, char *out, size_t cap);
 
 /* /proc/cmdline: the value of the last "key=value" parameter before "--"

@@ -149,22 +149,29 @@ static void baseline_window(struct runner *rn, struct fold *f)
 }
 
 /* --wait-quiet: while the quiet window just taken is busy (host CPU above
- * the non-SUT ceiling) and the wait has time left, record it as rejected and
- * take another. A window whose host CPU is unknown is not rejected. */
+ * the non-SUT ceiling, or the host's PSI stall above the PSI ceiling) and
+ * the wait has time left, record it as rejected and take another. A window
+ * whose host CPU is unknown is not rejected; an unknown PSI stall does not
+ * reject one. */
 static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_input *in,
 		       struct quiet_wait *q)
 {
 	const struct run_opts *o = rn->o;
 	int64_t first = f->first.mono_ns, limit = first + o->wait_quiet_ns;
-	double pct;
 
 	memset(q, 0, sizeof(*q));
 	q->limit_ns = o->wait_quiet_ns;
+	q->psi_stall_judged = true;
 	for (;;) {
 		struct rejected_window *w;
+		struct psi psi;
+		double cpu = -1, stall;
+		bool cpu_known = fold_host_cpu_percent(f, &cpu);
+		const char *axis;
 
-		if (!fold_host_cpu_percent(f, &pct) ||
-		    pct <= o->policy.maximum_non_sut_cpu_percent) {
+		fold_host_psi(f, &psi);
+		axis = attestation_psi_worst(&psi, f->last.mono_ns - f->first.mono_ns, &stall);
+		if (attestation_window_quiet(&o->policy, cpu_known, cpu, stall)) {
 			q->quiet_found = true;
 			break;
 		}
@@ -174,7 +181,17 @@ static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_inpu
 		timestamp_format(in->real0_ns + (f->first.mono_ns - in->mono0_ns),
 				 w->started_at_utc);
 		w->duration_ns = f->last.mono_ns - f->first.mono_ns;
-		w->host_cpu_percent = pct;
+		w->host_cpu_percent = cpu;
+		if (axis && stall > 0) {
+			w->psi_stall_percent = stall;
+			snprintf(w->psi_stall_axis, sizeof(w->psi_stall_axis), "%s", axis);
+		}
+		if (o->waiting) {
+			char why[160];
+
+			attestation_window_why(&o->policy, cpu, stall, axis, why, sizeof(why));
+			o->waiting(o->progress_ctx, why);
+		}
 		fold_init(f);
 		baseline_window(rn, f);
 		if (rn->interrupted)

@@ -29,8 +29,9 @@ struct run_opts {
 	char *const *argv;	/* the command, NULL-terminated */
 	int64_t baseline_ns, interval_ns, timeout_ns;	/* timeout 0: none */
 	/* --wait-quiet: while a quiet window's host CPU exceeds the non-SUT
-	 * ceiling, sample another, for at most this long; every rejected window
-	 * is sealed in the attestation's quiet_wait. 0: one window, no quiet_wait. */
+	 * ceiling, or the host's PSI stall the PSI ceiling, sample another, for
+	 * at most this long; every rejected window is sealed in the
+	 * attestation's quiet_wait. 0: one window, no quiet_wait. */
 	int64_t wait_quiet_ns;
 	/* --cpus: a CPU list (pp_cpulist) the command's cgroup is confined to;
 	 * host CPU is then judged on those CPUs. Needs a cgroup v2 with the
@@ -42,6 +43,9 @@ struct run_opts {
 	size_t process_limit, table_cap;
 	/* Called after each baseline census (may be NULL). */
 	void (*progress)(void *ctx, int64_t done_ns, int64_t total_ns);
+	/* Called with progress_ctx after each window --wait-quiet rejected, with
+	 * why it was not quiet (attestation_window_why; may be NULL). */
+	void (*waiting)(void *ctx, const char *why);
 	void *progress_ctx;
 	/* The command's standard streams; NULL: CHILD_STDIO_DEFAULT. */
 	const struct child_stdio *stdio;

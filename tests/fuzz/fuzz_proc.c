@@ -29,6 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pp_pid_stat(buf, size, &pid) == 0 &&
 	    (pid.pid <= 0 || pid.ppid < 0 || strlen(pid.comm) >= PP_COMM_MAX))
 		abort();
+	/* comm is never cut short by a NUL: all of it up to its bound */
+	if (pp_pid_stat(buf, size, &pid) == 0) {
+		const char *open = memchr(buf, '(', size);
+		size_t n = strlen(pid.comm);
+
+		if (!open || (n < PP_COMM_MAX - 1 && open[1 + n] != ')'))
+			abort();
+	}
 	(void)pp_statm_resident(buf, size, &a);
 	if (pp_pid_list(buf, size, pids, 16, &nr, &more) == 0) {
 		if (nr > 16)
@@ -65,8 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pp_stat_cpus(buf, size, set, 128, 2, &cpu) == 0 &&
 		    cpu.total_ticks < cpu.idle_ticks)
 			abort();
-		if (pp_bracketed(buf, size, word, sizeof(word)) == 0 && !strlen(word))
-			abort();
+		if (pp_bracketed(buf, size, word, sizeof(word)) == 0) {
+			/* a word of printable ASCII, never cut by a NUL */
+			if (!strlen(word))
+				abort();
+			for (const char *w = word; *w; w++)
+				if (*w <= ' ' || *w >= 0x7f || *w == '[' || *w == ']')
+					abort();
+		}
 		if (pp_cmdline_param(buf, size, "isolcpus", word, sizeof(word)) == 0 &&
 		    strlen(word) >= sizeof(word))
 			abort();

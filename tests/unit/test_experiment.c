@@ -193,6 +193,19 @@ Test(xp_explain, a_wait_that_ran_out_says_so)
 			      "system-check`, or wait longer");
 }
 
+Test(xp_explain, a_wait_that_ran_out_on_a_stall_says_so)
+{
+	char why[512];
+
+	explain(INVESTIGATE,
+		"{\"quiet_wait\": {\"limit_ns\": 30000000000, \"quiet_found\": false},"
+		" \"findings\": [" F("IO_PSI_STALL_HIGH") "]}",
+		CLEAN, why, sizeof(why));
+	cr_expect_str_eq(why, "the command's tasks stalled waiting for I/O (PSI) in 1 of 2 runs, "
+			      "and the host stayed busy through the 30 s of --wait-quiet (1 of 2 "
+			      "runs); run `fak bench system-check`, or wait longer");
+}
+
 Test(xp_explain, stall_duty_other_and_nothing)
 {
 	char why[512];

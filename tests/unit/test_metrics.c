@@ -215,24 +215,18 @@ Test(metrics, json_line_bounds_are_inclusive_where_documented)
 	cr_assert_eq(m.tokens_per_second, 1e-6);
 }
 
-Test(metrics, json_line_stage_times_must_add_up)
+Test(metrics, json_line_stage_times_are_judged_by_the_attestation)
 {
-	/* within the documented tolerance: 1% of end to end plus 1 ms */
-	accept(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 1000, "
-	       "\"ttft_milliseconds\": 1011, \"prefill_milliseconds\": 500, "
-	       "\"decode_milliseconds\": 511, " QUALITY "}");
-	refuse(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 1000, "
-	       "\"ttft_milliseconds\": 1011.5, " QUALITY "}",
-	       "metrics line: ttft_milliseconds 1011.5 is longer than end_to_end_milliseconds "
-	       "1000: the stage times contradict each other");
-	refuse(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 80, "
-	       "\"decode_milliseconds\": 800, " QUALITY "}",
-	       "metrics line: decode_milliseconds 800 is longer than end_to_end_milliseconds 80: "
-	       "the stage times contradict each other");
-	refuse(JSONL, "{\"tokens_per_second\": 10, \"end_to_end_milliseconds\": 1000, "
-	       "\"prefill_milliseconds\": 600, \"decode_milliseconds\": 600, " QUALITY "}",
-	       "metrics line: prefill_milliseconds 600 and decode_milliseconds 600 add up to more "
-	       "than end_to_end_milliseconds 1000: the stage times contradict each other");
+	/* the parser reads them; the attestation's classification judges them
+	 * against each other and the rate (WORKLOAD_STAGES_EXCEED_END_TO_END,
+	 * WORKLOAD_RATE_DISAGREES_WITH_STAGES: test_sampler.c), so that the
+	 * verifier re-derives the finding from the sealed metrics */
+	struct wl_metrics m = accept(JSONL, "{\"tokens_per_second\": 1e6, "
+					    "\"end_to_end_milliseconds\": 80, "
+					    "\"decode_milliseconds\": 800, " QUALITY "}");
+
+	cr_assert_eq(m.decode_ms, 800);
+	cr_assert_eq(m.end_to_end_ms, 80);
 }
 
 Test(metrics, json_line_only_the_last_line_counts)

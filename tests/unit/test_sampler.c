@@ -12,6 +12,7 @@
 #include "sampler/attest.h"
 #include "sampler/cgroup.h"
 #include "sampler/fold.h"
+#include "sampler/metrics.h"
 #include "sampler/attestation.h"
 
 #define MSEC ((int64_t)1000000)
@@ -712,6 +713,206 @@ Test(sut_peak, sealed_before_the_estimate)
 	cr_expect_eq(resident, 6 * MIB);
 }
 
+/* ---- a metrics line that agrees with itself -------------------------------- */
+
+/* A run of the envelope's 64 decode tokens whose metrics line says tps and
+ * end to end e2e_ms (the command window is 1 s); decode_ms < 0: absent. */
+static void with_metrics(struct synth *x, struct workload *w, double tps, double e2e_ms,
+			 double decode_ms)
+{
+	with_workload(x, w, MIB);
+	w->metrics_error[0] = '\0';
+	w->decode_tokens = 64;
+	w->has_metrics = true;
+	w->metrics.has_throughput = true;
+	w->metrics.tokens_per_second = tps;
+	w->metrics.end_to_end_ms = e2e_ms;
+	w->metrics.has_decode = decode_ms >= 0;
+	w->metrics.decode_ms = decode_ms >= 0 ? decode_ms : 0;
+	w->metrics.has_quality = true;
+	strcpy(w->metrics.quality.name, "exact_match");
+	w->metrics.quality.score = 1;
+	w->metrics.quality.higher_is_better = true;
+}
+
+/* Builds x: the one finding `code` with `detail` (invalid), or none (clean);
+ * either way the sealed document re-derives it. */
+static void expect_workload(struct synth *x, const char *code, const char *detail)
+{
+	synth_build(x);
+	if (code) {
+		cr_expect_str_eq(x->r.verdict, "invalid");
+		cr_assert_eq(x->r.nr_findings, 1, "%zu findings (first: %s)", x->r.nr_findings,
+			     x->r.nr_findings ? x->r.findings[0].code : "none");
+		cr_expect_str_eq(x->r.findings[0].code, code);
+		cr_expect_str_eq(x->r.findings[0].detail, detail);
+	} else {
+		cr_expect_str_eq(x->r.verdict, "clean", "%s: %s",
+				 x->r.nr_findings ? x->r.findings[0].code : "",
+				 x->r.nr_findings ? x->r.findings[0].detail : "");
+	}
+	free(checked(&x->r));
+}
+
+#define RATE "WORKLOAD_RATE_DISAGREES_WITH_STAGES"
+#define STAGES "WORKLOAD_STAGES_EXCEED_END_TO_END"
+
+Test(workload_rate, a_timer_unit_bug_is_refused)
+{
+	/* 64 tokens in 100 ms of decode are 640 tok/s, not a million */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 1e6, 100, 100);
+	expect_workload(&x, RATE, "tokens_per_second 1000000 but 64 decode tokens in "
+				  "decode_milliseconds 100 are 640 tok/s: the rate is more than "
+				  "10% above what its own decode time allows");
+}
+
+Test(workload_rate, within_ten_percent_of_the_decode_time)
+{
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 703.9, 100, 100);
+	expect_workload(&x, NULL, NULL);
+	with_metrics(&x, &w, 704.1, 100, 100);
+	expect_workload(&x, RATE, "tokens_per_second 704.1 but 64 decode tokens in "
+				  "decode_milliseconds 100 are 640 tok/s: the rate is more than "
+				  "10% above what its own decode time allows");
+	/* the first token counted with prefill: 63 tokens over the decode time */
+	with_metrics(&x, &w, 630, 110, 100);
+	expect_workload(&x, NULL, NULL);
+	/* a rate of end-to-end time (end_to_end_decode_tokens_per_second) */
+	with_metrics(&x, &w, 160, 400, 100);
+	expect_workload(&x, NULL, NULL);
+	/* a decode time of 0 bounds nothing */
+	with_metrics(&x, &w, 640, 100, 0);
+	expect_workload(&x, NULL, NULL);
+}
+
+Test(workload_rate, within_ten_percent_of_the_end_to_end_time)
+{
+	/* 64 tokens in 100 ms end to end are at least 640 tok/s; 640 / 1.1 is
+	 * 581.8 */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 581.9, 100, -1);
+	expect_workload(&x, NULL, NULL);
+	with_metrics(&x, &w, 581.7, 100, -1);
+	expect_workload(&x, RATE, "tokens_per_second 581.7 but 64 decode tokens in "
+				  "end_to_end_milliseconds 100 are at least 640 tok/s: the rate "
+				  "is more than 10% below what its own end-to-end time allows");
+	with_metrics(&x, &w, 581.7, 100, 50);
+	expect_workload(&x, RATE, "tokens_per_second 581.7 but 64 decode tokens in "
+				  "end_to_end_milliseconds 100 are at least 640 tok/s: the rate "
+				  "is more than 10% below what its own end-to-end time allows");
+}
+
+Test(workload_stages, must_fit_in_the_end_to_end_time)
+{
+	/* within the documented slack: 1% of end to end plus 1 ms */
+	struct synth x;
+	struct workload w;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 64, 1000, 511);
+	w.metrics.has_ttft = w.metrics.has_prefill = true;
+	w.metrics.ttft_ms = 1011;
+	w.metrics.prefill_ms = 500;
+	expect_workload(&x, NULL, NULL);
+	w.metrics.ttft_ms = 1011.5;
+	expect_workload(&x, STAGES, "ttft_milliseconds 1011.5 is longer than "
+				    "end_to_end_milliseconds 1000: the stage times contradict each "
+				    "other");
+	w.metrics.ttft_ms = 100;
+	w.metrics.prefill_ms = 600;
+	w.metrics.decode_ms = 600;
+	expect_workload(&x, STAGES, "prefill_milliseconds 600 and decode_milliseconds 600 add up "
+				    "to more than end_to_end_milliseconds 1000: the stage times "
+				    "contradict each other");
+	with_metrics(&x, &w, 64, 1000, 1012);
+	expect_workload(&x, STAGES, "decode_milliseconds 1012 is longer than "
+				    "end_to_end_milliseconds 1000: the stage times contradict each "
+				    "other");
+}
+
+/* llama-bench's rate and times come from the same avg_ns: they agree by
+ * construction, whichever rows were picked (pg; pp+tg; tg). */
+Test(workload_rate, llama_bench_agrees_with_itself)
+{
+	static const struct {
+		const char *file;
+		long long p, t;
+	} cases[] = {
+		{ "llama-bench-real/p4-n8.json", 4, 8 },
+		{ "llama-bench-real/p4-n8.jsonl", 4, 8 },
+		{ "llama-bench-real/pg4-8.json", 4, 8 },
+		{ "llama-bench-real/pg4-8.jsonl", 4, 8 },
+		{ "llama-bench-real/p4-n8.json", 0, 8 },
+		{ "llama-bench/early-2024-json-pp-tg.json", 32, 64 },
+		{ "llama-bench/mid-2024-json-pg.json", 32, 64 },
+		{ "llama-bench/newest-json-p1.json", 1, 64 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct synth x;
+		struct workload w;
+		struct strbuf sb = STRBUF_INIT;
+		char path[256];
+		struct err e;
+
+		snprintf(path, sizeof(path), "tests/fixtures/metrics/%s", cases[i].file);
+		cr_assert_eq(file_read(path, 1 << 22, &sb, &e), 0, "%s", e.msg);
+		synth_init(&x);
+		with_workload(&x, &w, MIB);
+		strcpy(w.parser, WL_PARSER_LLAMA_BENCH);
+		w.prompt_tokens = cases[i].p ? cases[i].p : 1;
+		w.decode_tokens = cases[i].t;
+		cr_assert_eq(metrics_parse(WL_PARSER_LLAMA_BENCH, sb.buf, sb.len, cases[i].p,
+					   cases[i].t, &w.metrics, &e), 0, "%s: %s", path, e.msg);
+		w.metrics_error[0] = '\0';
+		w.has_metrics = true;
+		/* a window long enough for the slowest of them */
+		x.c[1] = smp(6000, 48000, 3100, 10);
+		synth_build(&x);
+		cr_expect_not(has_finding(&x.r, RATE, NULL) || has_finding(&x.r, STAGES, NULL),
+			      "%s (%s): %s", path, w.metrics.derivation,
+			      x.r.nr_findings ? x.r.findings[0].detail : "");
+		sb_release(&sb);
+	}
+}
+
+/* Removing the finding from a sealed run and sealing it again does not
+ * remove it: the verifier derives it from the metrics. */
+Test(workload_rate, resealed_without_the_finding)
+{
+	struct synth x;
+	struct workload w;
+	struct strbuf sb = STRBUF_INIT;
+	struct attest_facts facts;
+	struct err e;
+	json_t *doc;
+
+	synth_init(&x);
+	with_metrics(&x, &w, 1e6, 100, 100);
+	synth_build(&x);
+	x.r.nr_findings = 0;
+	strcpy(x.r.verdict, "clean");
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	attest_render(&x.r, &sb);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attest_check(doc, &facts, &e), -1);
+	cr_expect_str_eq(e.msg, "verdict \"clean\" differs from the policy-derived verdict "
+				"\"invalid\"");
+	json_decref(doc);
+	sb_release(&sb);
+}
+
 Test(attestation_scrub, images)
 {
 	char out[ATTEST_IMAGE_MAX];
@@ -1047,6 +1248,102 @@ Test(attestation_quiet_wait, waited_iff_rejected)
 Test(attestation_quiet_wait, limit)
 {
 	refuse_resealed(ed_wait_limit, "quiet_wait.limit_ns must be in (0, 24h]");
+}
+
+/* The second rejected window quiet on CPU (15 %) but with an io stall of
+ * 40 % (the PSI ceiling is 5 %). */
+static void with_psi_wait(struct attestation *r)
+{
+	with_wait(r);
+	r->quiet_wait.psi_stall_judged = true;
+	r->quiet_wait.rejected[1].host_cpu_percent = 15;
+	r->quiet_wait.rejected[1].psi_stall_percent = 40;
+	strcpy(r->quiet_wait.rejected[1].psi_stall_axis, "io");
+}
+
+Test(attestation_quiet_wait, psi_stall_sealed_and_verified)
+{
+	struct synth x;
+	struct err e;
+	char *text;
+
+	synth_init(&x);
+	synth_build(&x);
+	with_psi_wait(&x.r);
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	text = checked(&x.r);
+	cr_expect(strstr(text, "\"quiet_found\": true,\n    \"psi_stall_judged\": true,\n"),
+		  "%s", text);
+	cr_expect(strstr(text, "\"host_cpu_percent\": 15,\n        \"psi_stall_percent\": 40,\n"
+			       "        \"psi_stall_axis\": \"io\"\n"), "%s", text);
+	free(text);
+}
+
+static void ed_psi_low(struct attestation *r)
+{
+	with_psi_wait(r);
+	r->quiet_wait.rejected[1].psi_stall_percent = 4;
+}
+static void ed_psi_unjudged(struct attestation *r)
+{
+	with_psi_wait(r);
+	r->quiet_wait.psi_stall_judged = false;
+}
+static void ed_psi_axis(struct attestation *r)
+{
+	with_psi_wait(r);
+	strcpy(r->quiet_wait.rejected[1].psi_stall_axis, "disk");
+}
+Test(attestation_quiet_wait, psi_rejected_window_was_quiet)
+{
+	refuse_resealed(ed_psi_low, "quiet_wait.rejected_windows[1]: host CPU 15.00% is not "
+				    "above the 20.00% ceiling, nor its PSI stall above 5.00%");
+}
+Test(attestation_quiet_wait, psi_only_where_judged)
+{
+	refuse_resealed(ed_psi_unjudged, "quiet_wait.rejected_windows[1]: psi_stall_percent and "
+					 "psi_stall_axis go together, above 0 and with an axis "
+					 "cpu, memory or io, and only where psi_stall_judged");
+	refuse_resealed(ed_psi_axis, "quiet_wait.rejected_windows[1]: psi_stall_percent and "
+				     "psi_stall_axis go together");
+}
+
+/* A quiet window whose host had an io stall of 40 % is quiet on CPU alone
+ * (a wait sealed before fak judged PSI) and not quiet when PSI is judged. */
+Test(attestation_quiet_wait, psi_quiet_found_rederived)
+{
+	struct synth x;
+	struct attest_facts facts;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	char why[256];
+	json_t *doc;
+
+	synth_init(&x);
+	x.b[1].psi[2].some_total_us = 400000;
+	synth_build(&x);
+	cr_expect_str_eq(x.r.verdict, "clean", "the quiet window's host PSI is no finding");
+	with_wait(&x.r);
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	free(checked(&x.r));
+	x.r.quiet_wait.psi_stall_judged = true;
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	attest_render(&x.r, &sb);
+	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attest_check(doc, &facts, &e), -1);
+	cr_expect_str_eq(e.msg, "quiet_wait.quiet_found must say whether the baseline window's "
+				"host CPU is within 20.00% and its PSI stall within 5.00%");
+	json_decref(doc);
+	sb_release(&sb);
+	x.r.quiet_wait.quiet_found = false;
+	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
+	free(checked(&x.r));
+	attestation_quiet_wait_why(&x.r, why, sizeof(why));
+	cr_expect_str_eq(why, "io PSI stall 40.00% is above the 5.00% ceiling");
+	x.r.baseline_host_totals.cpu_percent.value = 30;
+	attestation_quiet_wait_why(&x.r, why, sizeof(why));
+	cr_expect_str_eq(why, "host CPU 30.00% is above the 20.00% ceiling and io PSI stall "
+			      "40.00% is above the 5.00% ceiling");
 }
 
 /* ---- --cpus: host CPU on the chosen CPUs, the whole host as information ----- */

@@ -130,6 +130,11 @@ Test(proc_pid_stat, rejects)
 				   "21\n"),
 				 &p),
 		     -1);
+	/* the kernel's comm is a C string: a NUL would cut it short */
+	cr_expect_eq(pp_pid_stat(S("5 (a\0b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 "
+				   "21\n"),
+				 &p),
+		     -1, "a NUL in comm");
 }
 
 Test(proc_statm, resident)

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/file.h"
+#include "base/strbuf.h"
 #include "sampler/proc_parse.h"
 #include "sampler/syscheck.h"
 
@@ -71,6 +73,29 @@ Test(syscheck_parse, meminfo_bracket_cmdline)
 	cr_expect_eq(pp_bracketed(S("[] x\n"), w, sizeof(w)), -1, "empty choice");
 	cr_expect_eq(pp_bracketed(S("[a b]\n"), w, sizeof(w)), -1, "two words");
 	cr_expect_eq(pp_bracketed(S("[aaaaaaaaaaaaaaaaaaaa]"), w, sizeof(w)), -1, "too long");
+	cr_assert_eq(pp_bracketed(S("always [defer+madvise] never\n"), w, sizeof(w)), 0);
+	cr_expect_str_eq(w, "defer+madvise");
+}
+
+/* Bytes a choice word cannot hold: a NUL (which would cut the word short),
+ * control bytes, DEL and non-ASCII. */
+Test(syscheck_parse, bracket_refuses_bytes_of_no_choice)
+{
+	char w[16];
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+
+	cr_expect_eq(pp_bracketed(S("[\0]"), w, sizeof(w)), -1, "a NUL alone");
+	cr_expect_eq(pp_bracketed(S("[mad\0vise]"), w, sizeof(w)), -1, "a NUL inside");
+	cr_expect_eq(pp_bracketed(S("[mad\x01vise]"), w, sizeof(w)), -1, "a control byte");
+	cr_expect_eq(pp_bracketed(S("[madvise\x7f]"), w, sizeof(w)), -1, "DEL");
+	cr_expect_eq(pp_bracketed(S("[m\xc3\xa4" "dvise]"), w, sizeof(w)), -1, "non-ASCII");
+	/* fuzz_proc's crash input (issue 28), also its seed */
+	cr_assert_eq(file_read("tests/fuzz/seeds/fuzz_proc/bracketed-nul", 64, &sb, &e), 0, "%s",
+		     e.msg);
+	cr_assert_eq(sb.len, 7);
+	cr_expect_eq(pp_bracketed(sb.buf, sb.len, w, sizeof(w)), -1);
+	sb_release(&sb);
 	cr_assert_eq(
 	    pp_cmdline_param(S("ro isolcpus=1 quiet isolcpus=2-3\n"), "isolcpus", w, sizeof(w)), 0);
 	cr_expect_str_eq(w, "2-3", "the last one wins, as in the kernel");

@@ -3,8 +3,10 @@
 # characters and invalid UTF-8 in revisions and modules (nothing runs,
 # nothing is written); a quality metric judged the wrong way round stops
 # at the first run; commands with shell escapes run, a Windows path does
-# not; a stage time longer than the end-to-end time fails its run; control
-# characters never reach the terminal in CSV or in messages.
+# not; a stage time longer than the end-to-end time fails its run, and so
+# does a rate its own stage times contradict (the verifier derives that
+# finding again); control characters never reach the terminal in CSV or in
+# messages.
 set -u
 . "$FIX/experiment/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
@@ -80,7 +82,22 @@ fails direction 'sh lower.sh' 'sh lower.sh' '^  baseline warm-up 1 reports quali
 [ "$(ls out/attestations | wc -l)" = 1 ] || fail "quality direction: more than the first run ran"
 # stage times that contradict the end-to-end time fail the run
 metrics stages.sh '{"tokens_per_second": 100, "end_to_end_milliseconds": 80, "decode_milliseconds": 800, '"$q"': 1, "higher_is_better": true}}'
-fails stages 'sh stages.sh' 'sh stages.sh' 'WORKLOAD_METRICS_INVALID: metrics line: decode_milliseconds 800 is longer than end_to_end_milliseconds 80: the stage times contradict each other'
+fails stages 'sh stages.sh' 'sh stages.sh' 'WORKLOAD_STAGES_EXCEED_END_TO_END: decode_milliseconds 800 is longer than end_to_end_milliseconds 80: the stage times contradict each other'
+# a rate its own decode time cannot give (a timer-unit bug) fails the run,
+# and the verifier derives the finding again: sealing the attestation anew
+# without it does not remove it
+fails rate 'TPS=100 REPORT_TPS=100000 ./bench.sh' 'TPS=100 ./bench.sh' '^  baseline warm-up 1 failed: WORKLOAD_RATE_DISAGREES_WITH_STAGES: tokens_per_second 100000 but 8 decode tokens in decode_milliseconds 80 are 100 tok/s: the rate is more than 10% above what its own decode time allows; see out/logs/baseline-warmup-1.stdout and .stderr, and out/attestations/baseline-warmup-1.json$'
+a=out/attestations/baseline-warmup-1.json
+"$FAK" bench system-baseline --verify "$a" --log out/logs/baseline-warmup-1.stdout >v.txt 2>&1 ||
+	{ cat v.txt; fail "rate: --verify"; }
+[ "$(jq -r '.verdict + " " + .findings[0].code' "$a")" = 'invalid WORKLOAD_RATE_DISAGREES_WITH_STAGES' ] ||
+	fail "rate: the sealed verdict"
+jq '.findings = [] | .verdict = "clean"' "$a" >edited.json
+d=$("$FAK" bench system-baseline --verify edited.json 2>&1 | sed -n 's/.*computed "\(sha256:[0-9a-f]*\)".*/\1/p')
+jq --arg d "$d" '.findings = [] | .verdict = "clean" | .digest = $d' "$a" >resealed.json
+if "$FAK" bench system-baseline --verify resealed.json >v.txt 2>&1; then fail "rate: a resealed clean verdict passed"; fi
+grep -q "^fak bench system-baseline: verify 'resealed.json': verdict \"clean\" differs from the policy-derived verdict \"invalid\"$" v.txt ||
+	{ cat v.txt; fail "rate: resealed: message"; }
 # a baseline arm whose quality fails is named as such
 metrics q0.sh '{"tokens_per_second": 100, "end_to_end_milliseconds": 80, '"$q"': 0, "higher_is_better": true}}'
 fails 'baseline quality' 'sh q0.sh' 'TPS=120 ./bench.sh' '^  gate: the baseline arm failed quality (without --last-accepted it is the gate'"'"'s last accepted receipt)$'
