@@ -1,6 +1,7 @@
 /* Every attempt counts: the experiment's lines in the attempt ledger and
  * its attempt.json. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/file.h"
@@ -61,21 +62,16 @@ static const char *gate_of(const struct xp_result *res, bool failed)
 
 static json_t *record_json(const struct xp *x, const struct xp_attempt *a, const char *ledger)
 {
-	json_t *o = jobj();
 	char *shown = ledger_scrub_dir(ledger);
+	struct ledger_record r = {
+		.experiment_id = a->experiment_id, .lever_id = x->lever->id,
+		.envelope_id = x->env->id, .envelope_digest = a->envelope_digest, .ledger = shown,
+		.attempt = (int64_t)a->k, .attempts = (int64_t)a->n, .started_seq = a->started_seq,
+		.started_digest = a->started, .ended_seq = a->ended_seq,
+		.ended_digest = a->ended_digest,
+	};
+	json_t *o = ledger_record_json(&r);
 
-	jset_str(o, "schema", XP_ATTEMPT_SCHEMA);
-	jset_str(o, "experiment_id", a->experiment_id);
-	jset_str(o, "lever_id", x->lever->id);
-	jset_str(o, "envelope_id", x->env->id);
-	jset_str(o, "envelope_digest", a->envelope_digest);
-	jset_str(o, "ledger", shown);
-	jset_int(o, "attempt", (long long)a->k);
-	jset_int(o, "attempts", (long long)a->n);
-	jset_int(o, "started_seq", a->started_seq);
-	jset_str(o, "started_digest", a->started);
-	jset_int(o, "ended_seq", a->ended_seq);
-	jset_str(o, "ended_digest", a->ended_digest);
 	free(shown);
 	return o;
 }
@@ -107,7 +103,7 @@ int xp_attempt_end(struct xp *x, struct xp_result *res, struct err *e)
 	doc = record_json(x, a, x->o->ledger);
 	json_write_pretty(&sb, doc);
 	json_decref(doc);
-	path = xasprintf("%s/" XP_ATTEMPT_FILE, x->o->out_dir);
+	path = xasprintf("%s/" LEDGER_RECORD_FILE, x->o->out_dir);
 	rc = file_write_atomic(path, sb.buf, sb.len, 0644, e);
 	free(path);
 	sb_release(&sb);

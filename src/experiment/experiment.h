@@ -104,7 +104,7 @@ enum xp_status {
 extern const char *const xp_file_names[XP_NR_FILES];
 
 /* The experiment's attempt as the ledger recorded it (and attempt.json in
- * its folder says). */
+ * its folder says: receipt/ledger.h, struct ledger_record). */
 struct xp_attempt {
 	bool recorded;			/* a started line was appended */
 	bool ended;			/* and its ended line */
@@ -114,9 +114,6 @@ struct xp_attempt {
 	long long started_seq, ended_seq;
 	char started[JSON_DIGEST_LEN + 1], ended_digest[JSON_DIGEST_LEN + 1];
 };
-
-#define XP_ATTEMPT_SCHEMA "fak-attempt-record/v1"
-#define XP_ATTEMPT_FILE "attempt.json"
 
 struct xp_result {
 	enum xp_status status;

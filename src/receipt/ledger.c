@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/dates.h"
+#include "base/jfields.h"
 #include "base/digest.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -487,4 +488,69 @@ size_t ledger_attempt_number(const struct ledger *l, const char *experiment_id)
 const char *ledger_head(const struct ledger *l)
 {
 	return l->nr ? l->lines[l->nr - 1].digest : LEDGER_ZERO;
+}
+
+/* ---- attempt.json ------------------------------------------------------ */
+
+#define REC(kind, m) JF(kind, struct ledger_record, m, JF_REQ)
+static const struct jfield record_fields[] = {
+	REC(JF_STR, schema),
+	REC(JF_STR, experiment_id),
+	REC(JF_STR, lever_id),
+	REC(JF_STR, envelope_id),
+	REC(JF_STR, envelope_digest),
+	REC(JF_STR, ledger),
+	REC(JF_COUNT, attempt),
+	REC(JF_COUNT, attempts),
+	REC(JF_COUNT, started_seq),
+	REC(JF_STR, started_digest),
+	REC(JF_COUNT, ended_seq),
+	REC(JF_STR, ended_digest),
+	JF_END,
+};
+#undef REC
+
+json_t *ledger_record_json(const struct ledger_record *r)
+{
+	struct ledger_record c = *r;
+
+	c.schema = LEDGER_RECORD_SCHEMA;
+	return jf_to_json(record_fields, &c);
+}
+
+int ledger_record_parse(const char *buf, size_t len, const char *what, struct ledger_record *r,
+			struct err *e)
+{
+	memset(r, 0, sizeof(*r));
+	if (len > LEDGER_LINE_MAX * 4)
+		return err_set(e, "%s: larger than %d bytes", what, LEDGER_LINE_MAX * 4);
+	if (!(r->doc = json_parse_strict(buf, len, what, e)))
+		return -1;
+	if (jf_decode(record_fields, r->doc, NULL, r, e) < 0) {
+		err_prefix(e, "%s", what);
+		goto fail;
+	}
+	if (strcmp(r->schema, LEDGER_RECORD_SCHEMA))
+		err_set(e, "%s: schema: must be \"" LEDGER_RECORD_SCHEMA "\"", what);
+	else if (!digest_is_hexn(r->experiment_id, 32))
+		err_set(e, "%s: experiment_id: must be 32 lowercase hex digits", what);
+	else if (!is_digest(r->envelope_digest) || !is_digest(r->started_digest) ||
+		 !is_digest(r->ended_digest))
+		err_set(e, "%s: envelope_digest, started_digest and ended_digest must each be "
+			   "\"sha256:\" and 64 lowercase hex digits", what);
+	else if (r->attempt < 1 || r->attempts < r->attempt || r->started_seq < 1 ||
+		 r->ended_seq <= r->started_seq)
+		err_set(e, "%s: must hold 1 <= attempt <= attempts and 1 <= started_seq < "
+			   "ended_seq", what);
+	else
+		return 0;
+fail:
+	ledger_record_release(r);
+	return -1;
+}
+
+void ledger_record_release(struct ledger_record *r)
+{
+	json_decref(r->doc);
+	memset(r, 0, sizeof(*r));
 }

@@ -31,6 +31,7 @@
  * that. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -101,6 +102,29 @@ int ledger_append(const char *path, const struct ledger_entry *in, long long *se
  * slashes when it is relative and has no ".." component, else its last
  * component. */
 char *ledger_scrub_dir(const char *dir);
+
+/* attempt.json, what an experiment folder says of its attempt
+ * (fak-attempt-record/v1): the members in this order, strings borrowed
+ * (from doc after ledger_record_parse). */
+#define LEDGER_RECORD_SCHEMA "fak-attempt-record/v1"
+#define LEDGER_RECORD_FILE "attempt.json"
+struct ledger_record {
+	json_t *doc;		/* ledger_record_parse: owned */
+	const char *schema, *experiment_id, *lever_id, *envelope_id, *envelope_digest;
+	const char *ledger;	/* the ledger's path, scrubbed like out_dir */
+	int64_t attempt, attempts;	/* k of n, n as known when it ended */
+	int64_t started_seq;
+	const char *started_digest;
+	int64_t ended_seq;
+	const char *ended_digest;
+};
+/* The document (new reference); schema is set here. */
+json_t *ledger_record_json(const struct ledger_record *r);
+/* Strict: exactly the members above, ids and digests well formed,
+ * 1 <= attempt <= attempts, 1 <= started_seq < ended_seq. */
+int ledger_record_parse(const char *buf, size_t len, const char *what, struct ledger_record *r,
+			struct err *e);
+void ledger_record_release(struct ledger_record *r);
 
 /* The line of experiment id with event ev, or NULL. */
 const struct ledger_line *ledger_find(const struct ledger *l, const char *experiment_id,

@@ -322,6 +322,57 @@ Test(ledger, the_committed_fixture_verifies)
 	cr_expect(strstr(e.msg, "line 1 has no newline"), "%s", e.msg);
 }
 
+/* attempt.json with one text replaced: 0 or the error */
+static int record_with(const char *from, const char *to, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT, ed = STRBUF_INIT;
+	struct ledger_record r;
+	const char *at;
+	int rc;
+
+	cr_assert_eq(file_read("tests/fixtures/ledger/attempt.json", 1 << 16, &sb, e), 0);
+	at = strstr(sb.buf, from);
+	cr_assert(at, "%s not in the fixture", from);
+	sb_add(&ed, sb.buf, (size_t)(at - sb.buf));
+	sb_adds(&ed, to);
+	sb_adds(&ed, at + strlen(from));
+	rc = ledger_record_parse(ed.buf, ed.len, "attempt.json", &r, e);
+	if (rc == 0)
+		ledger_record_release(&r);
+	sb_release(&sb);
+	sb_release(&ed);
+	return rc;
+}
+
+Test(ledger_record, attempt_json_is_strict)
+{
+	static const char *const cases[][3] = {
+		{ "\"attempt\": 1,", "\"attempt\": 1,", NULL },
+		{ "record/v1", "record/v2",
+		  "attempt.json: schema: must be \"fak-attempt-record/v1\"" },
+		{ "\"229f", "\"229F",
+		  "attempt.json: experiment_id: must be 32 lowercase hex digits" },
+		{ "\"attempt\": 1,", "\"attempt\": 2,", "attempt.json: must hold 1 <= attempt <= "
+		  "attempts and 1 <= started_seq < ended_seq" },
+		{ "\"ended_seq\": 2", "\"ended_seq\": 1", "must hold 1 <= attempt" },
+		{ "\"ledger\": ", "\"x\": 1, \"ledger\": ", "attempt.json: x: unknown field" },
+		{ "sha256:3c83", "sha256:3C83", "started_digest and ended_digest must each be" },
+		{ "\"attempt\": 1,", "\"attempt\": -1,", "attempt: must be non-negative" },
+	};
+	struct err e;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = record_with(cases[i][0], cases[i][1], &e);
+
+		if (!cases[i][2]) {
+			cr_expect_eq(rc, 0, "%s", e.msg);
+			continue;
+		}
+		cr_expect_eq(rc, -1, "case %zu accepted", i);
+		cr_expect(strstr(e.msg, cases[i][2]), "case %zu: %s", i, e.msg);
+	}
+}
+
 Test(graph_envelope, digest_matches_independent_jcs_and_follows_every_field)
 {
 	struct graph g;

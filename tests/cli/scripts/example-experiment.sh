@@ -20,7 +20,7 @@ WITNESS_ROOT=$PWD/wit BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decod
 grep -q '^lever      cpu.q8-row-blocked-sse2-matvec$' out.txt || { cat out.txt; fail "not the next lever"; }
 grep -q '^metrics    sealed: every repetition (6) equals its attestation' out.txt || fail "not every repetition sealed"
 grep -q '^order      interleaved$' out.txt || fail "order"
-grep -q '^attempt    1 of 1 of lever cpu.q8-row-blocked-sse2-matvec in this envelope (ledger .*/wit/attempts.jsonl)$' out.txt ||
+grep -q "^attempt    1 of 1 of lever cpu.q8-row-blocked-sse2-matvec in this envelope (ledger" out.txt ||
 	{ cat out.txt; fail "the attempt line"; }
 
 "$FAK" native-performance --graph "$graph" --compare run/baseline.json --candidate run/candidate.json --json \
