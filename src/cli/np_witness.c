@@ -165,6 +165,13 @@ int np_promote(const struct np_ctx *c)
 		cli_errorf(NP_CMD, "promote: %s", e.msg);
 	sb_addf(&sb, "promoted %s in %s: %s\n", p.lever_id, p.envelope_id, p.summary);
 	sb_addf(&sb, "  witness  %s/%s/ (manifest %s)\n", paths.root, p.rel, p.manifest_digest);
+	if (p.attempt.recorded)
+		sb_addf(&sb, "  attempt  %lld of %lld of %s in this envelope (ledger %s, line %lld "
+			"of %lld)\n", p.attempt.k, p.attempt.n, p.lever_id, p.ledger,
+			p.attempt.started_seq, p.attempt.head_seq);
+	else
+		sb_adds(&sb, "  attempt  not recorded: a manual loop (no experiment, no ledger "
+			     "line)\n");
 	sb_addf(&sb, "  graph    %s: %s enabled, present, witnessed", paths.graph, p.lever_id);
 	for (size_t i = 0; i < p.nr_disabled; i++)
 		sb_addf(&sb, "%s%s", i ? ", " : "; conflicting lever turned off: ", p.disabled[i]);

@@ -16,6 +16,7 @@
 #include "sampler/attest.h"
 #include "receipt/gate.h"
 #include "witness/internal.h"
+#include "receipt/ledger.h"
 #include "witness/witness.h"
 
 #define FILE_CAP ((size_t)64 << 20)
@@ -182,10 +183,49 @@ out:
 		sb_release(&sb[i]);
 }
 
+/* The ledger of the witness root as verify found it. */
+struct chain {
+	struct ledger l;
+	bool ok;		/* loaded and verified (maybe missing) */
+};
+
+/* Line seq of the ledger is the one with digest the witness names (what:
+ * which of its lines). */
+static void check_line(const char *rel, const struct chain *c, long long seq, const char *digest,
+		       const char *what, struct findings *out)
+{
+	if (seq < 1 || (size_t)seq > c->l.nr)
+		findings_addf(out, "%s: names line %lld of " LEDGER_FILE " (%s), which ends at "
+				   "line %zu: lines were cut off its end; restore it from version "
+				   "control", rel, seq, what, c->l.nr);
+	else if (strcmp(c->l.lines[seq - 1].digest, digest))
+		findings_addf(out, "%s: line %lld of " LEDGER_FILE " is not the line it names (%s, "
+				   "%s): the ledger was rewritten; restore it from version control",
+			      rel, seq, what, digest);
+}
+
+/* The attempt a witness records is in the ledger: its started and ended
+ * lines and the head the ledger had at promotion. */
+static void check_attempt(const char *rel, const struct witness_attempt *a,
+			  const struct chain *c, struct findings *out)
+{
+	if (!a->recorded || !c->ok)
+		return;
+	if (c->l.missing) {
+		findings_addf(out, "%s: records attempt %s in " LEDGER_FILE ", which does not "
+				   "exist: the attempt ledger was deleted; restore it from version "
+				   "control", rel, a->experiment_id);
+		return;
+	}
+	check_line(rel, c, a->started_seq, a->started, "the attempt's start", out);
+	check_line(rel, c, a->ended_seq, a->ended, "the attempt's end", out);
+	check_line(rel, c, a->head_seq, a->head, "the ledger's last line at promotion", out);
+}
+
 /* One folder: its manifest names it, lists exactly its files, each with its
  * size and digest, and the evidence in it verifies and recomputes. */
-static bool verify_folder(const char *root, const char *rel, const struct graph *g, char **claim,
-			  struct findings *out)
+static bool verify_folder(const char *root, const char *rel, const struct graph *g,
+			  const struct chain *chain, char **claim, struct findings *out)
 {
 	char *dir = xasprintf("%s/%s", root, rel), *mpath = xasprintf("%s/MANIFEST.json", dir);
 	struct strbuf mb = STRBUF_INIT;
@@ -206,6 +246,7 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 		findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the "
 				   "manifest was changed or the folder moved", rel, hex, want);
 	free(want);
+	check_attempt(rel, &m.attempt, chain, out);
 	list_files(dir, "", &actual);
 	for (size_t i = 0; i < m.nr_files; i++) {
 		const struct witness_entry *f = &m.files[i];
@@ -265,7 +306,7 @@ static void walk(const char *root, const char *rel, int depth, struct refs *out,
 		char *r, *p;
 		struct stat st;
 
-		if (nm[0] == '.') {
+		if (nm[0] == '.' || (depth == 0 && !strcmp(nm, LEDGER_FILE))) {
 			free(names[i]);
 			continue;
 		}
@@ -362,6 +403,7 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 		    struct witness_summary *sum, struct findings *out)
 {
 	struct refs dirs = { 0 };
+	struct chain chain = { 0 };
 	struct folder *f;
 	struct stat st;
 
@@ -374,11 +416,20 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 	} else if (errno != ENOENT) {
 		findings_addf(out, "witness root '%s': %s", root, strerror(errno));
 	}
+	{
+		char *lp = xasprintf("%s/" LEDGER_FILE, root);
+		struct err e;
+
+		chain.ok = ledger_load(lp, &chain.l, &e) == 0;
+		if (!chain.ok)
+			findings_addf(out, "%s", e.msg);
+		free(lp);
+	}
 	f = xcalloc(dirs.n + 1, sizeof(*f));
 	for (size_t i = 0; i < dirs.n; i++) {
 		f[i].rel = dirs.v[i];
 		sum->folders++;
-		if (verify_folder(root, f[i].rel, g, &f[i].claim, out) && f[i].claim)
+		if (verify_folder(root, f[i].rel, g, &chain, &f[i].claim, out) && f[i].claim)
 			sum->verified++;
 		else {
 			free(f[i].claim);
@@ -468,5 +519,6 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 	}
 	free(f);
 	free(dirs.v);
+	ledger_release(&chain.l);
 	findings_sort(out);
 }

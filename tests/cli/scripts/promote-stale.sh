@@ -15,7 +15,7 @@ run() {	# run DIR LEVER BASELINE CANDIDATE: an A/B of LEVER
 	"$FAK" bench experiment "$2" --graph graph.json --artifact model.bin --revision r1 \
 		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
 		--baseline-duration 20ms --interval 10ms --baseline "$3" --candidate "$4" \
-		--out-dir "$1" >"$1.txt" 2>e.txt || { cat e.txt; fail "run $1"; }
+		--out-dir "$1" --witness-root wit >"$1.txt" 2>e.txt || { cat e.txt; fail "run $1"; }
 }
 
 # the receipts and every sealed run record the envelope state
