@@ -104,7 +104,7 @@ int xp_attempt_end(struct xp *x, struct xp_result *res, struct err *e)
 	json_write_pretty(&sb, doc);
 	json_decref(doc);
 	path = xasprintf("%s/" LEDGER_RECORD_FILE, x->o->out_dir);
-	rc = file_write_atomic(path, sb.buf, sb.len, 0644, e);
+	rc = file_write_atomic(path, sb.buf, sb.len, 0600, e);
 	free(path);
 	sb_release(&sb);
 	return rc;
