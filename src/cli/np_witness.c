@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/np.h"
 #include "index/index.h"
+#include "receipt/ledger.h"
 #include "witness/witness.h"
 
 /* The files a promotion reads and writes: each flag, else the checkout's. */
@@ -119,6 +120,18 @@ static void on_stop(void (*fn)(int))
 	signal(SIGHUP, fn);
 }
 
+/* Which attempt the promotion is, for its output and its dry run. */
+static void attempt_line(const struct promotion *p, struct strbuf *sb)
+{
+	if (p->attempt.recorded)
+		sb_addf(sb, "  attempt  %lld of %lld of %s in this envelope (ledger %s, line %lld "
+			"of %lld)\n", p->attempt.k, p->attempt.n, p->lever_id, p->ledger,
+			p->attempt.started_seq, p->attempt.head_seq);
+	else
+		sb_adds(sb, "  attempt  not recorded: a manual loop (no experiment, no ledger "
+			    "line)\n");
+}
+
 int np_promote(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
@@ -144,6 +157,7 @@ int np_promote(const struct np_ctx *c)
 	}
 	if (o->dry_run) {
 		sb_addf(&sb, "dry run: nothing written. %s would be promoted with:\n", p.lever_id);
+		attempt_line(&p, &sb);
 		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len,
 			     paths.graph, &sb);
 		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len,
@@ -165,13 +179,7 @@ int np_promote(const struct np_ctx *c)
 		cli_errorf(NP_CMD, "promote: %s", e.msg);
 	sb_addf(&sb, "promoted %s in %s: %s\n", p.lever_id, p.envelope_id, p.summary);
 	sb_addf(&sb, "  witness  %s/%s/ (manifest %s)\n", paths.root, p.rel, p.manifest_digest);
-	if (p.attempt.recorded)
-		sb_addf(&sb, "  attempt  %lld of %lld of %s in this envelope (ledger %s, line %lld "
-			"of %lld)\n", p.attempt.k, p.attempt.n, p.lever_id, p.ledger,
-			p.attempt.started_seq, p.attempt.head_seq);
-	else
-		sb_adds(&sb, "  attempt  not recorded: a manual loop (no experiment, no ledger "
-			     "line)\n");
+	attempt_line(&p, &sb);
 	sb_addf(&sb, "  graph    %s: %s enabled, present, witnessed", paths.graph, p.lever_id);
 	for (size_t i = 0; i < p.nr_disabled; i++)
 		sb_addf(&sb, "%s%s", i ? ", " : "; conflicting lever turned off: ", p.disabled[i]);
@@ -224,6 +232,13 @@ int np_verify_witnesses(const struct np_ctx *c)
 		       sum.verified, sum.verified == 1 ? "" : "s",
 		       o->witness_root ? o->witness_root : CHECKOUT_WITNESSES, sum.external,
 		       sum.external == 1 ? "" : "es");
+		if (sum.has_ledger)
+			printf("VERIFIED the attempt ledger " LEDGER_FILE ": %zu line%s, one hash "
+			       "chain, every attempt a witness names in it\n", sum.ledger_lines,
+			       sum.ledger_lines == 1 ? "" : "s");
+		else
+			printf("no attempt ledger (" LEDGER_FILE ") yet: no experiment was "
+			       "recorded in this witness root\n");
 		rc = EXIT_OK;
 	}
 	findings_release(&f);

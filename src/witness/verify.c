@@ -423,6 +423,8 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 		chain.ok = ledger_load(lp, &chain.l, &e) == 0;
 		if (!chain.ok)
 			findings_addf(out, "%s", e.msg);
+		sum->has_ledger = chain.ok && !chain.l.missing;
+		sum->ledger_lines = chain.l.nr;
 		free(lp);
 	}
 	f = xcalloc(dirs.n + 1, sizeof(*f));

@@ -102,6 +102,8 @@ int witness_recover(const char *dir, const char **what, struct err *e);
 /* What --verify-witnesses found. */
 struct witness_summary {
 	size_t folders, verified, external;
+	bool has_ledger;	/* the root has an attempt ledger (its chain verified) */
+	size_t ledger_lines;
 };
 
 /* Re-verifies every witness folder under root (manifest, digests,

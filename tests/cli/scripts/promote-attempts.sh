@@ -46,6 +46,28 @@ xp_witnesses=other xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./ben
 	--out-dir elsewhere >/dev/null 2>&1 || fail "elsewhere run"
 id=$(jq -r .experiment_id elsewhere/attempt.json)
 refused elsewhere "^  attempt $id is not in the ledger 'wit/attempts.jsonl': the experiment was recorded in another witness root"
+# attempt.json that is not the ledger's: another started digest, another experiment
+cp -r r3 other-digest
+jq --arg d "$(sed -n 1p wit/attempts.jsonl | jq -r .digest)" '.started_digest = $d' r3/attempt.json \
+	>other-digest/attempt.json
+refused other-digest "^  attempt.json: its started line is sha256:[0-9a-f]*, the ledger's line 5 for experiment [0-9a-f]* is sha256:[0-9a-f]*$"
+cp -r r3 other-id
+cp r1/attempt.json other-id/attempt.json
+refused other-id "^  attempt.json: names experiment $(jq -r .experiment_id r1/attempt.json), the receipts $(jq -r .experiment_id r3/attempt.json)$"
+# an attempt whose end the ledger does not hold: the chain up to its start only
+mkdir -p cut && sed -n 1,5p wit/attempts.jsonl >cut/attempts.jsonl
+before=$(state)
+"$FAK" native-performance --graph graph.json --index index.json --witness-root cut --promote r3 >out.txt 2>err.txt &&
+	fail "an attempt without its end was promoted"
+grep -q "^  the ledger 'cut/attempts.jsonl' records no end of attempt $(jq -r .experiment_id r3/attempt.json) (it did not finish); run the experiment again$" err.txt ||
+	{ cat err.txt; fail "no end: the finding"; }
+[ "$(state)" = "$before" ] || fail "no end: something changed"
+rm -rf cut
+# the envelope changed since the attempt (whatever else it breaks)
+cp graph.json graph.keep
+jq '.envelopes[0].comparability_rule += " (changed)"' graph.keep >graph.json
+refused r3 "^  envelope \"test-cpu-p4-t8\" is sha256:[0-9a-f]* in 'graph.json', sha256:[0-9a-f]* when attempt [0-9a-f]* ran: the envelope changed since; run the experiment again$"
+mv graph.keep graph.json
 
 # a ledger that is not a regular file: refused before the first run, nothing runs
 mkdir bad
@@ -71,6 +93,8 @@ jq -e '.levers[] | select(.id == "cpu.fast") | .witnessed.provenance | contains(
 	graph.json >/dev/null || fail "the provenance"
 jq -e '.results[-1].status | endswith("; attempt 2 of 4.")' index.json >/dev/null || fail "the index row"
 verify >v.txt || { cat v.txt; fail "verify"; }
+grep -qx 'VERIFIED the attempt ledger attempts.jsonl: 8 lines, one hash chain, every attempt a witness names in it' \
+	v.txt || { cat v.txt; fail "verify: the ledger line"; }
 
 # what --verify-witnesses detects
 cp wit/attempts.jsonl keep.jsonl
