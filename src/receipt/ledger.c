@@ -181,7 +181,7 @@ int ledger_parse(const char *buf, size_t len, const char *what, struct ledger *l
 		}
 		l->lines = xrealloc(l->lines, xmul(l->nr + 1, sizeof(*l->lines)));
 		l->lines[l->nr++] = ln;
-		prev = ln.digest;
+		prev = ln.digest ? ln.digest : LEDGER_ZERO;	/* set: decode_line requires it */
 		pos += ll + 1;
 	}
 	return 0;

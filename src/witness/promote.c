@@ -645,7 +645,6 @@ static int load_attempt(struct plan *pl, struct promotion *p, struct findings *u
 			struct err *e)
 {
 	struct findings *out = &pl->attempt_refusals;
-
 	struct witness_attempt *a = &pl->attempt;
 	const struct ledger_line *st, *en;
 	const struct envelope *env;
