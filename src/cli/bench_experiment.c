@@ -420,6 +420,17 @@ static void host_policy_apply(const struct graph *g, const char *lever_id,
 		p->maximum_psi_stall_percent = c->host_policy.maximum_psi_stall_percent;
 }
 
+/* An attempt that ended without receipts still counts: say so. */
+static void attempt_counted(const struct xp_result *res, const char *lever, const char *ledger,
+			    const char *how)
+{
+	const struct xp_attempt *a = &res->attempt;
+
+	if (a->ended)
+		cli_errorf(CMD, "attempt %zu of %zu of lever %s in this envelope, recorded as %s "
+			   "(ledger %s)", a->k, a->n, lever, how, ledger);
+}
+
 /* LEVER comes first (or last, after the options). */
 static int parse(int argc, char **argv, struct ex_opts *eo, const char **lever)
 {
@@ -529,10 +540,12 @@ int bench_experiment(int argc, char **argv)
 		break;
 	case XP_RUN_FAILED:
 		rc = cli_findings(CMD, "no receipt written", &f);
+		attempt_counted(&res, o.lever_id, ledger, "failed");
 		break;
 	case XP_INTERRUPTED:
 		cli_errorf(CMD, "interrupted by %s; no receipt written (the finished runs' "
 			   "evidence is in %s)", strsignal(res.signal), eo.out_dir);
+		attempt_counted(&res, o.lever_id, ledger, "interrupted");
 		rc = 128 + res.signal;
 		break;
 	case XP_DONE:

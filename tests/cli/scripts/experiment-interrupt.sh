@@ -40,6 +40,8 @@ for sig in INT TERM; do
 	tail -1 wit/attempts.jsonl | jq -e '.event == "ended" and .verdict == "interrupted"
 		and .gate == "none"' >/dev/null || { tail -1 wit/attempts.jsonl; fail "SIG$sig: the ended line"; }
 	jq -e '.ended_seq == .started_seq + 1' run/attempt.json >/dev/null || fail "SIG$sig: attempt.json"
+	grep -q "^fak bench experiment: attempt [12] of [12] of lever cpu.fast in this envelope, recorded as interrupted (ledger wit/attempts.jsonl)$" \
+		err.txt || { cat err.txt; fail "SIG$sig: the attempt message"; }
 done
 [ "$(jq -s 'map(select(.event == "started")) | length' wit/attempts.jsonl)" = 2 ] ||
 	fail "both interrupted attempts count"
