@@ -146,7 +146,8 @@ example-build: $(EXAMPLE_BIN)
 # The whole loop on the example: the next lever's interleaved A/B, sealed
 # receipts, comparison and gate, in a new folder each time.
 example: $(BUILD)/fak example-build
-	BUILD=$(BUILD) FAK=$(BUILD)/fak examples/cpu-decode/experiment.sh \
+	BUILD=$(BUILD) FAK=$(BUILD)/fak WITNESS_ROOT=$(BUILD)/example/witnesses \
+	  examples/cpu-decode/experiment.sh \
 	  $(BUILD)/example/experiment-$$(date -u +%Y%m%dT%H%M%SZ)
 
 # The llama.cpp example (examples/llama-cpp/README.md): the real engine, built from
@@ -157,7 +158,8 @@ LLAMA_DIR ?= build/llama-cpp
 example-llama-build:
 	LLAMA_DIR=$(LLAMA_DIR) examples/llama-cpp/build.sh
 example-llama: $(BUILD)/fak example-llama-build
-	LLAMA_DIR=$(LLAMA_DIR) FAK=$(BUILD)/fak examples/llama-cpp/experiment.sh \
+	LLAMA_DIR=$(LLAMA_DIR) FAK=$(BUILD)/fak WITNESS_ROOT=$(BUILD)/example-llama/witnesses \
+	  examples/llama-cpp/experiment.sh \
 	  $(BUILD)/example-llama/experiment-$$(date -u +%Y%m%dT%H%M%SZ)
 # What `make check` runs of it: the build, one real A/B, compare, gate, a promotion
 # into copies and --verify-witnesses (tests/example-llama.sh).

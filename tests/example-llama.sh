@@ -39,7 +39,7 @@ np() { "$FAK" native-performance --graph graph.json "$@"; }
 
 try=1
 while :; do
-	if GRAPH=$PWD/graph.json FAK=$FAK "$root/examples/llama-cpp/experiment.sh" "$PWD/run$try" \
+	if GRAPH=$PWD/graph.json WITNESS_ROOT=$PWD/witnesses FAK=$FAK "$root/examples/llama-cpp/experiment.sh" "$PWD/run$try" \
 		--baseline-duration 200ms --machine-id-file "$PWD/machine-id" \
 		>xp.txt 2>&1; then
 		[ "$(jq -r .classification run$try/gate.json)" = pass ] && break

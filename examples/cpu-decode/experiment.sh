@@ -16,6 +16,8 @@ BUILD=${BUILD:-build}
 out=${1:?usage: experiment.sh OUT_DIR [LEVER] [options...]}
 shift
 graph=${GRAPH:-examples/cpu-decode/graph.json}
+# every attempt is recorded in the attempt ledger of this witness root
+witnesses=${WITNESS_ROOT:-$BUILD/example/witnesses}
 lever=$("$FAK" native-performance --graph "$graph" --next --json | jq -r '.lever.id // empty')
 case "${1:-}" in
 cpu.*) lever=$1; shift ;;
@@ -34,4 +36,4 @@ mod=$(sha256sum examples/cpu-decode/decode.c | cut -c1-12)
 exec "$FAK" bench experiment "$lever" --graph "$graph" \
 	--baseline "$base" --candidate "$cand" --out-dir "$out" \
 	--artifact "$BUILD/example/weights.bin" --profile-artifact "$BUILD/example/profile.json" \
-	--revision "$rev" --module "cpu-decode@$mod" "$@"
+	--revision "$rev" --module "cpu-decode@$mod" --witness-root "$witnesses" "$@"

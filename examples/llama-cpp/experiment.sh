@@ -64,7 +64,9 @@ t=$(echo "$env" | jq -r .decode_tokens)
 run="$bin/llama-bench -m \"\$FAK_ARTIFACT\" -p $p -n $t -r 3 -o jsonl"
 commit=$(git -C "$dir/src" rev-parse --short=7 HEAD)
 rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unversioned)
-exec "$FAK" bench experiment "$lever" --graph "$graph" \
+# every attempt is recorded in the attempt ledger of this witness root
+witnesses=${WITNESS_ROOT:-build/example-llama/witnesses}
+exec "$FAK" bench experiment "$lever" --graph "$graph" --witness-root "$witnesses" \
 	--baseline "$run $base" --candidate "$run $cand" --out-dir "$out" \
 	--metrics llama-bench \
 	--quality-command "examples/llama-cpp/quality.sh $bin '$base' '$cand'" \

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "experiment/experiment.h"
 #include "sampler/metrics.h"
 #include "receipt/gate.h"
+#include "receipt/ledger.h"
 #include "render/chart.h"
 #include "sampler/workload.h"
 
@@ -33,8 +35,8 @@ static const char usage[] =
 	" [--show-output]\n"
 	"           [--format text|json|md|csv | --json] [--baseline-duration DUR]"
 	" [--interval DUR]\n"
-	"           [--until-decisive [--max-repetitions N]] [--max-log-bytes SIZE]"
-	" [--timeout DUR] ...";
+	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
+	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
@@ -49,6 +51,10 @@ static const char about[] =
 	"/bin/sh -c; its environment has FAK_ARTIFACT (the absolute path of the --artifact\n"
 	"file: write -m \"$FAK_ARTIFACT\", since commands are public), FAK_ARM (baseline or\n"
 	"candidate) and FAK_RUN (the run's name, e.g. candidate-2).\n"
+	"Every attempt counts: with a witness root (--witness-root DIR, else the checkout's\n"
+	"docs/witnesses when no --graph is given) the experiment is recorded in its attempt\n"
+	"ledger DIR/attempts.jsonl before the first run and again when it ends, and the\n"
+	"out-dir gets attempt.json; only a recorded experiment can be promoted.\n"
 	"Exit 0 when the receipts were written, 1 when an input is missing or a run failed (its\n"
 	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
 
@@ -56,7 +62,7 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps;
+	const char *max_log, *max_reps, *witness_root;
 	bool until_decisive;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -153,7 +159,35 @@ static void show_output(void *ctx, const struct receipt_step *s, const char *out
 
 /* The summary on stdout in fmt: the comparison as --compare prints it, the
  * gate's verdict and what was written where; json is the summary document. */
-static int summary(const struct ex_opts *eo, enum render_format fmt, const struct xp_result *res)
+/* The attempt line of the summary (caller frees) and its JSON member. */
+static char *attempt_text(const struct xp_result *res, const char *lever, const char *ledger,
+			  json_t *doc)
+{
+	const struct xp_attempt *a = &res->attempt;
+	json_t *o = jobj();
+	char *t;
+
+	jset_bool(o, "recorded", a->recorded);
+	if (!a->recorded) {
+		t = xstrdup("not recorded: no witness root (--witness-root DIR); this experiment "
+			    "cannot be promoted");
+	} else {
+		t = xasprintf("%zu of %zu of lever %s in this envelope (ledger %s)", a->k, a->n,
+			      lever, ledger);
+		jset_str(o, "experiment_id", a->experiment_id);
+		jset_int(o, "attempt", (long long)a->k);
+		jset_int(o, "attempts", (long long)a->n);
+		jset_str(o, "ledger", ledger);
+		jset_int(o, "started_seq", a->started_seq);
+		jset_int(o, "ended_seq", a->ended_seq);
+	}
+	jset_str(o, "text", t);
+	jset_new(doc, "attempt", o);
+	return t;
+}
+
+static int summary(const struct ex_opts *eo, const char *ledger, enum render_format fmt,
+		   const struct xp_result *res)
 {
 	struct render_file files[XP_NR_FILES];
 	struct render_ab ab = { .comparison = res->comparison, .gate = res->gate, .files = files,
@@ -171,6 +205,8 @@ static int summary(const struct ex_opts *eo, enum render_format fmt, const struc
 	if (why[0])
 		jset_str(doc, "why", why);
 	ab.why = why;
+	ab.attempt = attempt_text(res, json_string_value(json_object_get(
+		res->receipts[1], "changed_lever_id")), ledger, doc);
 	for (size_t k = 0; k < XP_NR_FILES; k++)
 		files[k] = (struct render_file){ xp_file_names[k], res->sha256[k] };
 	if (receipt_decode(&r[0], res->receipts[0], NULL, &e) < 0)
@@ -186,6 +222,7 @@ static int summary(const struct ex_opts *eo, enum render_format fmt, const struc
 	report_ab_arms(&ab, &r[0], "baseline", &r[1]);
 	report_print_ab(fmt, &ab, render_experiment_text, doc);
 	report_ab_release(&ab);
+	free((char *)(uintptr_t)ab.attempt);
 	receipt_release(&r[0]);
 	receipt_release(&r[1]);
 	json_decref(doc);
@@ -390,6 +427,9 @@ static const struct opt opts[] = {
 	{ "max-log-bytes", "SIZE",
 	  "bound of each captured log (default 16M): beyond, head and tail",
 	  OPT_VALUE(EX(max_log)) },
+	{ "witness-root", "DIR",
+	  "record the attempt in DIR/attempts.jsonl (default: the checkout's docs/witnesses)",
+	  OPT_VALUE(EX(witness_root)) },
 	{ "json", NULL, "print the summary as JSON (the same as --format json)",
 	  OPT_FLAG(EX(json)) },
 	{ "format", "FORMAT", "the summary: text (default), json, md or csv",
@@ -419,6 +459,17 @@ static void host_policy_apply(const struct graph *g, const char *lever_id,
 		p->maximum_sampler_duty_percent = c->host_policy.maximum_sampler_duty_percent;
 	if (!sf->max_psi)
 		p->maximum_psi_stall_percent = c->host_policy.maximum_psi_stall_percent;
+}
+
+/* An attempt that ended without receipts still counts: say so. */
+static void attempt_counted(const struct xp_result *res, const char *lever, const char *ledger,
+			    const char *how)
+{
+	const struct xp_attempt *a = &res->attempt;
+
+	if (a->ended)
+		cli_errorf(CMD, "attempt %zu of %zu of lever %s in this envelope, recorded as %s "
+			   "(ledger %s)", a->k, a->n, lever, how, ledger);
 }
 
 /* LEVER comes first (or last, after the options). */
@@ -460,6 +511,7 @@ int bench_experiment(int argc, char **argv)
 	struct view view = { .tty = isatty(STDERR_FILENO) };
 	struct graph g;
 	struct err e;
+	char *root = NULL, *ledger = NULL;
 	int rc;
 
 	rc = parse(argc, argv, &eo, &o.lever_id);
@@ -487,6 +539,10 @@ int bench_experiment(int argc, char **argv)
 		rc = cli_findings(CMD, "invalid native performance graph", &f);
 		goto out_graph;
 	}
+	root = cli_witness_root(eo.witness_root, !eo.graph);
+	if (root)
+		ledger = xasprintf("%s/" LEDGER_FILE, root);
+	o.ledger = ledger;
 	host_policy_apply(&g, o.lever_id, &eo.sf, &o.sampler.policy);
 	o.g = &g;
 	o.cmd[0] = eo.baseline;
@@ -516,6 +572,7 @@ int bench_experiment(int argc, char **argv)
 	fflush(stdout);
 	if (xp_run(&o, &res, &f, &e) < 0) {
 		rc = cli_fail(CMD, &e);
+		xp_result_release(&res);
 		goto out_graph;
 	}
 	switch (res.status) {
@@ -524,20 +581,24 @@ int bench_experiment(int argc, char **argv)
 		break;
 	case XP_RUN_FAILED:
 		rc = cli_findings(CMD, "no receipt written", &f);
+		attempt_counted(&res, o.lever_id, ledger, "failed");
 		break;
 	case XP_INTERRUPTED:
 		cli_errorf(CMD, "interrupted by %s; no receipt written (the finished runs' "
 			   "evidence is in %s)", strsignal(res.signal), eo.out_dir);
+		attempt_counted(&res, o.lever_id, ledger, "interrupted");
 		rc = 128 + res.signal;
 		break;
 	case XP_DONE:
-		rc = summary(&eo, fmt, &res);
+		rc = summary(&eo, ledger, fmt, &res);
 		break;
 	}
 	xp_result_release(&res);
 out_graph:
 	findings_release(&f);
 	graph_release(&g);
+	free(ledger);
+	free(root);
 out_opts:
 	if (copies)
 		for (size_t i = 0; i < eo.modules.n; i++)

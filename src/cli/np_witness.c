@@ -15,44 +15,13 @@
 #include "cli/cli.h"
 #include "cli/np.h"
 #include "index/index.h"
+#include "receipt/ledger.h"
 #include "witness/witness.h"
-
-#define CHECKOUT_GRAPH "data/native-performance-graph.json"
-#define CHECKOUT_INDEX "data/performance-index.json"
-#define CHECKOUT_WITNESSES "docs/witnesses"
-
-/* The checkout fak runs in: the nearest folder, from the current one up,
- * that holds the committed graph and index. Caller frees; NULL outside. */
-static char *checkout_root(void)
-{
-	char dir[PATH_MAX];
-
-	if (!getcwd(dir, sizeof(dir)))
-		return NULL;
-	for (;;) {
-		char *g = xasprintf("%s/" CHECKOUT_GRAPH, dir),
-		     *i = xasprintf("%s/" CHECKOUT_INDEX, dir);
-		bool found = access(g, F_OK) == 0 && access(i, F_OK) == 0;
-
-		free(g);
-		free(i);
-		if (found)
-			return xstrdup(dir);
-		if (!strcmp(dir, "/"))
-			return NULL;
-		{
-			/* dirname works in place: its result may overlap dir */
-			const char *up = dirname(dir);
-
-			memmove(dir, up, strlen(up) + 1);
-		}
-	}
-}
 
 /* The files a promotion reads and writes: each flag, else the checkout's. */
 static int resolve(const struct np_opts *o, struct witness_paths *p, char **own, struct err *e)
 {
-	char *top = checkout_root();
+	char *top = cli_checkout_root();
 
 	own[0] = own[1] = own[2] = NULL;
 	if (o->graph && !strcmp(o->graph, "-")) {
@@ -64,8 +33,7 @@ static int resolve(const struct np_opts *o, struct witness_paths *p, char **own,
 		   : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;
 	p->index = o->index ? o->index
 		   : top ? (own[1] = xasprintf("%s/" CHECKOUT_INDEX, top)) : NULL;
-	p->root = o->witness_root ? o->witness_root
-		  : top ? (own[2] = xasprintf("%s/" CHECKOUT_WITNESSES, top)) : NULL;
+	p->root = own[2] = cli_witness_root(o->witness_root, true);
 	free(top);
 	if (!p->graph || !p->index || !p->root)
 		return err_set(e, "outside a checkout of fak, give --graph FILE, --index FILE and "
@@ -93,7 +61,7 @@ int cli_recover_promotion(const char *cmd, const char *graph)
 	if (graph) {
 		copy = xstrdup(graph);
 		dir = xstrdup(dirname(copy));
-	} else if ((top = checkout_root())) {
+	} else if ((top = cli_checkout_root())) {
 		dir = xasprintf("%s/data", top);
 	} else {
 		return 0;
@@ -152,6 +120,18 @@ static void on_stop(void (*fn)(int))
 	signal(SIGHUP, fn);
 }
 
+/* Which attempt the promotion is, for its output and its dry run. */
+static void attempt_line(const struct promotion *p, struct strbuf *sb)
+{
+	if (p->attempt.recorded)
+		sb_addf(sb, "  attempt  %lld of %lld of %s in this envelope (ledger %s, line %lld "
+			"of %lld)\n", p->attempt.k, p->attempt.n, p->lever_id, p->ledger,
+			p->attempt.started_seq, p->attempt.head_seq);
+	else
+		sb_adds(sb, "  attempt  not recorded: a manual loop (no experiment, no ledger "
+			    "line)\n");
+}
+
 int np_promote(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
@@ -177,6 +157,7 @@ int np_promote(const struct np_ctx *c)
 	}
 	if (o->dry_run) {
 		sb_addf(&sb, "dry run: nothing written. %s would be promoted with:\n", p.lever_id);
+		attempt_line(&p, &sb);
 		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len,
 			     paths.graph, &sb);
 		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len,
@@ -198,6 +179,7 @@ int np_promote(const struct np_ctx *c)
 		cli_errorf(NP_CMD, "promote: %s", e.msg);
 	sb_addf(&sb, "promoted %s in %s: %s\n", p.lever_id, p.envelope_id, p.summary);
 	sb_addf(&sb, "  witness  %s/%s/ (manifest %s)\n", paths.root, p.rel, p.manifest_digest);
+	attempt_line(&p, &sb);
 	sb_addf(&sb, "  graph    %s: %s enabled, present, witnessed", paths.graph, p.lever_id);
 	for (size_t i = 0; i < p.nr_disabled; i++)
 		sb_addf(&sb, "%s%s", i ? ", " : "; conflicting lever turned off: ", p.disabled[i]);
@@ -223,22 +205,19 @@ int np_verify_witnesses(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
 	struct index idx;
-	struct witness_summary sum;
+	struct witness_summary sum = { 0 };
 	struct findings f = FINDINGS_INIT;
-	char *top = o->witness_root ? NULL : checkout_root(), *root;
+	char *root = cli_witness_root(o->witness_root, true);
 	struct err e;
 	int rc;
 
-	if (!o->witness_root && !top) {
+	if (!root) {
 		cli_errorf(NP_CMD,
 			   "--verify-witnesses: outside a checkout of fak, name the witness root "
 			   "(--verify-witnesses DIR)");
 		return EXIT_USAGE;
 	}
-	root = o->witness_root ? xstrdup(o->witness_root)
-			       : xasprintf("%s/" CHECKOUT_WITNESSES, top);
 	if ((o->index ? index_load_file(&idx, o->index, &e) : index_load_default(&idx, &e)) < 0) {
-		free(top);
 		free(root);
 		return cli_fail(NP_CMD, &e);
 	}
@@ -253,11 +232,17 @@ int np_verify_witnesses(const struct np_ctx *c)
 		       sum.verified, sum.verified == 1 ? "" : "s",
 		       o->witness_root ? o->witness_root : CHECKOUT_WITNESSES, sum.external,
 		       sum.external == 1 ? "" : "es");
+		if (sum.has_ledger)
+			printf("VERIFIED the attempt ledger " LEDGER_FILE ": %zu line%s, one hash "
+			       "chain, every attempt a witness names in it\n", sum.ledger_lines,
+			       sum.ledger_lines == 1 ? "" : "s");
+		else
+			printf("no attempt ledger (" LEDGER_FILE ") yet: no experiment was "
+			       "recorded in this witness root\n");
 		rc = EXIT_OK;
 	}
 	findings_release(&f);
 	index_release(&idx);
-	free(top);
 	free(root);
 	return rc;
 }

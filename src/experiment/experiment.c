@@ -123,6 +123,11 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 		for (int i = 0; i < 16; i++)
 			snprintf(x.experiment_id + 2 * i, 3, "%02x", id[i]);
 	}
+	/* counted before the first run, so an aborted attempt counts too */
+	if (xp_attempt_start(&x, res, e) < 0) {
+		xp_release(&x);
+		return -1;
+	}
 	/* Interrupts stay pending between runs: the next run's sampler sees
 	 * them at once, and none is lost while documents are written. */
 	sigemptyset(&stop);
@@ -172,6 +177,16 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	rc = 0;
 out:
 	findings_sort(out);
+	{
+		struct err le;
+
+		/* an internal error ends the attempt as failed; its own error
+		 * stays the one reported */
+		if (rc < 0 && res->status == XP_DONE)
+			res->status = XP_RUN_FAILED;
+		if (xp_attempt_end(&x, res, rc < 0 ? &le : e) < 0 && rc == 0)
+			rc = -1;
+	}
 	{
 		/* consume what is pending so restoring the mask does not kill us;
 		 * the status already says what happened */

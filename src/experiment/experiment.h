@@ -70,6 +70,9 @@ struct xp_opts {
 	const char *const *profile_artifacts;
 	size_t nr_profile_artifacts;
 	const char *out_dir;
+	/* The attempt ledger (receipt/ledger.h) this experiment is recorded
+	 * in, or NULL: not recorded (it cannot be promoted). */
+	const char *ledger;
 	const char *last_accepted;	/* receipt file, or NULL: this run's baseline */
 	const char *parser;		/* WL_PARSER_JSON | WL_PARSER_LLAMA_BENCH */
 	const char *quality_cmd;	/* required with llama-bench, else NULL */
@@ -112,8 +115,21 @@ enum xp_status {
 #define XP_NR_FILES 6
 extern const char *const xp_file_names[XP_NR_FILES];
 
+/* The experiment's attempt as the ledger recorded it (and attempt.json in
+ * its folder says: receipt/ledger.h, struct ledger_record). */
+struct xp_attempt {
+	bool recorded;			/* a started line was appended */
+	bool ended;			/* and its ended line */
+	char experiment_id[33];
+	char envelope_digest[JSON_DIGEST_LEN + 1];
+	size_t k, n;			/* attempt k of n of the lever in this envelope */
+	long long started_seq, ended_seq;
+	char started[JSON_DIGEST_LEN + 1], ended_digest[JSON_DIGEST_LEN + 1];
+};
+
 struct xp_result {
 	enum xp_status status;
+	struct xp_attempt attempt;	/* any status but XP_REFUSED */
 	int signal;		/* XP_INTERRUPTED */
 	/* XP_DONE: the documents as written (new references). */
 	json_t *comparison, *gate;

@@ -37,6 +37,8 @@ struct xp {
 	char machine_id[40];
 	char experiment_id[33];		/* random, sealed into every run */
 	char state_digest[JSON_DIGEST_LEN + 1];	/* of the envelope state, sealed too */
+	char envelope_digest[JSON_DIGEST_LEN + 1];	/* graph_envelope_digest */
+	char criterion_digest[JSON_DIGEST_LEN + 1];
 	char artifact_sha256[65];
 	struct xp_artifact *artifacts;	/* nr_profile_artifacts */
 	struct receipt last_accepted;	/* when o->last_accepted */
@@ -62,6 +64,12 @@ struct xp {
  * that supplies what is missing. On success the output folder exists with
  * its logs/ and attestations/ folders. */
 void xp_preflight(struct xp *x, struct findings *out);
+
+/* attempt.c: the ledger's started line (before the first run) and ended
+ * line (after the gate, a failed run or an interruption), and the folder's
+ * attempt.json. -1 with e set when the ledger refuses the line. */
+int xp_attempt_start(struct xp *x, struct xp_result *res, struct err *e);
+int xp_attempt_end(struct xp *x, struct xp_result *res, struct err *e);
 
 /* run.c: one step through the sampler. 0 with *done filled (the run's
  * attestation written) or a failure finding in out; 1 when a signal

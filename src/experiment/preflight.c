@@ -13,6 +13,7 @@
 #include "base/text.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
+#include "receipt/ledger.h"
 
 static void check_lever(struct xp *x, struct findings *out)
 {
@@ -322,6 +323,19 @@ static int make_dirs(const char *path, struct err *e)
 	return rc ? rc : make_dir(path, true, e);
 }
 
+/* The attempt ledger takes a line (a regular file whose chain verifies),
+ * and the digests the lines record. */
+static void check_ledger(struct xp *x, struct findings *out)
+{
+	struct err e;
+
+	if (graph_envelope_digest(x->env, x->envelope_digest, &e) < 0 ||
+	    (x->crit && graph_criterion_digest(x->crit, x->criterion_digest, &e) < 0))
+		findings_addf(out, "envelope \"%s\": %s", x->env->id, e.msg);
+	if (x->o->ledger && ledger_check(x->o->ledger, &e) < 0)
+		findings_addf(out, "--witness-root: %s", e.msg);
+}
+
 void xp_preflight(struct xp *x, struct findings *out)
 {
 	struct err e;
@@ -338,6 +352,7 @@ void xp_preflight(struct xp *x, struct findings *out)
 	if (x->env && xp_sequential_plan(x, out, &e) < 0)
 		findings_addf(out, "--until-decisive: %s", e.msg);
 	check_out_dir(x, out);
+	check_ledger(x, out);
 	if (out->nr)
 		return;
 	x->dir_logs = xasprintf("%s/logs", x->o->out_dir);

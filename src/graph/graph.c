@@ -362,6 +362,15 @@ int graph_criterion_digest(const struct criterion *c, char out[72], struct err *
 	return rc;
 }
 
+int graph_envelope_digest(const struct envelope *v, char out[72], struct err *e)
+{
+	json_t *o = envelope_json(v);
+	int rc = json_digest(o, NULL, out, e);
+
+	json_decref(o);
+	return rc;
+}
+
 #define ARRAY_JSON(key, arr, nr, fn)                          \
 	do {                                                  \
 		json_t *a_ = jarr();                          \

@@ -233,5 +233,9 @@ json_t *graph_lever_json(const struct lever *l);
 json_t *graph_criterion_json(const struct criterion *c);
 /* "sha256:<hex>" of the RFC 8785 form of the criterion object. */
 int graph_criterion_digest(const struct criterion *c, char out[72], struct err *e);
+/* "sha256:<hex>" of the RFC 8785 form of the envelope object exactly as
+ * graph_to_json writes it in envelopes[] (`fak native-performance --json`):
+ * the same envelope gives the same digest, any change of a member another. */
+int graph_envelope_digest(const struct envelope *v, char out[72], struct err *e);
 
 #endif

@@ -188,23 +188,26 @@ json_t *receipt_decision_json(const struct receipt_decision *d)
 char *receipt_decision_text(const struct receipt_decision *d)
 {
 	const struct stats_comparison *c = &d->tps;
-	char *host = NULL, *att = NULL, *s;
-	const char *why;
+	char *head, *host = NULL, *att = NULL, *s;
+	const char *why = "the interval straddles";
 
-	switch (c->verdict) {
-	case STATS_FASTER:
+	if (c->verdict == STATS_FASTER)
 		why = "the whole interval is a gain beyond";
-		break;
-	case STATS_SLOWER:
+	else if (c->verdict == STATS_SLOWER)
 		why = "the whole interval is a loss beyond";
-		break;
-	case STATS_EQUIVALENT:
+	else if (c->verdict == STATS_EQUIVALENT)
 		why = "the whole interval lies within";
-		break;
-	default:
-		why = c->shift.attained ? "the interval straddles" : "too few repetitions for";
-		break;
-	}
+	if (c->shift.attained)
+		head = xasprintf("%s: %+.1f%% [%+.1f%%, %+.1f%%] at %.4g%%; %s the %g%% threshold",
+				 stats_verdict_name(c->verdict), c->shift_percent,
+				 c->lower_percent, c->upper_percent, c->shift.level * 100, why,
+				 d->threshold_percent);
+	else	/* what the level would have had to be, not a threshold */
+		head = xasprintf("undecided: %+.1f%% [%+.1f%%, %+.1f%%] at %.4g%%; %zu+%zu "
+				 "repetitions cannot reach the %.4g%% interval this decision needs",
+				 c->shift_percent, c->lower_percent, c->upper_percent,
+				 c->shift.level * 100, c->baseline.n, c->candidate.n,
+				 c->shift.requested_level * 100);
 	if (d->attempts > 1)
 		att = xasprintf("; the level widened for %zu attempts of the lever", d->attempts);
 	if (d->crit && d->crit->has_host_policy)
@@ -213,10 +216,8 @@ char *receipt_decision_text(const struct receipt_decision *d)
 				 d->crit->host_policy.maximum_non_sut_cpu_percent,
 				 d->crit->host_policy.maximum_sampler_duty_percent,
 				 d->crit->host_policy.maximum_psi_stall_percent);
-	s = xasprintf("%s: %+.1f%% [%+.1f%%, %+.1f%%] at %.4g%%; %s the %g%% threshold%s%s",
-		      stats_verdict_name(c->verdict), c->shift_percent, c->lower_percent,
-		      c->upper_percent, c->shift.level * 100, why, d->threshold_percent,
-		      att ? att : "", host ? host : "");
+	s = xasprintf("%s%s%s", head, att ? att : "", host ? host : "");
+	free(head);
 	free(host);
 	free(att);
 	return s;

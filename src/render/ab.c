@@ -291,6 +291,11 @@ void render_ab_md(struct strbuf *out, const struct render_ab *ab)
 		sb_addf(out, "Gate: **%s**, ", str(ab->gate, "classification"));
 		frontdoor_md_text(out, str(ab->gate, "reason"), false);
 		sb_adds(out, ".\n\n");
+		if (ab->attempt) {
+			sb_adds(out, "**Attempt:** ");
+			frontdoor_md_text(out, ab->attempt, false);
+			sb_adds(out, ".\n\n");
+		}
 		if (ab->note) {
 			sb_adds(out, "**Note:** ");
 			frontdoor_md_text(out, ab->note, false);
@@ -445,6 +450,8 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab)
 	label_line(out, "", t.buf);
 	if (ab->why && *ab->why)
 		label_line(out, "why", ab->why);
+	if (ab->attempt)
+		label_line(out, "attempt", ab->attempt);
 	sb_reset(&t);
 	sb_addf(&t, "%s/:", ab->out_dir);
 	for (size_t i = 0; i < ab->nr_files; i++)

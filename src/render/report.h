@@ -51,6 +51,7 @@ struct render_ab {
 	const char *out_dir;		/* the runner's folder (text only), or NULL */
 	const char *why;		/* why the runner's gate investigates (text), or NULL */
 	const char *note;		/* a caveat on the whole run (an A/A), or NULL */
+	const char *attempt;		/* the runner's attempt line, or NULL */
 };
 
 /* The CSV columns of every A/B report, one row per repetition:

@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "base/digest.h"
+#include "base/jfields.h"
 #include "base/xalloc.h"
+#include "witness/internal.h"
 #include "witness/witness.h"
 
 #define DOC_MAX ((size_t)1 << 20)
@@ -46,10 +48,54 @@ static int entry(const json_t *a, const struct jpath *at, size_t i, struct witne
 	return 0;
 }
 
+#define ATT(key, kind, m) JF_KEY(key, kind, struct witness_attempt, m, JF_REQ)
+const struct jfield witness_attempt_fields[] = {
+	ATT("experiment_id", JF_TEXT, experiment_id),
+	ATT("attempt", JF_LLONG, k),
+	ATT("attempts", JF_LLONG, n),
+	ATT("started_seq", JF_LLONG, started_seq),
+	ATT("started_digest", JF_TEXT, started),
+	ATT("ended_seq", JF_LLONG, ended_seq),
+	ATT("ended_digest", JF_TEXT, ended),
+	ATT("ledger_head_seq", JF_LLONG, head_seq),
+	ATT("ledger_head_digest", JF_TEXT, head),
+	JF_END,
+};
+#undef ATT
+
+static bool is_digest(const char *s)
+{
+	return !strncmp(s, "sha256:", 7) && digest_is_hex(s + 7);
+}
+
+/* "attempt": null (a manual loop) or the experiment's lines in the ledger. */
+static int attempt(const json_t *doc, struct witness_attempt *a, struct err *e)
+{
+	struct jpath ap = JP_KEY(NULL, "attempt");
+	const json_t *o;
+
+	TRY(jd_obj_or_null(doc, NULL, "attempt", JD_REQUIRED, &o, e));
+	if (!o)
+		return 0;
+	TRY(jf_decode(witness_attempt_fields, o, &ap, a, e));
+	if (!digest_is_hexn(a->experiment_id, 32))
+		return jpath_err(e, &ap, "experiment_id must be 32 lowercase hex digits");
+	if (!is_digest(a->started) || !is_digest(a->ended) || !is_digest(a->head))
+		return jpath_err(e, &ap, "started_digest, ended_digest and ledger_head_digest "
+					 "must each be \"sha256:\" and 64 lowercase hex digits");
+	if (a->k < 1 || a->n < a->k || a->started_seq < 1 || a->ended_seq <= a->started_seq ||
+	    a->head_seq < a->ended_seq)
+		return jpath_err(e, &ap, "must hold 1 <= attempt <= attempts and 1 <= started_seq "
+					 "< ended_seq <= ledger_head_seq");
+	a->recorded = true;
+	return 0;
+}
+
 int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e)
 {
 	static const char *const keys[] = { "schema", "envelope_id", "lever_id", "observed_on",
-					    "fak_version", "graph_sha256", "files", NULL };
+					    "fak_version", "graph_sha256", "attempt", "files",
+					    NULL };
 	struct jpath fp = JP_KEY(NULL, "files");
 	const json_t *files;
 
@@ -63,6 +109,7 @@ int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest 
 	    jd_str(m->doc, NULL, "observed_on", JD_REQUIRED, &m->observed_on, e) < 0 ||
 	    jd_str(m->doc, NULL, "fak_version", JD_REQUIRED, &m->fak_version, e) < 0 ||
 	    jd_str(m->doc, NULL, "graph_sha256", JD_REQUIRED, &m->graph_sha256, e) < 0 ||
+	    attempt(m->doc, &m->attempt, e) < 0 ||
 	    jd_arr(m->doc, NULL, "files", JD_REQUIRED, false, &files, e) < 0)
 		goto fail;
 	m->nr_files = json_array_size(files);

@@ -10,9 +10,11 @@
 #include "base/dates.h"
 #include "base/digest.h"
 #include "base/file.h"
+#include "base/jfields.h"
 #include "base/json.h"
 #include "base/xalloc.h"
 #include "receipt/gate.h"
+#include "receipt/ledger.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "sampler/metrics.h"
@@ -461,7 +463,8 @@ static char *host_note(const struct criterion *c)
 }
 
 static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day,
-		       long review_days, const char *lever, bool sealed, const char *host)
+		       long review_days, const char *lever, bool sealed, const char *host,
+		       const char *attempt)
 {
 	json_t *o = jobj();
 	char d[11], r[11];
@@ -478,14 +481,15 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	jset_str(o, "highlight", s);
 	free(s);
 	free(t2);
-	s = xasprintf("%s: gate pass against the accepted baseline; %s%s; decision %s.",
+	s = xasprintf("%s: gate pass against the accepted baseline; %s%s; decision %s; %s.",
 		      is_null_result(cmp) ? "NULL RESULT" : "PASS",
 		      sealed ? "every repetition measured and sealed by fak"
 			     : "the repetitions' values were typed in a manual loop, "
 			       "not sealed by fak",
 		      host,
 		      json_string_value(json_object_get(json_object_get(cmp, "decision"),
-							"summary")));
+							"summary")),
+		      attempt);
 	jset_str(o, "status", s);
 	free(s);
 	s = xasprintf(WITNESS_REF_PREFIX "%s", rel);
@@ -509,6 +513,20 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	return o;
 }
 
+/* The manifest's "attempt": null for a manual loop. New reference. */
+static json_t *attempt_json(const struct witness_attempt *a)
+{
+	return a->recorded ? jf_to_json(witness_attempt_fields, a) : json_null();
+}
+
+/* "attempt 2 of 3" or "attempt not recorded (a manual loop)". Caller frees. */
+static char *attempt_words(const struct witness_attempt *a)
+{
+	if (!a->recorded)
+		return xstrdup("attempt not recorded (a manual loop)");
+	return xasprintf("attempt %lld of %lld", a->k, a->n);
+}
+
 static json_t *manifest_json(const struct promotion *p, const struct envelope *env,
 			     const char *lever, const char *day, const char *version,
 			     const char *graph_sha)
@@ -521,6 +539,7 @@ static json_t *manifest_json(const struct promotion *p, const struct envelope *e
 	jset_str(m, "observed_on", day);
 	jset_str(m, "fak_version", version);
 	jset_str(m, "graph_sha256", graph_sha);
+	jset_new(m, "attempt", attempt_json(&p->attempt));
 	for (size_t i = 0; i < p->nr_files; i++) {
 		json_t *f = jobj();
 		char hex[65];
@@ -580,6 +599,13 @@ struct plan {
 	bool sealed;			/* every repetition measured and sealed by fak */
 	long observed;			/* day of the candidate's last repetition */
 	char day[11];
+	/* The experiment's attempt in the ledger (load_attempt, before the
+	 * comparison is judged): attempt k of n of the lever in its envelope,
+	 * for a decision rule that widens its interval for n attempts. */
+	struct witness_attempt attempt;
+	/* why the attempt is refused: reported with the other findings, not
+	 * before them (the phases after it still run) */
+	struct findings attempt_refusals;
 };
 
 /* How findings name the receipts: the files of an experiment folder, the
@@ -623,19 +649,120 @@ static int load_inputs(struct plan *pl, struct promotion *p, struct findings *ou
 	return 0;
 }
 
+/* attempt.json of an experiment folder (strict): its experiment id and
+ * the digest of its started line. */
+static int read_record(const char *dir, char id[33], char started[JSON_DIGEST_LEN + 1],
+		       struct err *e)
+{
+	char *path = xasprintf("%s/" LEDGER_RECORD_FILE, dir);
+	struct strbuf sb = STRBUF_INIT;
+	struct ledger_record r;
+	int rc = -1;
+
+	if (file_read(path, LEDGER_LINE_MAX * 4, &sb, e) == 0 &&
+	    ledger_record_parse(sb.buf, sb.len, LEDGER_RECORD_FILE, &r, e) == 0) {
+		strcpy(id, r.experiment_id);
+		strcpy(started, r.started_digest);
+		ledger_record_release(&r);
+		rc = 0;
+	}
+	sb_release(&sb);
+	free(path);
+	return rc;
+}
+
+/* The experiment's attempt is in the ledger of the witness root this
+ * promotion writes to: its started line (by experiment id, the digest its
+ * attempt.json names) and its ended line; k and n follow. A manual loop
+ * has no attempt. */
+static int load_attempt(struct plan *pl, struct promotion *p, struct findings *unused,
+			struct err *e)
+{
+	struct findings *out = &pl->attempt_refusals;
+	struct witness_attempt *a = &pl->attempt;
+	const struct ledger_line *st, *en;
+	const struct envelope *env;
+	char id[33], started[JSON_DIGEST_LEN + 1], edig[JSON_DIGEST_LEN + 1];
+	struct ledger l;
+	struct err le;
+
+	(void)unused;
+	p->ledger = xasprintf("%s/" LEDGER_FILE, pl->paths->root);
+	if (!pl->from_dir || !pl->s.has_cand || !pl->s.cand.has_experiment)
+		return 0;
+	if (read_record(pl->from, id, started, &le) < 0) {
+		findings_addf(out, "%s; the experiment's attempt was not recorded (run without a "
+				   "witness root): run it again with --witness-root %s so that it "
+				   "counts, and promote that one", le.msg, pl->paths->root);
+		return 0;
+	}
+	if (strcmp(id, pl->s.cand.experiment.id))
+		findings_addf(out, "attempt.json: names experiment %s, the receipts %s", id,
+			      pl->s.cand.experiment.id);
+	if (ledger_load(p->ledger, &l, &le) < 0) {
+		findings_addf(out, "%s", le.msg);
+		return 0;
+	}
+	st = ledger_find(&l, id, LEDGER_STARTED);
+	en = ledger_find(&l, id, LEDGER_ENDED);
+	env = graph_envelope(&pl->g, pl->s.cand.envelope_id);
+	if (l.missing || !st)
+		findings_addf(out, "attempt %s is not in the ledger '%s'%s: the experiment was "
+				   "recorded in another witness root; promote into that one "
+				   "(--witness-root), or run the experiment again with "
+				   "--witness-root %s", id, p->ledger,
+			      l.missing ? " (it does not exist)" : "", pl->paths->root);
+	else if (strcmp(st->digest, started))
+		findings_addf(out, "attempt.json: its started line is %s, the ledger's line %lld "
+				   "for experiment %s is %s", started, st->seq, id, st->digest);
+	else if (!en)
+		findings_addf(out, "the ledger '%s' records no end of attempt %s (it did not "
+				   "finish); run the experiment again", p->ledger, id);
+	else if (strcmp(st->lever_id, pl->s.cand.changed_lever_id) ||
+		 strcmp(st->envelope_id, pl->s.cand.envelope_id))
+		findings_addf(out, "the ledger's attempt %s is of lever %s in %s, the receipts' "
+				   "of %s in %s", id, st->lever_id, st->envelope_id,
+			      pl->s.cand.changed_lever_id, pl->s.cand.envelope_id);
+	else if (env && graph_envelope_digest(env, edig, e) == 0 &&
+		 strcmp(edig, st->envelope_digest))
+		findings_addf(out, "envelope \"%s\" is %s in '%s', %s when attempt %s ran: the "
+				   "envelope changed since; run the experiment again", env->id,
+			      edig, pl->paths->graph, st->envelope_digest, id);
+	else {
+		a->recorded = true;
+		strcpy(a->experiment_id, id);
+		a->k = (long long)ledger_attempt_number(&l, id);
+		a->n = (long long)ledger_attempts(&l, st->lever_id, st->envelope_digest);
+		a->started_seq = st->seq;
+		a->ended_seq = en->seq;
+		a->head_seq = (long long)l.nr;
+		strcpy(a->started, st->digest);
+		strcpy(a->ended, en->digest);
+		strcpy(a->head, ledger_head(&l));
+		p->attempt = *a;
+	}
+	ledger_release(&l);
+	return 0;
+}
+
 /* The comparison and the gate, recomputed against the graph. */
 static int recompute(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
 {
 	const char *what = NULL;
+	size_t attempts;
 
 	(void)p;
 	(void)e;
-	pl->cmp = receipt_compare(&pl->s.base, &pl->s.cand, &pl->g, &what, out);
+	/* the decision widened for every attempt of the lever so far
+	 * (docs/receipts.md, "Attempts"); a manual loop counts as one */
+	attempts = pl->attempt.recorded && pl->attempt.n > 1 ? (size_t)pl->attempt.n : 1;
+	pl->cmp = receipt_compare_attempts(&pl->s.base, &pl->s.cand, &pl->g, attempts, &what, out);
 	if (!pl->cmp) {
 		findings_addf(out, "%s", what);
 		other_graph(&pl->s.cand, &pl->g, pl->paths->graph, out);
 		return 0;
 	}
+	pl->s.req.attempts = attempts;
 	pl->verdict = gate_evaluate(&pl->s.req, &pl->g, &pl->cls, &what, out);
 	if (!pl->verdict)
 		findings_addf(out, "%s", what);
@@ -772,17 +899,19 @@ static int build_witness_files(struct plan *pl, struct promotion *p, struct find
 /* The new graph (p->new_graph): the lever witnessed by this folder. */
 static int change_graph(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
 {
-	char *texts[3], *host = host_note(graph_criterion(&pl->g, pl->env->id));
+	char *texts[3], *host = host_note(graph_criterion(&pl->g, pl->env->id)), *words;
 	json_t *tree;
 
 	(void)out;
 	(void)e;
 	p->summary = witness_shift_text(pl->cmp);
 	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, pl->day);
-	texts[1] = xasprintf("%s%s, promoted by fak %s; manifest %s",
+	words = attempt_words(&pl->attempt);
+	texts[1] = xasprintf("%s%s, %s, promoted by fak %s; manifest %s",
 			     pl->sealed ? "fak bench experiment (sealed metrics)"
 					: "a manual loop (values typed in, not sealed by fak)",
-			     host, pl->version, p->manifest_digest);
+			     host, words, pl->version, p->manifest_digest);
+	free(words);
 	free(host);
 	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
 	p->lever_id = xstrdup(pl->l->id);
@@ -802,16 +931,17 @@ static int change_index(struct plan *pl, struct promotion *p, struct findings *o
 	const struct criterion *crit = graph_criterion(&pl->g, pl->env->id);
 	char *retention = xasprintf("superseded on %s by " WITNESS_REF_PREFIX "%s", pl->day,
 				    p->rel);
-	char *host = host_note(crit);
+	char *host = host_note(crit), *words = attempt_words(&pl->attempt);
 	json_t *row = new_row(pl->env, p->rel, pl->cmp, pl->observed,
 			      graph_criterion_review_period_days(crit), pl->l->id, pl->sealed,
-			      host);
+			      host, words);
 	json_t *tree = promoted_index(&pl->idx, row, is_null_result(pl->cmp) ? NULL : pl->env->id,
 				      retention, &p->demoted);
 
 	(void)out;
 	(void)e;
 	free(host);
+	free(words);
 	json_write_pretty(&p->new_index, tree);
 	json_decref(tree);
 	free(retention);
@@ -866,10 +996,11 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 			 struct promotion *p, struct findings *out, struct err *e)
 {
 	static phase_fn *const phases[] = {
-		load_state, load_inputs, recompute, check_consistency,
+		load_state, load_inputs, load_attempt, recompute, check_consistency,
 		build_witness_files, change_graph, change_index, check_promoted,
 	};
-	struct plan pl = { .from = from, .version = version, .paths = paths };
+	struct plan pl = { .from = from, .version = version, .paths = paths,
+			   .attempt_refusals = FINDINGS_INIT };
 	struct stat st;
 	int rc = 0;
 
@@ -879,6 +1010,9 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	pl.from_dir = S_ISDIR(st.st_mode);
 	for (size_t i = 0; i < sizeof(phases) / sizeof(*phases) && rc == 0 && !out->nr; i++)
 		rc = phases[i](&pl, p, out, e);
+	for (size_t i = 0; i < pl.attempt_refusals.nr; i++)
+		findings_addf(out, "%s", pl.attempt_refusals.items[i]);
+	findings_release(&pl.attempt_refusals);
 	findings_sort(out);
 	plan_release(&pl);
 	return rc;
@@ -902,6 +1036,7 @@ void promotion_release(struct promotion *p)
 	free(p->next_lever);
 	free(p->summary);
 	free(p->demoted);
+	free(p->ledger);
 	sb_release(&p->old_graph);
 	sb_release(&p->new_graph);
 	sb_release(&p->old_index);

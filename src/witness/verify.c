@@ -16,6 +16,7 @@
 #include "sampler/attest.h"
 #include "receipt/gate.h"
 #include "witness/internal.h"
+#include "receipt/ledger.h"
 #include "witness/witness.h"
 
 #define FILE_CAP ((size_t)64 << 20)
@@ -115,9 +116,10 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 /* The folder's comparison and gate, recomputed from its receipts and gate
  * request against the graph, must equal the documents it keeps and pass.
  * *claim gets the shift the folder proves (caller frees). */
-static void recompute(const char *dir, const char *rel, const struct graph *g, char **claim,
-		      struct findings *out)
+static void recompute(const char *dir, const char *rel, const struct graph *g,
+		      const struct witness_attempt *att, char **claim, struct findings *out)
 {
+	size_t attempts = att->recorded && att->n > 1 ? (size_t)att->n : 1;
 	static const char *const names[] = { "baseline.json", "candidate.json", "gate-request.json",
 					     "comparison.json", "gate.json" };
 	struct strbuf sb[5] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
@@ -150,7 +152,8 @@ static void recompute(const char *dir, const char *rel, const struct graph *g, c
 		goto out;
 	}
 	/* compare and gate report their refusals in a list of their own */
-	cmp = receipt_compare(&b, &c, g, &what, &why);
+	/* the promotion's decision: widened for the attempts it counted */
+	cmp = receipt_compare_attempts(&b, &c, g, attempts, &what, &why);
 	if (!cmp) {
 		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s: %s)",
 			      rel, what, why.nr ? why.items[0] : "");
@@ -158,6 +161,7 @@ static void recompute(const char *dir, const char *rel, const struct graph *g, c
 	}
 	if (!json_same(cmp, kept_cmp))
 		findings_addf(out, "%s/comparison.json: not what the receipts give", rel);
+	q.attempts = attempts;
 	verdict = gate_evaluate(&q, g, &cls, &what, &why);
 	if (!verdict)
 		findings_addf(out, "%s/gate-request.json: the gate refuses it (%s: %s)", rel, what,
@@ -182,10 +186,49 @@ out:
 		sb_release(&sb[i]);
 }
 
+/* The ledger of the witness root as verify found it. */
+struct chain {
+	struct ledger l;
+	bool ok;		/* loaded and verified (maybe missing) */
+};
+
+/* Line seq of the ledger is the one with digest the witness names (what:
+ * which of its lines). */
+static void check_line(const char *rel, const struct chain *c, long long seq, const char *digest,
+		       const char *what, struct findings *out)
+{
+	if (seq < 1 || (size_t)seq > c->l.nr)
+		findings_addf(out, "%s: names line %lld of " LEDGER_FILE " (%s), which ends at "
+				   "line %zu: lines were cut off its end; restore it from version "
+				   "control", rel, seq, what, c->l.nr);
+	else if (strcmp(c->l.lines[seq - 1].digest, digest))
+		findings_addf(out, "%s: line %lld of " LEDGER_FILE " is not the line it names (%s, "
+				   "%s): the ledger was rewritten; restore it from version control",
+			      rel, seq, what, digest);
+}
+
+/* The attempt a witness records is in the ledger: its started and ended
+ * lines and the head the ledger had at promotion. */
+static void check_attempt(const char *rel, const struct witness_attempt *a,
+			  const struct chain *c, struct findings *out)
+{
+	if (!a->recorded || !c->ok)
+		return;
+	if (c->l.missing) {
+		findings_addf(out, "%s: records attempt %s in " LEDGER_FILE ", which does not "
+				   "exist: the attempt ledger was deleted; restore it from version "
+				   "control", rel, a->experiment_id);
+		return;
+	}
+	check_line(rel, c, a->started_seq, a->started, "the attempt's start", out);
+	check_line(rel, c, a->ended_seq, a->ended, "the attempt's end", out);
+	check_line(rel, c, a->head_seq, a->head, "the ledger's last line at promotion", out);
+}
+
 /* One folder: its manifest names it, lists exactly its files, each with its
  * size and digest, and the evidence in it verifies and recomputes. */
-static bool verify_folder(const char *root, const char *rel, const struct graph *g, char **claim,
-			  struct findings *out)
+static bool verify_folder(const char *root, const char *rel, const struct graph *g,
+			  const struct chain *chain, char **claim, struct findings *out)
 {
 	char *dir = xasprintf("%s/%s", root, rel), *mpath = xasprintf("%s/MANIFEST.json", dir);
 	struct strbuf mb = STRBUF_INIT;
@@ -206,6 +249,7 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 		findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the "
 				   "manifest was changed or the folder moved", rel, hex, want);
 	free(want);
+	check_attempt(rel, &m.attempt, chain, out);
 	list_files(dir, "", &actual);
 	for (size_t i = 0; i < m.nr_files; i++) {
 		const struct witness_entry *f = &m.files[i];
@@ -240,9 +284,9 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	for (size_t k = 0; k < actual.n; k++)
 		if (actual.v[k])
 			findings_addf(out, "%s/%s: not listed in the manifest", rel, actual.v[k]);
-	witness_manifest_release(&m);
 	if (out->nr == before)
-		recompute(dir, rel, g, claim, out);
+		recompute(dir, rel, g, &m.attempt, claim, out);
+	witness_manifest_release(&m);
 out:
 	for (size_t k = 0; k < actual.n; k++)
 		free(actual.v[k]);
@@ -265,7 +309,7 @@ static void walk(const char *root, const char *rel, int depth, struct refs *out,
 		char *r, *p;
 		struct stat st;
 
-		if (nm[0] == '.') {
+		if (nm[0] == '.' || (depth == 0 && !strcmp(nm, LEDGER_FILE))) {
 			free(names[i]);
 			continue;
 		}
@@ -362,6 +406,7 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 		    struct witness_summary *sum, struct findings *out)
 {
 	struct refs dirs = { 0 };
+	struct chain chain = { 0 };
 	struct folder *f;
 	struct stat st;
 
@@ -374,11 +419,22 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 	} else if (errno != ENOENT) {
 		findings_addf(out, "witness root '%s': %s", root, strerror(errno));
 	}
+	{
+		char *lp = xasprintf("%s/" LEDGER_FILE, root);
+		struct err e;
+
+		chain.ok = ledger_load(lp, &chain.l, &e) == 0;
+		if (!chain.ok)
+			findings_addf(out, "%s", e.msg);
+		sum->has_ledger = chain.ok && !chain.l.missing;
+		sum->ledger_lines = chain.l.nr;
+		free(lp);
+	}
 	f = xcalloc(dirs.n + 1, sizeof(*f));
 	for (size_t i = 0; i < dirs.n; i++) {
 		f[i].rel = dirs.v[i];
 		sum->folders++;
-		if (verify_folder(root, f[i].rel, g, &f[i].claim, out) && f[i].claim)
+		if (verify_folder(root, f[i].rel, g, &chain, &f[i].claim, out) && f[i].claim)
 			sum->verified++;
 		else {
 			free(f[i].claim);
@@ -468,5 +524,6 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 	}
 	free(f);
 	free(dirs.v);
+	ledger_release(&chain.l);
 	findings_sort(out);
 }

@@ -21,7 +21,7 @@
 #include "graph/graph.h"
 #include "index/index.h"
 
-#define WITNESS_MANIFEST_SCHEMA "fak-witness-manifest/v1"
+#define WITNESS_MANIFEST_SCHEMA "fak-witness-manifest/v2"
 #define WITNESS_REF_PREFIX "witness "
 /* The journal of a promotion in progress, in the graph file's folder. */
 #define WITNESS_JOURNAL ".fak-promotion-journal.json"
@@ -32,6 +32,19 @@ struct witness_paths {
 	const char *graph;	/* the graph file (read and replaced) */
 	const char *index;	/* the index file (read and replaced) */
 	const char *root;	/* the witness root folder */
+};
+
+/* An experiment's attempt as the attempt ledger of the witness root holds
+ * it (receipt/ledger.h): what promotion judges (k and n) and the manifest
+ * records ("attempt"), and what --verify-witnesses finds again. */
+struct witness_attempt {
+	bool recorded;		/* false: a manual loop (no experiment, no ledger line) */
+	char experiment_id[33];
+	long long k, n;		/* attempt k of the n started so far of the lever in the
+				 * envelope (same envelope digest), later ones included */
+	long long started_seq, ended_seq, head_seq;	/* head: the ledger's last line */
+	char started[JSON_DIGEST_LEN + 1], ended[JSON_DIGEST_LEN + 1],
+	     head[JSON_DIGEST_LEN + 1];			/* the lines' digests */
 };
 
 /* A computed promotion: nothing written yet. */
@@ -51,6 +64,8 @@ struct promotion {
 	char **disabled;	/* conflicting levers turned off */
 	size_t nr_disabled;
 	char *demoted;		/* the previous CURRENT row's envelope key, or NULL */
+	struct witness_attempt attempt;
+	char *ledger;		/* the ledger's path */
 };
 
 /* Computes the promotion of `from`: an experiment folder (written by `fak
@@ -87,6 +102,8 @@ int witness_recover(const char *dir, const char **what, struct err *e);
 /* What --verify-witnesses found. */
 struct witness_summary {
 	size_t folders, verified, external;
+	bool has_ledger;	/* the root has an attempt ledger (its chain verified) */
+	size_t ledger_lines;
 };
 
 /* Re-verifies every witness folder under root (manifest, digests,
@@ -108,6 +125,7 @@ struct witness_manifest {
 		long long bytes;
 	} *files;		/* owned array */
 	size_t nr_files;
+	struct witness_attempt attempt;	/* "attempt": null for a manual loop */
 };
 int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e);
 void witness_manifest_release(struct witness_manifest *m);

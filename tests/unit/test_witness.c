@@ -21,24 +21,32 @@ static void read_fixture(const char *name, struct strbuf *sb)
 	cr_assert_eq(file_read(path, 1 << 20, sb, &e), 0, "%s", e.msg);
 }
 
+/* fixture name with the first occurrence of from replaced by to, into ed */
+static void fixture_with(const char *name, const char *from, const char *to, struct strbuf *ed)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *at;
+
+	read_fixture(name, &sb);
+	at = strstr(sb.buf, from);
+	cr_assert(at, "%s not in %s", from, name);
+	sb_add(ed, sb.buf, (size_t)(at - sb.buf));
+	sb_adds(ed, to);
+	sb_adds(ed, at + strlen(from));
+	sb_release(&sb);
+}
+
 /* the journal fixture with one text replaced */
 static int journal_with(const char *from, const char *to, struct err *e)
 {
-	struct strbuf sb = STRBUF_INIT, ed = STRBUF_INIT;
+	struct strbuf ed = STRBUF_INIT;
 	struct witness_journal j;
-	const char *at;
 	int rc;
 
-	read_fixture("journal-committing.json", &sb);
-	at = strstr(sb.buf, from);
-	cr_assert(at, "%s not in the fixture", from);
-	sb_add(&ed, sb.buf, (size_t)(at - sb.buf));
-	sb_adds(&ed, to);
-	sb_adds(&ed, at + strlen(from));
+	fixture_with("journal-committing.json", from, to, &ed);
 	rc = witness_journal_parse(ed.buf, ed.len, &j, e);
 	if (rc == 0)
 		witness_journal_release(&j);
-	sb_release(&sb);
 	sb_release(&ed);
 	return rc;
 }
@@ -91,9 +99,69 @@ Test(witness_manifest, strict)
 	cr_assert_eq(witness_manifest_parse(sb.buf, sb.len, &m, &e), 0, "%s", e.msg);
 	cr_assert_str_eq(m.lever_id, "cpu.fast");
 	cr_assert(m.nr_files > 5);
+	cr_assert(m.attempt.recorded);
+	cr_assert_eq(m.attempt.k, 2);
+	cr_assert_eq(m.attempt.n, 4);
+	cr_assert_eq(m.attempt.head_seq, 8);
+	cr_assert_str_eq(m.attempt.experiment_id, "229f168cd5f2aa333f7d423f6b27302c");
 	witness_manifest_release(&m);
 	cr_assert_eq(witness_manifest_parse("{\"schema\": \"x\"}", 15, &m, &e), -1);
-	cr_assert_str_eq(e.msg, "schema: must be \"fak-witness-manifest/v1\"");
+	cr_assert_str_eq(e.msg, "schema: must be \"fak-witness-manifest/v2\"");
+	sb_release(&sb);
+}
+
+/* the manifest fixture with one text replaced: 0 (m filled) or the error */
+static int manifest_with(const char *from, const char *to, struct witness_manifest *m,
+			 struct err *e)
+{
+	struct strbuf ed = STRBUF_INIT;
+	int rc;
+
+	fixture_with("MANIFEST.json", from, to, &ed);
+	rc = witness_manifest_parse(ed.buf, ed.len, m, e);
+	sb_release(&ed);
+	return rc;
+}
+
+Test(witness_manifest, attempt_is_null_or_strict)
+{
+	static const char *const bad[][3] = {
+		{ "\"attempt\": 2,", "\"attempt\": 5,",
+		  "attempt: must hold 1 <= attempt <= attempts and 1 <= started_seq < ended_seq "
+		  "<= ledger_head_seq" },
+		{ "\"ledger_head_seq\": 8", "\"ledger_head_seq\": 3", "must hold 1 <= attempt" },
+		{ "\"229f", "\"zz9f", "attempt: experiment_id must be 32 lowercase hex digits" },
+		{ "sha256:3c83", "sha256:3C83", "attempt: started_digest, ended_digest and" },
+		{ "\"attempts\": 4,", "\"attempts\": 4, \"x\": 1,", "attempt.x: unknown field" },
+		{ "\"attempts\": 4,", "", "attempt.attempts: missing" },
+	};
+	struct witness_manifest m;
+	struct err e;
+	const char *start;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(manifest_with(bad[i][0], bad[i][1], &m, &e), -1, "case %zu", i);
+		cr_expect(strstr(e.msg, bad[i][2]), "case %zu: %s", i, e.msg);
+	}
+	/* null: a manual loop's witness */
+	read_fixture("MANIFEST.json", &sb);
+	start = strstr(sb.buf, "\"attempt\": {");
+	cr_assert(start);
+	{
+		struct strbuf ed = STRBUF_INIT;
+		const char *end = strstr(start, "},") + 1;
+
+		sb_add(&ed, sb.buf, (size_t)(start - sb.buf));
+		sb_adds(&ed, "\"attempt\": null");
+		sb_adds(&ed, end);
+		cr_assert_eq(witness_manifest_parse(ed.buf, ed.len, &m, &e), 0, "%s", e.msg);
+		cr_expect(!m.attempt.recorded);
+		witness_manifest_release(&m);
+		sb_release(&ed);
+	}
+	cr_expect_eq(manifest_with("\"attempt\": {", "\"attemptx\": {", &m, &e), -1);
+	cr_expect(strstr(e.msg, "attempt"), "%s", e.msg);
 	sb_release(&sb);
 }
 

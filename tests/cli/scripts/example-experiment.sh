@@ -13,13 +13,15 @@ make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.l
 printf '0123456789abcdef0123456789abcdef\n' >machine-id
 
 # receipts carry relative paths: the build folder as seen from the checkout
-BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run" \
+WITNESS_ROOT=$PWD/wit BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run" \
 	--baseline-duration 20ms --interval 10ms --machine-id-file "$PWD/machine-id" $busy_host_flags \
 	>out.txt 2>err.txt ||
 	{ cat err.txt; fail "the experiment failed"; }
 grep -q '^lever      cpu.q8-row-blocked-sse2-matvec$' out.txt || { cat out.txt; fail "not the next lever"; }
 grep -q '^metrics    sealed: every repetition (6) equals its attestation' out.txt || fail "not every repetition sealed"
 grep -q '^order      interleaved$' out.txt || fail "order"
+grep -q "^attempt    1 of 1 of lever cpu.q8-row-blocked-sse2-matvec in this envelope (ledger" out.txt ||
+	{ cat out.txt; fail "the attempt line"; }
 
 "$FAK" native-performance --graph "$graph" --compare run/baseline.json --candidate run/candidate.json --json \
 	>cmp.json || fail "--compare refused the runner's receipts"

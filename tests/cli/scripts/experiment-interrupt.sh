@@ -2,7 +2,8 @@
 # stopped as the sampler does, no receipt is written, the finished runs'
 # evidence stays, and fak exits 128+N. The long run execs sleep, so the
 # signal fak forwards ends it at once (a shell would wait for its sleep):
-# fak must be gone well before the sleep's 20 s are over.
+# fak must be gone well before the sleep's 20 s are over. The attempt
+# still counts: its ledger's ended line says "interrupted".
 set -u
 . "$FIX/experiment/lib.sh"
 # Background jobs of a script ignore SIGINT: start fak with it restored.
@@ -16,7 +17,7 @@ for sig in INT TERM; do
 		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
 		--baseline-duration 20ms --interval 10ms --baseline './bench.sh' \
 		--candidate '[ "$(cat runs.count)" = 3 ] && { touch started; exec sleep 20; }; ./bench.sh' \
-		--out-dir run >out.txt 2>err.txt) &
+		--out-dir run --witness-root wit >out.txt 2>err.txt) &
 	pid=$!
 	await started
 	t0=$(date +%s)
@@ -35,5 +36,13 @@ for sig in INT TERM; do
 	grep -q "^fak bench experiment: interrupted by .*; no receipt written (the finished runs' evidence is in run)$" \
 		err.txt || { cat err.txt; fail "SIG$sig: message"; }
 	[ -z "$(ls -a run | grep fak-tmp)" ] || fail "SIG$sig: a temporary file was left"
+	# the attempt counts, and its end says how it ended
+	tail -1 wit/attempts.jsonl | jq -e '.event == "ended" and .verdict == "interrupted"
+		and .gate == "none"' >/dev/null || { tail -1 wit/attempts.jsonl; fail "SIG$sig: the ended line"; }
+	jq -e '.ended_seq == .started_seq + 1' run/attempt.json >/dev/null || fail "SIG$sig: attempt.json"
+	grep -q "^fak bench experiment: attempt [12] of [12] of lever cpu.fast in this envelope, recorded as interrupted (ledger wit/attempts.jsonl)$" \
+		err.txt || { cat err.txt; fail "SIG$sig: the attempt message"; }
 done
+[ "$(jq -s 'map(select(.event == "started")) | length' wit/attempts.jsonl)" = 2 ] ||
+	fail "both interrupted attempts count"
 echo ok

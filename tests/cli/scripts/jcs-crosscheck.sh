@@ -44,4 +44,9 @@ done <files.txt
 # the Metal criterion digest in the unit tests is the peer's
 theirs=$(node -e 'const c=require(process.argv[1]);const fs=require("fs");const g=JSON.parse(fs.readFileSync(process.argv[2],"utf8"));process.stdout.write(require("crypto").createHash("sha256").update(c(g.criteria["qwen38-27b-q4km-m3pro-p32-t64"])).digest("hex"))' "$peer" "$ROOT/data/native-performance-graph.json")
 grep -q "sha256:$theirs" "$ROOT/tests/unit/test_graph.c" || fail "unit test vector is not sha256:$theirs"
+# the envelope digest (graph_envelope_digest) in the unit tests is the peer's, over the
+# envelope exactly as `fak native-performance --json` writes it
+"$FAK" native-performance --json >graph.json || fail "--json"
+theirs=$(node -e 'const c=require(process.argv[1]);const fs=require("fs");const g=JSON.parse(fs.readFileSync(process.argv[2],"utf8"));process.stdout.write(require("crypto").createHash("sha256").update(c(g.envelopes[0])).digest("hex"))' "$peer" graph.json)
+grep -q "sha256:$theirs" "$ROOT/tests/unit/test_ledger.c" || fail "envelope digest vector is not sha256:$theirs"
 echo "$n documents agree"

@@ -25,7 +25,7 @@ np() { "$FAK" native-performance --graph graph.json "$@"; }
 
 try=1
 while :; do
-	GRAPH=$PWD/graph.json BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
+	GRAPH=$PWD/graph.json WITNESS_ROOT=$PWD/witnesses BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
 		--baseline-duration 100ms --interval 20ms --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
 		{ cat xp.txt; fail "experiment"; }
 	[ "$(jq -r .classification run$try/gate.json)" = pass ] && break

@@ -14,6 +14,7 @@ cp "$ROOT/examples/cpu-decode/index.json" index.json
 pass_run good
 mkdir start
 cp graph.json index.json start/
+cp -r wit start/	# the attempt ledger that recorded good
 state() { (cd "$1" && find . -type f ! -name .fak-promotion.lock | sort | xargs sha256sum); }
 fresh() { rm -rf "$1" && cp -r start "$1"; }
 promote() {

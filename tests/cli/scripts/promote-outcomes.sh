@@ -33,7 +33,7 @@ jq -e '.levers[] | select(.id == "cpu.fast") | .enabled' graph.json >/dev/null |
 # a step that fails after the commit point: promoted, exit 0, said on stderr
 cp graph.orig graph.json
 cp "$ROOT/examples/cpu-decode/index.json" index.json
-rm -rf wit
+rm -rf wit/test-cpu-p4-t8	# the witness, not the attempt ledger
 FAK_PROMOTE_FAULT=fail:7 promote good >out.txt 2>err.txt || { cat err.txt; fail "fail after commit: exit status"; }
 grep -q '^promoted cpu.fast in test-cpu-p4-t8: ' out.txt || { cat out.txt; fail "fail after commit: stdout"; }
 grep -q '^fak native-performance: promote: promoted, but a step after the commit point failed (step 7 of the promotion (a test fault): Invalid cross-device link); fak completed it at once: nothing is left to clean$' err.txt ||

@@ -24,6 +24,8 @@ promote good --dry-run >dry.txt || fail "--dry-run"
 [ "$(state)" = "$before" ] || fail "--dry-run wrote something"
 grep -q '^-      "enabled": false,$' dry.txt && grep -q '^+      "enabled": true,$' dry.txt || { cat dry.txt; fail "dry-run diff"; }
 grep -q '^new witness folder wit/test-cpu-p4-t8/cpu.fast/' dry.txt || fail "dry-run witness"
+grep -qx '  attempt  3 of 3 of cpu.fast in this envelope (ledger wit/attempts.jsonl, line 5 of 6)' dry.txt ||
+	{ cat dry.txt; fail "dry-run attempt"; }
 
 # the graph changed since the experiment: the lever was enabled by hand
 cp graph.json graph.orig

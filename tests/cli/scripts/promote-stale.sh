@@ -15,11 +15,13 @@ run() {	# run DIR LEVER BASELINE CANDIDATE: an A/B of LEVER
 	"$FAK" bench experiment "$2" --graph graph.json --artifact model.bin --revision r1 \
 		--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
 		--baseline-duration 20ms --interval 10ms --baseline "$3" --candidate "$4" \
-		--out-dir "$1" >"$1.txt" 2>e.txt || { cat e.txt; fail "run $1"; }
+		--out-dir "$1" --witness-root "${root:-wit}" >"$1.txt" 2>e.txt || { cat e.txt; fail "run $1"; }
 }
 
 # the receipts and every sealed run record the envelope state
-run aa cpu.fast 'TPS=100 ./bench.sh' 'TPS=100 ./bench.sh'
+# (recorded in a scratch ledger: an attempt of cpu.fast in wit would widen A's
+# decision below, docs/receipts.md "Attempts")
+root=scratch run aa cpu.fast 'TPS=100 ./bench.sh' 'TPS=100 ./bench.sh'
 jq -e '.envelope_state.levers == [{"id": "cpu.base", "enabled": true, "witness": null},
 	{"id": "cpu.fast", "enabled": false, "witness": null}, {"id": "cpu.other", "enabled": false, "witness": null}]' \
 	aa/candidate.json >/dev/null || fail "the receipt's envelope_state"
