@@ -39,6 +39,9 @@ np() { "$FAK" native-performance --graph graph.json "$@"; }
 
 try=1
 while :; do
+	# each try in a fresh ledger: a retry is an attempt, and promotion would widen the
+	# decision for it (docs/receipts.md "Attempts")
+	rm -rf witnesses
 	if GRAPH=$PWD/graph.json WITNESS_ROOT=$PWD/witnesses FAK=$FAK "$root/examples/llama-cpp/experiment.sh" "$PWD/run$try" \
 		--baseline-duration 200ms --machine-id-file "$PWD/machine-id" \
 		>xp.txt 2>&1; then

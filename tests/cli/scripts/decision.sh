@@ -114,10 +114,14 @@ grep -q 'max-repetitions 2: below the 3 repetitions envelope "test-cpu-p4-t8" pi
 [ ! -e u1 ] && [ ! -e u2 ] && [ ! -e u3 ] || fail "a refused experiment wrote its folder"
 
 # 6. a slower verdict is refused; an equivalent one is a witnessed null
+# (a fresh ledger: the ten attempts above would widen these decisions past 3 + 3's reach,
+# docs/receipts.md "Attempts"; tests/cli/scripts/promote-attempts.sh tests that)
+rm -rf wit
 xp --baseline "$lb loss" --candidate "$lb loss --on" --out-dir loss >loss.out 2>&1 || true
 [ "$(verdict loss)" = slower ] && [ "$(jq -r .classification loss/gate.json)" = regression ] ||
 	fail "loss: $(verdict loss)"
 refused loss 'decision: slower'
+rm -rf wit
 xp --baseline "$lb same" --candidate "$lb same --on" --out-dir same >same.out 2>&1 || { cat same.out; fail "same"; }
 [ "$(verdict same)" = equivalent ] || fail "same: $(jq .decision same/comparison.json)"
 promote same >out.txt 2>err.txt || { cat err.txt; fail "same: not promoted"; }

@@ -25,6 +25,9 @@ np() { "$FAK" native-performance --graph graph.json "$@"; }
 
 try=1
 while :; do
+	# each try in a fresh ledger: a retry is an attempt, and promotion would widen the
+	# decision for it (docs/receipts.md "Attempts"; promote-attempts tests that)
+	rm -rf witnesses
 	GRAPH=$PWD/graph.json WITNESS_ROOT=$PWD/witnesses BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
 		--baseline-duration 100ms --interval 20ms --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
 		{ cat xp.txt; fail "experiment"; }
