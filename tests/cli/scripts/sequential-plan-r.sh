@@ -3,7 +3,7 @@
 # --plan R N): an experiment whose every look is undecided records them all,
 # with their repetitions and levels. Two plans: 3 up to 12 drops the look at
 # 3 (3 + 3 values cannot reach 97.5%), 5 up to 24 keeps all four looks.
-# fak-test: slow
+# fak-test: slow once
 set -eu
 . "$FIX/experiment/lib.sh"
 command -v Rscript >/dev/null || { echo "missing Rscript: apt-get install r-base-core"; exit 1; }
