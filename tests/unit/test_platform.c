@@ -120,6 +120,7 @@ Test(platform, reads_the_hosts_cpus_memory_and_cpu_time)
 	cr_assert_leq(h.memory_available_bytes, h.memory_bytes);
 	for (unsigned long i = 0; i < 50000000; i++)
 		spin += i;
+	cr_assert_neq(spin, 0);
 	cr_assert_eq(platform_host(&later, &e), 0, "%s", e.msg);
 	cr_assert_geq(later.cpu_total_ns, h.cpu_total_ns, "CPU time since boot went back");
 	cr_assert_geq(later.cpu_busy_ns, h.cpu_busy_ns);
@@ -132,6 +133,7 @@ Test(platform, reads_a_processs_cpu_time_and_memory)
 
 	for (unsigned long i = 0; i < 100000000; i++)
 		spin += i;
+	cr_assert_neq(spin, 0);
 	cr_assert_eq(platform_proc(getpid(), &p), 0, "%s", strerror(errno));
 	cr_assert_gt(p.cpu_ns, 0, "a spinning process used no CPU");
 	cr_assert_gt(p.resident_bytes, 0);
