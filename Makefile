@@ -210,10 +210,11 @@ CROSS_SRC := $(filter-out src/platform/linux.c,$(sort $(wildcard src/*/*.c)) src
 CROSS_ENV = ZIG_GLOBAL_CACHE_DIR=$(abspath $(CROSS))/zig-cache \
 	    ZIG_LOCAL_CACHE_DIR=$(abspath $(CROSS))/zig-cache
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-cross-check: $(foreach t,$(CROSS_TARGETS),$(CROSS)/$(t)/fak $(UNIT_SRC:%.c=$(CROSS)/$(t)/%.o))
+cross-check: $(foreach t,$(CROSS_TARGETS),$(CROSS)/$(t)/fak $(CROSS)/$(t)/tools/embed \
+			$(UNIT_SRC:%.c=$(CROSS)/$(t)/%.o))
 	@echo "cross-check: $(words $(CROSS_SRC)) C files compile for $(CROSS_TARGETS)" \
-	  "(Zig $(ZIG_VERSION), without src/platform/linux.c) and link into a Mach-O fak each;" \
-	  "the $(words $(UNIT_SRC)) unit test files compile"
+	  "(Zig $(ZIG_VERSION), without src/platform/linux.c) and link into a Mach-O fak each" \
+	  "(and tools/embed, which a Mac build runs); the $(words $(UNIT_SRC)) unit test files compile"
 $(CROSS)/zig.ok: tests/node/package.json
 	@mkdir -p $(dir $@)
 	@v=$$($(ZIG) version 2>/dev/null) || \
@@ -234,6 +235,9 @@ $(CROSS)/$(1)/%.o: %.c $(CROSS)/zig.ok $(CROSS)/include/ok
 	@mkdir -p $$(dir $$@)
 	@$(CROSS_ENV) $(ZIG) cc -target $(1) $(CPPFLAGS) -isystem $(CROSS)/include $(WARN) -O1 \
 	  -c -o $$@ $$<
+$(CROSS)/$(1)/tools/embed: tools/embed.c $(CROSS)/zig.ok
+	@mkdir -p $$(dir $$@)
+	@$(CROSS_ENV) $(ZIG) cc -target $(1) $(WARN) -O2 -o $$@ $$<
 $(CROSS)/$(1)/gen/embedded.o: $(BUILD)/gen/embedded.c $(CROSS)/zig.ok
 	@mkdir -p $$(dir $$@)
 	@$(CROSS_ENV) $(ZIG) cc -target $(1) $(CPPFLAGS) $(WARN) -O1 -c -o $$@ $$<
