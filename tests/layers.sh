@@ -7,16 +7,17 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 floors='base 0
-graph 1
-sampler 1
-stats 1
-index 2
-profile 2
-receipt 2
-experiment 3
-render 3
-witness 3
-cli 4'
+platform 1
+graph 2
+sampler 2
+stats 2
+index 3
+profile 3
+receipt 3
+experiment 4
+render 4
+witness 4
+cli 5'
 bad=$(
 	for d in src/*/; do
 		m=$(basename "$d")

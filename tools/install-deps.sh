@@ -1,9 +1,10 @@
 #!/bin/sh
 # Installs what fak needs to build and run every test on Debian 12: the
 # Debian packages of tools/packages.txt, Node.js with npm, and the npm
-# package of tests/node (the independent RFC 8785 implementation the digest
-# tests compare against). The README's first command and .ci/run both call
-# it, so they cannot drift apart.
+# packages of tests/node (the independent RFC 8785 implementation the digest
+# tests compare against; on x86_64 Linux, Zig's compiler for the macOS
+# cross-compile check, an optional dependency npm skips elsewhere). The
+# README's first command and .ci/run both call it, so they cannot drift apart.
 #
 #   sh tools/install-deps.sh [--dry-run]
 #

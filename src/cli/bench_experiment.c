@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "base/json.h"
@@ -18,6 +17,7 @@
 #include "cli/report.h"
 #include "cli/sampler_flags.h"
 #include "experiment/experiment.h"
+#include "platform/platform.h"
 #include "sampler/metrics.h"
 #include "receipt/gate.h"
 #include "receipt/ledger.h"
@@ -359,7 +359,7 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		} else {
 			uint64_t r = 0;
 
-			if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+			if (platform_random(&r, sizeof(r)) < 0) {
 				cli_errorf(CMD, "cannot draw a seed: %s; give --seed N",
 					   strerror(errno));
 				return EXIT_FAIL;

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +9,7 @@
 #include "base/digest.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
+#include "platform/platform.h"
 #include "sampler/child.h"
 
 static void xp_release(struct xp *x)
@@ -115,7 +115,7 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	{
 		unsigned char id[16];
 
-		if (getrandom(id, sizeof(id), 0) != (ssize_t)sizeof(id)) {
+		if (platform_random(id, sizeof(id)) < 0) {
 			err_errno(e, errno, "cannot draw an experiment id");
 			xp_release(&x);
 			return -1;
@@ -187,14 +187,9 @@ out:
 		if (xp_attempt_end(&x, res, rc < 0 ? &le : e) < 0 && rc == 0)
 			rc = -1;
 	}
-	{
-		/* consume what is pending so restoring the mask does not kill us;
-		 * the status already says what happened */
-		struct timespec zero = { 0, 0 };
-
-		while (sigtimedwait(&stop, NULL, &zero) > 0)
-			;
-	}
+	/* consume what is pending so restoring the mask does not kill us;
+	 * the status already says what happened */
+	platform_signals_discard(&stop);
 	sigprocmask(SIG_SETMASK, &x.caller_mask, NULL);
 	xp_release(&x);
 	return rc;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/xalloc.h"
+#include "platform/platform.h"
 #include "sampler/proc_read.h"
 
 #define BUF_CAP ((size_t)1 << 16)	/* one kernel file or getdents batch */
@@ -66,9 +67,8 @@ struct census {
 	char note[ATTEST_TEXT_MAX];
 	bool children_probed;
 
-	uint64_t sut_cpu_ns;
-	bool sut_cpu_incomplete, root_seen;
-	char sut_cpu_reason[ATTEST_TEXT_MAX];
+	struct sut_cpu cpu;
+	bool root_seen;
 
 	struct cons_rec *cons_first, *cons_last;
 	size_t nr_first, nr_last;
@@ -146,18 +146,8 @@ static void close_fd(struct census *c, int *fd)
 /* Folds a SUT entry's sampled CPU before it leaves the table. */
 static void fold_cpu(struct census *c, struct ent *en)
 {
-	if (!c->cfg.track_cpu || !en->sut)
-		return;
-	if (en->cpu_reads >= 2 && en->last_cpu_ns >= en->first_cpu_ns) {
-		c->sut_cpu_ns += en->last_cpu_ns - en->first_cpu_ns;
-		en->first_cpu_ns = en->last_cpu_ns;
-		en->cpu_reads = 1;
-	} else if (en->cpu_reads < 2 && !c->sut_cpu_incomplete) {
-		c->sut_cpu_incomplete = true;
-		snprintf(c->sut_cpu_reason, sizeof(c->sut_cpu_reason),
-			 "a SUT process was seen in fewer than 2 censuses; "
-			 "complete process-tree CPU attribution unavailable");
-	}
+	if (c->cfg.track_cpu && en->sut)
+		sut_cpu_fold(&c->cpu, &en->cpu_reads, &en->first_cpu_ns, en->last_cpu_ns);
 }
 
 /* Backward-shift deletion keeps probe chains intact without tombstones. */
@@ -600,15 +590,14 @@ static void thread_children(struct census *c, int32_t pid, size_t *qlen, struct 
 			s->unreadable++;
 		return;
 	}
-	while ((n = getdents64(dfd, c->dents, BUF_CAP)) > 0) {
+	while ((n = platform_dirents(dfd, c->dents, BUF_CAP)) > 0) {
 		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(void *)(c->dents + off);
+			const char *name = platform_dirent_name(c->dents, &off);
 			char crel[PROC_NAME_MAX];
 
-			off += d->d_reclen;
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			if (name[0] < '1' || name[0] > '9')
 				continue;
-			snprintf(crel, sizeof(crel), "%.20s/children", d->d_name);
+			snprintf(crel, sizeof(crel), "%.20s/children", name);
 			{
 				int cfd = openat(dfd, crel, O_RDONLY | O_CLOEXEC);
 				int rc;
@@ -714,16 +703,15 @@ static int list_all(struct census *c, size_t *nr, int64_t *count)
 	*count = 0;
 	if (lseek(c->dir_fd, 0, SEEK_SET) < 0)
 		return -1;
-	while ((n = getdents64(c->dir_fd, c->dents, BUF_CAP)) > 0) {
+	while ((n = platform_dirents(c->dir_fd, c->dents, BUF_CAP)) > 0) {
 		for (ssize_t off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(void *)(c->dents + off);
+			const char *name = platform_dirent_name(c->dents, &off);
 			char *end;
 			long v;
 
-			off += d->d_reclen;
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			if (name[0] < '1' || name[0] > '9')
 				continue;
-			v = strtol(d->d_name, &end, 10);
+			v = strtol(name, &end, 10);
 			if (*end || v <= 0 || v > INT32_MAX)
 				continue;
 			(*count)++;
@@ -1010,18 +998,7 @@ bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_T
 	for (size_t i = 0; i < c->high; i++)
 		if (c->ents[i].used && c->ents[i].sut)
 			fold_cpu(c, &c->ents[i]);
-	if (!c->root_seen) {
-		c->sut_cpu_incomplete = true;
-		snprintf(c->sut_cpu_reason, sizeof(c->sut_cpu_reason),
-			 "the SUT root was never observed; "
-			 "complete process-tree CPU attribution unavailable");
-	}
-	if (c->sut_cpu_incomplete) {
-		attestation_copy(reason, ATTEST_TEXT_MAX, c->sut_cpu_reason);
-		return false;
-	}
-	*ns = c->sut_cpu_ns;
-	return true;
+	return sut_cpu_total(&c->cpu, c->root_seen, ns, reason);
 }
 
 static int cons_cmp(const void *a, const void *b)

@@ -31,6 +31,17 @@ struct census_cfg {
 	size_t cpu_count;
 };
 
+/* Where the host counters come from, as the attestation names them. */
+#if defined(__APPLE__)
+#define CENSUS_HOST_CPU "host_processor_info busy/total delta"
+#define CENSUS_MEM_TOTAL "sysctl hw.memsize"
+#define CENSUS_MEM_AVAILABLE "host_statistics64 free + inactive pages"
+#else
+#define CENSUS_HOST_CPU "/proc/stat busy/total delta"
+#define CENSUS_MEM_TOTAL "/proc/meminfo MemTotal"
+#define CENSUS_MEM_AVAILABLE "/proc/meminfo MemAvailable"
+#endif
+
 enum {
 	CENSUS_ENDPOINT = 1,	/* first/last census of a window: /proc/stat, PSI, process count */
 	CENSUS_TREE = 2,	/* the SUT tree (command window) */
@@ -72,6 +83,22 @@ struct sample {
 };
 
 struct census;
+
+/* The SUT's sampled CPU, folded member by member (cfg.track_cpu); both
+ * censuses (census.c, census_darwin.c) keep one. */
+struct sut_cpu {
+	uint64_t ns;
+	bool incomplete;
+	char reason[ATTEST_TEXT_MAX];
+};
+/* Adds a member's CPU between its first and last read (reads of them) to t,
+ * and starts its next span at last_ns; a member read fewer than twice makes
+ * t incomplete. */
+void sut_cpu_fold(struct sut_cpu *t, uint32_t *reads, uint64_t *first_ns, uint64_t last_ns);
+/* t's total in *ns, or false with the reason (also when the root was never
+ * seen). */
+bool sut_cpu_total(struct sut_cpu *t, bool root_seen, uint64_t *ns,
+		   char reason[ATTEST_TEXT_MAX]);
 
 /* NULL with e set when the proc root cannot be opened. Caller frees with
  * census_free. */

@@ -1,6 +1,5 @@
 #include "sampler/child.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,18 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <linux/sched.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
+#ifdef __linux__	/* clone3 into a cgroup */
+#include <linux/sched.h>
 #include <sys/syscall.h>
+#endif
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "sampler/proc_parse.h"
-#include "sampler/proc_read.h"
+#include "platform/platform.h"
 
 int64_t child_mono_ns(void)
 {
@@ -86,9 +84,7 @@ int child_resolve(const char *name, char *out, size_t cap, struct err *e)
 
 int child_become_subreaper(struct err *e)
 {
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-		return err_errno(e, errno, "cannot become a child subreaper");
-	return 0;
+	return platform_become_subreaper(e);
 }
 
 /* Status messages from the child before exec. */
@@ -160,7 +156,7 @@ int child_spawn(struct child *ch, const char *path, char *const argv[], const si
 	memset(ch, 0, sizeof(*ch));
 	if (placement_cap)
 		placement_err[0] = '\0';
-	if (pipe2(pfd, O_CLOEXEC) < 0)
+	if (platform_pipe_cloexec(pfd) < 0)
 		return err_errno(e, errno, "cannot create a pipe");
 	pid = spawn_into(cgroup_dir_fd, &born_in);
 	if (born_in)
@@ -175,8 +171,8 @@ int child_spawn(struct child *ch, const char *path, char *const argv[], const si
 	if (pid == 0) {
 		close(pfd[0]);
 		sigprocmask(SIG_SETMASK, child_mask, NULL);
-		/* Dies with fak; getppid() closes the race with fak dying first. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		/* Dies with fak where the OS can (platform_child_prepare). */
+		if (platform_child_prepare(parent) < 0)
 			_exit(127);
 		/* stderr first: the default stdout is a copy of fak's stderr */
 		if (redirect(io->err, STDERR_FILENO, -1) < 0 ||
@@ -250,54 +246,23 @@ bool child_reap(struct child *ch)
 	}
 }
 
-/* Live (non-zombie) children of fak, from the real /proc. */
-static size_t live_children(pid_t *out, size_t cap)
+static void wait_sigchld(struct platform_signals *sig, int64_t timeout_ns)
 {
-	static char buf[4096];
-	char rel[64];
-	pid_t self = getpid();
-	size_t n = 0;
-	DIR *d;
-	struct dirent *de;
+	if (platform_signals_wait(sig, timeout_ns)) {
+		struct platform_signal got[8];
 
-	d = opendir("/proc");
-	if (!d)
-		return 0;
-	while ((de = readdir(d)) && n < cap) {
-		struct pp_pid st;
-		ssize_t len;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(rel, sizeof(rel), "/proc/%.20s/stat", de->d_name);
-		len = proc_read_at(AT_FDCWD, rel, buf, sizeof(buf));
-		if (len <= 0 || pp_pid_stat(buf, (size_t)len, &st) < 0)
-			continue;
-		if (st.ppid == self && st.state != 'Z')
-			out[n++] = st.pid;
-	}
-	closedir(d);
-	return n;
-}
-
-static void wait_sigchld(int sigfd, int timeout_ms)
-{
-	struct pollfd p = { .fd = sigfd, .events = POLLIN };
-
-	if (poll(&p, 1, timeout_ms) > 0) {
-		struct signalfd_siginfo si[8];
-		ssize_t n = read(sigfd, si, sizeof(si));
-
-		(void)n;	/* SIGCHLD only: the reap loop does the work */
+		/* SIGCHLD only: the reap loop does the work */
+		(void)platform_signals_take(sig, got, 8);
 	}
 }
 
-void child_cleanup(struct child *ch, int sigfd, int64_t deadline_ns)
+void child_cleanup(struct child *ch, struct platform_signals *sig, int64_t deadline_ns)
 {
 	static pid_t live[CHILD_KILLED_MAX];
 
+	platform_kill_group(ch->pid);
 	while (child_reap(ch)) {
-		size_t n = live_children(live, CHILD_KILLED_MAX);
+		size_t n = platform_children(getpid(), live, CHILD_KILLED_MAX);
 
 		if (child_mono_ns() > deadline_ns) {
 			ch->unreaped = (int64_t)(n ? n : 1);
@@ -314,6 +279,6 @@ void child_cleanup(struct child *ch, int sigfd, int64_t deadline_ns)
 					ch->killed_pids[ch->nr_killed++] = live[i];
 			}
 		}
-		wait_sigchld(sigfd, 10);
+		wait_sigchld(sig, 10000000);
 	}
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "platform/platform.h"
 
 #define CHILD_KILLED_MAX 4096
 
@@ -58,9 +59,10 @@ bool child_reap(struct child *ch);
 
 /* Kills every remaining descendant generation by generation (SIGKILL to
  * each direct child; grandchildren re-parent to fak and follow) and reaps
- * them, waiting on sigfd (SIGCHLD) until none remain or deadline_ns
- * (CLOCK_MONOTONIC) passes. */
-void child_cleanup(struct child *ch, int sigfd, int64_t deadline_ns);
+ * them, waiting on sig (SIGCHLD) until none remain or deadline_ns
+ * (CLOCK_MONOTONIC) passes. On darwin, whose orphans re-parent to launchd,
+ * the command's process group is killed first (platform_kill_group). */
+void child_cleanup(struct child *ch, struct platform_signals *sig, int64_t deadline_ns);
 
 int64_t child_mono_ns(void);
 

@@ -203,13 +203,13 @@ static void host(struct host_totals *h, const struct fold *f)
 	memset(h, 0, sizeof(*h));
 	if (cpu_deltas(f, &total, &busy, &why))
 		metric_set(&h->cpu_percent, (double)busy / (double)total * 100.0,
-			   "/proc/stat busy/total delta");
+			   CENSUS_HOST_CPU);
 	else
 		metric_unavailable(&h->cpu_percent, "%s", why);
 	if (f->mem_seen) {
-		metric_set(&h->memory_total_bytes, (double)f->mem_total, "/proc/meminfo MemTotal");
+		metric_set(&h->memory_total_bytes, (double)f->mem_total, CENSUS_MEM_TOTAL);
 		metric_set(&h->memory_available_bytes, (double)f->mem_min_available,
-			   "minimum sampled /proc/meminfo MemAvailable");
+			   "minimum sampled " CENSUS_MEM_AVAILABLE);
 	} else {
 		const char *r = f->n ? f->first.mem_reason : "no samples";
 
@@ -277,7 +277,7 @@ static void attribution(struct attestation *r, const struct fold_input *in)
 			double pct = (double)in->sut_cpu_ns / (double)total * 100.0;
 
 			metric_set(&r->host_totals.cpu_percent, pct,
-				   "/proc/stat busy/total delta, raised to the SUT CPU "
+				   CENSUS_HOST_CPU ", raised to the SUT CPU "
 				   "(within counter resolution)");
 			metric_set(&a->sut_cpu_percent_of_host, pct, in->sut_cpu_source);
 			metric_set(&a->non_sut_cpu_percent_of_host, 0,

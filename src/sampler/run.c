@@ -3,13 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +25,7 @@ struct runner {
 	const struct run_opts *o;
 	struct census *c;
 	struct cadence cad;
-	int sigfd;
-	sigset_t old_mask;
+	struct platform_signals sig;
 	struct child ch;
 	bool child_running, sigchld, timed_out;
 	int interrupted, interrupts;
@@ -49,12 +46,12 @@ static int64_t self_cpu_ns(void)
 
 static void handle_signals(struct runner *rn)
 {
-	struct signalfd_siginfo si[16];
-	ssize_t n;
+	struct platform_signal si[16];
+	size_t n;
 
-	while ((n = read(rn->sigfd, si, sizeof(si))) > 0) {
-		for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
-			int sig = (int)si[i].ssi_signo;
+	while ((n = platform_signals_take(&rn->sig, si, 16)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			int sig = si[i].signo;
 
 			if (sig == SIGCHLD) {
 				rn->sigchld = true;
@@ -70,7 +67,7 @@ static void handle_signals(struct runner *rn)
 			 * interrupt is not negotiable. */
 			if (rn->interrupts > 1)
 				kill(rn->ch.pid, SIGKILL);
-			else if (si[i].ssi_code != SI_KERNEL)
+			else if (!si[i].sent_by_kernel)
 				kill(rn->ch.pid, sig);
 		}
 	}
@@ -79,15 +76,11 @@ static void handle_signals(struct runner *rn)
 /* Sleeps until deadline (CLOCK_MONOTONIC) or a signal. */
 static void wait_until(struct runner *rn, int64_t deadline)
 {
-	struct pollfd p = { .fd = rn->sigfd, .events = POLLIN };
 	int64_t left = deadline - child_mono_ns();
-	struct timespec ts;
 
 	if (left < 0)
 		left = 0;
-	ts.tv_sec = (time_t)(left / 1000000000);
-	ts.tv_nsec = (long)(left % 1000000000);
-	if (ppoll(&p, 1, &ts, NULL) > 0)
+	if (platform_signals_wait(&rn->sig, left))
 		handle_signals(rn);
 }
 
@@ -313,23 +306,9 @@ static void workload_rss(struct workload *w, const struct child *ch, uint64_t fo
 
 static int setup_signals(struct runner *rn, struct err *e)
 {
-	sigset_t set;
+	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, &rn->old_mask) < 0)
-		return err_errno(e, errno, "cannot block signals");
-	rn->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (rn->sigfd < 0) {
-		int saved = errno;
-
-		sigprocmask(SIG_SETMASK, &rn->old_mask, NULL);
-		return err_errno(e, saved, "cannot create a signalfd");
-	}
-	return 0;
+	return platform_signals_open(&rn->sig, sigs, sizeof(sigs) / sizeof(sigs[0]), e);
 }
 
 static void raise_nofile(void)
@@ -376,7 +355,7 @@ static int confine(const struct run_opts *o, struct run_state *st, struct err *e
 int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
 		struct err *e)
 {
-	struct runner rn = { .o = o, .sigfd = -1 };
+	struct runner rn = { .o = o, .sig = { .fd = -1 } };
 	struct run_state *st = xcalloc(1, sizeof(*st));
 	struct fold_input *in = &st->in;
 	struct census_cfg cfg = { 0 };
@@ -470,7 +449,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		if (o->workload)
 			st->fork_rss = own_rss(o->proc_root, cfg.page_size);
 		if (child_spawn(&rn.ch, st->exe, o->argv,
-				o->child_mask ? o->child_mask : &rn.old_mask,
+				o->child_mask ? o->child_mask : &rn.sig.old_mask,
 				o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
 				st->cg.active ? st->cg.dir_fd : -1,
 				st->cg.active ? st->cg.procs_wfd : -1, st->placement,
@@ -485,7 +464,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		command_loop(&rn, &st->command);
 		if (st->cg.active)
 			cgroup_root_exited(&st->cg, &in->cgroup);
-		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
+		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);
 		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE |
 					(cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
 		st->command.process_cpu_ns = self_cpu_ns() - cpu0;
@@ -537,13 +516,12 @@ out_census:
 	if (rn.child_running) {
 		/* spawn failed after fork, or an error path: leave nothing behind */
 		kill(rn.ch.pid, SIGKILL);
-		child_cleanup(&rn.ch, rn.sigfd, child_mono_ns() + RUN_CLEANUP_NS);
+		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);
 	}
 	gpu_close(rn.gpu, &st->gpu);
 	census_free(rn.c);
 out_signals:
-	close(rn.sigfd);
-	sigprocmask(SIG_SETMASK, &rn.old_mask, NULL);
+	platform_signals_close(&rn.sig);
 out_cgroup:
 	if (st->cg.active)
 		cgroup_finish(&st->cg, &in->cgroup);

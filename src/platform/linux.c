@@ -1,0 +1,257 @@
+/* The Linux backend of platform.h: the calls fak made directly before the
+ * layer existed (signalfd, PR_SET_CHILD_SUBREAPER, PR_SET_PDEATHSIG,
+ * getdents64, /proc), with the same behaviour. The Makefile compiles it
+ * on Linux only. */
+#if defined(__linux__)
+#include "platform/platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+const char platform_os[] = "linux";
+
+int platform_pipe_cloexec(int fd[2])
+{
+	return pipe2(fd, O_CLOEXEC);
+}
+
+int platform_signals_open(struct platform_signals *ps, const int *signo, size_t nr,
+			  struct err *e)
+{
+	sigset_t set;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->fd = -1;
+	if (nr > PLATFORM_SIGNALS_MAX)
+		return err_set(e, "too many signals to wait for (%zu)", nr);
+	sigemptyset(&set);
+	for (size_t i = 0; i < nr; i++) {
+		sigaddset(&set, signo[i]);
+		ps->signo[i] = signo[i];
+	}
+	ps->nr = nr;
+	if (sigprocmask(SIG_BLOCK, &set, &ps->old_mask) < 0)
+		return err_errno(e, errno, "cannot block signals");
+	ps->fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (ps->fd < 0) {
+		int saved = errno;
+
+		sigprocmask(SIG_SETMASK, &ps->old_mask, NULL);
+		return err_errno(e, saved, "cannot create a signalfd");
+	}
+	return 0;
+}
+
+bool platform_signals_wait(struct platform_signals *ps, int64_t timeout_ns)
+{
+	struct pollfd p = { .fd = ps->fd, .events = POLLIN };
+	struct timespec ts;
+
+	if (timeout_ns < 0)
+		return ppoll(&p, 1, NULL, NULL) > 0;
+	ts.tv_sec = (time_t)(timeout_ns / 1000000000);
+	ts.tv_nsec = (long)(timeout_ns % 1000000000);
+	return ppoll(&p, 1, &ts, NULL) > 0;
+}
+
+size_t platform_signals_take(struct platform_signals *ps, struct platform_signal *out,
+			     size_t cap)
+{
+	struct signalfd_siginfo si[16];
+	ssize_t n;
+	size_t nr;
+
+	if (cap > sizeof(si) / sizeof(si[0]))
+		cap = sizeof(si) / sizeof(si[0]);
+	n = read(ps->fd, si, cap * sizeof(si[0]));
+	if (n <= 0)
+		return 0;
+	nr = (size_t)n / sizeof(si[0]);
+	for (size_t i = 0; i < nr; i++) {
+		out[i].signo = (int)si[i].ssi_signo;
+		out[i].sent_by_kernel = si[i].ssi_code == SI_KERNEL;
+	}
+	return nr;
+}
+
+void platform_signals_close(struct platform_signals *ps)
+{
+	if (ps->fd >= 0)
+		close(ps->fd);
+	ps->fd = -1;
+	sigprocmask(SIG_SETMASK, &ps->old_mask, NULL);
+}
+
+void platform_signals_discard(const sigset_t *set)
+{
+	struct timespec zero = { 0, 0 };
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
+}
+
+int platform_become_subreaper(struct err *e)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return err_errno(e, errno, "cannot become a child subreaper");
+	return 0;
+}
+
+int platform_child_prepare(pid_t parent)
+{
+	/* Dies with fak; getppid() closes the race with fak dying first. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		return -1;
+	return 0;
+}
+
+void platform_kill_group(pid_t root)
+{
+	(void)root;
+}
+
+/* The state and parent of /proc/PID/stat: the fields after the comm's last
+ * ')'. -1 when buf is no stat line. */
+static int stat_state_ppid(const char *buf, char *state, long *ppid)
+{
+	const char *close = strrchr(buf, ')');
+
+	if (!close || sscanf(close + 1, " %c %ld", state, ppid) != 2)
+		return -1;
+	return 0;
+}
+
+/* Reads the whole small file rel (bounded by cap - 1) as a string. */
+static ssize_t read_text(const char *rel, char *buf, size_t cap)
+{
+	int fd = open(rel, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+size_t platform_children(pid_t parent, pid_t *out, size_t cap)
+{
+	char buf[4096], rel[64];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *de;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < cap) {
+		char state;
+		long ppid;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/%.20s/stat", de->d_name);
+		if (read_text(rel, buf, sizeof(buf)) <= 0 ||
+		    stat_state_ppid(buf, &state, &ppid) < 0)
+			continue;
+		if (ppid == (long)parent && state != 'Z')
+			out[n++] = (pid_t)atol(de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+ssize_t platform_dirents(int fd, void *buf, size_t cap)
+{
+	return getdents64(fd, buf, cap);
+}
+
+const char *platform_dirent_name(const void *buf, ssize_t *off)
+{
+	const char *at = (const char *)buf + *off;
+	const struct dirent64 *d = (const struct dirent64 *)(const void *)at;
+
+	*off += d->d_reclen;
+	return d->d_name;
+}
+
+/* The value of "Key:" in /proc/meminfo, in bytes. */
+static bool meminfo(const char *buf, const char *key, uint64_t *bytes)
+{
+	const char *p = strstr(buf, key);
+	unsigned long long kib;
+
+	if (!p || sscanf(p + strlen(key), " %llu kB", &kib) != 1)
+		return false;
+	*bytes = (uint64_t)kib * 1024;
+	return true;
+}
+
+int platform_host(struct platform_host *h, struct err *e)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
+	long page = sysconf(_SC_PAGESIZE), tck = sysconf(_SC_CLK_TCK);
+	unsigned long long t[8];
+	char buf[8192];
+
+	memset(h, 0, sizeof(*h));
+	if (cpus <= 0 || pages <= 0 || page <= 0 || tck <= 0)
+		return err_set(e, "sysconf does not report the CPUs, the memory or the clock tick");
+	h->logical_cpus = cpus;
+	h->memory_bytes = (uint64_t)pages * (uint64_t)page;
+	if (read_text("/proc/stat", buf, sizeof(buf)) > 0 &&
+	    sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &t[0], &t[1], &t[2], &t[3],
+		   &t[4], &t[5], &t[6], &t[7]) == 8) {
+		uint64_t total = 0;
+
+		for (int i = 0; i < 8; i++)
+			total += t[i];
+		h->cpu_total_ns = total * (1000000000 / (uint64_t)tck);
+		h->cpu_busy_ns = (total - t[3] - t[4]) * (1000000000 / (uint64_t)tck);
+		h->cpu_ok = true;
+	}
+	if (read_text("/proc/meminfo", buf, sizeof(buf)) > 0)
+		h->available_ok = meminfo(buf, "MemAvailable:", &h->memory_available_bytes);
+	return 0;
+}
+
+int platform_proc(pid_t pid, struct platform_proc *p)
+{
+	char rel[64], buf[4096];
+	const char *close;
+	unsigned long long utime, stime, size, resident;
+	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+
+	memset(p, 0, sizeof(*p));
+	snprintf(rel, sizeof(rel), "/proc/%d/stat", (int)pid);
+	if (read_text(rel, buf, sizeof(buf)) <= 0)
+		return -1;
+	close = strrchr(buf, ')');
+	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!close || sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			     &utime, &stime) != 2 || tck <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	p->cpu_ns = (uint64_t)(utime + stime) * (1000000000 / (uint64_t)tck);
+	snprintf(rel, sizeof(rel), "/proc/%d/statm", (int)pid);
+	if (read_text(rel, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu", &size, &resident) != 2 || page <= 0)
+		return -1;
+	p->resident_bytes = (uint64_t)resident * (uint64_t)page;
+	return 0;
+}
+
+#endif /* __linux__ */
