@@ -38,11 +38,16 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 # the same. glibc older than 2.34 needs LIBDL=-ldl.
 STATIC  ?= -Wl,-Bstatic
 LIBDL   ?=
+# libcurl (the serving client, src/serve/client.c) is not linked: it is
+# dlopen()ed by the serving commands only, as NVML is by the GPU sampler
+# (linked, it made every command's start-up 7x slower); its headers come from
+# libcurl4-openssl-dev.
 FAK_LIBS = -pie $(STATIC) -ljansson -lcrypto -Wl,-Bdynamic -lm $(LIBDL)
 
 LIB_SRC  := $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
                               src/sampler/*.c src/profile/*.c src/index/*.c src/stats/*.c \
-                              src/experiment/*.c src/witness/*.c src/cli/*.c))
+                              src/experiment/*.c src/witness/*.c src/serve/*.c \
+                              src/cli/*.c))
 DATA     := $(sort $(wildcard data/*.json))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))

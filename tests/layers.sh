@@ -13,6 +13,7 @@ stats 1
 index 2
 profile 2
 receipt 2
+serve 2
 experiment 3
 render 3
 witness 3
