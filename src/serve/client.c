@@ -419,6 +419,10 @@ static int wait_ready(const struct serve_opts *o, struct err *e)
 
 /* ---- the loop ------------------------------------------------------- */
 
+/* How many requests the loop keeps ready (body built, handle set up) ahead
+ * of the next send. */
+#define SERVE_READY_AHEAD 64
+
 static void arm(int tfd, int64_t at_abs_ns)
 {
 	struct itimerspec its = { 0 };
@@ -432,9 +436,9 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	      struct err *e)
 {
 	struct serve_record *r;
-	struct xfer **running;
+	struct xfer **running, **ready;
 	char url[2048];
-	size_t next = 0, done = 0, nr_running = 0;
+	size_t next = 0, done = 0, nr_running = 0, prepared = 0;
 	bool open_loop = t->process != TRACE_CLOSED;
 	int64_t t0, last_progress = 0;
 	CURLM *m;
@@ -459,6 +463,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	}
 	r = xcalloc(t->nr, sizeof(*r));
 	running = xcalloc(t->nr, sizeof(*running));
+	ready = xcalloc(t->nr, sizeof(*ready));
 	for (size_t i = 0; i < t->nr; i++) {
 		r[i].index = i;
 		r[i].sent_ns = r[i].first_ns = r[i].end_ns = -1;
@@ -466,6 +471,10 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		r[i].scheduled_ns = open_loop ? t->req[i].arrival_us * 1000 : 0;
 		r[i].prompt_tokens = (long long)trace_prompt_tokens(&t->req[i]);
 	}
+	/* the first requests ready before the clock starts: a send is then
+	 * only curl_multi_add_handle */
+	for (; prepared < t->nr && prepared < SERVE_READY_AHEAD; prepared++)
+		ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared], 0);
 	t0 = mono_ns();
 	while (done < t->nr) {
 		int64_t now = mono_ns() - t0, wait_ns = 100000000;
@@ -496,7 +505,11 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		while (next < t->nr &&
 		       (open_loop ? r[next].scheduled_ns <= now
 				  : nr_running < (size_t)t->concurrency)) {
-			struct xfer *x = xfer_new(o, url, &t->req[next], &r[next], t0);
+			struct xfer *x = ready[next] ? ready[next]
+					: xfer_new(o, url, &t->req[next], &r[next], t0);
+
+			ready[next] = NULL;
+			x->t0 = t0;
 
 			r[next].sent_ns = mono_ns() - t0;
 			if (!open_loop)
@@ -505,7 +518,6 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 			CURL_FN.curl_multi_add_handle(m, x->h);
 			running[next++] = x;
 			nr_running++;
-			CURL_FN.curl_multi_perform(m, &still);
 		}
 		CURL_FN.curl_multi_perform(m, &still);
 		while ((msg = CURL_FN.curl_multi_info_read(m, &left))) {
@@ -550,6 +562,15 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		}
 		if (done >= t->nr)
 			break;
+		/* keep the next requests ready while there is time before a send */
+		while (prepared < t->nr && prepared < next + SERVE_READY_AHEAD &&
+		       (!open_loop || r[next < t->nr ? next : t->nr - 1].scheduled_ns -
+					      (mono_ns() - t0) > 1000000)) {
+			if (prepared >= next)
+				ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared],
+							   t0);
+			prepared++;
+		}
 		if (open_loop && next < t->nr) {
 			if (r[next].scheduled_ns <= now)
 				continue;
@@ -565,6 +586,10 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	}
 	if (o->progress)
 		o->progress(o->progress_ctx, done, next, t->nr);
+	for (size_t i = 0; i < t->nr; i++)
+		if (ready[i])
+			xfer_free(ready[i]);
+	free(ready);
 	free(running);
 	CURL_FN.curl_multi_cleanup(m);
 	CURL_FN.curl_global_cleanup();
