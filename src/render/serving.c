@@ -56,8 +56,9 @@ void render_serving_text(struct strbuf *out, const struct serve_summary *s,
 	sb_addf(out, "tokens             %lld prompt, %lld output (output from %s)\n",
 		s->prompt_tokens, s->output_tokens, tokens_from(s));
 	if (s->cached_reported)
-		sb_addf(out, "cached prompt      %lld tokens (%zu requests report it)\n",
-			s->cached_tokens, s->cached_reported);
+		sb_addf(out, "cached prompt      %lld tokens, prefix-hit rate %.1f%% (%zu requests "
+			"report it)\n", s->cached_tokens, 100 * s->prefix_hit_rate,
+			s->cached_reported);
 	else
 		sb_adds(out, "cached prompt      not reported by the server\n");
 	if (s->has_slo)
@@ -105,6 +106,9 @@ void render_serving_md(struct strbuf *out, const struct serve_summary *s,
 	sb_addf(out, "| output throughput (tok/s) | %.2f |\n", s->output_throughput);
 	sb_addf(out, "| total throughput (tok/s) | %.2f |\n", s->total_throughput);
 	sb_addf(out, "| output tokens from | %s |\n", tokens_from(s));
+	if (s->cached_reported)
+		sb_addf(out, "| prefix-hit rate | %.1f%% (%lld cached prompt tokens) |\n",
+			100 * s->prefix_hit_rate, s->cached_tokens);
 	if (s->has_slo)
 		sb_addf(out, "| goodput (req/s) | %.3f |\n", s->goodput);
 	sb_addf(out, "| schedule | %s |\n", !s->open_loop ? "closed loop"
@@ -135,6 +139,9 @@ void render_serving_csv(struct strbuf *out, const struct serve_summary *s)
 	sb_addf(out, "total_token_throughput,tok/s,,%.6f,,,,,\n", s->total_throughput);
 	if (s->has_slo)
 		sb_addf(out, "goodput,req/s,%zu,%.6f,,,,,\n", s->good, s->goodput);
+	if (s->cached_reported)
+		sb_addf(out, "prefix_hit_rate,ratio,%zu,%.6f,,,,,\n", s->cached_reported,
+			s->prefix_hit_rate);
 	for (int i = 0; i < 5; i++)
 		sb_addf(out, "%s,ms,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", r[i].name, r[i].d->n,
 			r[i].d->mean, r[i].d->p50, r[i].d->p90, r[i].d->p95, r[i].d->p99,

@@ -351,6 +351,7 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 	double *e2el = xcalloc(n + 1, sizeof(double)), *lag = xcalloc(n + 1, sizeof(double));
 	size_t nr_itl = 0, nr_tpot = 0, nr_lag = 0;
 	int64_t start = -1, end = -1;
+	long long cached_prompt = 0;
 	double *itl;
 
 	memset(s, 0, sizeof(*s));
@@ -391,6 +392,7 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 		if (q->cached_tokens >= 0) {
 			s->cached_tokens += q->cached_tokens;
 			s->cached_reported++;
+			cached_prompt += q->prompt_tokens;
 		}
 		t = (double)(q->first_ns - q->sent_ns) / 1e6;
 		ttft[s->completed - 1] = t;
@@ -410,6 +412,8 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 		}
 	}
 	s->failed = n - s->completed;
+	if (cached_prompt > 0)
+		s->prefix_hit_rate = (double)s->cached_tokens / (double)cached_prompt;
 	s->duration_s = start >= 0 && end > start ? (double)(end - start) / 1e9 : 0;
 	if (s->duration_s > 0) {
 		s->request_throughput = (double)s->completed / s->duration_s;
@@ -500,10 +504,13 @@ json_t *serve_summary_to_json(const struct serve_summary *s)
 	jset_str(o, "output_tokens_from", !s->completed ? "none"
 		 : s->output_from_usage == s->completed ? "usage"
 		 : s->output_from_usage ? "usage and chunks" : "chunks");
-	if (s->cached_reported)
+	if (s->cached_reported) {
 		jset_int(o, "cached_prompt_tokens", s->cached_tokens);
-	else
+		jset_num(o, "prefix_hit_rate", s->prefix_hit_rate);
+	} else {
 		jset_new(o, "cached_prompt_tokens", json_null());
+		jset_new(o, "prefix_hit_rate", json_null());
+	}
 	jset_new(o, "ttft_ms", dist_json(&s->ttft));
 	jset_new(o, "tpot_ms", dist_json(&s->tpot));
 	jset_new(o, "itl_ms", dist_json(&s->itl));

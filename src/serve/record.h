@@ -99,6 +99,9 @@ struct serve_summary {
 	size_t output_from_usage;	/* completed requests whose count came from usage */
 	long long cached_tokens;	/* sum over the requests that report it */
 	size_t cached_reported;
+	/* cached_tokens / the prompt tokens of the requests that report it
+	 * (the prefix-hit rate); 0 when none does */
+	double prefix_hit_rate;
 	struct serve_dist ttft, tpot, itl, e2el, lag;	/* ms */
 	bool has_slo;
 	struct serve_slo slo;

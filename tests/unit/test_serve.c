@@ -354,6 +354,7 @@ Test(serve_summary, vllm_definitions_on_known_records)
 	cr_assert_eq(s.output_from_usage, 1);
 	cr_assert_eq(s.cached_tokens, 2);
 	cr_assert_eq(s.cached_reported, 1);
+	cr_assert_float_eq(s.prefix_hit_rate, 0.4, 1e-12);	/* 2 of its 5 prompt tokens */
 	/* goodput: TTFT 20 <= 25 only */
 	cr_assert_eq(s.good, 1);
 	/* the 1 ms late send passes the 0.5 ms bound */

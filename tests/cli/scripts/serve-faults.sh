@@ -38,6 +38,14 @@ start() {	# start NAME ARGS...: a fresh stub for one fault
 	endpoint="http://127.0.0.1:$STUB_PORT"
 }
 
+# no fault, but no usage either: output tokens are counted chunks, and
+# llama-server's timings.cache_n gives the cached prompt tokens (8 of 32)
+start plain --no-usage --cache-n 8 --ttft-ms 5 --itl-ms 2
+expect_code 0 "$FAK" bench serve --endpoint "$endpoint" --trace t.json --format json
+jq -e '.completed == 6 and .output_tokens == 24 and .output_tokens_from == "chunks" and
+	.prompt_tokens == 192 and .cached_prompt_tokens == 48 and .prefix_hit_rate == 0.25' \
+	out.txt >/dev/null || fail "no usage: $(cat out.txt)"
+
 start s429 --fault status429 --fault-every 2
 run status-429 ok http-status ok http-status ok http-status
 expect_grep 'request 1: http-status: HTTP 429: {"error":{"message":"scripted 429"' status-429.stderr
