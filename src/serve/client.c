@@ -462,7 +462,9 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		return err_set(e, "cannot start the client's loop (timerfd or libcurl)");
 	}
 	r = xcalloc(t->nr, sizeof(*r));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	running = xcalloc(t->nr, sizeof(*running));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	ready = xcalloc(t->nr, sizeof(*ready));
 	for (size_t i = 0; i < t->nr; i++) {
 		r[i].index = i;

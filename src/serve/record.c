@@ -137,7 +137,7 @@ static int ns_member(const json_t *o, const char *key, bool null_ok, int64_t *ou
 static int count_member(const json_t *o, const char *key, bool null_ok, long long *out,
 			struct err *e)
 {
-	int64_t v;
+	int64_t v = 0;
 
 	TRY(ns_member(o, key, null_ok, &v, e));
 	if (v > 1LL << 40)
@@ -405,9 +405,9 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 		for (size_t k = 1; k < q->nr_chunks; k++)
 			itl[nr_itl++] = (double)(q->chunks_ns[k] - q->chunks_ns[k - 1]) / 1e6;
 		if (s->has_slo) {
-			good = !(slo->ttft_ms > 0 && t > slo->ttft_ms) &&
-			       !(slo->tpot_ms > 0 && p > slo->tpot_ms) &&
-			       !(slo->e2el_ms > 0 && l > slo->e2el_ms);
+			good = !(s->slo.ttft_ms > 0 && t > s->slo.ttft_ms) &&
+			       !(s->slo.tpot_ms > 0 && p > s->slo.tpot_ms) &&
+			       !(s->slo.e2el_ms > 0 && l > s->slo.e2el_ms);
 			s->good += good;
 		}
 	}

@@ -60,7 +60,9 @@ static double rng_unit(struct rng *r)
 
 static long long rng_range(struct rng *r, long long lo, long long hi)
 {
-	return lo + (long long)(rng_next(r) % (uint64_t)(hi - lo + 1));
+	uint64_t span = (uint64_t)(hi - lo) + 1;
+
+	return span ? lo + (long long)(rng_next(r) % span) : lo;
 }
 
 static double rng_normal(struct rng *r)
@@ -216,7 +218,7 @@ int trace_generate(const struct trace_gen *g, struct trace *t, struct err *e)
 			n += (size_t)g->prefix_tokens;
 		q->nr_tokens = n;
 		q->tokens = xcalloc(n, sizeof(*q->tokens));
-		if (q->prefix_group >= 0) {
+		if (q->prefix_group >= 0 && prefix) {
 			memcpy(q->tokens, prefix, (size_t)g->prefix_tokens * sizeof(*prefix));
 			at = (size_t)g->prefix_tokens;
 		}
@@ -288,7 +290,7 @@ int trace_render(const struct trace *t, struct strbuf *out, char digest[72], str
 
 	json_decref(doc);
 	TRY(rc);
-	memcpy(digest, "sha256:", 7);
+	memcpy(digest, "sha256:", 8);	/* its NUL is overwritten */
 	sha256_hex(out->buf + at, out->len - at, digest + 7);
 	sb_addch(out, '\n');
 	return 0;
@@ -621,7 +623,7 @@ int trace_load(const char *path, struct trace *t, struct findings *f, char diges
 		return -1;
 	rc = trace_decode(doc, t, f, e);
 	if (rc == 0 && json_write_canonical(&canon, doc, e) == 0) {
-		memcpy(digest, "sha256:", 7);
+		memcpy(digest, "sha256:", 8);	/* its NUL is overwritten */
 		sha256_hex(canon.buf, canon.len, digest + 7);
 	} else if (rc == 0) {
 		trace_release(t);
