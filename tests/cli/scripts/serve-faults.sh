@@ -4,7 +4,8 @@
 # the name of what went wrong, the others ok; the exit status is 1 and
 # stderr names the failures. Server never ready, dies mid-run, 429 and 500,
 # malformed and truncated SSE, a stalled stream, a response that never ends,
-# connection refused, a port already taken, not OpenAI-compatible.
+# connection refused, a port already taken, not OpenAI-compatible, and an
+# interrupted run.
 set -eu
 . "$ROOT/tests/lib.sh"
 
@@ -110,3 +111,26 @@ expect_code 1 "$FAK" bench serve --endpoint "$endpoint" --trace t.json --log nev
 	--ready-timeout 600ms
 expect_grep "server not ready: GET http://127.0.0.1:$STUB_PORT/health did not answer 200 within 0.6s (last: HTTP 503)" err.txt
 [ ! -e never.jsonl ] || fail "a run that never started wrote a log"
+
+# interrupted: SIGINT stops the run; what was in flight is lost by name, what
+# was not sent yet is not-sent, the log still holds every request, exit 130
+start slow --ttft-ms 50 --itl-ms 20
+"$FAK" bench trace --rate 10 --requests 40 --output-tokens 10 --seed 4 --out forty.json \
+	2>/dev/null
+"$FAK" bench serve --endpoint "$endpoint" --trace forty.json --log int.jsonl >int.out \
+	2>int.err &
+pid=$!
+sleep 1
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+expect_equal 130 "$rc" "exit status after SIGINT"
+expect_grep 'interrupted by Interrupt' int.err
+python3 - <<'PY' || fail "interrupted: the log"
+import json
+lines = [json.loads(l) for l in open("int.jsonl")]
+assert len(lines) == 41, "lost lines"
+res = [r["result"] for r in lines[1:]]
+assert set(res) <= {"ok", "connection-lost", "not-sent"} and res[-1] == "not-sent", res
+assert res.count("ok") >= 3, res
+PY
