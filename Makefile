@@ -44,6 +44,10 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 # the same. glibc older than 2.34 needs LIBDL=-ldl.
 STATIC  ?= -Wl,-Bstatic
 LIBDL   ?=
+# libcurl (the serving client, src/serve/client.c) is not linked: it is
+# dlopen()ed by the serving commands only, as NVML is by the GPU sampler
+# (linked, it made every command's start-up 7x slower); its headers come from
+# libcurl4-openssl-dev.
 FAK_LIBS = -pie $(STATIC) -ljansson -lcrypto -Wl,-Bdynamic -lm $(LIBDL)
 # macOS: Homebrew's jansson, OpenSSL (keg-only) and Criterion, found through
 # `brew --prefix` (BREW= and OPENSSL= override it); Apple's linker makes a
@@ -62,7 +66,8 @@ NOT_HERE := $(if $(filter darwin,$(PLATFORM)),src/sampler/census.c,src/sampler/c
 LIB_SRC  := $(filter-out $(NOT_HERE), \
 	    $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
                               src/sampler/*.c src/profile/*.c src/index/*.c src/stats/*.c \
-                              src/experiment/*.c src/witness/*.c src/cli/*.c) \
+                              src/experiment/*.c src/witness/*.c src/serve/*.c \
+                              src/cli/*.c) \
                     src/platform/common.c src/platform/$(PLATFORM).c))
 DATA     := $(sort $(wildcard data/*.json))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/embedded.o

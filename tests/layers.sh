@@ -14,6 +14,7 @@ stats 2
 index 3
 profile 3
 receipt 3
+serve 3
 experiment 4
 render 4
 witness 4

@@ -30,6 +30,9 @@
 #   busy_host_flags             sampler policy flags that accept a busy host (below)
 #   quiet_host                  from here on, fak's sampler sees a fake /proc of a quiet host
 #                               (FAK_PROC_ROOT, below)
+#   serve_stub NAME ARGS...     start tests/tools/serve_stub.py on 127.0.0.1 (an OS-chosen port;
+#                               its stderr in NAME.err), stopped when the script exits; sets
+#                               STUB_PORT and STUB_PID
 #
 # Quiet hosts. Tests about something other than the host must pass while
 # other work shares the machine (CI runners, other developers, a CPU
@@ -163,5 +166,25 @@ if ! command -v quiet_host >/dev/null 2>&1; then
 		done
 		FAK_PROC_ROOT=$TEST_TMP/proc
 		export FAK_PROC_ROOT
+	}
+fi
+
+if ! command -v serve_stub >/dev/null 2>&1; then
+	serve_stub() {	# serve_stub NAME ARGS...
+		_stub_name=$1
+		shift
+		rm -f "$_stub_name.port"
+		python3 "$ROOT/tests/tools/serve_stub.py" --port-file "$_stub_name.port" "$@" \
+			2>"$_stub_name.err" &
+		STUB_PID=$!
+		at_exit "kill $STUB_PID 2>/dev/null || true"
+		_stub_i=0
+		while [ ! -s "$_stub_name.port" ]; do
+			_stub_i=$((_stub_i + 1))
+			[ $_stub_i -lt 200 ] || fail "the stub $_stub_name did not start: $(cat "$_stub_name.err")"
+			kill -0 $STUB_PID 2>/dev/null || fail "the stub $_stub_name exited: $(cat "$_stub_name.err")"
+			sleep 0.05
+		done
+		STUB_PORT=$(cat "$_stub_name.port")
 	}
 fi

@@ -219,6 +219,12 @@ const struct command bench_commands[] = {
 	  "one lever's A/B: sealed runs, receipts, comparison, gate",
 	  "LEVER --baseline CMD --candidate CMD --out-dir DIR [options]", &bench_experiment_spec,
 	  NULL },
+	{ "trace", bench_trace, "write or check a serving arrival trace (seeded, canonical)",
+	  "(--rate R [--burstiness B] | --concurrency C) [options]\n--check FILE",
+	  &bench_trace_spec, NULL },
+	{ "serve", bench_serve, "replay a trace against a local OpenAI-compatible server",
+	  "--endpoint URL --trace FILE [options]\n--from-log FILE [options]", &bench_serve_spec,
+	  NULL },
 	{ 0 },
 };
 

@@ -60,4 +60,10 @@ extern const struct cmd_spec bench_experiment_spec;
 int bench_system_check(int argc, char **argv);
 extern const struct cmd_spec bench_system_check_spec;
 
+/* `fak bench trace` and `fak bench serve` (bench_serve.c). */
+int bench_trace(int argc, char **argv);
+extern const struct cmd_spec bench_trace_spec;
+int bench_serve(int argc, char **argv);
+extern const struct cmd_spec bench_serve_spec;
+
 #endif

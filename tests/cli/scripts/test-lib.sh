@@ -1,8 +1,9 @@
 # tests/lib.sh itself: each helper passes and fails when it should and says
 # why, at_exit runs its commands last-first and keeps the exit status,
 # test_tmp's folder is removed, and a script's own fail() survives the
-# library whether it was defined before or after sourcing it, and
-# quiet_host's fake /proc makes a clean attestation.
+# library whether it was defined before or after sourcing it,
+# quiet_host's fake /proc makes a clean attestation, and serve_stub's
+# server answers and is stopped at exit.
 set -u
 lib=$ROOT/tests/lib.sh
 die() { echo "FAIL: $*"; exit 1; }
@@ -66,4 +67,16 @@ root=$(cat root.path)
 jq -e '.verdict == "clean" and .findings == [] and .baseline_host_totals.cpu_percent.available
 	and .host_totals.cpu_percent.available' att.json >/dev/null ||
 	die "quiet_host: the attestation is not clean: $(jq -c '[.verdict, .findings]' att.json)"
+# serve_stub: the stub answers on its port while the script runs and is
+# gone once it exits
+sh -c ". \"$lib\"; serve_stub s; echo \$STUB_PORT \$STUB_PID >stub.txt; python3 -c '
+import sys, urllib.request
+print(urllib.request.urlopen(\"http://127.0.0.1:%s/health\" % sys.argv[1]).status)' \$STUB_PORT; true" \
+	>stub.out 2>&1 || die "serve_stub: $(cat stub.out)"
+[ "$(cat stub.out)" = 200 ] || die "serve_stub: /health said $(cat stub.out)"
+read -r _ pid <stub.txt
+sleep 0.2
+# gone, or a zombie its new parent has not reaped yet
+state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+[ -z "$state" ] || [ "$state" = Z ] || die "serve_stub: the stub (pid $pid) outlived the script"
 echo ok

@@ -1,0 +1,601 @@
+/* The open-loop client: libcurl multi, a timerfd for the schedule, our SSE
+ * parser on the bytes. */
+#include "serve/client.h"
+
+#include <arpa/inet.h>
+#define CURL_DISABLE_TYPECHECK
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/json.h"
+#include "base/xalloc.h"
+#include "serve/sse.h"
+
+/* libcurl is opened when a serving command first needs it, as the GPU
+ * sampler opens NVML: linked in, its dozen protocol libraries would load with
+ * every fak command (7x the start-up time of `fak --version` and 4x its RSS,
+ * measured). */
+#define CURL_LIBRARY "libcurl.so.4"
+#define CURL_FNS(X) \
+	X(curl_easy_cleanup) \
+	X(curl_easy_getinfo) \
+	X(curl_easy_init) \
+	X(curl_easy_perform) \
+	X(curl_easy_reset) \
+	X(curl_easy_setopt) \
+	X(curl_easy_strerror) \
+	X(curl_free) \
+	X(curl_global_cleanup) \
+	X(curl_global_init) \
+	X(curl_multi_add_handle) \
+	X(curl_multi_cleanup) \
+	X(curl_multi_info_read) \
+	X(curl_multi_init) \
+	X(curl_multi_perform) \
+	X(curl_multi_poll) \
+	X(curl_multi_remove_handle) \
+	X(curl_slist_append) \
+	X(curl_slist_free_all) \
+	X(curl_url) \
+	X(curl_url_cleanup) \
+	X(curl_url_get) \
+	X(curl_url_set)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+	CURL_FNS(X)
+#undef X
+} CURL_FN;
+
+static const char *const curl_fn_names[] = {
+#define X(f) #f,
+	CURL_FNS(X)
+#undef X
+};
+
+static int curl_load(struct err *e)
+{
+	static void *so;
+	void **slots = (void **)(void *)&CURL_FN;
+
+	if (so)
+		return 0;
+	so = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!so)
+		return err_set(e, "fak bench serve needs libcurl (%s, Debian's libcurl4): %s",
+			       CURL_LIBRARY, dlerror());
+	for (size_t i = 0; i < sizeof(curl_fn_names) / sizeof(curl_fn_names[0]); i++) {
+		void *fn = dlsym(so, curl_fn_names[i]);
+
+		if (!fn) {
+			dlclose(so);
+			so = NULL;
+			return err_set(e, "%s has no %s (libcurl 7.87 or later is needed)",
+				       CURL_LIBRARY, curl_fn_names[i]);
+		}
+		/* POSIX: a data pointer from dlsym converts to a function pointer */
+		memcpy(&slots[i], &fn, sizeof(fn));
+	}
+	return 0;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool loopback(const char *host)
+{
+	struct in_addr a;
+
+	if (!strcasecmp(host, "localhost") || !strcmp(host, "[::1]"))
+		return true;
+	return inet_pton(AF_INET, host, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+/* The URL with its path replaced by path (NULL: kept, or /v1/completions
+ * when it has none). */
+static int endpoint_url(const char *endpoint, const char *path, char *out, size_t cap,
+			struct err *e)
+{
+	CURLU *u = CURL_FN.curl_url();
+	char *scheme = NULL, *host = NULL, *p = NULL, *url = NULL;
+	int rc = -1;
+
+	if (!u)
+		return err_set(e, "libcurl cannot parse URLs (out of memory)");
+	if (CURL_FN.curl_url_set(u, CURLUPART_URL, endpoint, 0) != CURLUE_OK ||
+	    CURL_FN.curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    CURL_FN.curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		err_set(e, "'%.200s' is not a URL (http://127.0.0.1:PORT)", endpoint);
+		goto out;
+	}
+	if (strcmp(scheme, "http")) {
+		err_set(e, "'%.200s': only http:// is supported (a server on this machine)",
+			endpoint);
+		goto out;
+	}
+	if (!loopback(host)) {
+		err_set(e, "'%.200s' is not on this machine: fak bench serve sends only to "
+			"loopback addresses (127.0.0.0/8, ::1, localhost)", endpoint);
+		goto out;
+	}
+	if (CURL_FN.curl_url_get(u, CURLUPART_PATH, &p, 0) != CURLUE_OK)
+		p = NULL;
+	if (path || !p || !strcmp(p, "/"))
+		CURL_FN.curl_url_set(u, CURLUPART_PATH, path ? path : "/v1/completions", 0);
+	CURL_FN.curl_url_set(u, CURLUPART_QUERY, NULL, 0);
+	CURL_FN.curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
+	if (CURL_FN.curl_url_get(u, CURLUPART_URL, &url, 0) != CURLUE_OK ||
+	    strlen(url) >= cap) {
+		err_set(e, "'%.200s': the URL is too long", endpoint);
+		goto out;
+	}
+	strcpy(out, url);
+	rc = 0;
+out:
+	CURL_FN.curl_free(scheme);
+	CURL_FN.curl_free(host);
+	CURL_FN.curl_free(p);
+	CURL_FN.curl_free(url);
+	CURL_FN.curl_url_cleanup(u);
+	return rc;
+}
+
+int serve_endpoint(const char *endpoint, char *out, size_t cap, struct err *e)
+{
+	TRY(curl_load(e));
+	return endpoint_url(endpoint, NULL, out, cap, e);
+}
+
+/* ---- one transfer --------------------------------------------------- */
+
+struct xfer {
+	CURL *h;
+	struct serve_record *r;
+	struct curl_slist *hdr;
+	struct strbuf body, errbody;
+	struct sse sse;
+	int64_t t0, last_byte_ns;
+	bool started, done_seen, usage_out, usage_prompt;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+static void fail_with(struct xfer *x, enum serve_fail f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fail_with(struct xfer *x, enum serve_fail f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->r->fail != SERVE_OK)
+		return;	/* the first cause stands */
+	x->r->fail = f;
+	va_start(ap, fmt);
+	vsnprintf(x->r->error, sizeof(x->r->error), fmt, ap);
+	va_end(ap);
+}
+
+static int on_event(void *ctx, const char *data, size_t len)
+{
+	struct xfer *x = ctx;
+	struct serve_record *r = x->r;
+	struct sse_chunk c;
+	struct err e;
+
+	if (x->done_seen)
+		return 0;	/* nothing after [DONE] counts */
+	if (sse_chunk_parse(data, len, &c, &e) < 0) {
+		fail_with(x, SERVE_MALFORMED, "event %zu: %s", x->sse.events, e.msg);
+		return 1;
+	}
+	switch (c.kind) {
+	case SSE_CHUNK_DONE:
+		x->done_seen = true;
+		return 0;
+	case SSE_CHUNK_ERROR:
+		fail_with(x, SERVE_SERVER_ERROR, "the server sent an error: %s", c.error);
+		return 1;
+	case SSE_CHUNK_TEXT:
+		if (r->nr_chunks >= SERVE_MAX_CHUNKS) {
+			fail_with(x, SERVE_MALFORMED, "more than %d chunks", SERVE_MAX_CHUNKS);
+			return 1;
+		}
+		ALLOC_GROW(r->chunks_ns, r->nr_chunks + 1, r->alloc_chunks);
+		r->chunks_ns[r->nr_chunks++] = x->last_byte_ns;
+		if (r->first_ns < 0)
+			r->first_ns = x->last_byte_ns;
+		break;
+	case SSE_CHUNK_USAGE:
+		break;
+	}
+	if (c.completion_tokens >= 0) {
+		r->output_tokens = c.completion_tokens;
+		x->usage_out = true;
+	}
+	if (c.prompt_tokens >= 0) {
+		r->prompt_tokens = c.prompt_tokens;
+		x->usage_prompt = true;
+	}
+	if (c.cached_tokens >= 0)
+		r->cached_tokens = c.cached_tokens;
+	return 0;
+}
+
+static size_t on_write(char *buf, size_t size, size_t n, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t len = size * n;
+	struct err e;
+
+	x->last_byte_ns = mono_ns() - x->t0;
+	if (!x->started) {
+		char *type = NULL;
+
+		x->started = true;
+		CURL_FN.curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &x->r->http_status);
+		CURL_FN.curl_easy_getinfo(x->h, CURLINFO_CONTENT_TYPE, &type);
+		if (x->r->http_status == 200 && (!type || !strstr(type, "text/event-stream"))) {
+			fail_with(x, SERVE_NOT_OPENAI, "a 200 response of type '%.60s', not an "
+				  "event stream (is this an OpenAI-compatible /v1/completions?)",
+				  type ? type : "(none)");
+			return 0;
+		}
+	}
+	if (x->r->http_status != 200) {
+		if (x->errbody.len < 512)
+			sb_add(&x->errbody, buf, len < 512 ? len : 512);
+		return len;
+	}
+	if (sse_feed(&x->sse, buf, len, on_event, x, &e) < 0) {
+		fail_with(x, SERVE_MALFORMED, "%s", e.msg);
+		return 0;
+	}
+	return x->r->fail == SERVE_OK ? len : 0;
+}
+
+static void request_body(struct strbuf *sb, const struct trace_request *q, const char *model)
+{
+	json_t *o = jobj(), *so = jobj();
+
+	if (model)
+		jset_str(o, "model", model);
+	jset_new(o, "prompt", trace_prompt_to_json(q));
+	jset_int(o, "max_tokens", q->max_tokens);
+	jset_num(o, "temperature", 0);
+	jset_bool(o, "ignore_eos", true);
+	jset_bool(o, "stream", true);
+	jset_bool(so, "include_usage", true);
+	jset_new(o, "stream_options", so);
+	json_write_compact(sb, o);
+	json_decref(o);
+}
+
+static struct xfer *xfer_new(const struct serve_opts *o, const char *url,
+			     const struct trace_request *q, struct serve_record *r, int64_t t0)
+{
+	struct xfer *x = xcalloc(1, sizeof(*x));
+
+	x->r = r;
+	x->t0 = t0;
+	x->sse = (struct sse)SSE_INIT;
+	request_body(&x->body, q, o->model);
+	x->h = CURL_FN.curl_easy_init();
+	if (!x->h)
+		BUG("curl_easy_init failed");
+	x->hdr = CURL_FN.curl_slist_append(NULL, "Content-Type: application/json");
+	x->hdr = CURL_FN.curl_slist_append(x->hdr, "Accept: text/event-stream");
+	x->hdr = CURL_FN.curl_slist_append(x->hdr, "Expect:");
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_URL, url);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http");
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_NOPROXY, "*");
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdr);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->body.buf);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body.len);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_write);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->curl_err);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
+	return x;
+}
+
+static void xfer_free(struct xfer *x)
+{
+	CURL_FN.curl_easy_cleanup(x->h);
+	CURL_FN.curl_slist_free_all(x->hdr);
+	sb_release(&x->body);
+	sb_release(&x->errbody);
+	sse_release(&x->sse);
+	free(x);
+}
+
+/* The record's result from how the transfer ended. */
+static void finish(struct xfer *x, CURLcode rc, const struct trace_request *q)
+{
+	struct serve_record *r = x->r;
+	long os_errno = 0;
+
+	r->end_ns = mono_ns() - x->t0;
+	if (!r->http_status)
+		CURL_FN.curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &r->http_status);
+	if (rc == CURLE_COULDNT_CONNECT) {
+		CURL_FN.curl_easy_getinfo(x->h, CURLINFO_OS_ERRNO, &os_errno);
+		if (os_errno == ECONNREFUSED)
+			fail_with(x, SERVE_REFUSED, "connection refused (nothing listens there)");
+		else
+			fail_with(x, SERVE_CONNECT, "cannot connect: %s", x->curl_err);
+	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
+		fail_with(x, SERVE_CONNECT, "%s", x->curl_err);
+	} else if (rc != CURLE_OK) {
+		fail_with(x, SERVE_LOST, "the connection broke after %zu chunks: %s",
+			  r->nr_chunks,
+			  x->curl_err[0] ? x->curl_err : CURL_FN.curl_easy_strerror(rc));
+	} else if (r->http_status != 200) {
+		size_t n = x->errbody.len;
+
+		while (n && (x->errbody.buf[n - 1] == '\n' || x->errbody.buf[n - 1] == '\r'))
+			n--;
+		fail_with(x, SERVE_HTTP, "HTTP %ld: %.*s", r->http_status, (int)(n > 120 ? 120 : n),
+			  n ? x->errbody.buf : "");
+	} else if (!x->done_seen) {
+		fail_with(x, SERVE_TRUNCATED, "the stream ended without data: [DONE] after %zu "
+			  "chunks%s", r->nr_chunks, sse_pending(&x->sse) ? " (an event was cut)"
+									 : "");
+	} else if (!r->nr_chunks) {
+		fail_with(x, SERVE_MALFORMED, "the stream held no completion chunk");
+	}
+	r->output_from_usage = x->usage_out;
+	if (!x->usage_out)
+		r->output_tokens = (long long)r->nr_chunks;
+	r->prompt_from_usage = x->usage_prompt;
+	if (!x->usage_prompt)
+		r->prompt_tokens = (long long)trace_prompt_tokens(q);
+	if (r->fail != SERVE_OK)
+		r->first_ns = r->first_ns < 0 ? -1 : r->first_ns;
+}
+
+/* ---- readiness ------------------------------------------------------ */
+
+static size_t discard(char *buf, size_t size, size_t n, void *ctx)
+{
+	(void)buf;
+	(void)ctx;
+	return size * n;
+}
+
+static int wait_ready(const struct serve_opts *o, struct err *e)
+{
+	char url[2048], why[CURL_ERROR_SIZE + 64] = "no answer";
+	int64_t until = mono_ns() + o->ready_ns;
+	CURL *h;
+
+	TRY(endpoint_url(o->endpoint, "/health", url, sizeof(url), e));
+	h = CURL_FN.curl_easy_init();
+	if (!h)
+		return err_set(e, "libcurl failed to start");
+	for (;;) {
+		char cerr[CURL_ERROR_SIZE] = "";
+		long status = 0;
+		CURLcode rc;
+
+		CURL_FN.curl_easy_reset(h);
+		CURL_FN.curl_easy_setopt(h, CURLOPT_URL, url);
+		CURL_FN.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
+		CURL_FN.curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
+		CURL_FN.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+		CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+		CURL_FN.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+		CURL_FN.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 1000L);
+		rc = CURL_FN.curl_easy_perform(h);
+		CURL_FN.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+		if (rc == CURLE_OK && status == 200)
+			break;
+		if (rc == CURLE_OK)
+			snprintf(why, sizeof(why), "HTTP %ld", status);
+		else
+			snprintf(why, sizeof(why), "%s",
+				 cerr[0] ? cerr : CURL_FN.curl_easy_strerror(rc));
+		if (mono_ns() >= until || (o->stop && *o->stop)) {
+			CURL_FN.curl_easy_cleanup(h);
+			return err_set(e, "server not ready: GET %s did not answer 200 within "
+				       "%.3gs (last: %s)", url, (double)o->ready_ns / 1e9, why);
+		}
+		usleep(50000);
+	}
+	CURL_FN.curl_easy_cleanup(h);
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------- */
+
+/* How many requests the loop keeps ready (body built, handle set up) ahead
+ * of the next send. */
+#define SERVE_READY_AHEAD 64
+
+static void arm(int tfd, int64_t at_abs_ns)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = at_abs_ns / 1000000000;
+	its.it_value.tv_nsec = at_abs_ns % 1000000000;
+	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_record **recs,
+	      struct err *e)
+{
+	struct serve_record *r;
+	struct xfer **running, **ready;
+	char url[2048];
+	size_t next = 0, done = 0, nr_running = 0, prepared = 0;
+	bool open_loop = t->process != TRACE_CLOSED;
+	int64_t t0, last_progress = 0;
+	CURLM *m;
+	int tfd;
+
+	*recs = NULL;
+	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
+	if (CURL_FN.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return err_set(e, "libcurl failed to start");
+	if (o->ready_ns > 0 && wait_ready(o, e) < 0) {
+		CURL_FN.curl_global_cleanup();
+		return -1;
+	}
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	m = CURL_FN.curl_multi_init();
+	if (tfd < 0 || !m) {
+		if (tfd >= 0)
+			close(tfd);
+		CURL_FN.curl_multi_cleanup(m);
+		CURL_FN.curl_global_cleanup();
+		return err_set(e, "cannot start the client's loop (timerfd or libcurl)");
+	}
+	r = xcalloc(t->nr, sizeof(*r));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	running = xcalloc(t->nr, sizeof(*running));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	ready = xcalloc(t->nr, sizeof(*ready));
+	for (size_t i = 0; i < t->nr; i++) {
+		r[i].index = i;
+		r[i].sent_ns = r[i].first_ns = r[i].end_ns = -1;
+		r[i].cached_tokens = -1;
+		r[i].scheduled_ns = open_loop ? t->req[i].arrival_us * 1000 : 0;
+		r[i].prompt_tokens = (long long)trace_prompt_tokens(&t->req[i]);
+	}
+	/* the first requests ready before the clock starts: a send is then
+	 * only curl_multi_add_handle */
+	for (; prepared < t->nr && prepared < SERVE_READY_AHEAD; prepared++)
+		ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared], 0);
+	t0 = mono_ns();
+	while (done < t->nr) {
+		int64_t now = mono_ns() - t0, wait_ns = 100000000;
+		struct curl_waitfd wfd = { .fd = tfd, .events = CURL_WAIT_POLLIN };
+		uint64_t ticks;
+		CURLMsg *msg;
+		int still, left;
+
+		if (o->stop && *o->stop) {
+			for (; next < t->nr; next++, done++) {
+				r[next].fail = SERVE_NOT_SENT;
+				snprintf(r[next].error, sizeof(r[next].error),
+					 "the run was interrupted before it was sent");
+			}
+			for (size_t i = 0; i < t->nr; i++)
+				if (running[i]) {
+					fail_with(running[i], SERVE_LOST,
+						  "the run was interrupted");
+					finish(running[i], CURLE_OK, &t->req[i]);
+					CURL_FN.curl_multi_remove_handle(m, running[i]->h);
+					xfer_free(running[i]);
+					running[i] = NULL;
+					done++;
+				}
+			break;
+		}
+		/* sends first: they are what the schedule is about */
+		while (next < t->nr &&
+		       (open_loop ? r[next].scheduled_ns <= now
+				  : nr_running < (size_t)t->concurrency)) {
+			struct xfer *x = ready[next] ? ready[next]
+					: xfer_new(o, url, &t->req[next], &r[next], t0);
+
+			ready[next] = NULL;
+			x->t0 = t0;
+
+			r[next].sent_ns = mono_ns() - t0;
+			if (!open_loop)
+				r[next].scheduled_ns = r[next].sent_ns;
+			x->last_byte_ns = r[next].sent_ns;
+			CURL_FN.curl_multi_add_handle(m, x->h);
+			running[next++] = x;
+			nr_running++;
+		}
+		CURL_FN.curl_multi_perform(m, &still);
+		while ((msg = CURL_FN.curl_multi_info_read(m, &left))) {
+			struct xfer *x;
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			CURL_FN.curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+			finish(x, msg->data.result, &t->req[x->r->index]);
+			CURL_FN.curl_multi_remove_handle(m, x->h);
+			running[x->r->index] = NULL;
+			xfer_free(x);
+			nr_running--;
+			done++;
+		}
+		/* our own timeouts: named, to the millisecond */
+		now = mono_ns() - t0;
+		for (size_t i = 0; i < next && (o->timeout_ns || o->stall_ns); i++) {
+			struct xfer *x = running[i];
+
+			if (!x)
+				continue;
+			if (o->timeout_ns && now - r[i].sent_ns >= o->timeout_ns)
+				fail_with(x, SERVE_TIMEOUT, "the response did not end within %.3gs "
+					  "(%zu chunks by then)", (double)o->timeout_ns / 1e9,
+					  r[i].nr_chunks);
+			else if (o->stall_ns && now - x->last_byte_ns >= o->stall_ns)
+				fail_with(x, SERVE_STALLED, "no byte for %.3gs (stalled after %zu "
+					  "chunks)", (double)o->stall_ns / 1e9, r[i].nr_chunks);
+			else
+				continue;
+			finish(x, CURLE_OK, &t->req[i]);
+			CURL_FN.curl_multi_remove_handle(m, x->h);
+			running[i] = NULL;
+			xfer_free(x);
+			nr_running--;
+			done++;
+		}
+		if (o->progress && now - last_progress >= 100000000) {
+			last_progress = now;
+			o->progress(o->progress_ctx, done, next, t->nr);
+		}
+		if (done >= t->nr)
+			break;
+		/* keep the next requests ready while there is time before a send */
+		while (prepared < t->nr && prepared < next + SERVE_READY_AHEAD &&
+		       (!open_loop || r[next < t->nr ? next : t->nr - 1].scheduled_ns -
+					      (mono_ns() - t0) > 1000000)) {
+			if (prepared >= next)
+				ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared],
+							   t0);
+			prepared++;
+		}
+		if (open_loop && next < t->nr) {
+			if (r[next].scheduled_ns <= now)
+				continue;
+			arm(tfd, t0 + r[next].scheduled_ns);
+			if (r[next].scheduled_ns - now < wait_ns)
+				wait_ns = r[next].scheduled_ns - now;
+		}
+		/* the timer wakes the poll at the send; the timeout only bounds
+		 * the wait for the stall and timeout checks */
+		CURL_FN.curl_multi_poll(m, &wfd, 1, (int)(wait_ns / 1000000) + 1, NULL);
+		while (read(tfd, &ticks, sizeof(ticks)) > 0)
+			;
+	}
+	if (o->progress)
+		o->progress(o->progress_ctx, done, next, t->nr);
+	for (size_t i = 0; i < t->nr; i++)
+		if (ready[i])
+			xfer_free(ready[i]);
+	free(ready);
+	free(running);
+	CURL_FN.curl_multi_cleanup(m);
+	CURL_FN.curl_global_cleanup();
+	close(tfd);
+	*recs = r;
+	return 0;
+}

@@ -1,0 +1,407 @@
+/* serve/: the trace generator and reader, the SSE parser, completion
+ * chunks, the per-request log and the summary (vLLM's definitions). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "serve/record.h"
+#include "serve/sse.h"
+#include "serve/trace.h"
+
+static struct trace_gen gen(void)
+{
+	return (struct trace_gen){ .seed = 7, .process = TRACE_POISSON, .rate = 100,
+				   .burstiness = 1, .requests = 200, .prompt_min = 4,
+				   .prompt_max = 9, .output_min = 2, .output_max = 5,
+				   .vocab = 1000 };
+}
+
+static char *render(const struct trace_gen *g, char digest[72])
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct trace t;
+	struct err e;
+
+	cr_assert_eq(trace_generate(g, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_render(&t, &sb, digest, &e), 0, "%s", e.msg);
+	trace_release(&t);
+	return sb_detach(&sb, NULL);
+}
+
+Test(serve_trace, same_seed_same_bytes_other_seed_other_bytes)
+{
+	struct trace_gen g = gen();
+	char d1[72], d2[72], d3[72];
+	char *a = render(&g, d1), *b = render(&g, d2), *c;
+
+	g.seed = 8;
+	c = render(&g, d3);
+	cr_assert_str_eq(a, b);
+	cr_assert_str_eq(d1, d2);
+	cr_assert_str_neq(d1, d3);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* the mean interval is 1/rate; gamma's coefficient of variation is
+ * 1/sqrt(B) (Poisson: 1) */
+static void interval_moments(double burstiness, double *mean, double *cv)
+{
+	struct trace_gen g = gen();
+	double sum = 0, sq = 0, n;
+	struct trace t;
+	struct err e;
+
+	g.requests = 20001;
+	g.rate = 100;
+	g.process = burstiness == 1 ? TRACE_POISSON : TRACE_GAMMA;
+	g.burstiness = burstiness;
+	cr_assert_eq(trace_generate(&g, &t, &e), 0, "%s", e.msg);
+	n = (double)(t.nr - 1);
+	for (size_t i = 1; i < t.nr; i++) {
+		double d = (double)(t.req[i].arrival_us - t.req[i - 1].arrival_us) / 1e6;
+
+		sum += d;
+		sq += d * d;
+	}
+	*mean = sum / n;
+	*cv = sqrt(sq / n - *mean * *mean) / *mean;
+	trace_release(&t);
+}
+
+Test(serve_trace, poisson_and_gamma_keep_the_rate_and_shape)
+{
+	double mean, cv;
+
+	interval_moments(1, &mean, &cv);
+	cr_assert(fabs(mean - 0.01) < 0.0003, "poisson mean %g", mean);
+	cr_assert(fabs(cv - 1) < 0.05, "poisson cv %g", cv);
+	interval_moments(0.25, &mean, &cv);
+	cr_assert(fabs(mean - 0.01) < 0.0006, "gamma mean %g", mean);
+	cr_assert(fabs(cv - 2) < 0.15, "gamma(0.25) cv %g (want 2)", cv);
+	interval_moments(4, &mean, &cv);
+	cr_assert(fabs(mean - 0.01) < 0.0003, "gamma mean %g", mean);
+	cr_assert(fabs(cv - 0.5) < 0.05, "gamma(4) cv %g (want 0.5)", cv);
+}
+
+Test(serve_trace, shared_prefix_is_exact_and_shared)
+{
+	struct trace_gen g = gen();
+	size_t shared = 0;
+	const struct trace_request *first = NULL;
+	struct trace t;
+	struct err e;
+
+	g.prefix_fraction = 0.25;
+	g.prefix_tokens = 16;
+	cr_assert_eq(trace_generate(&g, &t, &e), 0, "%s", e.msg);
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct trace_request *q = &t.req[i];
+
+		cr_assert(q->max_tokens >= 2 && q->max_tokens <= 5);
+		if (q->prefix_group < 0) {
+			cr_assert(q->nr_tokens >= 4 && q->nr_tokens <= 9);
+			continue;
+		}
+		shared++;
+		cr_assert(q->nr_tokens >= 20 && q->nr_tokens <= 25);
+		if (!first)
+			first = q;
+		cr_assert_eq(memcmp(first->tokens, q->tokens, 16 * sizeof(int32_t)), 0);
+	}
+	cr_assert_eq(shared, 50);
+	trace_release(&t);
+}
+
+static void decode_text(const char *text, struct trace *t, struct findings *f)
+{
+	struct err e;
+	json_t *doc = json_parse_strict(text, strlen(text), NULL, &e);
+
+	cr_assert(doc, "%s", e.msg);
+	cr_assert_eq(trace_decode(doc, t, f, &e), 0, "%s", e.msg);
+	json_decref(doc);
+}
+
+Test(serve_trace, what_is_written_reads_back_the_same)
+{
+	struct trace_gen g = gen();
+	struct findings f = FINDINGS_INIT;
+	struct strbuf again = STRBUF_INIT;
+	char d1[72], d2[72];
+	char *text;
+	struct trace t;
+	struct err e;
+
+	g.prefix_fraction = 0.5;
+	g.prefix_tokens = 3;
+	text = render(&g, d1);
+	decode_text(text, &t, &f);
+	cr_assert_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	cr_assert_eq(trace_render(&t, &again, d2, &e), 0);
+	cr_assert_str_eq(again.buf, text);
+	cr_assert_str_eq(d1, d2);
+	trace_release(&t);
+	sb_release(&again);
+	free(text);
+}
+
+Test(serve_trace, the_rules_are_findings_with_paths)
+{
+	struct findings f = FINDINGS_INIT;
+	struct trace t;
+
+	decode_text("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":\"poisson\","
+		    "\"rate\":2,\"burstiness\":1},\"vocab\":10,\"prefix_tokens\":2,\"requests\":["
+		    "{\"arrival_us\":5,\"prompt_token_ids\":[1,2,3],\"max_tokens\":4,"
+		    "\"prefix_group\":0},"
+		    "{\"arrival_us\":4,\"prompt_token_ids\":[1,3,12],\"max_tokens\":0,"
+		    "\"prefix_group\":0},"
+		    "{\"arrival_us\":9,\"prompt_token_ids\":[],\"max_tokens\":1}]}",
+		    &t, &f);
+	cr_assert_eq(f.nr, 5);
+	cr_assert_str_eq(f.items[0], "requests[1].arrival_us: 4 comes before the previous "
+			 "request's 5 (arrivals must not decrease)");
+	cr_assert_str_eq(f.items[1], "requests[1].max_tokens: 0 is outside 1..131072");
+	cr_assert_str_eq(f.items[2], "requests[1].prompt_token_ids: does not start with the "
+			 "prefix of group 0 (the first 2 tokens of its first request)");
+	cr_assert_str_eq(f.items[3], "requests[1].prompt_token_ids[2]: 12 is outside the "
+			 "vocabulary (0..9)");
+	cr_assert_str_eq(f.items[4], "requests[2].prompt_token_ids: the prompt is empty");
+	findings_release(&f);
+	trace_release(&t);
+}
+
+Test(serve_trace, strict_decode_names_the_path)
+{
+	struct findings f = FINDINGS_INIT;
+	const char *text = "{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":"
+			   "\"closed\",\"concurrency\":2},\"requests\":[{\"arrival_us\":0,"
+			   "\"prompt\":\"hi\",\"max_tokens\":1,\"temperature\":0}]}";
+	json_t *doc = json_parse_strict(text, strlen(text), NULL, NULL);
+	struct trace t;
+	struct err e;
+
+	cr_assert(doc);
+	cr_assert_eq(trace_decode(doc, &t, &f, &e), -1);
+	cr_assert(strstr(e.msg, "requests[0]") && strstr(e.msg, "temperature"), "%s", e.msg);
+	json_decref(doc);
+	findings_release(&f);
+}
+
+/* ---- SSE ---------------------------------------------------------------- */
+
+struct events {
+	char got[4096];
+	size_t n;
+};
+
+static int collect(void *ctx, const char *data, size_t len)
+{
+	struct events *ev = ctx;
+	size_t at = strlen(ev->got);
+
+	snprintf(ev->got + at, sizeof(ev->got) - at, "[%.*s]", (int)len, data);
+	ev->n++;
+	return 0;
+}
+
+Test(serve_sse, any_split_gives_the_same_events)
+{
+	static const char stream[] = ": a comment\r\ndata: one\r\n\r\ndata:two\ndata: 2b\n\n"
+				     "event: x\nid: 3\n\ndata\n\ndata: cr\r\rdata: tail";
+	const char *want = "[one][two\n2b][][cr]";
+
+	for (size_t cut = 0; cut <= sizeof(stream) - 1; cut++) {
+		struct sse s = SSE_INIT;
+		struct events ev = { "", 0 };
+		struct err e;
+
+		cr_assert_eq(sse_feed(&s, stream, cut, collect, &ev, &e), 0);
+		cr_assert_eq(sse_feed(&s, stream + cut, sizeof(stream) - 1 - cut, collect, &ev, &e),
+			     0);
+		cr_assert_str_eq(ev.got, want, "cut at %zu: %s", cut, ev.got);
+		cr_assert(sse_pending(&s), "the unfinished event at the end is pending");
+		sse_release(&s);
+	}
+}
+
+Test(serve_sse, an_oversized_event_fails_and_stays_failed)
+{
+	struct sse s = SSE_INIT;
+	struct events ev = { "", 0 };
+	char *big = malloc(SSE_EVENT_MAX + 16);
+	struct err e;
+
+	memcpy(big, "data: ", 6);
+	memset(big + 6, 'x', SSE_EVENT_MAX + 8);
+	cr_assert_eq(sse_feed(&s, big, SSE_EVENT_MAX + 14, collect, &ev, &e), -1);
+	cr_assert(strstr(e.msg, "passes"), "%s", e.msg);
+	cr_assert_eq(sse_feed(&s, "\n\n", 2, collect, &ev, &e), -1);
+	cr_assert_eq(ev.n, 0);
+	free(big);
+	sse_release(&s);
+}
+
+static struct sse_chunk chunk(const char *data, int want_rc)
+{
+	struct sse_chunk c;
+	struct err e;
+
+	cr_assert_eq(sse_chunk_parse(data, strlen(data), &c, &e), want_rc, "%s", data);
+	return c;
+}
+
+Test(serve_sse, chunks_of_vllm_and_llama_server)
+{
+	struct sse_chunk c;
+
+	c = chunk("[DONE]", 0);
+	cr_assert_eq(c.kind, SSE_CHUNK_DONE);
+	c = chunk("{\"choices\":[{\"text\":\"a\",\"finish_reason\":null}]}", 0);
+	cr_assert_eq(c.kind, SSE_CHUNK_TEXT);
+	cr_assert(!c.finished);
+	cr_assert_eq(c.completion_tokens, -1);
+	c = chunk("{\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3,"
+		  "\"prompt_tokens_details\":{\"cached_tokens\":4}}}", 0);
+	cr_assert_eq(c.kind, SSE_CHUNK_USAGE);
+	cr_assert_eq(c.completion_tokens, 3);
+	cr_assert_eq(c.prompt_tokens, 7);
+	cr_assert_eq(c.cached_tokens, 4);
+	/* llama-server: timings.cache_n */
+	c = chunk("{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],"
+		  "\"timings\":{\"cache_n\":12,\"prompt_n\":3}}", 0);
+	cr_assert_eq(c.kind, SSE_CHUNK_TEXT);
+	cr_assert(c.finished);
+	cr_assert_eq(c.cached_tokens, 12);
+	c = chunk("{\"error\":{\"message\":\"out of slots\"}}", 0);
+	cr_assert_eq(c.kind, SSE_CHUNK_ERROR);
+	cr_assert_str_eq(c.error, "out of slots");
+	chunk("{not json", -1);
+	chunk("[1,2]", -1);
+	chunk("{\"object\":\"text_completion\"}", -1);
+	chunk("{\"choices\":{}}", -1);
+}
+
+/* ---- the summary and the log -------------------------------------------- */
+
+Test(serve_summary, percentiles_are_numpys_linear_ones)
+{
+	double v[] = { 4, 1, 3, 2 };
+	struct serve_dist d;
+
+	serve_dist_of(v, 4, &d);
+	cr_assert_float_eq(d.mean, 2.5, 1e-12);
+	cr_assert_float_eq(d.p50, 2.5, 1e-12);
+	cr_assert_float_eq(d.p90, 3.7, 1e-12);
+	cr_assert_float_eq(d.p99, 3.97, 1e-12);
+	cr_assert_float_eq(d.max, 4, 1e-12);
+}
+
+static int64_t ch0[] = { 30000000, 40000000, 60000000 };
+static int64_t ch1[] = { 120000000 };
+
+static void two_requests(struct serve_record r[3])
+{
+	memset(r, 0, 3 * sizeof(*r));
+	/* sent 1 ms late; first chunk 30 ms after send... */
+	r[0] = (struct serve_record){ .index = 0, .scheduled_ns = 0, .sent_ns = 1000000,
+				      .first_ns = 30000000, .end_ns = 61000000,
+				      .chunks_ns = ch0, .nr_chunks = 3, .prompt_tokens = 10,
+				      .output_tokens = 3, .output_from_usage = true,
+				      .cached_tokens = -1, .http_status = 200 };
+	r[1] = (struct serve_record){ .index = 1, .scheduled_ns = 100000000,
+				      .sent_ns = 100000000, .first_ns = 120000000,
+				      .end_ns = 121000000, .chunks_ns = ch1, .nr_chunks = 1,
+				      .prompt_tokens = 5, .output_tokens = 1, .cached_tokens = 2,
+				      .http_status = 200 };
+	r[2] = (struct serve_record){ .index = 2, .scheduled_ns = 110000000,
+				      .sent_ns = 110000000, .first_ns = -1, .end_ns = 111000000,
+				      .cached_tokens = -1, .http_status = 429,
+				      .fail = SERVE_HTTP };
+	strcpy(r[2].error, "HTTP 429: busy");
+}
+
+Test(serve_summary, vllm_definitions_on_known_records)
+{
+	struct serve_record r[3];
+	struct serve_slo slo = { .ttft_ms = 25 };
+	struct serve_summary s;
+
+	two_requests(r);
+	serve_summarize(r, 3, true, 0.5, &slo, &s);
+	cr_assert_eq(s.completed, 2);
+	cr_assert_eq(s.failed, 1);
+	cr_assert_eq(s.fails[SERVE_HTTP], 1);
+	/* from the first send (1 ms) to the last end (121 ms) */
+	cr_assert_float_eq(s.duration_s, 0.12, 1e-12);
+	cr_assert_float_eq(s.request_throughput, 2 / 0.12, 1e-9);
+	cr_assert_float_eq(s.output_throughput, 4 / 0.12, 1e-9);
+	cr_assert_float_eq(s.total_throughput, 19 / 0.12, 1e-9);
+	/* TTFT 29 and 20 ms; E2EL 60 and 21 ms */
+	cr_assert_float_eq(s.ttft.mean, 24.5, 1e-9);
+	cr_assert_float_eq(s.e2el.max, 60, 1e-9);
+	/* TPOT (60 - 29) / (3 - 1) for the first only (one token: none) */
+	cr_assert_eq(s.tpot.n, 1);
+	cr_assert_float_eq(s.tpot.mean, 15.5, 1e-9);
+	/* ITL: 10 and 20 ms */
+	cr_assert_eq(s.itl.n, 2);
+	cr_assert_float_eq(s.itl.mean, 15, 1e-9);
+	cr_assert_eq(s.output_from_usage, 1);
+	cr_assert_eq(s.cached_tokens, 2);
+	cr_assert_eq(s.cached_reported, 1);
+	cr_assert_float_eq(s.prefix_hit_rate, 0.4, 1e-12);	/* 2 of its 5 prompt tokens */
+	/* goodput: TTFT 20 <= 25 only */
+	cr_assert_eq(s.good, 1);
+	/* the 1 ms late send passes the 0.5 ms bound */
+	cr_assert_eq(s.lag.n, 3);
+	cr_assert_eq(s.late, 1);
+	cr_assert(s.fell_behind);
+}
+
+Test(serve_log, a_log_reads_back_as_written)
+{
+	struct serve_record r[3], *back;
+	struct serve_log_head h = { .requests = 3, .open_loop = true, .max_lag_ms = 1 }, h2;
+	struct strbuf sb = STRBUF_INIT, again = STRBUF_INIT;
+	size_t n;
+	struct err e;
+
+	memcpy(h.trace_sha256, "sha256:", 7);
+	memset(h.trace_sha256 + 7, 'a', 64);
+	h.trace_sha256[71] = '\0';
+	two_requests(r);
+	serve_log_head_line(&sb, &h);
+	for (int i = 0; i < 3; i++)
+		serve_log_line(&sb, &r[i]);
+	cr_assert_eq(serve_log_parse(sb.buf, sb.len, &h2, &back, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 3);
+	serve_log_head_line(&again, &h2);
+	for (size_t i = 0; i < n; i++)
+		serve_log_line(&again, &back[i]);
+	cr_assert_str_eq(again.buf, sb.buf);
+	serve_records_release(back, n);
+	/* a lost line is refused */
+	cr_assert_eq(serve_log_parse(sb.buf, strrchr(sb.buf, '{') - sb.buf, &h2, &back, &n, &e),
+		     -1);
+	cr_assert(strstr(e.msg, "2 of the head's 3"), "%s", e.msg);
+	sb_release(&sb);
+	sb_release(&again);
+}
+
+Test(serve_slo, parse)
+{
+	struct serve_slo slo;
+	struct err e;
+
+	cr_assert_eq(serve_slo_parse("ttft_ms=200,tpot_ms=50", &slo, &e), 0, "%s", e.msg);
+	cr_assert_float_eq(slo.ttft_ms, 200, 1e-12);
+	cr_assert_float_eq(slo.tpot_ms, 50, 1e-12);
+	cr_assert_eq(serve_slo_parse("ttft=200", &slo, &e), -1);
+	cr_assert_eq(serve_slo_parse("ttft_ms=-1", &slo, &e), -1);
+	cr_assert_eq(serve_slo_parse("ttft_ms=1x", &slo, &e), -1);
+}
