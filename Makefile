@@ -236,6 +236,7 @@ $(CROSS)/include/ok:
 	cp /usr/include/openssl/*.h $(dir $@)openssl/
 	cp /usr/include/$(MULTIARCH)/openssl/*.h $(dir $@)openssl/
 	cp -R /usr/include/criterion $(dir $@)
+	cp -R /usr/include/$(MULTIARCH)/curl $(dir $@)	# the serving client's (opened at run time)
 	@touch $@
 define cross_rule
 $(CROSS)/$(1)/%.o: %.c $(CROSS)/zig.ok $(CROSS)/include/ok

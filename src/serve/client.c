@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -423,6 +422,19 @@ static int wait_ready(const struct serve_opts *o, struct err *e)
  * of the next send. */
 #define SERVE_READY_AHEAD 64
 
+/* The send timer. On Linux a timerfd wakes curl_multi_poll at the send
+ * to the microsecond; elsewhere (macOS: compiled by make cross-check,
+ * never run) there is none, NO_TIMER, and the poll's millisecond timeout
+ * is the timer (docs/serving.md). An OS test, not a compiler trick. */
+#define NO_TIMER (-2)
+#ifdef __linux__
+#include <sys/timerfd.h>
+
+static int timer_open(void)
+{
+	return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
 static void arm(int tfd, int64_t at_abs_ns)
 {
 	struct itimerspec its = { 0 };
@@ -431,6 +443,31 @@ static void arm(int tfd, int64_t at_abs_ns)
 	its.it_value.tv_nsec = at_abs_ns % 1000000000;
 	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
+
+static void timer_drain(int tfd)
+{
+	uint64_t ticks;
+
+	while (read(tfd, &ticks, sizeof(ticks)) > 0)
+		;
+}
+#else
+static int timer_open(void)
+{
+	return NO_TIMER;
+}
+
+static void arm(int tfd, int64_t at_abs_ns)
+{
+	(void)tfd;
+	(void)at_abs_ns;
+}
+
+static void timer_drain(int tfd)
+{
+	(void)tfd;
+}
+#endif
 
 int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_record **recs,
 	      struct err *e)
@@ -452,9 +489,9 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		CURL_FN.curl_global_cleanup();
 		return -1;
 	}
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	tfd = timer_open();
 	m = CURL_FN.curl_multi_init();
-	if (tfd < 0 || !m) {
+	if (tfd == -1 || !m) {
 		if (tfd >= 0)
 			close(tfd);
 		CURL_FN.curl_multi_cleanup(m);
@@ -481,7 +518,6 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	while (done < t->nr) {
 		int64_t now = mono_ns() - t0, wait_ns = 100000000;
 		struct curl_waitfd wfd = { .fd = tfd, .events = CURL_WAIT_POLLIN };
-		uint64_t ticks;
 		CURLMsg *msg;
 		int still, left;
 
@@ -582,9 +618,9 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		}
 		/* the timer wakes the poll at the send; the timeout only bounds
 		 * the wait for the stall and timeout checks */
-		CURL_FN.curl_multi_poll(m, &wfd, 1, (int)(wait_ns / 1000000) + 1, NULL);
-		while (read(tfd, &ticks, sizeof(ticks)) > 0)
-			;
+		CURL_FN.curl_multi_poll(m, tfd >= 0 ? &wfd : NULL, tfd >= 0 ? 1 : 0,
+					(int)(wait_ns / 1000000) + 1, NULL);
+		timer_drain(tfd);
 	}
 	if (o->progress)
 		o->progress(o->progress_ctx, done, next, t->nr);
@@ -595,7 +631,8 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	free(running);
 	CURL_FN.curl_multi_cleanup(m);
 	CURL_FN.curl_global_cleanup();
-	close(tfd);
+	if (tfd >= 0)
+		close(tfd);
 	*recs = r;
 	return 0;
 }
