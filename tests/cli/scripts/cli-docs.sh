@@ -70,6 +70,9 @@ done <commands.txt
 
 # ---- make install ----------------------------------------------------------
 build=$(dirname "$FAK")
+# -o keeps make from rebuilding fak; the page and completion it would then
+# think current may be an earlier binary's: make them again from this one
+rm -f "$build/fak.1" "$build/fak.bash"
 make -s -C "$ROOT" install BUILD="$build" -o "$build/fak" DESTDIR="$PWD/stage" PREFIX=/usr \
 	>install.log 2>&1 || { cat install.log; fail "make install failed"; }
 for f in bin/fak share/man/man1/fak.1 share/bash-completion/completions/fak; do
