@@ -172,8 +172,14 @@ static char *attempt_text(const struct xp_result *res, const char *lever, const 
 		t = xstrdup("not recorded: no witness root (--witness-root DIR); this experiment "
 			    "cannot be promoted");
 	} else {
-		t = xasprintf("%zu of %zu of lever %s in this envelope (ledger %s)", a->k, a->n,
-			      lever, ledger);
+		/* promotion decides again at the level widened for every attempt
+		 * (docs/receipts.md, "Attempts"): say so before anyone relies on
+		 * this experiment's own verdict */
+		t = xasprintf("%zu of %zu of lever %s in this envelope (ledger %s)%s", a->k, a->n,
+			      lever, ledger,
+			      a->n > 1 ? "; a promotion decides again at the level widened for "
+					 "every attempt so far"
+				       : "");
 		jset_str(o, "experiment_id", a->experiment_id);
 		jset_int(o, "attempt", (long long)a->k);
 		jset_int(o, "attempts", (long long)a->n);

@@ -25,8 +25,12 @@ for i in 1 2 3; do
 	else
 		pass_run r$i
 	fi
-	grep -qx "attempt    $i of $i of lever cpu.fast in this envelope (ledger wit/attempts.jsonl)" r$i.out ||
+	grep -q "^attempt    $i of $i of lever cpu.fast in this envelope (ledger wit/attempts.jsonl)" r$i.out ||
 		{ cat r$i.out; fail "r$i: the attempt line"; }
+	if [ $i -gt 1 ]; then
+		tr -s ' \n' '  ' <r$i.out | grep -q "; a promotion decides again at the level widened for every attempt so far" ||
+			{ cat r$i.out; fail "r$i: no word of the widening"; }
+	fi
 	jq -e --argjson k "$i" '.schema == "fak-attempt-record/v1" and .attempt == $k and .attempts == $k
 		and .started_seq == 2 * $k - 1 and .ended_seq == 2 * $k and .ledger == "wit/attempts.jsonl"' \
 		r$i/attempt.json >/dev/null || { cat r$i/attempt.json; fail "r$i/attempt.json"; }
