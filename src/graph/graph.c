@@ -349,8 +349,13 @@ json_t *graph_criterion_json(const struct criterion *c)
 		jset_new(o, "gpu_policy", x);
 	}
 	if (c->has_host_policy)
-		jset_new(o, "host_policy", jf_to_json(host_policy_fields, &c->host_policy));
+		jset_new(o, "host_policy", graph_host_policy_json(&c->host_policy));
 	return o;
+}
+
+json_t *graph_host_policy_json(const struct host_policy *h)
+{
+	return jf_to_json(host_policy_fields, h);
 }
 
 int graph_criterion_digest(const struct criterion *c, char out[72], struct err *e)

@@ -192,6 +192,8 @@ bool graph_engine_valid(const char *s);
 /* The practical threshold of the decision in percent (docs/receipts.md, "The
  * decision"): practical_threshold_percent, or for a criterion written before
  * it, maximum_noise_percent. */
+/* A criterion's host policy as the graph writes it (new object). */
+json_t *graph_host_policy_json(const struct host_policy *h);
 double graph_criterion_threshold(const struct criterion *c);
 /* review_period_days, or GRAPH_DEFAULT_REVIEW_PERIOD_DAYS when absent. */
 long long graph_criterion_review_period_days(const struct criterion *c);

@@ -112,9 +112,9 @@ static double check_sequential(const struct receipt *base, const struct receipt 
 	return out->nr == before ? s->looks[s->nr_looks - 1].level : NAN;
 }
 
-int receipt_decide(const struct receipt *base, const struct receipt *cand,
-		   const struct criterion *crit, size_t attempts, struct receipt_decision *d,
-		   struct findings *out, struct err *e)
+/* A fixed design's decision before any value: threshold, level, attempts. */
+static void decision_init(struct receipt_decision *d, const struct criterion *crit,
+			  size_t attempts)
 {
 	memset(d, 0, sizeof(*d));
 	d->crit = crit;
@@ -123,6 +123,23 @@ int receipt_decide(const struct receipt *base, const struct receipt *cand,
 	d->attempts = attempts ? attempts : 1;
 	d->design_level = STATS_DECISION_LEVEL;
 	d->nr_looks = 1;
+	d->level = stats_level_for_attempts(d->design_level, d->attempts);
+}
+
+int receipt_decide_values(const double *base, size_t nb, const double *cand, size_t nc,
+			  const struct criterion *crit, size_t attempts,
+			  struct receipt_decision *d, struct err *e)
+{
+	decision_init(d, crit, attempts);
+	return stats_compare(base, nb, cand, nc, d->threshold_percent, STATS_HIGHER_IS_BETTER,
+			     d->level, &d->tps, e);
+}
+
+int receipt_decide(const struct receipt *base, const struct receipt *cand,
+		   const struct criterion *crit, size_t attempts, struct receipt_decision *d,
+		   struct findings *out, struct err *e)
+{
+	decision_init(d, crit, attempts);
 	if (cand->has_experiment && cand->experiment.has_sequential) {
 		d->sequential = true;
 		d->nr_looks = cand->experiment.sequential.nr_looks;
@@ -160,17 +177,9 @@ json_t *receipt_decision_json(const struct receipt_decision *d)
 	jset_num(o, "design_level", d->design_level);
 	jset_int(o, "looks", (long long)d->nr_looks);
 	jset_int(o, "attempts", (long long)d->attempts);
-	if (d->crit && d->crit->has_host_policy) {
-		const struct host_policy *h = &d->crit->host_policy;
-		json_t *hp = jobj();
-
-		jset_num(hp, "maximum_non_sut_cpu_percent", h->maximum_non_sut_cpu_percent);
-		jset_num(hp, "maximum_sampler_duty_percent", h->maximum_sampler_duty_percent);
-		jset_num(hp, "maximum_psi_stall_percent", h->maximum_psi_stall_percent);
-		jset_new(o, "host_policy", hp);
-	} else {
-		jset_new(o, "host_policy", json_null());
-	}
+	jset_new(o, "host_policy", d->crit && d->crit->has_host_policy
+					   ? graph_host_policy_json(&d->crit->host_policy)
+					   : json_null());
 	if (c->repetitions_needed > 0)
 		jset_int(o, "repetitions_needed", c->repetitions_needed);
 	else

@@ -946,16 +946,8 @@ static int gate_decide(const struct gate_request *q, const struct graph *g, cons
 		BUG("a gate request past its structural phase without a criterion");
 	if (q->policy.minimum_clean_repetitions <= 0)
 		return receipt_decide(&q->last_accepted, &q->candidate, crit, attempts, d, out, e);
-	memset(d, 0, sizeof(*d));
-	d->crit = crit;
-	d->threshold_percent = graph_criterion_threshold(crit);
-	d->threshold_declared = crit->has_practical_threshold;
-	d->attempts = attempts;
-	d->design_level = STATS_DECISION_LEVEL;
-	d->nr_looks = 1;
-	d->level = stats_level_for_attempts(d->design_level, attempts);
-	return stats_compare(sa->values, sa->used.n, sc->values, sc->used.n, d->threshold_percent,
-			     STATS_HIGHER_IS_BETTER, d->level, &d->tps, e);
+	return receipt_decide_values(sa->values, sa->used.n, sc->values, sc->used.n, crit,
+				     attempts, d, e);
 }
 
 json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum gate_class *cls,

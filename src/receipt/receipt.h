@@ -391,6 +391,12 @@ int receipt_decide(const struct receipt *base, const struct receipt *cand,
 		   const struct criterion *crit, size_t attempts, struct receipt_decision *d,
 		   struct findings *out, struct err *e);
 
+/* The same decision of a fixed design over given tok/s values (the gate's
+ * clean repetitions under a legacy policy): tps only, ms left zero. */
+int receipt_decide_values(const double *base, size_t nb, const double *cand, size_t nc,
+			  const struct criterion *crit, size_t attempts,
+			  struct receipt_decision *d, struct err *e);
+
 /* The `decision` member of the comparison and the gate verdict (new
  * object): metric, verdict, shift and interval in percent, levels,
  * threshold and its source, rule and looks, attempts, the host policy
