@@ -8,7 +8,10 @@
 #      kept-alive connections) and has no schedule, so the rates differ;
 #  (b) fak's send lag (p50, p99, max) at that rate, and at rising numbers of
 #      concurrent streams (a server that takes 2 s per request: the streams
-#      in flight are about rate x 2) until a send is later than 1 ms.
+#      in flight are about rate x 2) until a send is later than 1 ms;
+#  (c) the same at 500 and 1,000 streams, with a server that takes 10 s per
+#      request and writes one token a second (the Python stub cannot write
+#      faster to so many streams), and the share of one core fak used.
 # The Python stub is the ceiling of every figure here: it serves a few
 # hundred requests a second on two cores.
 # usage: bench/serve.sh BUILD/fak
@@ -59,20 +62,40 @@ echo "(a) wrk $wrk_per us CPU/request ($wrk_n requests, closed loop, 4 connectio
 jq -r '"    fak send lag at \(.request_throughput | floor) req/s: p50 \(.schedule.lag_ms.p50)" +
 	" ms, p99 \(.schedule.lag_ms.p99) ms, max \(.schedule.lag_ms.max) ms"' fak.json
 
+# streams LABEL RATE SECONDS_OF_ARRIVALS OUTPUT_TOKENS SECONDS_A_REQUEST: one
+# open-loop run at RATE against the running stub; its send lag, and fak's CPU
+# time and share of one core
+streams() {
+	"$fak" bench trace --rate "$2" --requests $(($2 * $3)) --prompt-tokens 8 \
+		--output-tokens "$4" --vocab 100 --seed "$2" --out s.json 2>/dev/null
+	/usr/bin/time -f '%U %S %e' -o s.time "$fak" bench serve --endpoint \
+		"http://127.0.0.1:$port" --trace s.json --format json --max-lag 1ms --timeout 60s \
+		>s.out 2>/dev/null || true
+	cpu=$(tail -1 s.time | awk '{ printf "%.2f s, %.0f%% of a core", $1 + $2,
+		100 * ($1 + $2) / $3 }')
+	jq -r --arg l "$1" --arg r "$2" --arg k "$5" --arg cpu "$cpu" '
+		"\($l) \($r) req/s, ~\(($r | tonumber) * ($k | tonumber)) streams:" +
+		" lag p50 \(.schedule.lag_ms.p50 * 1000 | floor / 1000) ms, p99" +
+		" \(.schedule.lag_ms.p99 * 1000 | floor / 1000) ms, max" +
+		" \(.schedule.lag_ms.max * 1000 | floor / 1000) ms, late \(.schedule.late);" +
+		" \(.completed) of \(.requests) completed; fak CPU \($cpu)"' s.out
+}
+
 for p in $pids; do kill $p 2>/dev/null || true; done
 pids=
 # (b) streams in flight: each request takes 2 s (first token at 1 s, 20
 # tokens 50 ms apart); rate r keeps about 2r streams open
 stub slow --ttft-ms 1000 --itl-ms 50
 for r in 25 50 100 200; do
-	"$fak" bench trace --rate "$r" --requests $((r * 4)) --prompt-tokens 8 --output-tokens 21 \
-		--vocab 100 --seed "$r" --out s.json 2>/dev/null
-	/usr/bin/time -f '%U %S' -o s.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
-		--trace s.json --format json --max-lag 1ms --timeout 60s >s.out 2>/dev/null || true
-	cpu=$(tail -1 s.time | awk '{ printf "%.2f", $1 + $2 }')
-	jq -r --arg r "$r" --arg cpu "$cpu" '"(b) \($r) req/s, ~\(($r | tonumber) * 2) streams:" +
-		" lag p50 \(.schedule.lag_ms.p50 * 1000 | floor / 1000) ms, p99" +
-		" \(.schedule.lag_ms.p99 * 1000 | floor / 1000) ms, max" +
-		" \(.schedule.lag_ms.max * 1000 | floor / 1000) ms, late \(.schedule.late);" +
-		" \(.completed) of \(.requests) completed; fak CPU \($cpu) s"' s.out
+	streams "(b)" "$r" 4 21 2
+done
+
+for p in $pids; do kill $p 2>/dev/null || true; done
+pids=
+# (c) 10 s a request (first token at 1 s, 10 tokens 1 s apart), 20 s of
+# arrivals: rate r keeps about 10r streams open
+ulimit -n 8192 2>/dev/null || true
+stub long --ttft-ms 1000 --itl-ms 1000
+for r in 50 100; do
+	streams "(c)" "$r" 20 10 10
 done

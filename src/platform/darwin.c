@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <mach/mach.h>
 #include <mach/mach_time.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/event.h>
 #include <sys/proc_info.h>
@@ -309,6 +310,87 @@ int platform_proc(pid_t pid, struct platform_proc *p)
 	p->footprint_bytes = ri.ri_phys_footprint;
 	p->footprint_ok = true;
 	return 0;
+}
+
+/* ---- the poller: a kqueue, the deadline as kevent's timeout ---- */
+
+struct platform_poller {
+	int kq;
+};
+
+struct platform_poller *platform_poller_open(struct err *e)
+{
+	struct platform_poller *p = malloc(sizeof(*p));
+
+	if (!p) {
+		err_errno(e, errno, "cannot start the poller");
+		return NULL;
+	}
+	p->kq = kqueue();
+	if (p->kq < 0) {
+		err_errno(e, errno, "cannot start the poller (kqueue)");
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* One filter on or off; deleting one that was never added is no error. */
+static int kq_filter(int kq, int fd, short filter, bool on)
+{
+	struct kevent ev;
+
+	EV_SET(&ev, (uintptr_t)fd, filter, on ? EV_ADD : EV_DELETE, 0, 0, NULL);
+	if (kevent(kq, &ev, 1, NULL, 0, NULL) < 0 && (on || (errno != ENOENT && errno != EBADF)))
+		return -1;
+	return 0;
+}
+
+int platform_poller_watch(struct platform_poller *p, int fd, unsigned events)
+{
+	if (kq_filter(p->kq, fd, EVFILT_READ, events & PLATFORM_POLL_IN) < 0)
+		return -1;
+	return kq_filter(p->kq, fd, EVFILT_WRITE, events & PLATFORM_POLL_OUT);
+}
+
+size_t platform_poller_wait(struct platform_poller *p, int64_t deadline_ns,
+			    struct platform_poll_event *out, size_t cap)
+{
+	struct kevent ev[64];
+	struct timespec now, left, *timeout = NULL;
+	size_t n = 0;
+	int got;
+
+	if (deadline_ns >= 0) {
+		int64_t d;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		d = deadline_ns - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+		if (d < 0)
+			d = 0;
+		left.tv_sec = d / 1000000000;
+		left.tv_nsec = d % 1000000000;
+		timeout = &left;
+	}
+	got = kevent(p->kq, NULL, 0, ev, (int)(cap < 64 ? cap : 64), timeout);
+	for (int i = 0; i < got; i++) {
+		unsigned flags = ev[i].filter == EVFILT_READ ? PLATFORM_POLL_IN
+							      : PLATFORM_POLL_OUT;
+
+		if (ev[i].flags & (EV_EOF | EV_ERROR))
+			flags |= PLATFORM_POLL_ERR;
+		out[n].fd = (int)ev[i].ident;
+		out[n++].events = flags;
+	}
+	return n;
+}
+
+void platform_poller_close(struct platform_poller *p)
+{
+	if (!p)
+		return;
+	close(p->kq);
+	free(p);
 }
 
 #endif /* __APPLE__ */

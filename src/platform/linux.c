@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -252,6 +254,98 @@ int platform_proc(pid_t pid, struct platform_proc *p)
 		return -1;
 	p->resident_bytes = (uint64_t)resident * (uint64_t)page;
 	return 0;
+}
+
+/* ---- the poller: epoll, and a timerfd in it for the deadline ---- */
+
+struct platform_poller {
+	int ep, tfd;
+};
+
+struct platform_poller *platform_poller_open(struct err *e)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct platform_poller *p = malloc(sizeof(*p));
+
+	if (!p) {
+		err_errno(e, errno, "cannot start the poller");
+		return NULL;
+	}
+	p->ep = epoll_create1(EPOLL_CLOEXEC);
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ev.data.fd = p->tfd;
+	if (p->ep < 0 || p->tfd < 0 || epoll_ctl(p->ep, EPOLL_CTL_ADD, p->tfd, &ev) < 0) {
+		err_errno(e, errno, "cannot start the poller (epoll, timerfd)");
+		platform_poller_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+int platform_poller_watch(struct platform_poller *p, int fd, unsigned events)
+{
+	struct epoll_event ev = { .data.fd = fd };
+
+	if (!events)
+		return epoll_ctl(p->ep, EPOLL_CTL_DEL, fd, NULL) < 0 && errno != ENOENT &&
+		       errno != EBADF ? -1 : 0;
+	if (events & PLATFORM_POLL_IN)
+		ev.events |= EPOLLIN;
+	if (events & PLATFORM_POLL_OUT)
+		ev.events |= EPOLLOUT;
+	if (!epoll_ctl(p->ep, EPOLL_CTL_MOD, fd, &ev))
+		return 0;
+	return errno == ENOENT ? epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev) : -1;
+}
+
+size_t platform_poller_wait(struct platform_poller *p, int64_t deadline_ns,
+			    struct platform_poll_event *out, size_t cap)
+{
+	struct epoll_event ev[64];
+	struct itimerspec its = { 0 };
+	size_t n = 0;
+	int got;
+
+	if (deadline_ns >= 0) {
+		/* 0 would disarm: the earliest time there is, already past */
+		if (deadline_ns < 1)
+			deadline_ns = 1;
+		its.it_value.tv_sec = deadline_ns / 1000000000;
+		its.it_value.tv_nsec = deadline_ns % 1000000000;
+	}
+	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	got = epoll_wait(p->ep, ev, (int)(cap < 64 ? cap : 64), -1);
+	for (int i = 0; i < got; i++) {
+		unsigned flags = 0;
+
+		if (ev[i].data.fd == p->tfd) {
+			uint64_t ticks;
+
+			while (read(p->tfd, &ticks, sizeof(ticks)) > 0)
+				;
+			continue;
+		}
+		if (ev[i].events & EPOLLIN)
+			flags |= PLATFORM_POLL_IN;
+		if (ev[i].events & EPOLLOUT)
+			flags |= PLATFORM_POLL_OUT;
+		if (ev[i].events & (EPOLLERR | EPOLLHUP))
+			flags |= PLATFORM_POLL_ERR;
+		out[n].fd = ev[i].data.fd;
+		out[n++].events = flags;
+	}
+	return n;
+}
+
+void platform_poller_close(struct platform_poller *p)
+{
+	if (!p)
+		return;
+	if (p->ep >= 0)
+		close(p->ep);
+	if (p->tfd >= 0)
+		close(p->tfd);
+	free(p);
 }
 
 #endif /* __linux__ */

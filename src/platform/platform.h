@@ -122,4 +122,32 @@ struct platform_proc {
 };
 int platform_proc(pid_t pid, struct platform_proc *p);
 
+/* ---- many descriptors and a deadline (the serving client's loop) ---- */
+
+#define PLATFORM_POLL_IN 1u
+#define PLATFORM_POLL_OUT 2u
+#define PLATFORM_POLL_ERR 4u	/* reported only: error or hang-up */
+
+struct platform_poll_event {
+	int fd;
+	unsigned events;	/* PLATFORM_POLL_* */
+};
+
+/* A set of watched descriptors with a deadline on the monotonic clock
+ * (Linux: epoll, and a timerfd for the deadline, to the microsecond;
+ * darwin: kqueue, whose timeout is a timespec). */
+struct platform_poller;
+
+/* NULL with e set when the kernel refuses. */
+struct platform_poller *platform_poller_open(struct err *e);
+/* Watches fd for events (IN and/or OUT), replacing what was watched; 0
+ * stops watching it. -1 with errno. */
+int platform_poller_watch(struct platform_poller *p, int fd, unsigned events);
+/* Waits until a watched descriptor is ready or CLOCK_MONOTONIC reaches
+ * deadline_ns (absolute; < 0: no deadline); at most cap events in out.
+ * Returns their number, 0 at the deadline or on EINTR. */
+size_t platform_poller_wait(struct platform_poller *p, int64_t deadline_ns,
+			    struct platform_poll_event *out, size_t cap);
+void platform_poller_close(struct platform_poller *p);
+
 #endif

@@ -1,5 +1,6 @@
-/* The open-loop client: libcurl multi, a timerfd for the schedule, our SSE
- * parser on the bytes. */
+/* The open-loop client: libcurl's multi interface driven by its events
+ * (curl_multi_socket_action on the platform's poller: epoll and a timerfd on
+ * Linux), our SSE parser on the bytes. */
 #include "serve/client.h"
 
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 
 #include "base/json.h"
 #include "base/xalloc.h"
+#include "platform/platform.h"
 #include "serve/sse.h"
 
 /* libcurl is opened when a serving command first needs it, as the GPU
@@ -37,9 +39,9 @@
 	X(curl_multi_cleanup) \
 	X(curl_multi_info_read) \
 	X(curl_multi_init) \
-	X(curl_multi_perform) \
-	X(curl_multi_poll) \
 	X(curl_multi_remove_handle) \
+	X(curl_multi_setopt) \
+	X(curl_multi_socket_action) \
 	X(curl_slist_append) \
 	X(curl_slist_free_all) \
 	X(curl_url) \
@@ -166,6 +168,7 @@ struct xfer {
 	struct strbuf body, errbody;
 	struct sse sse;
 	int64_t t0, last_byte_ns;
+	size_t slot;	/* in the loop's live transfers */
 	bool started, done_seen, usage_out, usage_prompt;
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -422,64 +425,173 @@ static int wait_ready(const struct serve_opts *o, struct err *e)
  * of the next send. */
 #define SERVE_READY_AHEAD 64
 
-/* The send timer. On Linux a timerfd wakes curl_multi_poll at the send
- * to the microsecond; elsewhere (macOS: compiled by make cross-check,
- * never run) there is none, NO_TIMER, and the poll's millisecond timeout
- * is the timer (docs/serving.md). An OS test, not a compiler trick. */
-#define NO_TIMER (-2)
-#ifdef __linux__
-#include <sys/timerfd.h>
+/* The loop's state that libcurl's callbacks reach: which sockets to watch
+ * (the poller) and when libcurl wants to be called for its own timeouts. */
+struct loop {
+	CURLM *m;
+	struct platform_poller *poller;
+	int64_t curl_at;	/* monotonic ns; -1: libcurl has no timeout */
+	bool watch_failed;
+};
 
-static int timer_open(void)
+static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
-	return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	struct loop *l = userp;
+	unsigned ev = 0;
+
+	(void)easy;
+	(void)socketp;
+	if (what == CURL_POLL_IN || what == CURL_POLL_INOUT)
+		ev |= PLATFORM_POLL_IN;
+	if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
+		ev |= PLATFORM_POLL_OUT;
+	if (platform_poller_watch(l->poller, (int)s, what == CURL_POLL_REMOVE ? 0 : ev) < 0)
+		l->watch_failed = true;
+	return 0;
 }
 
-static void arm(int tfd, int64_t at_abs_ns)
+static int on_timer(CURLM *m, long timeout_ms, void *userp)
 {
-	struct itimerspec its = { 0 };
+	struct loop *l = userp;
 
-	its.it_value.tv_sec = at_abs_ns / 1000000000;
-	its.it_value.tv_nsec = at_abs_ns % 1000000000;
-	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	(void)m;
+	l->curl_at = timeout_ms < 0 ? -1 : mono_ns() + (int64_t)timeout_ms * 1000000;
+	return 0;
 }
 
-static void timer_drain(int tfd)
-{
-	uint64_t ticks;
+/* The transfers in flight, dense, for the loop's own timeout checks. */
+struct live {
+	struct xfer **x;
+	size_t nr;
+};
 
-	while (read(tfd, &ticks, sizeof(ticks)) > 0)
-		;
-}
-#else
-static int timer_open(void)
+static void live_add(struct live *lv, struct xfer *x)
 {
-	return NO_TIMER;
-}
-
-static void arm(int tfd, int64_t at_abs_ns)
-{
-	(void)tfd;
-	(void)at_abs_ns;
+	x->slot = lv->nr;
+	lv->x[lv->nr++] = x;
 }
 
-static void timer_drain(int tfd)
+/* Ends x: its record, its handle, its place among the live. */
+static void retire(struct loop *l, struct live *lv, struct xfer *x, CURLcode rc,
+		   const struct trace_request *q)
 {
-	(void)tfd;
+	finish(x, rc, q);
+	CURL_FN.curl_multi_remove_handle(l->m, x->h);
+	lv->x[x->slot] = lv->x[--lv->nr];
+	lv->x[x->slot]->slot = x->slot;
+	xfer_free(x);
 }
-#endif
+
+/* Our own timeouts, named, to the millisecond: fails what is over its
+ * limit; returns when the next check is due (a stall's deadline only moves
+ * later, so the earliest one seen is never late). */
+static int64_t check_limits(const struct serve_opts *o, struct loop *l, struct live *lv,
+			    const struct trace *t, int64_t now, size_t *done)
+{
+	int64_t next = INT64_MAX;
+
+	for (size_t i = 0; i < lv->nr;) {
+		struct xfer *x = lv->x[i];
+		struct serve_record *r = x->r;
+		int64_t end = o->timeout_ns ? r->sent_ns + o->timeout_ns : INT64_MAX;
+		int64_t stall = o->stall_ns ? x->last_byte_ns + o->stall_ns : INT64_MAX;
+
+		if (now >= end)
+			fail_with(x, SERVE_TIMEOUT, "the response did not end within %.3gs "
+				  "(%zu chunks by then)", (double)o->timeout_ns / 1e9,
+				  r->nr_chunks);
+		else if (now >= stall)
+			fail_with(x, SERVE_STALLED, "no byte for %.3gs (stalled after %zu chunks)",
+				  (double)o->stall_ns / 1e9, r->nr_chunks);
+		if (r->fail == SERVE_OK) {
+			next = end < next ? end : next;
+			next = stall < next ? stall : next;
+			i++;
+			continue;
+		}
+		retire(l, lv, x, CURLE_OK, &t->req[r->index]);
+		++*done;	/* the last live one moved into i */
+	}
+	return next;
+}
+
+/* Lets libcurl act on what the poller saw and on its own timeout, then
+ * ends the transfers it finished. */
+static void drive(struct loop *l, struct live *lv, const struct trace *t,
+		  const struct platform_poll_event *ev, size_t nr, size_t *done)
+{
+	CURLMsg *msg;
+	int still, left;
+
+	for (size_t i = 0; i < nr; i++) {
+		int flags = 0;
+
+		if (ev[i].events & PLATFORM_POLL_IN)
+			flags |= CURL_CSELECT_IN;
+		if (ev[i].events & PLATFORM_POLL_OUT)
+			flags |= CURL_CSELECT_OUT;
+		if (ev[i].events & PLATFORM_POLL_ERR)
+			flags |= CURL_CSELECT_ERR;
+		CURL_FN.curl_multi_socket_action(l->m, ev[i].fd, flags, &still);
+	}
+	if (l->curl_at >= 0 && mono_ns() >= l->curl_at) {
+		l->curl_at = -1;
+		CURL_FN.curl_multi_socket_action(l->m, CURL_SOCKET_TIMEOUT, 0, &still);
+	}
+	while ((msg = CURL_FN.curl_multi_info_read(l->m, &left))) {
+		struct xfer *x;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		CURL_FN.curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		retire(l, lv, x, msg->data.result, &t->req[x->r->index]);
+		++*done;
+	}
+}
+
+static void interrupt(struct loop *l, struct live *lv, const struct trace *t,
+		      struct serve_record *r, size_t *next, size_t *done)
+{
+	for (; *next < t->nr; ++*next, ++*done) {
+		r[*next].fail = SERVE_NOT_SENT;
+		snprintf(r[*next].error, sizeof(r[*next].error),
+			 "the run was interrupted before it was sent");
+	}
+	while (lv->nr) {
+		struct xfer *x = lv->x[0];
+
+		fail_with(x, SERVE_LOST, "the run was interrupted");
+		retire(l, lv, x, CURLE_OK, &t->req[x->r->index]);
+		++*done;
+	}
+}
+
+/* The first limit of a request sent at sent_ns, if before at. */
+static int64_t earliest_limit(const struct serve_opts *o, int64_t sent_ns, int64_t at)
+{
+	if (o->timeout_ns && sent_ns + o->timeout_ns < at)
+		at = sent_ns + o->timeout_ns;
+	if (o->stall_ns && sent_ns + o->stall_ns < at)
+		at = sent_ns + o->stall_ns;
+	return at;
+}
+
+static int64_t earliest(int64_t a, int64_t b)
+{
+	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
 
 int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_record **recs,
 	      struct err *e)
 {
+	struct loop l = { .curl_at = -1 };
+	struct live lv = { 0 };
 	struct serve_record *r;
-	struct xfer **running, **ready;
+	struct xfer **ready;
 	char url[2048];
-	size_t next = 0, done = 0, nr_running = 0, prepared = 0;
+	size_t next = 0, done = 0, prepared = 0;
 	bool open_loop = t->process != TRACE_CLOSED;
-	int64_t t0, last_progress = 0;
-	CURLM *m;
-	int tfd;
+	int64_t t0, last_progress = 0, limits_at = INT64_MAX;
 
 	*recs = NULL;
 	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
@@ -489,18 +601,20 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		CURL_FN.curl_global_cleanup();
 		return -1;
 	}
-	tfd = timer_open();
-	m = CURL_FN.curl_multi_init();
-	if (tfd == -1 || !m) {
-		if (tfd >= 0)
-			close(tfd);
-		CURL_FN.curl_multi_cleanup(m);
+	l.poller = platform_poller_open(e);
+	l.m = l.poller ? CURL_FN.curl_multi_init() : NULL;
+	if (!l.m) {
+		platform_poller_close(l.poller);
 		CURL_FN.curl_global_cleanup();
-		return err_set(e, "cannot start the client's loop (timerfd or libcurl)");
+		return l.poller ? err_set(e, "cannot start the client's loop (libcurl)") : -1;
 	}
+	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_SOCKETFUNCTION, on_socket);
+	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_SOCKETDATA, &l);
+	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_TIMERFUNCTION, on_timer);
+	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_TIMERDATA, &l);
 	r = xcalloc(t->nr, sizeof(*r));
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	running = xcalloc(t->nr, sizeof(*running));
+	lv.x = xcalloc(t->nr, sizeof(*lv.x));
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	ready = xcalloc(t->nr, sizeof(*ready));
 	for (size_t i = 0; i < t->nr; i++) {
@@ -516,83 +630,41 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared], 0);
 	t0 = mono_ns();
 	while (done < t->nr) {
-		int64_t now = mono_ns() - t0, wait_ns = 100000000;
-		struct curl_waitfd wfd = { .fd = tfd, .events = CURL_WAIT_POLLIN };
-		CURLMsg *msg;
-		int still, left;
+		struct platform_poll_event ev[64];
+		int64_t now = mono_ns() - t0, wake;
+		size_t nr_ev;
 
 		if (o->stop && *o->stop) {
-			for (; next < t->nr; next++, done++) {
-				r[next].fail = SERVE_NOT_SENT;
-				snprintf(r[next].error, sizeof(r[next].error),
-					 "the run was interrupted before it was sent");
-			}
-			for (size_t i = 0; i < t->nr; i++)
-				if (running[i]) {
-					fail_with(running[i], SERVE_LOST,
-						  "the run was interrupted");
-					finish(running[i], CURLE_OK, &t->req[i]);
-					CURL_FN.curl_multi_remove_handle(m, running[i]->h);
-					xfer_free(running[i]);
-					running[i] = NULL;
-					done++;
-				}
+			interrupt(&l, &lv, t, r, &next, &done);
 			break;
 		}
 		/* sends first: they are what the schedule is about */
 		while (next < t->nr &&
 		       (open_loop ? r[next].scheduled_ns <= now
-				  : nr_running < (size_t)t->concurrency)) {
+				  : lv.nr < (size_t)t->concurrency)) {
 			struct xfer *x = ready[next] ? ready[next]
 					: xfer_new(o, url, &t->req[next], &r[next], t0);
 
 			ready[next] = NULL;
 			x->t0 = t0;
-
 			r[next].sent_ns = mono_ns() - t0;
 			if (!open_loop)
 				r[next].scheduled_ns = r[next].sent_ns;
 			x->last_byte_ns = r[next].sent_ns;
-			CURL_FN.curl_multi_add_handle(m, x->h);
-			running[next++] = x;
-			nr_running++;
+			CURL_FN.curl_multi_add_handle(l.m, x->h);
+			live_add(&lv, x);
+			if (o->timeout_ns || o->stall_ns)
+				limits_at = earliest_limit(o, r[next].sent_ns, limits_at);
+			next++;
 		}
-		CURL_FN.curl_multi_perform(m, &still);
-		while ((msg = CURL_FN.curl_multi_info_read(m, &left))) {
-			struct xfer *x;
-
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			CURL_FN.curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-			finish(x, msg->data.result, &t->req[x->r->index]);
-			CURL_FN.curl_multi_remove_handle(m, x->h);
-			running[x->r->index] = NULL;
-			xfer_free(x);
-			nr_running--;
-			done++;
-		}
-		/* our own timeouts: named, to the millisecond */
+		drive(&l, &lv, t, NULL, 0, &done);
 		now = mono_ns() - t0;
-		for (size_t i = 0; i < next && (o->timeout_ns || o->stall_ns); i++) {
-			struct xfer *x = running[i];
-
-			if (!x)
-				continue;
-			if (o->timeout_ns && now - r[i].sent_ns >= o->timeout_ns)
-				fail_with(x, SERVE_TIMEOUT, "the response did not end within %.3gs "
-					  "(%zu chunks by then)", (double)o->timeout_ns / 1e9,
-					  r[i].nr_chunks);
-			else if (o->stall_ns && now - x->last_byte_ns >= o->stall_ns)
-				fail_with(x, SERVE_STALLED, "no byte for %.3gs (stalled after %zu "
-					  "chunks)", (double)o->stall_ns / 1e9, r[i].nr_chunks);
-			else
-				continue;
-			finish(x, CURLE_OK, &t->req[i]);
-			CURL_FN.curl_multi_remove_handle(m, x->h);
-			running[i] = NULL;
-			xfer_free(x);
-			nr_running--;
-			done++;
+		if (now >= limits_at)
+			limits_at = check_limits(o, &l, &lv, t, now, &done);
+		if (l.watch_failed) {	/* a socket the kernel would not watch */
+			interrupt(&l, &lv, t, r, &next, &done);
+			err_set(e, "the client's poller refused a socket");
+			break;
 		}
 		if (o->progress && now - last_progress >= 100000000) {
 			last_progress = now;
@@ -609,18 +681,19 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 							   t0);
 			prepared++;
 		}
+		/* wake at the next send, libcurl's timeout, our limits, or in
+		 * 100 ms for the stop flag and the progress line */
+		wake = t0 + now + 100000000;
 		if (open_loop && next < t->nr) {
-			if (r[next].scheduled_ns <= now)
+			if (r[next].scheduled_ns <= mono_ns() - t0)
 				continue;
-			arm(tfd, t0 + r[next].scheduled_ns);
-			if (r[next].scheduled_ns - now < wait_ns)
-				wait_ns = r[next].scheduled_ns - now;
+			wake = earliest(wake, t0 + r[next].scheduled_ns);
 		}
-		/* the timer wakes the poll at the send; the timeout only bounds
-		 * the wait for the stall and timeout checks */
-		CURL_FN.curl_multi_poll(m, tfd >= 0 ? &wfd : NULL, tfd >= 0 ? 1 : 0,
-					(int)(wait_ns / 1000000) + 1, NULL);
-		timer_drain(tfd);
+		if (limits_at != INT64_MAX)
+			wake = earliest(wake, t0 + limits_at);
+		wake = earliest(wake, l.curl_at);
+		nr_ev = platform_poller_wait(l.poller, wake, ev, sizeof(ev) / sizeof(ev[0]));
+		drive(&l, &lv, t, ev, nr_ev, &done);
 	}
 	if (o->progress)
 		o->progress(o->progress_ctx, done, next, t->nr);
@@ -628,11 +701,14 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		if (ready[i])
 			xfer_free(ready[i]);
 	free(ready);
-	free(running);
-	CURL_FN.curl_multi_cleanup(m);
+	free(lv.x);
+	CURL_FN.curl_multi_cleanup(l.m);
+	platform_poller_close(l.poller);
 	CURL_FN.curl_global_cleanup();
-	if (tfd >= 0)
-		close(tfd);
+	if (l.watch_failed) {
+		free(r);
+		return -1;
+	}
 	*recs = r;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -236,3 +237,52 @@ Test(platform, has_no_subreaper_and_no_proc_to_list)
 	cr_assert_eq(errno, ENOSYS);
 }
 #endif
+
+static int64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+Test(platform, poller_reports_ready_descriptors_and_keeps_its_deadline)
+{
+	struct platform_poll_event ev[8];
+	struct err e = { 0 };
+	struct platform_poller *p = platform_poller_open(&e);
+	int fd[2];
+	int64_t t;
+
+	cr_assert_not_null(p, "%s", e.msg);
+	cr_assert_eq(pipe(fd), 0);
+	cr_assert_eq(platform_poller_watch(p, fd[0], PLATFORM_POLL_IN), 0);
+	/* nothing to read: the deadline, 20 ms on, is kept and not early */
+	t = mono_now();
+	cr_assert_eq(platform_poller_wait(p, t + 20000000, ev, 8), 0);
+	cr_assert_geq(mono_now() - t, 20000000);
+	/* a byte: the read end is reported, and only it */
+	cr_assert_eq(write(fd[1], "x", 1), 1);
+	cr_assert_eq(platform_poller_wait(p, mono_now() + 1000000000, ev, 8), 1);
+	cr_assert_eq(ev[0].fd, fd[0]);
+	cr_assert(ev[0].events & PLATFORM_POLL_IN);
+	/* the write end, watched for output, is ready too; watching the read
+	 * end for nothing removes it */
+	cr_assert_eq(platform_poller_watch(p, fd[1], PLATFORM_POLL_OUT), 0);
+	cr_assert_eq(platform_poller_watch(p, fd[0], 0), 0);
+	cr_assert_eq(platform_poller_wait(p, mono_now() + 1000000000, ev, 8), 1);
+	cr_assert_eq(ev[0].fd, fd[1]);
+	cr_assert(ev[0].events & PLATFORM_POLL_OUT);
+	/* a deadline already past returns at once */
+	cr_assert_eq(platform_poller_watch(p, fd[1], 0), 0);
+	t = mono_now();
+	cr_assert_eq(platform_poller_wait(p, t - 1000, ev, 8), 0);
+	cr_assert_lt(mono_now() - t, 1000000000);
+	/* the peer gone: reported as an error (hang-up) with the read */
+	cr_assert_eq(platform_poller_watch(p, fd[0], PLATFORM_POLL_IN), 0);
+	close(fd[1]);
+	cr_assert_eq(platform_poller_wait(p, mono_now() + 1000000000, ev, 8), 1);
+	cr_assert(ev[0].events & PLATFORM_POLL_ERR);
+	close(fd[0]);
+	platform_poller_close(p);
+}
