@@ -2,9 +2,10 @@
 #define FAK_SERVE_CLIENT_H
 /* The load generator: replays a trace against an OpenAI-compatible
  * /v1/completions endpoint on this machine, streaming (SSE), through
- * libcurl's multi interface. Open loop: each request leaves at its
- * scheduled time whether or not earlier ones finished; a timerfd wakes the
- * loop at the next send, and the lag between schedule and send is kept.
+ * libcurl's multi interface, driven by its socket events. Open loop: each
+ * request leaves at its scheduled time whether or not earlier ones
+ * finished; the poller's deadline (a timerfd on Linux) wakes the loop at
+ * the next send, and the lag between schedule and send is kept.
  * A closed-loop trace keeps its concurrency in flight instead. */
 #include <stdbool.h>
 #include <stddef.h>
