@@ -369,32 +369,29 @@ static int index_text(const char *title, const char *path, struct strbuf *out)
 int np_new_graph(const struct np_opts *o)
 {
 	struct strbuf none = STRBUF_INIT, graph = STRBUF_INIT, index = STRBUF_INIT;
-	json_t *doc = jobj();
+	json_t *doc;
 	char what[256];
 	int rc;
 
-	if (o->graph) {
-		json_decref(doc);
+	if (o->graph)
 		return cmd_usage_error(NP_CMD, &np_spec, "--new-graph FILE names the graph it "
 				       "creates; drop --graph");
-	}
-	if (!!o->index != !!o->title) {
-		json_decref(doc);
+	if (!!o->index != !!o->title)
 		return cmd_usage_error(NP_CMD, &np_spec,
 				       o->index ? "--new-graph --index FILE needs --title TEXT: "
 						  "the index page's title"
 						: "--title goes with --new-graph --index FILE");
-	}
+	if ((rc = check_new("new-graph", o->new_graph)) ||
+	    (o->index && (rc = check_new("index", o->index))))
+		return rc;
+	doc = jobj();
 	jset_str(doc, "schema", GRAPH_SCHEMA);
 	jset_new(doc, "envelopes", jarr());
 	jset_new(doc, "levers", jarr());
 	jset_new(doc, "criteria", jobj());
-	if ((rc = check_new("new-graph", o->new_graph)) ||
-	    (o->index && (rc = check_new("index", o->index))) ||
-	    (rc = graph_text(doc, o->new_graph, &graph)) ||
-	    (o->index && (rc = index_text(o->title, o->index, &index))))
-		goto out;
-	if ((rc = write_shown(o->new_graph, &none, &graph,
+	if ((rc = graph_text(doc, o->new_graph, &graph)) ||
+	    (o->index && (rc = index_text(o->title, o->index, &index))) ||
+	    (rc = write_shown(o->new_graph, &none, &graph,
 			      "a new graph with no envelope yet (add one with --add-envelope)")))
 		goto out;
 	snprintf(what, sizeof(what), "the front-door index \"%.200s\" with no result yet",

@@ -67,6 +67,12 @@ expect_grep '^wrote index.json: the front-door index "My engine" with no result 
 sha=$(sha256sum model.gguf | cut -c1-64)
 expect_grep "^+      \"artifact_sha256\": \"$sha\",$" envelope.txt "the artifact's sha256"
 expect_grep '^wrote graph.json: lever "my.fast-kernel" in envelope "my-engine-cpu-p4-t8"$' lever.txt
+# the platform and the memory ceiling are this machine's
+case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64 | arm64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
+expect_equal "linux/$arch" "$(jq -r '.envelopes[0].platform' graph.json)" "the platform"
+gib=$(awk -v b="$(($(getconf _PHYS_PAGES) * $(getconf PAGE_SIZE)))" \
+	'BEGIN { g = b / 1073741824; printf "%d", g == int(g) ? g : int(g) + 1 }')
+expect_equal "$gib" "$(jq -r '.envelopes[0].memory_gib' graph.json)" "the memory ceiling"
 expect_grep '^decision   faster: +100.0%' xp.txt "the decision"
 expect_grep '^promoted my.fast-kernel in my-engine-cpu-p4-t8: faster: median 100 -> 200 tok/s' \
 	promote.txt
