@@ -273,22 +273,34 @@ static int write_shown(const char *path, const struct strbuf *old, const struct 
 }
 
 /* Replaces the graph file of c with doc (stolen), validated; old is the
- * file as it was read. */
+ * file as it was read. A file in another layout than fak's (written by
+ * hand) is said to be rewritten: its diff is more than the change. */
 static int rewrite_graph(const struct np_ctx *c, json_t *doc, const char *what)
 {
-	struct strbuf old = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf old = STRBUF_INIT, text = STRBUF_INIT, was = STRBUF_INIT;
 	const char *path = c->o->graph;
 	struct err e;
+	json_t *cur;
 	int rc;
 
 	if (file_read(path, GRAPH_MAX_BYTES, &old, &e) < 0) {
 		json_decref(doc);
 		rc = cli_fail(NP_CMD, &e);
 	} else if (!(rc = graph_text(doc, path, &text))) {
+		cur = graph_to_json(c->g);
+		json_write_pretty(&was, cur);
+		json_decref(cur);
+		if (was.len != old.len || memcmp(was.buf, old.buf, old.len)) {
+			sb_reset(&was);
+			sb_addf(&was, "%s; the file was not in fak's layout (that of --json), "
+				"so this diff also rewrites it into that layout, once", what);
+			what = was.buf;
+		}
 		rc = write_shown(path, &old, &text, what);
 	}
 	sb_release(&old);
 	sb_release(&text);
+	sb_release(&was);
 	return rc;
 }
 
@@ -459,7 +471,7 @@ int np_add_envelope(const struct np_ctx *c)
 				   "prompt-tokens", o->prompt_tokens, "decode-tokens",
 				   o->decode_tokens, "required-evidence", o->required_evidence };
 	const char *backend = o->backend ? o->backend : NEW_BACKEND;
-	long long p, t, warmups, reps, memory_gib;
+	long long p = 0, t = 0, warmups = 0, reps = 0, memory_gib;
 	struct platform_host host_now;
 	char hex[65], platform[64], hardware[128], what[256];
 	struct err e;
