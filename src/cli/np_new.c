@@ -17,6 +17,7 @@
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "cli/np.h"
 #include "experiment/experiment.h"
@@ -70,6 +71,44 @@ static int parse_num(const char *s, double *out)
 	errno = 0;
 	*out = strtod(s, &end);
 	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
+}
+
+/* Every value given on the command line but a file name goes into the graph
+ * or the index, which are UTF-8 text a person reads: refused otherwise,
+ * naming the flag. */
+static int check_values(const struct np_opts *o)
+{
+	struct strbuf why = STRBUF_INIT;
+	int rc = 0;
+
+	for (const struct opt *x = np_spec.opts; x->name && !rc; x++) {
+		const char *const *v = NULL;
+		size_t n = 0;
+
+		if (x->arg && !strcmp(x->arg, "FILE"))	/* a path: not written anywhere */
+			continue;
+		if (x->kind == OPT_KIND_VALUE) {
+			v = (const char *const *)(const void *)((const char *)o + x->off);
+			n = *v != NULL;
+		} else if (x->kind == OPT_KIND_LIST) {
+			const struct optlist *l =
+				(const struct optlist *)(const void *)((const char *)o + x->off);
+
+			v = l->v;
+			n = l->n;
+		}
+		for (size_t i = 0; i < n && !rc; i++)
+			if (!str_printable(v[i], "", &why)) {
+				/* the value itself is not shown: it is not text */
+				char msg[256];
+
+				snprintf(msg, sizeof(msg), "--%s: %s; give UTF-8 text without "
+					 "control characters", x->name, why.buf);
+				rc = cmd_usage_error(NP_CMD, &np_spec, msg);
+			}
+	}
+	sb_release(&why);
+	return rc;
 }
 
 /* --required-evidence: "none", or a comma-separated list of
@@ -388,6 +427,8 @@ int np_new_graph(const struct np_opts *o)
 	if (o->graph)
 		return cmd_usage_error(NP_CMD, &np_spec, "--new-graph FILE names the graph it "
 				       "creates; drop --graph");
+	if ((rc = check_values(o)))
+		return rc;
 	if (!!o->index != !!o->title)
 		return cmd_usage_error(NP_CMD, &np_spec,
 				       o->index ? "--new-graph --index FILE needs --title TEXT: "
@@ -478,7 +519,7 @@ int np_add_envelope(const struct np_ctx *c)
 	json_t *doc, *env, *crit, *root, *host = NULL;
 	int rc;
 
-	if ((rc = check_target(o, "add-envelope")) ||
+	if ((rc = check_values(o)) || (rc = check_target(o, "add-envelope")) ||
 	    (rc = need("add-envelope", required, sizeof(required) / sizeof(required[0]))))
 		return rc;
 	if (graph_envelope(c->g, o->add_envelope)) {
@@ -616,7 +657,7 @@ int np_add_lever(const struct np_ctx *c)
 	size_t i;
 	int rc;
 
-	if ((rc = check_target(o, "add-lever")) ||
+	if ((rc = check_values(o)) || (rc = check_target(o, "add-lever")) ||
 	    (rc = need("add-lever", required, sizeof(required) / sizeof(required[0]))))
 		return rc;
 	if ((number = issue_number(o->issue)) <= 0)
