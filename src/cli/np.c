@@ -18,6 +18,15 @@ static const char about[] =
 	"around it. Without a mode it prints the human readout of the graph. Every mode\n"
 	"validates the graph first and fails closed. Nothing here runs a model.\n"
 	"\n"
+	"Your own engine: --new-graph creates a graph (and with --index its front-door index),\n"
+	"--add-envelope pins a benchmark set-up (the artifact's sha256 and this machine's\n"
+	"platform and memory read by fak; --prompt-tokens, --decode-tokens and\n"
+	"--required-evidence are required too) with a criterion of documented defaults, and\n"
+	"--add-lever adds an optimization to try. Each validates the whole new graph, writes\n"
+	"it atomically in the layout of --json and prints the change as a diff. --set\n"
+	"KEY=VALUE sets any other member of the new envelope (criterion.KEY: of its\n"
+	"criterion) or lever; docs/graph.md has the defaults.\n"
+	"\n"
 	"FORMAT: text (the default), json, md (Markdown for a pull request) or csv (one row per\n"
 	"repetition) for --compare, --gate, --next, --profile and --profile-next; text or json\n"
 	"for the graph itself. --json is --format json.\n"
@@ -81,6 +90,11 @@ enum {
 	O_ATTACH, O_SYSTEM_BASELINE, O_OUT, O_GATE, O_FAIL_ON_INVESTIGATE, O_PROFILE,
 	O_PROFILE_NEXT, O_FRONTDOOR, O_AS_OF, O_INDEX, O_WRITE_DOC, O_CHECK_DOC, O_PROMOTE,
 	O_DRY_RUN, O_WITNESS_ROOT, O_VERIFY_WITNESSES,
+	O_NEW_GRAPH, O_TITLE, O_ADD_ENVELOPE, O_ARTIFACT, O_MODEL, O_MODEL_REVISION,
+	O_QUANTIZATION, O_HARDWARE, O_ENGINE, O_BACKEND, O_FORWARD_PATH, O_PLATFORM,
+	O_PROMPT_TOKENS, O_DECODE_TOKENS, O_WARMUPS, O_REPETITIONS, O_REQUIRED_EVIDENCE,
+	O_HOST_POLICY, O_ADD_LEVER, O_ENVELOPE, O_NAME, O_EXPECTED, O_PROVENANCE, O_DEPENDS_ON,
+	O_CONFLICTS_WITH, O_ISSUE, O_SET,
 };
 
 #define NP(m) struct np_opts, m
@@ -147,9 +161,72 @@ static const struct opt opts[] = {
 	[O_VERIFY_WITNESSES] = { "verify-witnesses", NULL,
 				 "re-verify every witness ([DIR]: the witness root)",
 				 OPT_FLAG(NP(verify_witnesses)) },
+	[O_NEW_GRAPH] = { "new-graph", "FILE",
+			  "create graph FILE for a new engine (and with --index its index)",
+			  OPT_VALUE(NP(new_graph)) },
+	[O_TITLE] = { "title", "TEXT", "the new index page's title", OPT_VALUE(NP(title)) },
+	[O_ADD_ENVELOPE] = { "add-envelope", "ID",
+			     "add envelope ID and its criterion to the --graph file",
+			     OPT_VALUE(NP(add_envelope)) },
+	[O_ARTIFACT] = { "artifact", "FILE", "the model file the envelope pins by its sha256",
+			 OPT_VALUE(NP(artifact)) },
+	[O_MODEL] = { "model", "TEXT", "the model the envelope measures", OPT_VALUE(NP(model)) },
+	[O_MODEL_REVISION] = { "model-revision", "TEXT", "the model's revision (unspecified)",
+			       OPT_VALUE(NP(model_revision)) },
+	[O_QUANTIZATION] = { "quantization", "TEXT", "the artifact's quantization (unspecified)",
+			     OPT_VALUE(NP(quantization)) },
+	[O_HARDWARE] = { "hardware", "TEXT", "the machine class (this machine: platform, memory)",
+			 OPT_VALUE(NP(hardware)) },
+	[O_ENGINE] = { "engine", "NAME", "the engine every receipt must state (llama.cpp, ...)",
+		       OPT_VALUE(NP(engine)) },
+	[O_BACKEND] = { "backend", "NAME", "cpu (the default), cuda, metal, ...",
+			OPT_VALUE(NP(backend)) },
+	[O_FORWARD_PATH] = { "forward-path", "TEXT",
+			     "the execution path receipts must name (the backend)",
+			     OPT_VALUE(NP(forward_path)) },
+	[O_PLATFORM] = { "platform", "OS/ARCH", "the envelope's platform (this machine's)",
+			 OPT_VALUE(NP(platform)) },
+	[O_PROMPT_TOKENS] = { "prompt-tokens", "N", "P: prompt tokens per run (0: decode only)",
+			      OPT_VALUE(NP(prompt_tokens)) },
+	[O_DECODE_TOKENS] = { "decode-tokens", "N", "T: decoded tokens of every run",
+			      OPT_VALUE(NP(decode_tokens)) },
+	[O_WARMUPS] = { "warmups", "N", "warm-up runs before the repetitions (1)",
+			OPT_VALUE(NP(warmups)) },
+	[O_REPETITIONS] = { "repetitions", "N", "measured repetitions per arm (5)",
+			    OPT_VALUE(NP(repetitions)) },
+	[O_REQUIRED_EVIDENCE] = { "required-evidence", "LIST",
+				  "none, or profiler_artifacts and/or module_versions (a,b)",
+				  OPT_VALUE(NP(required_evidence)) },
+	[O_HOST_POLICY] = { "host-policy", "CPU,DUTY,PSI",
+			    "the criterion's sampler ceilings in percent (none: the defaults)",
+			    OPT_VALUE(NP(host_policy)) },
+	[O_ADD_LEVER] = { "add-lever", "ID", "add lever ID to the --graph file",
+			  OPT_VALUE(NP(add_lever)) },
+	[O_ENVELOPE] = { "envelope", "ID", "the lever's envelope (the graph's only one)",
+			 OPT_VALUE(NP(envelope)) },
+	[O_NAME] = { "name", "TEXT", "the lever's name", OPT_VALUE(NP(name)) },
+	[O_EXPECTED] = { "expected", "TEXT", "the lever's hypothesis: what it should gain, why",
+			 OPT_VALUE(NP(expected)) },
+	[O_PROVENANCE] = { "provenance", "TEXT", "where the hypothesis comes from",
+			   OPT_VALUE(NP(provenance)) },
+	[O_DEPENDS_ON] = { "depends-on", "ID", "a lever this one needs enabled",
+			   OPT_LIST(NP(depends_on)) },
+	[O_CONFLICTS_WITH] = { "conflicts-with", "ID",
+			       "a lever this one excludes, on both sides",
+			       OPT_LIST(NP(conflicts_with)) },
+	[O_ISSUE] = { "issue", "URL", "the issue that owns the lever, ending in its number",
+		      OPT_VALUE(NP(issue)) },
+	[O_SET] = { "set", "KEY=VALUE", "set another member of the new envelope or lever",
+		    OPT_LIST(NP(set)) },
 	{ 0 },
 };
 #undef NP
+
+/* Runs before any graph is loaded (np_native_performance). */
+static int np_new_graph_mode(const struct np_ctx *c)
+{
+	return np_new_graph(c->o);
+}
 
 static int np_graph(const struct np_ctx *c)
 {
@@ -201,6 +278,23 @@ static const struct cmd_mode modes[] = {
 	{ "--verify-witnesses", "--verify-witnesses [DIR] [--index FILE]",
 	  "re-verify every witness", np_verify_witnesses, B(VERIFY_WITNESSES), 0,
 	  B(INDEX) | B(WITNESS_ROOT), 0 },
+	{ "--new-graph", "--new-graph FILE [--index FILE --title TEXT]",
+	  "create a graph (and its index) for a new engine", np_new_graph_mode, B(NEW_GRAPH), 0,
+	  B(INDEX) | B(TITLE), 0 },
+	{ "--add-envelope",
+	  "--add-envelope ID --artifact FILE --model TEXT --engine NAME [...]",
+	  "add an envelope and its criterion to a graph", np_add_envelope, B(ADD_ENVELOPE), 0,
+	  B(ARTIFACT) | B(MODEL) | B(MODEL_REVISION) | B(QUANTIZATION) | B(HARDWARE) |
+		  B(ENGINE) | B(BACKEND) | B(FORWARD_PATH) | B(PLATFORM) | B(PROMPT_TOKENS) |
+		  B(DECODE_TOKENS) | B(WARMUPS) | B(REPETITIONS) | B(REQUIRED_EVIDENCE) |
+		  B(HOST_POLICY) | B(SET),
+	  0 },
+	{ "--add-lever",
+	  "--add-lever ID --name TEXT --expected TEXT --issue URL [...]",
+	  "add a lever to a graph", np_add_lever, B(ADD_LEVER), 0,
+	  B(ENVELOPE) | B(NAME) | B(EXPECTED) | B(PROVENANCE) | B(DEPENDS_ON) |
+		  B(CONFLICTS_WITH) | B(ISSUE) | B(SET),
+	  0 },
 	{ "the graph view", NULL, "the human readout of the graph (text or json)", np_graph,
 	  REPORT, 0, 0, 0 },
 	{ 0 },
@@ -277,47 +371,48 @@ static int check_outputs(const struct np_opts *o)
 	return 0;
 }
 
-int cmd_native_performance(int argc, char **argv)
+static int np_main(struct np_opts *o, int argc, char **argv)
 {
-	struct np_opts o = { 0 };
 	const struct cmd_mode *mode;
 	struct graph g;
 	struct findings f = FINDINGS_INIT;
 	struct err e;
-	struct np_ctx c = { .o = &o, .g = &g };
+	struct np_ctx c = { .o = o, .g = &g };
 	int rest, rc;
 
-	if ((rc = cmd_parse(NP_CMD, &np_spec, &o, argc, argv, &rest)) >= 0)
+	if ((rc = cmd_parse(NP_CMD, &np_spec, o, argc, argv, &rest)) >= 0)
 		return rc;
-	if (o.verify_witnesses && rest < argc) {
+	if (o->verify_witnesses && rest < argc) {
 		/* --verify-witnesses DIR: options may follow DIR too */
-		const char *dir = argv[rest], *before = o.witness_root;
+		const char *dir = argv[rest], *before = o->witness_root;
 		int more = 1;
 
-		o.witness_root = NULL;
-		if ((rc = cmd_parse(NP_CMD, &np_spec, &o, argc - rest, argv + rest, &more)) >= 0)
+		o->witness_root = NULL;
+		if ((rc = cmd_parse(NP_CMD, &np_spec, o, argc - rest, argv + rest, &more)) >= 0)
 			return rc;
 		rest += more;
-		if (before && o.witness_root)
+		if (before && o->witness_root)
 			return cmd_usage_error(NP_CMD, &np_spec, "option '--witness-root' "
 					       "is given twice; give it once");
-		if (!o.witness_root)
-			o.witness_root = before;
-		if (o.witness_root && strcmp(o.witness_root, dir)) {
+		if (!o->witness_root)
+			o->witness_root = before;
+		if (o->witness_root && strcmp(o->witness_root, dir)) {
 			cli_errorf(NP_CMD, "--verify-witnesses '%s' and --witness-root '%s' name "
-					   "two witness roots; give one", dir, o.witness_root);
+					   "two witness roots; give one", dir, o->witness_root);
 			return EXIT_USAGE;
 		}
-		o.witness_root = dir;
+		o->witness_root = dir;
 	}
-	mode = check_usage(&o, rest < argc ? argv[rest] : NULL, &c.fmt);
-	rc = mode ? check_outputs(&o) : EXIT_USAGE;
+	mode = check_usage(o, rest < argc ? argv[rest] : NULL, &c.fmt);
+	rc = mode ? check_outputs(o) : EXIT_USAGE;
+	if (!rc && mode->run == np_new_graph_mode)
+		return mode->run(&c);	/* it creates the graph: nothing to load */
 	if (!rc)
-		rc = np_recover(&o);
+		rc = np_recover(o);
 	if (rc)
 		return rc;
 
-	if ((o.graph ? graph_load_file(&g, o.graph, &e) : graph_load_default(&g, &e)) < 0)
+	if ((o->graph ? graph_load_file(&g, o->graph, &e) : graph_load_default(&g, &e)) < 0)
 		return cli_fail(NP_CMD, &e);
 	graph_validate(&g, &f);
 	if (f.nr) {
@@ -328,5 +423,16 @@ int cmd_native_performance(int argc, char **argv)
 	}
 	rc = mode->run(&c);
 	graph_release(&g);
+	return rc;
+}
+
+int cmd_native_performance(int argc, char **argv)
+{
+	struct np_opts o = { 0 };
+	int rc = np_main(&o, argc, argv);
+
+	optlist_release(&o.depends_on);
+	optlist_release(&o.conflicts_with);
+	optlist_release(&o.set);
 	return rc;
 }

@@ -28,6 +28,13 @@ struct np_opts {
 	const char *witness_root;	/* --witness-root, or --verify-witnesses DIR */
 	const char *format;		/* --format text|json|md|csv */
 	const char *chart;		/* --chart climb, or with --compare the SVG file */
+	/* graphs written by fak (np_new.c) */
+	const char *new_graph, *title;
+	const char *add_envelope, *artifact, *model, *model_revision, *quantization, *hardware;
+	const char *engine, *backend, *forward_path, *platform, *prompt_tokens, *decode_tokens;
+	const char *warmups, *repetitions, *required_evidence, *host_policy;
+	const char *add_lever, *envelope, *name, *expected, *provenance, *issue;
+	struct optlist depends_on, conflicts_with, set;	/* owned arrays */
 };
 
 struct np_ctx {
@@ -68,6 +75,12 @@ int np_profile(const struct np_ctx *c, bool next);
 int np_recover(const struct np_opts *o);
 int np_promote(const struct np_ctx *c);
 int np_verify_witnesses(const struct np_ctx *c);
+
+/* graphs written by fak (np_new.c): --new-graph runs before any graph is
+ * loaded (it creates one); the --add-* modes rewrite the --graph file */
+int np_new_graph(const struct np_opts *o);
+int np_add_envelope(const struct np_ctx *c);
+int np_add_lever(const struct np_ctx *c);
 
 /* front door (np_frontdoor.c) */
 int np_frontdoor(const struct np_ctx *c);

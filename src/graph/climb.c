@@ -82,7 +82,7 @@ struct graph_climb *graph_climbs(const struct graph *g)
 		for (size_t i = 0; i < n; i++)
 			c[k].levers[i] = &g->levers[order[i]];
 		c[k].nr_levers = n;
-		if (strcmp(v->id, g->envelope.id))
+		if (!g->has_legacy || strcmp(v->id, g->envelope.id))
 			continue;
 		/* the legacy rungs and comparison belong to the legacy envelope */
 		c[k].comparison = &g->comparison;

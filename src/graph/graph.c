@@ -389,10 +389,12 @@ json_t *graph_to_json(const struct graph *g)
 	json_t *doc = jobj(), *crit = jobj();
 
 	jset_str(doc, "schema", g->schema);
-	jset_new(doc, "envelope", envelope_json_as(&g->envelope, false));
-	jset_new(doc, "comparison", throughput_json(&g->comparison));
-	ARRAY_JSON("rungs", g->rungs, g->nr_rungs, rung_json);
-	ARRAY_JSON("features", g->features, g->nr_features, feature_json);
+	if (g->has_legacy) {	/* a graph written by fak for a new engine has none */
+		jset_new(doc, "envelope", envelope_json_as(&g->envelope, false));
+		jset_new(doc, "comparison", throughput_json(&g->comparison));
+		ARRAY_JSON("rungs", g->rungs, g->nr_rungs, rung_json);
+		ARRAY_JSON("features", g->features, g->nr_features, feature_json);
+	}
 	ARRAY_JSON("envelopes", g->envelopes, g->nr_envelopes, envelope_json);
 	ARRAY_JSON("levers", g->levers, g->nr_levers, graph_lever_json);
 	/* envelope order, so the output does not depend on the input's key

@@ -136,6 +136,11 @@ struct criterion {
 struct graph {
 	char *buf;	/* owned: every string below points into it */
 	const char *schema;
+	/* The legacy view (envelope, comparison, rungs, features) is in the
+	 * input: all four members or none (a graph written by fak for a new
+	 * engine). Without it they are zero and written out by no one. */
+	bool has_legacy;
+	unsigned legacy_members;	/* load's bits of the legacy members seen */
 	struct envelope envelope;	/* legacy primary-envelope view */
 	struct throughput comparison;
 	struct rung *rungs;

@@ -426,6 +426,11 @@ static int graph_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	 * graph_release frees what was built */
 	switch (i) {
 	case 0: return jp_string(p, at, &g->schema);
+	default: break;
+	}
+	if (i >= 1 && i <= 4)
+		g->legacy_members |= 1u << i;
+	switch (i) {
 	case 1: return legacy_envelope(p, at, &g->envelope);
 	case 2: return throughput(p, at, &g->comparison);
 	case 3:
@@ -448,6 +453,27 @@ static int graph_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	}
 }
 
+/* The legacy view (members 1..4 of graph_keys: envelope, comparison,
+ * rungs, features) is all there or absent: a graph written by fak for a new
+ * engine has none of it (docs/graph.md, "Top level"). */
+#define LEGACY_MEMBERS (0xfu << 1)
+
+static int legacy_view(struct graph *g, struct err *e)
+{
+	if (g->legacy_members == LEGACY_MEMBERS) {
+		g->has_legacy = true;
+		return 0;
+	}
+	if (!g->legacy_members)
+		return 0;
+	for (size_t i = 1; i <= 4; i++)
+		if (!(g->legacy_members & (1u << i)))
+			return err_set(e, "%s: missing required field: the legacy members "
+				       "envelope, comparison, rungs and features go together; "
+				       "give all four or none", graph_keys[i]);
+	BUG("legacy members %#x", g->legacy_members);
+}
+
 /* Takes ownership of buf (malloc'd, NUL at buf[len]). */
 static int load_owned(struct graph *g, char *buf, size_t len, const char *name, struct err *e)
 {
@@ -456,7 +482,8 @@ static int load_owned(struct graph *g, char *buf, size_t len, const char *name, 
 	memset(g, 0, sizeof(*g));
 	g->buf = buf;
 	jp_init(&p, buf, len, e);
-	if (object(&p, NULL, graph_keys, graph_member, g) < 0 || jp_finish(&p) < 0) {
+	if (object_opt(&p, NULL, graph_keys, LEGACY_MEMBERS, graph_member, g) < 0 ||
+	    jp_finish(&p) < 0 || legacy_view(g, e) < 0) {
 		/* arrays may be partly filled: release what was built */
 		graph_release(g);
 		return err_prefix(e, "cannot load graph '%s'", name);

@@ -337,7 +337,7 @@ static void validate_envelopes(const struct graph *g, struct findings *f, struct
 			add(f, "envelope %Q has invalid warmups %d; want an integer >= 0", v->id,
 			    v->warmups);
 	}
-	if (!g->nr_envelopes || !eq(g->envelope.id, g->envelopes[0].id))
+	if (g->has_legacy && (!g->nr_envelopes || !eq(g->envelope.id, g->envelopes[0].id)))
 		add(f, "legacy envelope must equal the first pinned envelope");
 }
 
@@ -582,9 +582,10 @@ void graph_validate(const struct graph *g, struct findings *f)
 
 	if (!eq(g->schema, GRAPH_SCHEMA))
 		add(f, "schema %Q must be %Q", g->schema, GRAPH_SCHEMA);
-	if (!eq(g->comparison.classification, "comparison"))
+	if (g->has_legacy && !eq(g->comparison.classification, "comparison"))
 		add(f, "comparison classification must be comparison");
-	check_throughput(f, &g->comparison, "comparison");
+	if (g->has_legacy)
+		check_throughput(f, &g->comparison, "comparison");
 
 	validate_rungs(g, f, &rungs);
 	validate_features(g, f, &rungs);

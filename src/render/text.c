@@ -162,12 +162,12 @@ static void levers_of(struct strbuf *out, const struct graph *g, const struct en
 	sb_release(&t);
 }
 
-void render_graph_text(struct strbuf *out, const struct graph *g)
+/* The legacy view's header lines: the primary envelope and the comparison point. */
+static void legacy_header(struct strbuf *out, const struct graph *g)
 {
 	const struct envelope *v = &g->envelope;
 	struct strbuf t = STRBUF_INIT;
 
-	sb_adds(out, "NATIVE RAW-MODEL HILL CLIMB\n");
 	sb_addf(&t, "%s | %s %s | %s, %lld GiB | P%lld/T%lld | %s/%s", v->model, v->quantization,
 		v->backend, v->hardware, v->memory_gib, v->prompt_tokens, v->decode_tokens,
 		v->engine, v->forward_path);
@@ -177,9 +177,14 @@ void render_graph_text(struct strbuf *out, const struct graph *g)
 	sb_addf(&t, " tok/s | %s | %s/%s", g->comparison.engine, g->comparison.classification,
 		g->comparison.comparability);
 	field(out, "Comparison:", ITEM_INDENT, &t);
-	envelope_blocks(out, g);
-	sb_adds(out, "Checklist: [x] enabled in this envelope; expected values are hypotheses, "
-		     "never measurements.\n");
+	sb_release(&t);
+}
+
+/* The legacy view's rungs, features and gaps. */
+static void legacy_stack(struct strbuf *out, const struct graph *g)
+{
+	struct strbuf t = STRBUF_INIT;
+
 	sb_adds(out, "Rungs:\n");
 	rung_items(out, g);
 	sb_adds(out, "Feature stack:\n");
@@ -198,10 +203,24 @@ void render_graph_text(struct strbuf *out, const struct graph *g)
 			g->rungs[i].next_issue.number);
 		field(out, "-", ITEM_INDENT, &t);
 	}
+	sb_release(&t);
+}
+
+/* A graph written by fak for a new engine has no legacy view: its readout
+ * is the envelopes and their levers. */
+void render_graph_text(struct strbuf *out, const struct graph *g)
+{
+	sb_adds(out, "NATIVE RAW-MODEL HILL CLIMB\n");
+	if (g->has_legacy)
+		legacy_header(out, g);
+	envelope_blocks(out, g);
+	sb_adds(out, "Checklist: [x] enabled in this envelope; expected values are hypotheses, "
+		     "never measurements.\n");
+	if (g->has_legacy)
+		legacy_stack(out, g);
 	sb_adds(out, "Independent levers (envelopes remain separate):\n");
 	for (size_t i = 0; i < g->nr_envelopes; i++)
 		levers_of(out, g, &g->envelopes[i]);
-	sb_release(&t);
 }
 
 void render_next_text(struct strbuf *out, const struct lever *l)

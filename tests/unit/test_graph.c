@@ -114,6 +114,36 @@ Test(graph_json, round_trip_is_byte_identical)
 	sb_release(&b);
 }
 
+/* A graph written by fak for a new engine has no legacy view: it loads,
+ * validates, climbs without a comparison point and writes no legacy member;
+ * the default graph keeps its legacy view. */
+Test(graph_json, without_legacy_view)
+{
+	static const char doc[] = "{\"schema\": \"" GRAPH_SCHEMA "\", \"envelopes\": [], "
+				  "\"levers\": [], \"criteria\": {}}";
+	struct graph g, d;
+	struct findings f = FINDINGS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	json_t *j;
+
+	cr_assert_eq(graph_load_buf(&g, doc, strlen(doc), "new", &e), 0, "%s", e.msg);
+	cr_expect(!g.has_legacy);
+	graph_validate(&g, &f);
+	cr_expect_eq(f.nr, 0, "%s", f.nr ? f.items[0] : "");
+	j = graph_to_json(&g);
+	json_write_pretty(&sb, j);
+	json_decref(j);
+	cr_expect_str_eq(sb.buf, "{\n  \"schema\": \"" GRAPH_SCHEMA "\",\n  \"envelopes\": [],\n"
+			 "  \"levers\": [],\n  \"criteria\": {}\n}\n");
+	load_default(&d);
+	cr_expect(d.has_legacy);
+	graph_release(&d);
+	graph_release(&g);
+	findings_release(&f);
+	sb_release(&sb);
+}
+
 /* One envelope, n levers; lever i depends on lever i-1; with `cycle` the
  * first lever depends on the last. */
 static void chain(struct strbuf *sb, size_t n, int cycle)

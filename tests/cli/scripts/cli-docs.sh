@@ -51,7 +51,9 @@ expect_equal native-performance "$(complete fak na)" "fak na<TAB>"
 expect_equal experiment "$(complete fak bench ex)" "fak bench ex<TAB>"
 expect_equal "--profile
 --profile-next
---promote" "$(complete fak native-performance --pro)" "fak native-performance --pro<TAB>"
+--promote
+--prompt-tokens
+--provenance" "$(complete fak native-performance --pro)" "fak native-performance --pro<TAB>"
 expect_equal "--verify" "$(complete fak bench system-baseline --veri)" \
 	"fak bench system-baseline --veri<TAB>"
 # an option's value is left to bash's file names (complete -o default)
