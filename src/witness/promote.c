@@ -588,6 +588,9 @@ struct plan {
 	const char *from, *version;
 	const struct witness_paths *paths;
 	bool from_dir;			/* an experiment folder, not a gate request */
+	/* how findings name the gate request ("gate-request.json" in a folder,
+	 * else the file passed) and its two receipts */
+	char *req_name, *arm_names[2];
 	struct graph g;
 	struct index idx;
 	bool have_g, have_idx;
@@ -612,9 +615,7 @@ struct plan {
  * members of a manual loop's gate request. */
 static const char *s_name(const struct plan *pl, int arm)
 {
-	if (pl->from_dir)
-		return arm ? "candidate.json" : "baseline.json";
-	return arm ? "gate-request.json: candidate" : "gate-request.json: last_accepted";
+	return pl->arm_names[arm];
 }
 
 /* The graph and the index as they stand (p->old_*), loaded and valid. */
@@ -779,12 +780,12 @@ static void check_policy(const struct plan *pl, struct findings *out)
 
 	json_object_foreach (want, k, v)
 		if (!json_same(v, json_object_get(have, k)))
-			findings_addf(out, "gate-request.json: policy.%s is not what envelope "
-				      "\"%s\"'s criterion implies for a strict promotion", k,
+			findings_addf(out, "%s: policy.%s is not what envelope \"%s\"'s "
+				      "criterion implies for a strict promotion", pl->req_name, k,
 				      pl->s.req.policy.envelope_id);
 	if (json_object_size(have) != json_object_size(want))
-		findings_addf(out, "gate-request.json: the policy has members the strict "
-			      "policy has not");
+		findings_addf(out, "%s: the policy has members the strict policy has not",
+			      pl->req_name);
 	json_decref(want);
 }
 
@@ -988,6 +989,9 @@ static void plan_release(struct plan *pl)
 		index_release(&pl->idx);
 	if (pl->have_g)
 		graph_release(&pl->g);
+	free(pl->req_name);
+	free(pl->arm_names[0]);
+	free(pl->arm_names[1]);
 }
 
 typedef int phase_fn(struct plan *pl, struct promotion *p, struct findings *out, struct err *e);
@@ -1008,6 +1012,11 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	if (stat(from, &st) < 0)
 		return err_errno(e, errno, "cannot read '%s'", from);
 	pl.from_dir = S_ISDIR(st.st_mode);
+	pl.req_name = xstrdup(pl.from_dir ? "gate-request.json" : from);
+	pl.arm_names[0] = pl.from_dir ? xstrdup("baseline.json")
+				      : xasprintf("%s: last_accepted", pl.req_name);
+	pl.arm_names[1] = pl.from_dir ? xstrdup("candidate.json")
+				      : xasprintf("%s: candidate", pl.req_name);
 	for (size_t i = 0; i < sizeof(phases) / sizeof(*phases) && rc == 0 && !out->nr; i++)
 		rc = phases[i](&pl, p, out, e);
 	for (size_t i = 0; i < pl.attempt_refusals.nr; i++)
