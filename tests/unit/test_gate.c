@@ -974,21 +974,32 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 	json_decref(doc);
 }
 
-/* The committed CUDA envelope pins a placeholder, not a hash: its receipts
- * never pass, however well they measure (issue 26). */
-Test(gate_refusals, a_placeholder_artifact_hash_never_passes)
+/* The refusal of the request at path under the committed graph (what
+ * gate_evaluate says; its findings in f). */
+static const char *refusal_on_committed_graph(const char *path, struct findings *f)
 {
 	struct graph g;
 	struct gate_request q;
-	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
 	enum gate_class cls;
 	struct err e;
 
 	tu_graph(&g);
-	cr_assert_eq(gate_load(&q, GFIX "reject-placeholder-artifact.json", &e), 0, "%s", e.msg);
-	cr_expect_null(gate_evaluate(&q, &g, &cls, &what, &f));
-	cr_expect_str_eq(what, GATE_WHAT_ARTIFACT_HASH);
+	cr_assert_eq(gate_load(&q, path, &e), 0, "%s", e.msg);
+	cr_expect_null(gate_evaluate(&q, &g, &cls, &what, f));
+	gate_release(&q);
+	graph_release(&g);
+	return what;
+}
+
+/* The committed CUDA envelope pins a placeholder, not a hash: its receipts
+ * never pass, however well they measure (issue 26). */
+Test(gate_refusals, a_placeholder_artifact_hash_never_passes)
+{
+	struct findings f = FINDINGS_INIT;
+
+	cr_expect_str_eq(refusal_on_committed_graph(GFIX "reject-placeholder-artifact.json", &f),
+			 GATE_WHAT_ARTIFACT_HASH);
 	cr_assert_eq(f.nr, 2);
 	cr_expect_str_eq(f.items[0], "candidate.artifact_sha256: \"issue-8635-pinned-artifact\" "
 				     "is not a sha256 (64 lowercase hex digits): the gate passes "
@@ -997,6 +1008,4 @@ Test(gate_refusals, a_placeholder_artifact_hash_never_passes)
 				     "measure again");
 	cr_expect(!strncmp(f.items[1], "last_accepted.artifact_sha256: ", 31));
 	findings_release(&f);
-	gate_release(&q);
-	graph_release(&g);
 }
