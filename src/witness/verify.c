@@ -496,6 +496,13 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 			     *prefix = xasprintf("%s/%s", l->app.envelope_id, l->id);
 
 			cite(f, dirs.n, who, r, prefix, l->witnessed.summary, out);
+			/* graph validation compares it with the envelope */
+			if (!l->witnessed.envelope_digest)
+				findings_addf(out, "%s: names witness %s but records no "
+					      "witnessed.envelope_digest, so nothing binds it "
+					      "to its envelope when the graph loads: write the "
+					      "envelope_digest its witness's MANIFEST.json "
+					      "records", who, r);
 			free(r);
 			free(prefix);
 		} else {

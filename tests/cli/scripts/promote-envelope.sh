@@ -82,6 +82,14 @@ cp graph.orig graph.json
 verify graph.json >v.txt 2>&1 || { cat v.txt; fail "restored: does not verify"; }
 grep -q '^VERIFIED 1 witness folder' v.txt || { cat v.txt; fail "restored: VERIFIED"; }
 
+# the binding removed from the graph: it loads, and --verify-witnesses says so
+jq '(.levers[] | select(.id == "cpu.fast")).witnessed |= del(.envelope_digest)' graph.orig >graph.json
+"$FAK" native-performance --graph graph.json >/dev/null || fail "the graph without the binding"
+verify graph.json >v.txt 2>&1 && fail "a witness without witnessed.envelope_digest verifies"
+grep -q '^  lever "cpu.fast": names witness test-cpu-p4-t8/cpu.fast/[^ ]* but records no witnessed.envelope_digest, so nothing binds it to its envelope when the graph loads' v.txt ||
+	{ cat v.txt; fail "unbound witness finding"; }
+cp graph.orig graph.json
+
 # a v2 manifest (written before fak recorded the envelope) is refused by name
 jq '.schema = "fak-witness-manifest/v2" | del(.envelope_digest, .envelope)' "$m" >m2.json && cp m2.json "$m"
 verify graph.json >v.txt 2>&1 && fail "a v2 manifest verifies"
