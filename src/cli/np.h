@@ -39,8 +39,12 @@ struct np_opts {
 
 struct np_ctx {
 	const struct np_opts *o;
-	const struct graph *g;	/* loaded and valid */
+	const struct graph *g;	/* loaded and valid, but see graph_findings */
 	enum render_format fmt;	/* --format, --json, or text */
+	/* --verify-witnesses only: the graph's findings when every one is an
+	 * envelope changed under its witness (graph_validate_witness_envelopes),
+	 * so that the witnesses can name the members that changed; else NULL */
+	const struct findings *graph_findings;
 };
 
 /* The options, modes and help of the command (np.c). */

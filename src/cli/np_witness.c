@@ -224,6 +224,9 @@ int np_verify_witnesses(const struct np_ctx *c)
 	index_validate(&idx, c->g, &f);
 	if (!f.nr)
 		witness_verify(root, c->g, &idx, &sum, &f);
+	for (size_t i = 0; c->graph_findings && i < c->graph_findings->nr; i++)
+		findings_addf(&f, "graph: %s", c->graph_findings->items[i]);
+	findings_sort(&f);
 	if (f.nr) {
 		rc = cli_findings(NP_CMD, "witnesses do not verify", &f);
 	} else {

@@ -1,8 +1,12 @@
 /* Lookups, next selection and JSON serialisation of the graph. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/jfields.h"
 #include "base/json.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "graph/graph.h"
 
 const struct lever *graph_lever(const struct graph *g, const char *id)
@@ -196,6 +200,7 @@ static const struct jfield lever_witnessed_fields[] = {
 	JF_KEY("classification", JF_STR, struct lever, witnessed.classification, JF_REQ),
 	JF_KEY("provenance", JF_STR, struct lever, witnessed.provenance, JF_REQ),
 	JF_KEY("receipt", JF_STR, struct lever, witnessed.receipt, JF_REQ),
+	JF_KEY("envelope_digest", JF_STR, struct lever, witnessed.envelope_digest, JF_OMIT),
 	JF_END,
 };
 
@@ -374,6 +379,61 @@ int graph_envelope_digest(const struct envelope *v, char out[72], struct err *e)
 
 	json_decref(o);
 	return rc;
+}
+
+json_t *graph_envelope_json(const struct envelope *v)
+{
+	return envelope_json(v);
+}
+
+char *graph_envelope_changes(const json_t *was, const struct envelope *now)
+{
+	json_t *o = envelope_json(now), *v;
+	struct strbuf sb = STRBUF_INIT;
+	const char *k;
+
+	json_object_foreach (o, k, v) {
+		const json_t *w = json_object_get(was, k);
+		char *a, *b;
+
+		if (w && json_equal(w, v))
+			continue;
+		a = w ? json_dumps(w, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+		b = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		sb_addf(&sb, "%s%s: %s then, %s now", sb.len ? "; " : "", k, a ? a : "(absent)",
+			b);
+		free(a);
+		free(b);
+	}
+	json_object_foreach ((json_t *)(uintptr_t)was, k, v)
+		if (!json_object_get(o, k))
+			sb_addf(&sb, "%s%s: absent now", sb.len ? "; " : "", k);
+	json_decref(o);
+	if (!sb.len) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb, NULL);
+}
+
+enum graph_envelope_match graph_envelope_match(const json_t *was, const char *was_digest,
+					       const struct envelope *now,
+					       char now_digest[72], char **changes)
+{
+	char rec[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	*changes = NULL;
+	if (json_digest(was, NULL, rec, &e) < 0 || strcmp(rec, was_digest))
+		return GRAPH_ENVELOPE_FORGED;
+	if (graph_envelope_digest(now, now_digest, &e) < 0)
+		BUG("envelope digest: %s", e.msg);
+	if (!strcmp(now_digest, was_digest))
+		return GRAPH_ENVELOPE_SAME;
+	*changes = graph_envelope_changes(was, now);
+	if (!*changes)
+		*changes = xstrdup("no member differs");
+	return GRAPH_ENVELOPE_CHANGED;
 }
 
 #define ARRAY_JSON(key, arr, nr, fn)                          \

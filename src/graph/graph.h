@@ -90,6 +90,9 @@ struct lever {
 	bool has_witnessed;
 	struct {
 		const char *summary, *classification, *provenance, *receipt;
+		/* graph_envelope_digest of the envelope the effect was witnessed
+		 * in; NULL for a witness recorded before fak kept it */
+		const char *envelope_digest;
 	} witnessed;
 	struct issue_ref owner;
 	const char *next_witness;
@@ -244,5 +247,25 @@ int graph_criterion_digest(const struct criterion *c, char out[72], struct err *
  * graph_to_json writes it in envelopes[] (`fak native-performance --json`):
  * the same envelope gives the same digest, any change of a member another. */
 int graph_envelope_digest(const struct envelope *v, char out[72], struct err *e);
+/* The envelope object graph_envelope_digest digests (new reference). */
+json_t *graph_envelope_json(const struct envelope *v);
+/* The members in which envelope object `was` (borrowed: as a receipt or a
+ * witness manifest recorded it) differs from `now`, one "name: X then, Y
+ * now" each (values in JSON), joined by "; ". NULL when no member differs.
+ * Caller frees. */
+char *graph_envelope_changes(const json_t *was, const struct envelope *now);
+/* How an envelope a receipt or a witness manifest recorded (its object
+ * `was` and `was_digest`, borrowed) stands against the graph's `now`:
+ * the same envelope; changed (now_digest gets now's digest, *changes
+ * graph_envelope_changes, or "no member differs"; caller frees); or a
+ * record whose digest is not its object's (edited after it was written). */
+enum graph_envelope_match { GRAPH_ENVELOPE_SAME, GRAPH_ENVELOPE_CHANGED, GRAPH_ENVELOPE_FORGED };
+enum graph_envelope_match graph_envelope_match(const json_t *was, const char *was_digest,
+					       const struct envelope *now,
+					       char now_digest[72], char **changes);
+/* The rule of graph_validate that binds each witnessed effect to its
+ * envelope: a witnessed effect that records an envelope digest other than
+ * its envelope's digest now (the envelope was edited under its witness). */
+void graph_validate_witness_envelopes(const struct graph *g, struct findings *out);
 
 #endif

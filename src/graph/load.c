@@ -240,8 +240,10 @@ static int feature(struct jpull *p, const struct jpath *at, void *dst)
 
 static const char *const app_keys[] = { "envelope_id", "platform", "backend", NULL };
 static const char *const effect_keys[] = {
-	"summary", "classification", "provenance", "receipt", NULL
+	"summary", "classification", "provenance", "receipt", "envelope_digest", NULL
 };
+/* envelope_digest: absent from a witness recorded before fak kept it */
+#define EFFECT_OPTIONAL ((uint64_t)1 << 4)
 
 static int app_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
@@ -264,7 +266,8 @@ static int witnessed_member(struct jpull *p, const struct jpath *at, size_t i, v
 {
 	struct lever *l = dst;
 	const char **s[] = { &l->witnessed.summary, &l->witnessed.classification,
-			     &l->witnessed.provenance, &l->witnessed.receipt };
+			     &l->witnessed.provenance, &l->witnessed.receipt,
+			     &l->witnessed.envelope_digest };
 
 	return jp_string(p, at, s[i]);
 }
@@ -294,7 +297,8 @@ static int lever_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	}
 	case 8:
 		l->has_witnessed = !jp_null(p);
-		return l->has_witnessed ? object(p, at, effect_keys, witnessed_member, l) : 0;
+		return l->has_witnessed ? object_opt(p, at, effect_keys, EFFECT_OPTIONAL,
+						     witnessed_member, l) : 0;
 	case 9: return object(p, at, issue_keys, issue_member, &l->owner);
 	default: return jp_string(p, at, &l->next_witness);
 	}

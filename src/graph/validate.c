@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digest.h"
 #include "base/gpu_reasons.h"
 #include "base/json.h"
 #include "base/text.h"
@@ -564,6 +565,38 @@ static void validate_criteria(const struct graph *g, struct findings *f, const s
 			add(f, "envelope %Q has no comparison criterion", envs->names[i]);
 }
 
+/* "Changing any envelope field creates a new envelope": a witnessed effect
+ * that records the digest of the envelope it was witnessed in must find
+ * that envelope unchanged. The witness stays valid for the envelope it was
+ * made in; the change belongs under a new envelope id. */
+void graph_validate_witness_envelopes(const struct graph *g, struct findings *f)
+{
+	for (size_t i = 0; i < g->nr_levers; i++) {
+		const struct lever *l = &g->levers[i];
+		const char *was = l->has_witnessed ? l->witnessed.envelope_digest : NULL;
+		const struct envelope *env;
+		char now[JSON_DIGEST_LEN + 1];
+		struct err e;
+
+		if (!was)
+			continue;
+		if (strncmp(was, "sha256:", 7) || !digest_is_hex(was + 7)) {
+			add(f, "lever %Q witnessed.envelope_digest: must be \"sha256:\" and 64 "
+			       "lowercase hex digits, got %Q", l->id, was);
+			continue;
+		}
+		env = l->app.envelope_id ? graph_envelope(g, l->app.envelope_id) : NULL;
+		if (!env || graph_envelope_digest(env, now, &e) < 0 || eq(now, was))
+			continue;	/* an unknown envelope is validate_levers' finding */
+		add(f, "lever %Q was witnessed in envelope %Q as %s; the envelope is %s now: "
+		       "an envelope changed under its witness; changing any envelope field "
+		       "creates a new envelope: restore envelope %Q as it was and put the change "
+		       "in a new envelope (a new id), where the lever is measured again "
+		       "(fak native-performance --verify-witnesses names the fields)",
+		    l->id, env->id, was, now, env->id);
+	}
+}
+
 void graph_validate(const struct graph *g, struct findings *f)
 {
 	struct reg rungs, envs, levers;
@@ -595,6 +628,7 @@ void graph_validate(const struct graph *g, struct findings *f)
 	if (find_cycle(&lever_edges, levers.names, &cycle))
 		add(f, "lever dependency cycle: %s", cycle.buf);
 	validate_criteria(g, f, &envs);
+	graph_validate_witness_envelopes(g, f);
 
 	reg_release(&rungs);
 	reg_release(&envs);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/digest.h"
 #include "base/file.h"
 #include "base/jfields.h"
 #include "base/xalloc.h"
@@ -679,6 +680,20 @@ static bool quality_ok(const struct receipt_quality *ql, const struct gate_polic
 					      ql->score <= p->minimum_quality_score);
 }
 
+/* A receipt passes only when pinned to its artifact by hash (the source:
+ * "the exact receipt must carry its hash"): 64 lowercase hex digits, not a
+ * placeholder such as "issue-8635-pinned-artifact". */
+static void check_artifact_hash(const char *who, const struct receipt *r, struct findings *out)
+{
+	const char *h = r->artifact_sha256;
+
+	if (!digest_is_hex(h))
+		findings_addf(out, "%s.artifact_sha256: \"%s\" is not a sha256 (64 lowercase "
+				   "hex digits): the gate passes only receipts pinned to their "
+				   "artifact by hash; pin the envelope to the artifact's sha256 (a "
+				   "new envelope) and measure again", who, h);
+}
+
 static const char *structural(const struct gate_request *q, const struct graph *g,
 			      struct findings *out)
 {
@@ -748,6 +763,10 @@ static const char *structural(const struct gate_request *q, const struct graph *
 		findings_sort(out);
 		return "gate: policy and receipts must use the exact envelope and lever";
 	}
+	check_artifact_hash("last_accepted", a, out);
+	check_artifact_hash("candidate", c, out);
+	if (out->nr)
+		return GATE_WHAT_ARTIFACT_HASH;
 	if (!quality_ok(&a->quality, p)) {
 		char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
 

@@ -18,6 +18,7 @@
 /* What gate_evaluate says when the last accepted receipt's quality fails
  * the policy (the runner, whose last accepted receipt is its own baseline
  * arm, says so instead). */
+#define GATE_WHAT_ARTIFACT_HASH "gate: the receipts are not pinned to their artifact by hash"
 #define GATE_WHAT_ACCEPTED_QUALITY "gate: last accepted receipt fails the quality policy"
 
 #define GATE_REQUEST_V1 "fak-native-performance-gate-request/v1"

@@ -391,13 +391,23 @@ static int dec_lever_state_elem(void *p, const json_t *o, const struct jpath *at
 static int dec_state(struct receipt_state *s, const json_t *o, const struct jpath *at,
 		     struct err *e)
 {
-	static const char *const keys[] = { "criterion_digest", "levers", NULL };
+	static const char *const keys[] = { "criterion_digest", "envelope_digest", "envelope",
+					    "levers", NULL };
 	struct jpath lp = JP_KEY(at, "levers");
+	int rc;
 
 	s->json = o;
 	if (jd_object(o, at, keys, e) < 0 ||
 	    jd_str(o, at, "criterion_digest", JD_REQUIRED, &s->criterion_digest, e) < 0 ||
-	    dec_array(o, at, "levers", JD_REQUIRED, false, (void **)&s->levers, &s->nr_levers,
+	    (rc = jd_str(o, at, "envelope_digest", JD_OPTIONAL, &s->envelope_digest, e)) < 0 ||
+	    jd_obj(o, at, "envelope", rc == 0 ? JD_REQUIRED : JD_OPTIONAL, &s->envelope, e) < 0)
+		return -1;
+	if (s->envelope && !s->envelope_digest) {
+		struct jpath dp = JP_KEY(at, "envelope_digest");
+
+		return jpath_err(e, &dp, "is required with envelope");
+	}
+	if (dec_array(o, at, "levers", JD_REQUIRED, false, (void **)&s->levers, &s->nr_levers,
 		      sizeof(*s->levers), dec_lever_state_elem, e) < 0)
 		return -1;
 	for (size_t i = 0; i < s->nr_levers; i++)

@@ -119,6 +119,11 @@ struct receipt_lever_state {
 struct receipt_state {
 	const json_t *json;	/* borrowed from the receipt document */
 	const char *criterion_digest;
+	/* The envelope the experiment ran in, as the graph had it, and its
+	 * graph_envelope_digest; both NULL in a state written before fak
+	 * recorded them (it compares and gates, never promotes). Borrowed. */
+	const char *envelope_digest;
+	const json_t *envelope;
 	struct receipt_lever_state *levers;	/* owned array */
 	size_t nr_levers;
 };
@@ -470,6 +475,12 @@ int receipt_state_digest(const json_t *state, char out[JSON_DIGEST_LEN + 1], str
  * witness that changed it, and saying to run the experiment again. */
 void receipt_state_check(const struct receipt *r, const struct graph *g, const char *who,
 			 struct findings *out);
+/* Whether the envelope r's state records is the one g has now: one
+ * finding, naming the members that changed, when its digest differs (or
+ * does not digest the envelope it records). Nothing for a state that
+ * records no envelope. receipt_validate applies it. */
+void receipt_envelope_check(const struct receipt *r, const struct graph *g,
+			    struct findings *out);
 
 /* Whether two arms ran the same thing: the same commands (every one, the
  * quality command included), revision and module versions (as a set). Such

@@ -1,5 +1,6 @@
 /* The envelope state an experiment ran against: recorded in its receipts
  * (and, as a digest, in every sealed run's label), recomputed by --promote. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/strbuf.h"
@@ -19,17 +20,19 @@ static const char *lever_witness(const struct lever *l)
 json_t *receipt_state_json(const struct graph *g, const struct envelope *env, struct err *e)
 {
 	const struct criterion *c = graph_criterion(g, env->id);
-	char digest[JSON_DIGEST_LEN + 1];
+	char digest[JSON_DIGEST_LEN + 1], edigest[JSON_DIGEST_LEN + 1];
 	json_t *o, *levers;
 
 	if (!c) {
 		err_set(e, "envelope \"%s\" has no comparison criterion", env->id);
 		return NULL;
 	}
-	if (graph_criterion_digest(c, digest, e) < 0)
+	if (graph_criterion_digest(c, digest, e) < 0 || graph_envelope_digest(env, edigest, e) < 0)
 		return NULL;
 	o = jobj();
 	jset_str(o, "criterion_digest", digest);
+	jset_str(o, "envelope_digest", edigest);
+	jset_new(o, "envelope", graph_envelope_json(env));
 	levers = jarr();
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
@@ -91,6 +94,10 @@ void receipt_state_check(const struct receipt *r, const struct graph *g, const c
 				   "compared, never promoted; run the experiment again", who);
 		return;
 	}
+	if (!s->envelope_digest)
+		findings_addf(out, "%s: envelope_state records no envelope_digest (written before "
+				   "fak bound receipts to their envelope): it can be read and "
+				   "compared, never promoted; run the experiment again", who);
 	if (!env)
 		return;	/* receipt validation names the unknown envelope */
 	c = graph_criterion(g, env->id);
@@ -131,6 +138,36 @@ void receipt_state_check(const struct receipt *r, const struct graph *g, const c
 					   "since the experiment: run the experiment again",
 				      who, s->levers[i].id, env->id);
 	}
+}
+
+void receipt_envelope_check(const struct receipt *r, const struct graph *g,
+			    struct findings *out)
+{
+	const struct receipt_state *s = &r->envelope_state;
+	const struct envelope *env = graph_envelope(g, r->envelope_id);
+	char now[JSON_DIGEST_LEN + 1];
+	char *changes;
+
+	if (!r->has_envelope_state || !s->envelope_digest || !env)
+		return;	/* an unknown envelope is check_graph's finding */
+	switch (graph_envelope_match(s->envelope, s->envelope_digest, env, now, &changes)) {
+	case GRAPH_ENVELOPE_SAME:
+		return;
+	case GRAPH_ENVELOPE_FORGED:
+		findings_addf(out, "envelope_state.envelope_digest: %s is not the digest of "
+				   "envelope_state.envelope: the receipt was edited",
+			      s->envelope_digest);
+		return;
+	case GRAPH_ENVELOPE_CHANGED:
+		break;
+	}
+	findings_addf(out, "envelope_state.envelope_digest: the receipt was made in envelope "
+			   "\"%s\" as %s, the graph has %s now (%s): changing any envelope field "
+			   "creates a new envelope, and a receipt applies only to the envelope it "
+			   "was made in: restore the envelope, or measure again in a new envelope "
+			   "(a new id)", env->id, s->envelope_digest, now,
+		      changes);
+	free(changes);
 }
 
 static bool same_modules(const struct receipt *a, const struct receipt *b)

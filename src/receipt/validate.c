@@ -619,6 +619,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	if (str_blank(r->quality.name) || !isfinite(r->quality.score))
 		findings_addf(out, "quality: metric must be captured and finite");
 	check_modules(r, !env || graph_envelope_requires(env, "module_versions"), out);
+	receipt_envelope_check(r, g, out);
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
 	check_ambient(r, flags, out);

@@ -94,16 +94,27 @@ static int attempt(const json_t *doc, struct witness_attempt *a, struct err *e)
 int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e)
 {
 	static const char *const keys[] = { "schema", "envelope_id", "lever_id", "observed_on",
-					    "fak_version", "graph_sha256", "attempt", "files",
-					    NULL };
+					    "fak_version", "graph_sha256", "envelope_digest",
+					    "envelope", "attempt", "files", NULL };
+	static const char *const keys_v2[] = { "schema", "envelope_id", "lever_id",
+					       "observed_on", "fak_version", "graph_sha256",
+					       "attempt", "files", NULL };
 	struct jpath fp = JP_KEY(NULL, "files");
 	const json_t *files;
+	const char *sv;
+	bool v2;
 
 	memset(m, 0, sizeof(*m));
 	if (!(m->doc = parse(buf, len, "MANIFEST.json", e)))
 		return -1;
-	if (jd_object(m->doc, NULL, keys, e) < 0 ||
-	    schema(m->doc, WITNESS_MANIFEST_SCHEMA, e) < 0 ||
+	sv = json_string_value(json_object_get(m->doc, "schema"));
+	v2 = sv && !strcmp(sv, WITNESS_MANIFEST_SCHEMA_V2);
+	if (jd_object(m->doc, NULL, v2 ? keys_v2 : keys, e) < 0 ||
+	    schema(m->doc, v2 ? WITNESS_MANIFEST_SCHEMA_V2 : WITNESS_MANIFEST_SCHEMA, e) < 0 ||
+	    jd_str(m->doc, NULL, "schema", JD_REQUIRED, &m->schema, e) < 0 ||
+	    (!v2 && (jd_str(m->doc, NULL, "envelope_digest", JD_REQUIRED, &m->envelope_digest,
+			    e) < 0 ||
+		     jd_obj(m->doc, NULL, "envelope", JD_REQUIRED, &m->envelope, e) < 0)) ||
 	    jd_str(m->doc, NULL, "envelope_id", JD_REQUIRED, &m->envelope_id, e) < 0 ||
 	    jd_str(m->doc, NULL, "lever_id", JD_REQUIRED, &m->lever_id, e) < 0 ||
 	    jd_str(m->doc, NULL, "observed_on", JD_REQUIRED, &m->observed_on, e) < 0 ||

@@ -371,9 +371,9 @@ static json_t *member_with_id(json_t *tree, const char *array, const char *id)
 }
 
 /* The graph's JSON with lever l enabled, present and witnessed (texts:
- * summary, provenance, receipt), and every enabled lever that conflicts
+ * summary, provenance, receipt, envelope digest), and every enabled lever that conflicts
  * with it turned off (their ids appended to p->disabled). New reference. */
-static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[3],
+static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[4],
 			      bool null_result, struct promotion *p)
 {
 	json_t *tree = graph_to_json(g), *o = member_with_id(tree, "levers", l->id), *w = jobj();
@@ -382,6 +382,7 @@ static json_t *promoted_graph(const struct graph *g, const struct lever *l, char
 	jset_str(w, "classification", "witnessed");
 	jset_str(w, "provenance", texts[1]);
 	jset_str(w, "receipt", texts[2]);
+	jset_str(w, "envelope_digest", texts[3]);
 	jset_new(o, "witnessed", w);
 	/* a witnessed null leaves the lever as it was: off, and not tried
 	 * again (--next skips a witnessed lever) */
@@ -532,6 +533,11 @@ static json_t *manifest_json(const struct promotion *p, const struct envelope *e
 			     const char *graph_sha)
 {
 	json_t *m = jobj(), *files = jarr();
+	char edig[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	if (graph_envelope_digest(env, edig, &e) < 0)
+		BUG("envelope digest: %s", e.msg);
 
 	jset_str(m, "schema", WITNESS_MANIFEST_SCHEMA);
 	jset_str(m, "envelope_id", env->id);
@@ -539,6 +545,10 @@ static json_t *manifest_json(const struct promotion *p, const struct envelope *e
 	jset_str(m, "observed_on", day);
 	jset_str(m, "fak_version", version);
 	jset_str(m, "graph_sha256", graph_sha);
+	/* the complete envelope the lever is witnessed in: a later edit of any
+	 * member is named by --verify-witnesses */
+	jset_str(m, "envelope_digest", edig);
+	jset_new(m, "envelope", graph_envelope_json(env));
 	jset_new(m, "attempt", attempt_json(&p->attempt));
 	for (size_t i = 0; i < p->nr_files; i++) {
 		json_t *f = jobj();
@@ -588,6 +598,9 @@ struct plan {
 	const char *from, *version;
 	const struct witness_paths *paths;
 	bool from_dir;			/* an experiment folder, not a gate request */
+	/* how findings name the gate request ("gate-request.json" in a folder,
+	 * else the file passed) and its two receipts */
+	char *req_name, *arm_names[2];
 	struct graph g;
 	struct index idx;
 	bool have_g, have_idx;
@@ -612,9 +625,7 @@ struct plan {
  * members of a manual loop's gate request. */
 static const char *s_name(const struct plan *pl, int arm)
 {
-	if (pl->from_dir)
-		return arm ? "candidate.json" : "baseline.json";
-	return arm ? "gate-request.json: candidate" : "gate-request.json: last_accepted";
+	return pl->arm_names[arm];
 }
 
 /* The graph and the index as they stand (p->old_*), loaded and valid. */
@@ -779,12 +790,12 @@ static void check_policy(const struct plan *pl, struct findings *out)
 
 	json_object_foreach (want, k, v)
 		if (!json_same(v, json_object_get(have, k)))
-			findings_addf(out, "gate-request.json: policy.%s is not what envelope "
-				      "\"%s\"'s criterion implies for a strict promotion", k,
+			findings_addf(out, "%s: policy.%s is not what envelope \"%s\"'s "
+				      "criterion implies for a strict promotion", pl->req_name, k,
 				      pl->s.req.policy.envelope_id);
 	if (json_object_size(have) != json_object_size(want))
-		findings_addf(out, "gate-request.json: the policy has members the strict "
-			      "policy has not");
+		findings_addf(out, "%s: the policy has members the strict policy has not",
+			      pl->req_name);
 	json_decref(want);
 }
 
@@ -899,11 +910,15 @@ static int build_witness_files(struct plan *pl, struct promotion *p, struct find
 /* The new graph (p->new_graph): the lever witnessed by this folder. */
 static int change_graph(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
 {
-	char *texts[3], *host = host_note(graph_criterion(&pl->g, pl->env->id)), *words;
+	char *texts[4], *host = host_note(graph_criterion(&pl->g, pl->env->id)), *words;
+	char edig[JSON_DIGEST_LEN + 1];
 	json_t *tree;
 
 	(void)out;
-	(void)e;
+	if (graph_envelope_digest(pl->env, edig, e) < 0) {
+		free(host);
+		return -1;
+	}
 	p->summary = witness_shift_text(pl->cmp);
 	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, pl->day);
 	words = attempt_words(&pl->attempt);
@@ -914,12 +929,13 @@ static int change_graph(struct plan *pl, struct promotion *p, struct findings *o
 	free(words);
 	free(host);
 	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
+	texts[3] = xstrdup(edig);
 	p->lever_id = xstrdup(pl->l->id);
 	p->envelope_id = xstrdup(pl->env->id);
 	tree = promoted_graph(&pl->g, pl->l, texts, is_null_result(pl->cmp), p);
 	json_write_pretty(&p->new_graph, tree);
 	json_decref(tree);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(texts[i]);
 	return 0;
 }
@@ -988,6 +1004,9 @@ static void plan_release(struct plan *pl)
 		index_release(&pl->idx);
 	if (pl->have_g)
 		graph_release(&pl->g);
+	free(pl->req_name);
+	free(pl->arm_names[0]);
+	free(pl->arm_names[1]);
 }
 
 typedef int phase_fn(struct plan *pl, struct promotion *p, struct findings *out, struct err *e);
@@ -1008,6 +1027,11 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	if (stat(from, &st) < 0)
 		return err_errno(e, errno, "cannot read '%s'", from);
 	pl.from_dir = S_ISDIR(st.st_mode);
+	pl.req_name = xstrdup(pl.from_dir ? "gate-request.json" : from);
+	pl.arm_names[0] = pl.from_dir ? xstrdup("baseline.json")
+				      : xasprintf("%s: last_accepted", pl.req_name);
+	pl.arm_names[1] = pl.from_dir ? xstrdup("candidate.json")
+				      : xasprintf("%s: candidate", pl.req_name);
 	for (size_t i = 0; i < sizeof(phases) / sizeof(*phases) && rc == 0 && !out->nr; i++)
 		rc = phases[i](&pl, p, out, e);
 	for (size_t i = 0; i < pl.attempt_refusals.nr; i++)

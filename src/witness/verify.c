@@ -225,6 +225,45 @@ static void check_attempt(const char *rel, const struct witness_attempt *a,
 	check_line(rel, c, a->head_seq, a->head, "the ledger's last line at promotion", out);
 }
 
+/* The witness is of the complete envelope its manifest records: the graph's
+ * envelope of that id must still be it, member for member. A v2 manifest,
+ * written before fak recorded the envelope, cannot show which it is. */
+static void check_envelope(const char *rel, const struct witness_manifest *m,
+			   const struct graph *g, struct findings *out)
+{
+	const struct envelope *env = graph_envelope(g, m->envelope_id);
+	char now[JSON_DIGEST_LEN + 1];
+	char *changes;
+
+	if (!m->envelope_digest) {
+		findings_addf(out, "%s/MANIFEST.json: %s records no envelope digest (written "
+				   "before fak bound a witness to its envelope): it cannot show "
+				   "the envelope it witnesses; run the experiment again and "
+				   "promote it", rel, m->schema);
+		return;
+	}
+	if (!env) {
+		findings_addf(out, "%s: witnesses envelope \"%s\", which the graph no longer has",
+			      rel, m->envelope_id);
+		return;
+	}
+	switch (graph_envelope_match(m->envelope, m->envelope_digest, env, now, &changes)) {
+	case GRAPH_ENVELOPE_SAME:
+		return;
+	case GRAPH_ENVELOPE_FORGED:
+		findings_addf(out, "%s/MANIFEST.json: envelope_digest %s is not the digest of its "
+				   "envelope", rel, m->envelope_digest);
+		return;
+	case GRAPH_ENVELOPE_CHANGED:
+		break;
+	}
+	findings_addf(out, "%s: witnessed in envelope \"%s\" as %s; the graph has %s now (%s): "
+			   "changing any envelope field creates a new envelope: restore envelope "
+			   "\"%s\" as it was and put the change in a new envelope (a new id)",
+		      rel, env->id, m->envelope_digest, now, changes, env->id);
+	free(changes);
+}
+
 /* One folder: its manifest names it, lists exactly its files, each with its
  * size and digest, and the evidence in it verifies and recomputes. */
 static bool verify_folder(const char *root, const char *rel, const struct graph *g,
@@ -249,6 +288,7 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 		findings_addf(out, "%s/MANIFEST.json: its sha256 %s names the folder %s; the "
 				   "manifest was changed or the folder moved", rel, hex, want);
 	free(want);
+	check_envelope(rel, &m, g, out);
 	check_attempt(rel, &m.attempt, chain, out);
 	list_files(dir, "", &actual);
 	for (size_t i = 0; i < m.nr_files; i++) {
@@ -456,6 +496,13 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 			     *prefix = xasprintf("%s/%s", l->app.envelope_id, l->id);
 
 			cite(f, dirs.n, who, r, prefix, l->witnessed.summary, out);
+			/* graph validation compares it with the envelope */
+			if (!l->witnessed.envelope_digest)
+				findings_addf(out, "%s: names witness %s but records no "
+					      "witnessed.envelope_digest, so nothing binds it "
+					      "to its envelope when the graph loads: write the "
+					      "envelope_digest its witness's MANIFEST.json "
+					      "records", who, r);
 			free(r);
 			free(prefix);
 		} else {

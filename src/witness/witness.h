@@ -7,7 +7,8 @@
  * A witness folder is <root>/<envelope>/<lever>/<date>-<12 hex>/ holding the
  * receipts, attestations, gate request, the recomputed comparison and gate
  * verdict, the digests of the logs, and MANIFEST.json (every file's size
- * and sha256, the fak version, the sha256 of the graph file at promotion).
+ * and sha256, the fak version, the sha256 of the graph file at promotion,
+ * and the digest and object of the complete envelope witnessed in).
  * The 12 hex digits begin the sha256 of MANIFEST.json, so the name proves
  * the manifest. The graph and the index name a folder as
  * "witness <envelope>/<lever>/<date>-<12 hex>" (relative to the root). */
@@ -21,7 +22,10 @@
 #include "graph/graph.h"
 #include "index/index.h"
 
-#define WITNESS_MANIFEST_SCHEMA "fak-witness-manifest/v2"
+/* v3 records the envelope (envelope_digest, envelope); v2, written before,
+ * is read and refused by --verify-witnesses by name */
+#define WITNESS_MANIFEST_SCHEMA "fak-witness-manifest/v3"
+#define WITNESS_MANIFEST_SCHEMA_V2 "fak-witness-manifest/v2"
 #define WITNESS_REF_PREFIX "witness "
 /* The journal of a promotion in progress, in the graph file's folder. */
 #define WITNESS_JOURNAL ".fak-promotion-journal.json"
@@ -120,6 +124,10 @@ void witness_verify(const char *root, const struct graph *g, const struct index 
 struct witness_manifest {
 	json_t *doc;		/* owned; strings borrow into it */
 	const char *envelope_id, *lever_id, *observed_on, *fak_version, *graph_sha256;
+	const char *schema;
+	/* v3: the digest and the object of the envelope witnessed in; NULL in v2 */
+	const char *envelope_digest;
+	const json_t *envelope;
 	struct witness_entry {
 		const char *path, *sha256;
 		long long bytes;

@@ -331,9 +331,11 @@ def main():
         check_svg(svg, where + " chart", [cmp["changed_lever_id"]] if name == "hostile" else [])
 
     # gates
-    gates = [(None, os.path.join(FIX, "gate", f)) for f in
-             ("pass.json", "regression-two-suspects.json", "sb-pass.json", "sb-tampered.json",
-              "investigate-noise.json")]
+    # the CUDA requests are pinned to the artifact of graphs/valid-cuda-pinned.json
+    pinned = os.path.join(FIX, "graphs", "valid-cuda-pinned.json")
+    gates = [(pinned, os.path.join(FIX, "gate", f)) for f in
+             ("pass.json", "regression-two-suspects.json", "investigate-noise.json")]
+    gates += [(None, os.path.join(FIX, "gate", f)) for f in ("sb-pass.json", "sb-tampered.json")]
     gates.append((hostile_graph, os.path.join(REP, "hostile-gate.json")))
     for graph, path in gates:
         g = ["--graph", graph] if graph else []

@@ -19,7 +19,10 @@ static json_t *eval_doc(json_t *doc, enum gate_class *cls, const char **what, ch
 	struct err e;
 	json_t *v;
 
-	tu_graph(&g);
+	/* the committed graph with the CUDA envelope pinned to its artifact's
+	 * sha256 (the committed one pins a placeholder, which the gate refuses) */
+	cr_assert_eq(graph_load_file(&g, "tests/fixtures/graphs/valid-cuda-pinned.json", &e), 0,
+		     "%s", e.msg);
 	{
 		char *text = json_dumps(doc, 0);
 
@@ -969,4 +972,40 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 		"candidate mixes legacy ambient evidence with system baseline attestations");
 	json_decref(v);
 	json_decref(doc);
+}
+
+/* The refusal of the request at path under the committed graph (what
+ * gate_evaluate says; its findings in f). */
+static const char *refusal_on_committed_graph(const char *path, struct findings *f)
+{
+	struct graph g;
+	struct gate_request q;
+	const char *what = NULL;
+	enum gate_class cls;
+	struct err e;
+
+	tu_graph(&g);
+	cr_assert_eq(gate_load(&q, path, &e), 0, "%s", e.msg);
+	cr_expect_null(gate_evaluate(&q, &g, &cls, &what, f));
+	gate_release(&q);
+	graph_release(&g);
+	return what;
+}
+
+/* The committed CUDA envelope pins a placeholder, not a hash: its receipts
+ * never pass, however well they measure (issue 26). */
+Test(gate_refusals, a_placeholder_artifact_hash_never_passes)
+{
+	struct findings f = FINDINGS_INIT;
+
+	cr_expect_str_eq(refusal_on_committed_graph(GFIX "reject-placeholder-artifact.json", &f),
+			 GATE_WHAT_ARTIFACT_HASH);
+	cr_assert_eq(f.nr, 2);
+	cr_expect_str_eq(f.items[0], "candidate.artifact_sha256: \"issue-8635-pinned-artifact\" "
+				     "is not a sha256 (64 lowercase hex digits): the gate passes "
+				     "only receipts pinned to their artifact by hash; pin the "
+				     "envelope to the artifact's sha256 (a new envelope) and "
+				     "measure again");
+	cr_expect(!strncmp(f.items[1], "last_accepted.artifact_sha256: ", 31));
+	findings_release(&f);
 }

@@ -1,6 +1,7 @@
 /* graph/: the committed default graph, selection, JSON round trip, deep
  * chains. Rule-by-rule rejections are golden CLI cases (graph-reject-*). */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
@@ -607,4 +608,39 @@ Test(graph_climb, a_long_chain_listed_backwards_needs_no_deep_stack, .timeout = 
 	graph_release(&g);
 	sb_release(&sb);
 	sb_release(&rev);
+}
+
+/* What binds a witness to its envelope: the digest of the envelope object,
+ * and the members named when it changed (issue 26). */
+Test(graph_envelope, changes_name_every_member_that_differs)
+{
+	struct graph g;
+	const struct envelope *v;
+	char d1[JSON_DIGEST_LEN + 1], d2[JSON_DIGEST_LEN + 1];
+	struct err e;
+	json_t *was;
+	char *c;
+
+	load_default(&g);
+	v = graph_envelope(&g, "qwen38-27b-q4km-m3pro-p32-t64");
+	cr_assert_not_null(v);
+	was = graph_envelope_json(v);
+	cr_expect_null(graph_envelope_changes(was, v));
+	cr_assert_eq(json_digest(was, NULL, d1, &e), 0, "%s", e.msg);
+	cr_assert_eq(graph_envelope_digest(v, d2, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(d1, d2);
+	jset_str(was, "hardware", "NVIDIA H200");
+	jset_int(was, "memory_gib", 141);
+	json_object_del(was, "throughput_metric");
+	jset_str(was, "extra", "x");
+	c = graph_envelope_changes(was, v);
+	cr_assert_not_null(c);
+	cr_expect(strstr(c, "hardware: \"NVIDIA H200\" then, \"Apple M3 Pro") != NULL, "%s", c);
+	cr_expect(strstr(c, "memory_gib: 141 then, ") != NULL, "%s", c);
+	cr_expect(strstr(c, "throughput_metric: (absent) then, \"") != NULL, "%s", c);
+	cr_expect(strstr(c, "extra: absent now") != NULL, "%s", c);
+	cr_expect(strstr(c, "model:") == NULL, "%s", c);
+	free(c);
+	json_decref(was);
+	graph_release(&g);
 }

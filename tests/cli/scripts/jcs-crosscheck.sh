@@ -49,4 +49,13 @@ grep -q "sha256:$theirs" "$ROOT/tests/unit/test_graph.c" || fail "unit test vect
 "$FAK" native-performance --json >graph.json || fail "--json"
 theirs=$(node -e 'const c=require(process.argv[1]);const fs=require("fs");const g=JSON.parse(fs.readFileSync(process.argv[2],"utf8"));process.stdout.write(require("crypto").createHash("sha256").update(c(g.envelopes[0])).digest("hex"))' "$peer" graph.json)
 grep -q "sha256:$theirs" "$ROOT/tests/unit/test_ledger.c" || fail "envelope digest vector is not sha256:$theirs"
+# a receipt binds its envelope by that digest (envelope_state): the peer's digest of
+# the envelope it records, which is the graph's
+"$FAK" native-performance --baseline metal.command-buffer-amortization >tpl.json || fail "template"
+node -e 'const c=require(process.argv[1]),fs=require("fs"),h=require("crypto");
+const d=(v)=>"sha256:"+h.createHash("sha256").update(c(v)).digest("hex");
+const s=JSON.parse(fs.readFileSync(process.argv[2],"utf8")).envelope_state;
+const g=JSON.parse(fs.readFileSync(process.argv[3],"utf8"));
+if (s.envelope_digest !== d(s.envelope) || s.envelope_digest !== d(g.envelopes[0])) process.exit(1);' \
+	"$peer" tpl.json graph.json || fail "the receipt's envelope_digest is not the peer's"
 echo "$n documents agree"

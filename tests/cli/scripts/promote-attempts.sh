@@ -106,7 +106,7 @@ jq -e '.decision | .verdict == "faster" and .attempts == 4 and .requested_level 
 grep -qx '  attempt  2 of 4 of cpu.fast in this envelope (ledger wit/attempts.jsonl, line 3 of 8)' promote.txt ||
 	{ cat promote.txt; fail "the promotion's attempt line"; }
 w=$(ls -d wit/test-cpu-p4-t8/cpu.fast/*)
-jq -e --arg id "$(jq -r .experiment_id r2/attempt.json)" '.schema == "fak-witness-manifest/v2"
+jq -e --arg id "$(jq -r .experiment_id r2/attempt.json)" '.schema == "fak-witness-manifest/v3"
 	and .attempt.experiment_id == $id and .attempt.attempt == 2 and .attempt.attempts == 4
 	and .attempt.started_seq == 3 and .attempt.ended_seq == 4 and .attempt.ledger_head_seq == 8' \
 	"$w/MANIFEST.json" >/dev/null || { cat "$w/MANIFEST.json"; fail "the manifest's attempt"; }

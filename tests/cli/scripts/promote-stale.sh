@@ -32,8 +32,9 @@ jq -e '.workload.label.envelope_state | test("^sha256:[0-9a-f]{64}$")' aa/attest
 # A/A: the runner says so, --promote refuses it, whatever the gate says
 grep -q '^note       A/A: calibration, not a witness (both arms ran the same command' aa.txt || { cat aa.txt; fail "A/A note"; }
 refused aa "^  baseline.json and candidate.json: the two arms ran the same command, revision and module versions: A/A: calibration, not a witness"
-# the manual loop's gate request too
-refused aa/gate-request.json "^  gate-request.json: last_accepted and gate-request.json: candidate: the two arms ran the same"
+# the manual loop's gate request too, named as it was passed
+cp aa/gate-request.json aa-request.json
+refused aa-request.json "^  aa-request.json: last_accepted and aa-request.json: candidate: the two arms ran the same"
 
 # another criterion: the experiment was made against another graph
 cp graph.json graph.orig
@@ -55,7 +56,7 @@ run a cpu.fast 'TPS=100 ./bench.sh' 'TPS=120 ./bench.sh'
 promote a >/dev/null || fail "A was not promoted"
 w=$(jq -r '.levers[] | select(.id == "cpu.fast") | .witnessed.receipt' graph.json)
 refused b "^  candidate.json: envelope_state: lever \"cpu.fast\" changed since the experiment: it was disabled and unwitnessed when the experiment ran, it is enabled and witnessed by \"$w\" now: run the experiment again$"
-refused b/gate-request.json "^  gate-request.json: candidate: envelope_state: lever \"cpu.fast\" changed since"
+refused b/gate-request.json "^  b/gate-request.json: candidate: envelope_state: lever \"cpu.fast\" changed since"
 
 # a sealed run's label names the state it ran against: a receipt whose
 # envelope_state was edited to look current no longer binds its runs
@@ -74,5 +75,6 @@ refused edited "system_baselines\[0\].workload.label.envelope_state: sealed agai
 cp "$ROOT/data/native-performance-graph.json" graph.json
 cp "$ROOT/data/performance-index.json" index.json
 rm -rf wit
-refused "$FIX/gate/sb-pass.json" "^  gate-request.json: candidate: records no envelope_state (written before fak recorded the levers an experiment ran against): it can be read and compared, never promoted; run the experiment again$"
+cp "$FIX/gate/sb-pass.json" old-request.json
+refused old-request.json "^  old-request.json: candidate: records no envelope_state (written before fak recorded the levers an experiment ran against): it can be read and compared, never promoted; run the experiment again$"
 echo ok
