@@ -415,7 +415,7 @@ static int np_main(struct np_opts *o, int argc, char **argv)
 	if ((o->graph ? graph_load_file(&g, o->graph, &e) : graph_load_default(&g, &e)) < 0)
 		return cli_fail(NP_CMD, &e);
 	graph_validate(&g, &f);
-	if (f.nr && o.verify_witnesses) {
+	if (f.nr && o->verify_witnesses) {
 		/* an envelope edited under its witness: the witnesses name what
 		 * changed; any other finding stops here as for every mode */
 		struct findings w = FINDINGS_INIT;
