@@ -62,7 +62,13 @@ for f in "$run"/attestations/baseline-[123].json "$run"/attestations/candidate-[
 		and .workload.metrics.prefill_milliseconds > 0
 		and .workload.metrics.decode_milliseconds > 0' "$f" >/dev/null ||
 		fail "$f: not a sealed pp+tg measurement"
+	# what llama-bench said about itself: the envelope's engine, build and backend
+	jq -e '.workload.metrics | .engine == "llama.cpp" and .build_commit == "de3ff81"
+		and .backends == "CPU" and (.model_file | endswith(".gguf"))' "$f" >/dev/null ||
+		fail "$f: not llama-bench's identity: $(jq -c .workload.metrics "$f")"
 done
+jq -e '.engine_identity == "observed"' "$run/baseline.json" "$run/candidate.json" >/dev/null ||
+	fail "the receipts' engine identity is not observed"
 grep -q '"build_commit": "' "$run/logs/baseline-1.stdout" || fail "the log is not llama-bench's output"
 jq -e '.execution.engine == "llama.cpp" and (.profiler_artifacts | length) == 0
 	and .module_versions[0].module == "llama.cpp"' "$run/candidate.json" >/dev/null ||

@@ -36,12 +36,15 @@
 #
 # Quiet hosts. Tests about something other than the host must pass while
 # other work shares the machine (CI runners, other developers, a CPU
-# burner). A test whose attestations come from `fak bench system-baseline`
-# calls quiet_host: the sampler reads a fake /proc (tests/tools/quiet_proc.py)
+# burner). A test of what `fak bench system-baseline` writes calls
+# quiet_host: the sampler reads a fake /proc (tests/tools/quiet_proc.py)
 # whose only busy time is the CPU time of the test script's own processes, so
-# the attestations are clean under the default policy (the gate accepts no
-# looser one) whatever the load. `fak bench experiment` refuses FAK_PROC_ROOT
-# (an experiment measures this machine), so the runner's tests cannot use it.
+# the attestations are clean under the default policy whatever the load. They
+# are sealed as `simulated` (FAK_PROC_ROOT), so no reader of receipts accepts
+# them as evidence (tests/cli/scripts/simulated-host.sh), and `fak bench
+# experiment` refuses FAK_PROC_ROOT (an experiment measures this machine).
+# A test that gates attestations (receipt-e2e.sh) measures the real host
+# under a criterion's host policy, as the runner's tests do.
 # They use an explicit policy instead, one that lets other work use every
 # core and the sampler's own census take as long as it must (on a loaded
 # machine the default 10% duty ends runs with SAMPLER_COVERAGE_LIMITED):

@@ -849,7 +849,8 @@ static void run_decode(const struct options *o)
 	printf("{\"tokens_per_second\": %.3f, \"end_to_end_milliseconds\": %.3f, "
 	       "\"ttft_milliseconds\": %.3f, \"prefill_milliseconds\": %.3f, "
 	       "\"decode_milliseconds\": %.3f, \"quality\": {\"name\": \"exact_match\", "
-	       "\"score\": %.17g, \"higher_is_better\": true}}\n",
+	       "\"score\": %.17g, \"higher_is_better\": true}, \"engine\": \"fak-native\", "
+	       "\"forward_path\": \"cpu/q8-matvec-v1\"}\n",
 	       (double)(t - 1) / (dur[DECODE] / 1e3), dur[PREFILL] + dur[FIRST] + dur[DECODE],
 	       dur[PREFILL] + dur[FIRST], dur[PREFILL], dur[DECODE], (double)matched / (double)t);
 	if (o->profile)

@@ -86,6 +86,10 @@ static int verify(const char *path, const char *log)
 		return EXIT_FAIL;
 	}
 	printf("VALID %s%s%s\n", a.facts.digest, summary[0] ? " " : "", summary);
+	if (a.facts.simulated[0])
+		printf("SIMULATED %s: sealed while a test variable pointed the sampler at fake "
+		       "files; not evidence of a host (attach, compare, gate and promotion "
+		       "refuse it)\n", a.facts.simulated);
 	attest_loaded_release(&a);
 	return EXIT_OK;
 }

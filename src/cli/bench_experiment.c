@@ -19,6 +19,7 @@
 #include "experiment/experiment.h"
 #include "platform/platform.h"
 #include "sampler/metrics.h"
+#include "sampler/simulated.h"
 #include "receipt/gate.h"
 #include "receipt/ledger.h"
 #include "render/chart.h"
@@ -36,6 +37,7 @@ static const char usage[] =
 	"           [--format text|json|md|csv | --json] [--baseline-duration DUR]"
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
+	"           [--allow-declared-identity]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
 
 static const char about[] =
@@ -63,7 +65,7 @@ struct ex_opts {
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
 	const char *max_log, *max_reps, *witness_root;
-	bool until_decisive;
+	bool until_decisive, allow_declared_identity;
 	struct optlist profiles, modules;
 	bool show_output, json;
 	struct sampler_flags sf;
@@ -339,6 +341,7 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 	if (eo->max_reps && !eo->until_decisive)
 		return usage_error("--max-repetitions goes with --until-decisive");
 	o->until_decisive = eo->until_decisive;
+	o->allow_declared_identity = eo->allow_declared_identity;
 	o->max_repetitions = XP_DEFAULT_MAX_REPETITIONS;
 	if (eo->max_reps) {
 		char *end;
@@ -427,6 +430,9 @@ static const struct opt opts[] = {
 	{ "until-decisive", NULL,
 	  "after the envelope's repetitions, add pairs until the decision is decided",
 	  OPT_FLAG(EX(until_decisive)) },
+	{ "allow-declared-identity", NULL,
+	  "the gate passes an engine the runs did not state (never promoted)",
+	  OPT_FLAG(EX(allow_declared_identity)) },
 	{ "max-repetitions", "N",
 	  "with --until-decisive: at most N repetitions per arm (default 60)",
 	  OPT_VALUE(EX(max_reps)) },
@@ -527,10 +533,10 @@ int bench_experiment(int argc, char **argv)
 	    (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;
-	if (getenv("FAK_PROC_ROOT")) {
-		cli_errorf(CMD, "FAK_PROC_ROOT is set: a testing knob that points the sampler "
-			   "at another proc tree; an experiment measures this machine, "
-			   "so unset it");
+	if (simulated_env_first()) {
+		cli_errorf(CMD, "%s is set: a test variable that simulates what the sampler "
+			   "sees (another proc tree, sys tree or census bound); an experiment "
+			   "measures this machine, so unset it", simulated_env_first());
 		rc = EXIT_USAGE;
 		goto out_opts;
 	}

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "sampler/proc_parse.h"
 #include "sampler/proc_read.h"
+#include "sampler/simulated.h"
 
 static int usage_error(const char *cmd, const char *usage, const char *msg)
 {
@@ -139,5 +140,6 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	ro->policy.require_process_memory = sf->require_memory;
 	ro->policy.include_top_consumers = sf->top_consumers;
 	ro->proc_root = proc_root_default();
+	simulated_from_env(&ro->simulated);
 	return 0;
 }

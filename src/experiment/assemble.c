@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
+#include "receipt/identity.h"
 #include "receipt/gate.h"
 
 /* The finished runs of one arm and kind, by index. */
@@ -127,6 +128,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	}
 	r.reps = rv;
 	r.nr_reps = n;
+	r.engine_identity = receipt_identity_of_runs(sealed, n);
 	r.controls.repetitions = (long long)n;
 	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes,
 					e) < 0) {
@@ -180,13 +182,16 @@ static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted
 {
 	const json_t *la = x->has_last_accepted ? x->last_accepted.doc : last_accepted;
 	const char *rev = json_string_value(json_object_get(la, "revision"));
-	json_t *q = jobj();
+	json_t *q = jobj(), *policy;
 
 	jset_str(q, "schema", GATE_REQUEST_V2);
 	/* the sampled attribution is an explicit choice (--attribution sampled) */
-	jset_new(q, "policy",
-		 gate_policy_json(x->o->g, x->lever, rev ? rev : "",
-				  !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED)));
+	policy = gate_policy_json(x->o->g, x->lever, rev ? rev : "",
+				  !strcmp(x->o->sampler.attribution, ATTRIBUTION_SAMPLED));
+	/* and so is a declared engine identity (the policy's last member) */
+	if (x->o->allow_declared_identity)
+		jset_bool(policy, "allow_declared_identity", true);
+	jset_new(q, "policy", policy);
 	jset_new(q, "last_accepted", json_deep_copy(la));
 	jset_new(q, "candidate", json_deep_copy(candidate));
 	return q;

@@ -86,6 +86,10 @@ struct xp_opts {
 	 * (docs/receipts.md, "Running until decisive"); not with blocked */
 	bool until_decisive;
 	size_t max_repetitions;		/* 1..XP_MAX_REPETITIONS */
+	/* --allow-declared-identity: the gate request's policy passes a
+	 * declared engine identity (receipt/identity.h); promotion still
+	 * refuses it (its strict policy does not allow it) */
+	bool allow_declared_identity;
 	const char *machine_id_file;	/* NULL: the system's */
 	const char *proc_root;
 	/* Sampler flags: windows, timeout, policy, attribution, limits. argv,

@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
+#include "receipt/identity.h"
 #include "sampler/metrics.h"
 #include "sampler/attest.h"
 
@@ -166,11 +167,10 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 {
 	char title[64];
 	const struct wl_metrics *m = &r->workload.metrics;
+	struct strbuf why = STRBUF_INIT;
 
 	receipt_step_title(s, title, sizeof(title));
 	if (!strcmp(r->verdict, "invalid")) {
-		struct strbuf why = STRBUF_INIT;
-
 		for (size_t i = 0; i < r->nr_findings; i++)
 			if (attestation_code_invalidates(r->findings[i].code))
 				sb_addf(&why, "%s%s: %s", why.len ? "; " : "", r->findings[i].code,
@@ -180,6 +180,12 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 		sb_release(&why);
 		return;
 	}
+	if (r->workload.has_metrics && !receipt_identity_agrees(x->env, &m->identity, &why)) {
+		findings_addf(out, "%s %s; see %s/%s.stdout", title, why.buf, x->dir_logs, name);
+		sb_release(&why);
+		return;
+	}
+	sb_release(&why);
 	if (m->has_quality && strcmp(m->quality.name, x->crit->quality_metric))
 		findings_addf(out,
 			      "%s reports quality \"%s\"; envelope \"%s\"'s criterion measures "

@@ -36,6 +36,10 @@ json_t *receipt_attach(const struct receipt *r, const json_t *attestation, const
 			   "(top_non_sut_consumers); capture it without --top-consumers");
 		return NULL;
 	}
+	if (facts.simulated[0]) {
+		err_set(e, "system baseline: %s %s", RECEIPT_SIMULATED_WHY, facts.simulated);
+		return NULL;
+	}
 	if (k >= r->nr_reps) {
 		err_set(e, "system baselines already cover every repetition (%zu of %zu)", k,
 			r->nr_reps);

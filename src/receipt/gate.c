@@ -2,6 +2,7 @@
  * state, classification, suspects and bisect packet. */
 #include "receipt/gate.h"
 #include "receipt/gpu_check.h"
+#include "receipt/identity.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -42,6 +43,7 @@ static const struct jfield policy_fields[] = {
 	JF(JF_BOOL, struct gate_policy, require_ambient_evidence, JF_OMIT),
 	JF(JF_BOOL, struct gate_policy, require_system_baseline, JF_OPT),
 	JF(JF_BOOL, struct gate_policy, allow_sampled_system_baseline, JF_OPT),
+	JF(JF_BOOL, struct gate_policy, allow_declared_identity, JF_OMIT),
 	JF_END,
 };
 
@@ -49,7 +51,7 @@ static int dec_policy(struct gate_policy *p, const json_t *o, const struct jpath
 {
 	p->minimum_clean_repetitions = 0;
 	p->require_ambient_evidence = p->require_system_baseline = false;
-	p->allow_sampled_system_baseline = false;
+	p->allow_sampled_system_baseline = p->allow_declared_identity = false;
 	return jf_decode(policy_fields, o, at, p, e);
 }
 
@@ -825,6 +827,32 @@ static void failed_checks(const json_t *checks, struct strbuf *out)
 /* Checks in order; returns the classification, and in *why the rule that
  * decided it, in words. *sb_investigate tells whether system-baseline
  * evidence caused an investigate. */
+/* The identity check: pass when both receipts' engine identity is
+ * observed (validation checked it against their sealed runs), or when the
+ * policy allows a declared one; otherwise it investigates. True when it
+ * investigates. */
+static bool identity_check(const struct receipt *a, const struct receipt *c,
+			   const struct gate_policy *p, json_t *checks)
+{
+	const char *ia = receipt_identity_recorded(a), *ic = receipt_identity_recorded(c);
+	bool observed = !strcmp(ia, RECEIPT_IDENTITY_OBSERVED) &&
+			!strcmp(ic, RECEIPT_IDENTITY_OBSERVED);
+
+	if (observed)
+		add_check(checks, "identity", "pass", "observed: every run of both receipts "
+			  "stated engine %s", c->execution.engine);
+	else if (p->allow_declared_identity)
+		add_check(checks, "identity", "pass", "last_accepted %s, candidate %s; the policy "
+			  "allows a declared identity (allow_declared_identity)", ia, ic);
+	else
+		add_check(checks, "identity", "investigate", "last_accepted %s, candidate %s: "
+			  "no sealed run stated its engine, so %s is only the graph's word; "
+			  "have the benchmark state it (engine and forward_path in its metrics "
+			  "line), or set allow_declared_identity in the policy", ia, ic,
+			  c->execution.engine);
+	return !observed && !p->allow_declared_identity;
+}
+
 static enum gate_class judge(const struct gate_request *q, const struct graph *g,
 			     const struct side *sa, const struct side *sc,
 			     const struct receipt_decision *d, json_t *checks,
@@ -832,7 +860,7 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 {
 	const struct gate_policy *p = &q->policy;
 	const struct criterion *crit;
-	bool gpu_bad = false;
+	bool gpu_bad = false, id_investigate;
 	const struct receipt *a = sa->r, *c = sc->r;
 	const struct receipt_quality *ql = &c->quality;
 	double cm = sc->used.median;
@@ -866,6 +894,7 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 	hard |= !ok;
 	add_check(checks, "forward_path", pf(ok), "got %s; require %s", c->execution.forward_path,
 		  p->required_forward_path);
+	id_investigate = identity_check(a, c, p, checks);
 	ok = c->execution.fallback_count == 0;
 	hard |= !ok;
 	add_check(checks, "fallback", pf(ok), "count=%lld", c->execution.fallback_count);
@@ -924,6 +953,12 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 	}
 	if (gpu_bad) {
 		sb_adds(why, "the GPU evidence does not qualify (see the gpu check)");
+		*sb_investigate = true;
+		return GATE_INVESTIGATE;
+	}
+	if (id_investigate) {
+		sb_adds(why, "the engine identity is declared, not observed (see the identity "
+			     "check)");
 		*sb_investigate = true;
 		return GATE_INVESTIGATE;
 	}

@@ -40,6 +40,10 @@ struct gate_policy {
 	bool quality_higher_is_better;
 	const char *required_engine, *required_forward_path;
 	bool require_ambient_evidence, require_system_baseline, allow_sampled_system_baseline;
+	/* A receipt whose engine identity is declared, not observed
+	 * (receipt/identity.h), passes the identity check only with this;
+	 * written only when true. */
+	bool allow_declared_identity;
 };
 
 struct gate_request {

@@ -22,7 +22,8 @@ static const char *const top_keys[] = {
 	"schema", "role", "envelope_id", "changed_lever_id", "revision", "artifact_sha256",
 	"machine", "controls", "unchanged_controls", "changed_axes", "repetitions",
 	"ambient_evidence", "memory", "execution", "quality", "comparison", "module_versions",
-	"commands", "profiler_artifacts", "system_baselines", "experiment", "envelope_state", NULL,
+	"commands", "profiler_artifacts", "system_baselines", "experiment", "envelope_state",
+	"engine_identity", NULL,
 };
 
 /* ---- small decoders ------------------------------------------------------ */
@@ -505,6 +506,17 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	if (rc < 0 || (rc == 0 && dec_state(&r->envelope_state, o, &kp, e) < 0))
 		return -1;
 	r->has_envelope_state = rc == 0;
+	rc = jd_str(v, at, "engine_identity", JD_OPTIONAL, &r->engine_identity, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && strcmp(r->engine_identity, RECEIPT_IDENTITY_OBSERVED) &&
+	    strcmp(r->engine_identity, RECEIPT_IDENTITY_DECLARED)) {
+		kp = JP_KEY(at, "engine_identity");
+		return jpath_err(e, &kp, "must be \"%s\" or \"%s\"", RECEIPT_IDENTITY_OBSERVED,
+				 RECEIPT_IDENTITY_DECLARED);
+	}
+	if (rc)
+		r->engine_identity = NULL;
 	return 0;
 }
 
@@ -697,5 +709,7 @@ json_t *receipt_to_json(const struct receipt *r)
 		jset_new(o, "experiment", json_deep_copy(r->experiment.json));
 	if (r->has_envelope_state)
 		jset_new(o, "envelope_state", json_deep_copy(r->envelope_state.json));
+	if (r->engine_identity)
+		jset_str(o, "engine_identity", r->engine_identity);
 	return o;
 }

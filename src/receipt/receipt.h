@@ -199,7 +199,23 @@ struct receipt {
 	struct receipt_experiment experiment;
 	bool has_envelope_state;
 	struct receipt_state envelope_state;
+	/* RECEIPT_IDENTITY_OBSERVED or _DECLARED; NULL when absent (written
+	 * before fak recorded it: declared). */
+	const char *engine_identity;
 };
+
+/* Where a receipt's engine identity comes from (receipt/identity.h):
+ * observed when every repetition's sealed run stated its engine, declared
+ * when the engine is only the graph's word. */
+#define RECEIPT_IDENTITY_OBSERVED "observed"
+#define RECEIPT_IDENTITY_DECLARED "declared"
+
+/* Why an attestation sealed under a test seam (its `simulated` names,
+ * sampler/simulated.h) is refused wherever a receipt is read; the names
+ * follow. */
+#define RECEIPT_SIMULATED_WHY                                                            \
+	"is simulated, not evidence of a host: it was sealed while a test variable "   \
+	"pointed the sampler at fake files (unset it and run again):"
 
 /* Strict decode of v (borrowed; the receipt takes its own reference): every
  * key known, every type right, required members present. `at` is the JSON

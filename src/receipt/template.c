@@ -121,6 +121,9 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	}
 	r.has_envelope_state = true;
 	r.envelope_state.json = state;
+	/* nothing the engine printed: the graph's word (the runner says
+	 * observed when every run stated it) */
+	r.engine_identity = RECEIPT_IDENTITY_DECLARED;
 	out = receipt_to_json(&r);
 	json_decref(state);
 	free(reps);

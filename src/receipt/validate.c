@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "base/xalloc.h"
 #include "receipt/bind.h"
+#include "receipt/identity.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 
@@ -401,8 +402,8 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 /* Every attached attestation is decoded and verified once. sb_rules: the
  * system-baseline rules apply (the gate judges that evidence itself); the
  * sealed-metrics bindings always do. */
-static void check_system_baselines(const struct receipt *r, bool sb_rules, unsigned flags,
-				   struct findings *out)
+static void check_system_baselines(const struct receipt *r, const struct envelope *env,
+				   bool sb_rules, unsigned flags, struct findings *out)
 {
 	size_t n = r->nr_system_baselines;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -433,6 +434,23 @@ static void check_system_baselines(const struct receipt *r, bool sb_rules, unsig
 			free(reps[i]);
 			reps[i] = NULL;
 			continue;
+		}
+		/* even where the gate judges the rest of the evidence itself */
+		if (reps[i]->simulated.nr) {
+			char names[SIM_TEXT_MAX];
+
+			simulated_join(&reps[i]->simulated, names, sizeof(names));
+			findings_addf(out, "system_baselines[%zu]: %s %s", i, RECEIPT_SIMULATED_WHY,
+				      names);
+		}
+		/* the engine the run showed, against the envelope's (the gate too) */
+		if (env && reps[i]->has_workload && reps[i]->workload.has_metrics) {
+			struct strbuf why = STRBUF_INIT;
+
+			if (!receipt_identity_agrees(env, &reps[i]->workload.metrics.identity,
+						     &why))
+				findings_addf(out, "system_baselines[%zu]: the run %s", i, why.buf);
+			sb_release(&why);
 		}
 		if (!sb_rules)
 			continue;
@@ -623,7 +641,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
 	check_ambient(r, flags, out);
-	check_system_baselines(r, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), flags, out);
+	check_system_baselines(r, env, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), flags, out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)
 		findings_addf(out, "memory: peak and resident memory are required");
 	else if (r->memory.peak_bytes < r->memory.resident_bytes)
@@ -638,6 +656,14 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 				 out);
 	check_graph(r, g, out);
 	check_identity(r, g, out);
+	/* (while --attach-receipt or the runner binds the runs one by one, the
+	 * last attachment decides) */
+	if (!(flags & RECEIPT_PARTIAL) &&
+	    !strcmp(receipt_identity_recorded(r), RECEIPT_IDENTITY_OBSERVED) &&
+	    strcmp(receipt_identity_of_receipt(r), RECEIPT_IDENTITY_OBSERVED))
+		findings_addf(out, "engine_identity: records \"observed\", but not every "
+				   "repetition's sealed run stated its engine: the identity is "
+				   "the graph's word (\"declared\")");
 	if (r->doc) {
 		struct strbuf path = STRBUF_INIT;
 

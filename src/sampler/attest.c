@@ -94,6 +94,7 @@ static void facts_of(const struct attestation *r, struct attest_facts *facts)
 	facts->verdict = static_name(r->verdict);
 	facts->coverage = static_name(r->coverage.descendant_attribution);
 	facts->has_top_consumers = r->nr_consumers > 0;
+	simulated_join(&r->simulated, facts->simulated, sizeof(facts->simulated));
 	facts->baseline_samples = r->baseline_window.samples;
 	facts->baseline_duration_ns = r->baseline_window.duration_ns;
 	facts->baseline_host_cpu_available = r->baseline_host_totals.cpu_percent.available;

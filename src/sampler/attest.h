@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "sampler/simulated.h"
 
 #define ATTEST_SCHEMA "fak.system-baseline/v1"
 /* v1 plus the sealed workload section of `fak bench experiment` runs. */
@@ -24,6 +25,9 @@ struct attest_facts {
 	const char *coverage;	/* "exact_subreaper_rusage" | "exact_cgroup_v2" |
 				   "sampled_pid_ppid_tree" | "" (no command samples) */
 	bool has_top_consumers;	/* top_non_sut_consumers is non-empty */
+	/* The test seams it was sealed under ("FAK_PROC_ROOT, ..."), "" for
+	 * none: such an attestation is not evidence of a host. */
+	char simulated[SIM_TEXT_MAX];
 	long long baseline_samples;
 	long long baseline_duration_ns;
 	bool baseline_host_cpu_available;

@@ -1128,6 +1128,8 @@ json_t *attestation_to_json(const struct attestation *r, bool with_digest)
 		jset_new(o, "gpu", gpu_to_json(&r->gpu));
 	if (r->has_workload)
 		jset_new(o, "workload", workload_json(&r->workload));
+	if (r->simulated.nr)
+		jset_new(o, "simulated", simulated_to_json(&r->simulated));
 	if (with_digest)
 		jset_str(o, "digest", r->digest);
 	return o;
@@ -1458,8 +1460,8 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 		"schema", "verdict", "baseline_window", "baseline_host_totals", "baseline_sampler",
 		"command_window", "command_sampler", "coverage", "host_totals", "attribution",
 		"cgroup_v2", "top_non_sut_consumers", "policy", "quiet_wait", "cpus", "findings",
-		"command_exit_code", "command_signal", "timed_out", "gpu", "workload", "digest",
-		NULL
+		"command_exit_code", "command_signal", "timed_out", "gpu", "workload", "simulated",
+		"digest", NULL
 	};
 	const struct jpath *root = NULL;
 	const char *schema;
@@ -1516,6 +1518,11 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 		struct jpath kp = JP_KEY(root, "workload");
 		return jpath_err(e, &kp, "a %s attestation has no workload section (it is %s)",
 				 ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
+	}
+	if (json_object_get(doc, "simulated")) {
+		struct jpath kp = JP_KEY(root, "simulated");
+
+		TRY(simulated_decode(json_object_get(doc, "simulated"), &kp, &r->simulated, e));
 	}
 	TRY(get_text(doc, root, "digest", JD_REQUIRED, r->digest, sizeof(r->digest), e));
 	return 0;

@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "sampler/gpu.h"
 #include "sampler/metric.h"
+#include "sampler/simulated.h"
 #include "sampler/workload.h"
 
 #define ATTEST_MAX_CONSUMERS 5
@@ -207,6 +208,9 @@ struct attestation {
 	/* With --cpus only: the key is absent otherwise. */
 	bool has_cpus;
 	struct cpus_report cpus;
+	/* The test seams set when it was sealed (sampler/simulated.h); the key
+	 * is absent when none was. */
+	struct simulated simulated;
 	char digest[JSON_DIGEST_LEN + 1];
 	/* The GPU section (sampler/gpu.h); absent from documents sealed before
 	 * fak read GPUs, present (if only as "unreadable") in every new one.

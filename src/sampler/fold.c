@@ -428,6 +428,8 @@ int fold_attestation(struct attestation *r, const struct fold_input *in, struct 
 		r->has_gpu = true;
 		gpu_copy(&r->gpu, in->gpu);
 	}
+	if (in->simulated)
+		r->simulated = *in->simulated;
 	if (in->workload) {
 		r->has_workload = true;
 		r->workload = *in->workload;

@@ -92,6 +92,7 @@ struct fold_input {
 	const char *cpus_list;			/* NULL: no --cpus */
 	size_t cpus_count;
 	const struct gpu_section *gpu;		/* NULL: no GPU section */
+	const struct simulated *simulated;	/* NULL: nothing simulated */
 };
 
 /* Builds, classifies and seals *r. */

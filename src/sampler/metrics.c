@@ -6,6 +6,7 @@
 
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "base/xalloc.h"
 #include "sampler/metric.h"
 
@@ -169,6 +170,13 @@ static int json_line(const char *buf, size_t len, struct wl_metrics *out, struct
 		rc = jpath_err(e, &kp, "is fak's record of how llama-bench rows were read, not a "
 				       "member of a metrics line");
 	}
+	for (size_t k = 2; !rc && wl_identity_keys[k]; k++)
+		if (json_object_get(v, wl_identity_keys[k])) {
+			struct jpath kp = JP_KEY(NULL, wl_identity_keys[k]);
+
+			rc = jpath_err(e, &kp, "is what fak reads from llama-bench's output; a "
+					       "metrics line states its engine and forward_path");
+		}
 	if (!rc)
 		rc = wl_metrics_decode(v, NULL, out, e);
 	json_decref(v);
@@ -474,6 +482,43 @@ static int lb_measure(const struct lb_pick *pick, const struct lb_rows *rows,
 	return 0;
 }
 
+/* What the run said about itself (struct wl_identity): llama-bench is
+ * llama.cpp's; the measured row (the pP+tgT row, else the tgT row) names
+ * its build, backends, model file and type. A model file is kept as its
+ * last path element, and a value that is not scrubbed text (an account, an
+ * address...), too long or not text is sealed as "scrubbed". */
+static int lb_identity(const struct lb_pick *pick, const struct lb_rows *rows,
+		       struct wl_identity *id, struct err *e)
+{
+	static const char *const from[] = { "build_commit", "backends", "model_filename",
+					    "model_type" };
+	char *const to[] = { id->build_commit, id->backends, id->model_file, id->model_type };
+	const struct lb_row *r = pick->pg ? pick->pg : pick->tg;
+	struct jpath slot;
+	const struct jpath *at = lb_path(r, (size_t)(r - rows->v), &slot);
+
+	snprintf(id->engine, sizeof(id->engine), "%s", WL_ENGINE_LLAMA_CPP);
+	for (size_t k = 0; k < sizeof(from) / sizeof(from[0]); k++) {
+		struct strbuf why = STRBUF_INIT;
+		const char *v, *slash;
+		int rc = jd_str(r->obj, at, from[k], JD_OPTIONAL, &v, e);
+
+		if (rc < 0)
+			return lb_err_at(r, e);
+		if (rc || str_blank(v))
+			continue;
+		slash = strrchr(v, '/');
+		if (k == 2 && slash)
+			v = slash + 1;
+		if (strlen(v) >= WL_IDENTITY_MAX || !str_printable(v, "", &why) ||
+		    !str_scrubbed(v, &why) || str_blank(v))
+			v = "scrubbed";
+		sb_release(&why);
+		snprintf(to[k], WL_IDENTITY_MAX, "%s", v);
+	}
+	return 0;
+}
+
 /* Where stdout stops being blank; *line gets the line of that byte. */
 static size_t lb_skip_blank(const char *buf, size_t len, size_t *line)
 {
@@ -527,8 +572,9 @@ static int llama_bench(const char *buf, size_t len, long long prompt_tokens,
 	}
 	if ((buf[at] == '[' ? lb_json(buf, len, &hold, &rows, e)
 			    : lb_jsonl(buf, len, &hold, &rows, e)) == 0 &&
-	    lb_pick(&rows, prompt_tokens, decode_tokens, &pick, e) == 0)
-		rc = lb_measure(&pick, &rows, decode_tokens, out, e);
+	    lb_pick(&rows, prompt_tokens, decode_tokens, &pick, e) == 0 &&
+	    lb_measure(&pick, &rows, decode_tokens, out, e) == 0)
+		rc = lb_identity(&pick, &rows, &out->identity, e);
 	free(rows.v);
 	json_decref(hold);
 	return rc;

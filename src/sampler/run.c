@@ -503,6 +503,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 			     : rn.ch.killed;
 	in->unreaped = rn.ch.unreaped;
 	in->gpu = &st->gpu;
+	in->simulated = &o->simulated;
 	if (cfg.top_consumers)
 		in->nr_consumers = census_consumers(rn.c, in->consumers, ATTEST_MAX_CONSUMERS);
 	if (o->workload) {

@@ -40,6 +40,9 @@ struct run_opts {
 	struct policy policy;	/* thresholds and flags; census bounds are set here */
 	const char *attribution;	/* ATTRIBUTION_* */
 	const char *proc_root;
+	/* The test seams in effect (sampler_flags_apply reads them from the
+	 * environment), sealed as the attestation's `simulated`. */
+	struct simulated simulated;
 	size_t process_limit, table_cap;
 	/* Called after each baseline census (may be NULL). */
 	void (*progress)(void *ctx, int64_t done_ns, int64_t total_ns);

@@ -1,8 +1,90 @@
 #include "sampler/workload.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "base/text.h"
+
+const char *const wl_identity_keys[] = { "engine", "forward_path", "build_commit", "backends",
+					 "model_file", "model_type", NULL };
+
+/* The members of struct wl_identity in wl_identity_keys order. */
+static const size_t identity_offsets[] = {
+	offsetof(struct wl_identity, engine),	    offsetof(struct wl_identity, forward_path),
+	offsetof(struct wl_identity, build_commit), offsetof(struct wl_identity, backends),
+	offsetof(struct wl_identity, model_file),   offsetof(struct wl_identity, model_type),
+};
+
+static const char *identity_get(const struct wl_identity *id, size_t k)
+{
+	return (const char *)id + identity_offsets[k];
+}
+
+void wl_identity_to_json(const struct wl_identity *id, json_t *o)
+{
+	for (size_t k = 0; wl_identity_keys[k]; k++)
+		if (identity_get(id, k)[0])
+			jset_str(o, wl_identity_keys[k], identity_get(id, k));
+}
+
+static bool identity_equal(const struct wl_identity *a, const struct wl_identity *b)
+{
+	for (size_t k = 0; wl_identity_keys[k]; k++)
+		if (strcmp(identity_get(a, k), identity_get(b, k)))
+			return false;
+	return true;
+}
+
+int wl_identity_decode(const json_t *o, const struct jpath *at, struct wl_identity *id,
+		       struct err *e)
+{
+	memset(id, 0, sizeof(*id));
+	for (size_t k = 0; wl_identity_keys[k]; k++) {
+		struct jpath kp = JP_KEY(at, wl_identity_keys[k]);
+		struct strbuf why = STRBUF_INIT;
+		const char *v;
+		int rc = jd_str(o, at, wl_identity_keys[k], JD_OPTIONAL, &v, e);
+
+		if (rc < 0)
+			return -1;
+		if (rc)
+			continue;
+		if (str_blank(v) || strlen(v) >= WL_IDENTITY_MAX)
+			return jpath_err(e, &kp, "must be a non-blank name of at most %d bytes",
+					 WL_IDENTITY_MAX - 1);
+		if (!str_printable(v, "", &why) || !str_scrubbed(v, &why)) {
+			jpath_err(e, &kp, "contains a private detail or a control character: %s",
+				  why.buf);
+			sb_release(&why);
+			return -1;
+		}
+		sb_release(&why);
+		memcpy((char *)id + identity_offsets[k], v, strlen(v) + 1);
+	}
+	return 0;
+}
+
+void wl_identity_describe(const struct wl_identity *id, char *out, size_t cap)
+{
+	static const char *const words[] = { "engine", "forward path", "build", "backends",
+					     "model file", "model type" };
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t k = 1; wl_identity_keys[k] && n < cap; k++) {
+		int m;
+
+		if (!identity_get(id, k)[0])
+			continue;
+		m = snprintf(out + n, cap - n, "%s%s \"%s\"", n ? ", " : "", words[k],
+			     identity_get(id, k));
+		if (m < 0)
+			break;
+		n += (size_t)m;
+	}
+}
 
 json_t *wl_metrics_to_json(const struct wl_metrics *m)
 {
@@ -28,6 +110,7 @@ json_t *wl_metrics_to_json(const struct wl_metrics *m)
 	}
 	if (m->derivation[0])
 		jset_str(o, "derivation", m->derivation);
+	wl_identity_to_json(&m->identity, o);
 	return o;
 }
 
@@ -76,7 +159,9 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 {
 	static const char *const keys[] = { "tokens_per_second", "end_to_end_milliseconds",
 					    "ttft_milliseconds", "prefill_milliseconds",
-					    "decode_milliseconds", "quality", "derivation", NULL };
+					    "decode_milliseconds", "quality", "derivation",
+					    "engine", "forward_path", "build_commit",
+					    "backends", "model_file", "model_type", NULL };
 	static const char *const derivations[] = { WL_DERIVATION_PG, WL_DERIVATION_PP_TG,
 						   WL_DERIVATION_TG, NULL };
 	bool has_tps, has_e2e;
@@ -123,7 +208,7 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 			return jpath_err(e, &dp, "must be pg, pp+tg or tg, with throughput");
 		memcpy(m->derivation, d, strlen(d) + 1);
 	}
-	return 0;
+	return wl_identity_decode(o, at, &m->identity, e);
 }
 
 static bool same(bool ha, double a, bool hb, double b)
@@ -140,7 +225,9 @@ bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b)
 	       same(a->has_ttft, a->ttft_ms, b->has_ttft, b->ttft_ms) &&
 	       same(a->has_prefill, a->prefill_ms, b->has_prefill, b->prefill_ms) &&
 	       same(a->has_decode, a->decode_ms, b->has_decode, b->decode_ms) &&
-	       !strcmp(a->derivation, b->derivation) && a->has_quality == b->has_quality &&
+	       !strcmp(a->derivation, b->derivation) &&
+	       identity_equal(&a->identity, &b->identity) &&
+	       a->has_quality == b->has_quality &&
 	       (!a->has_quality ||
 		(!strcmp(a->quality.name, b->quality.name) &&
 		 same(true, a->quality.score, true, b->quality.score) &&

@@ -32,6 +32,21 @@ struct wl_quality {
 	bool higher_is_better;
 };
 
+/* What the engine that ran said about itself (docs/receipts.md, "What binds
+ * a witness to its engine"): a metrics line may state `engine` and
+ * `forward_path`; llama-bench/v1 runs are llama.cpp's (WL_ENGINE_LLAMA_CPP)
+ * and state their build commit, backends, model file (its last path
+ * element) and model type. "" = not stated. Every value is scrubbed text
+ * without control characters, shorter than WL_IDENTITY_MAX bytes. */
+#define WL_IDENTITY_MAX 128
+#define WL_ENGINE_LLAMA_CPP "llama.cpp"
+
+struct wl_identity {
+	char engine[WL_IDENTITY_MAX], forward_path[WL_IDENTITY_MAX];
+	char build_commit[WL_IDENTITY_MAX], backends[WL_IDENTITY_MAX];
+	char model_file[WL_IDENTITY_MAX], model_type[WL_IDENTITY_MAX];
+};
+
 /* What one run measured. tokens_per_second and end_to_end_ms are always
  * set by the json-line and llama-bench parsers; the quality-line parser
  * sets only the quality (has_throughput false). */
@@ -46,6 +61,7 @@ struct wl_metrics {
 	/* How llama-bench rows became these numbers (WL_DERIVATION_*); "" for
 	 * a metrics line, which states its numbers itself. */
 	char derivation[8];
+	struct wl_identity identity;
 };
 
 /* llama-bench/v1 derivations (docs/experiments.md): one pP+tgT row (-pg
@@ -136,6 +152,21 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
  * the experiment's metrics parsers. */
 int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out,
 		      struct err *e);
+/* The identity members of a sealed metrics object or a metrics line, in
+ * documented order: engine, forward_path, build_commit, backends,
+ * model_file, model_type. NULL-terminated. */
+extern const char *const wl_identity_keys[];
+/* The members of *id that are stated, set on o (borrowed). */
+void wl_identity_to_json(const struct wl_identity *id, json_t *o);
+/* Decodes the identity members of o (borrowed; optional, each a non-blank
+ * scrubbed string without control characters shorter than
+ * WL_IDENTITY_MAX). */
+int wl_identity_decode(const json_t *o, const struct jpath *at, struct wl_identity *id,
+		       struct err *e);
+/* `build "de3ff81", backends "CPU"` for messages: the stated members but
+ * the engine; "" when none is. */
+void wl_identity_describe(const struct wl_identity *id, char *out, size_t cap);
+
 /* Equal values and the same members set. */
 bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "receipt/gate.h"
+#include "receipt/identity.h"
 #include "test_receipt_util.h"
 
 #define GFIX "tests/fixtures/gate/"
@@ -70,10 +71,14 @@ Test(gate_vectors, equal_receipts_pass_without_bisect)
 	cr_expect_null(json_object_get(v, "throughput_delta_percent"), "one effect size only");
 	cr_expect_str_eq(json_string_value(json_object_get(v, "criterion_digest")),
 			 "sha256:c6238b78a81b3ef8b07769046ee241620154c7a48b4e34e42f85d6225555a62d");
-	/* the six checks of the policy and the criterion's GPU policy */
-	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 7);
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.name")), "gpu");
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.status")), "pass");
+	/* the seven checks of the policy and the criterion's GPU policy */
+	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 8);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.2.name")), "identity");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.2.detail")),
+			 "last_accepted declared, candidate declared; the policy allows a "
+			 "declared identity (allow_declared_identity)");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.7.name")), "gpu");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.7.status")), "pass");
 	cr_expect_str_eq(json_string_value(json_object_get(v, "schema")),
 			 "fak-native-performance-gate-verdict/v3");
 	/* 100, 101, 100 in both arms: the interval [-0.99%, +1%] lies within 2% */
@@ -683,9 +688,9 @@ Test(gate_sb, missing_attestations_investigate_without_bisect_but_hard_checks_wi
 	cr_expect_eq(c, GATE_INVESTIGATE);
 	cr_expect_null(json_object_get(v, "bisect"));
 	cr_expect_null(json_object_get(v, "suspect_modules"));
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.name")), "system_baseline");
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.status")), "investigate");
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.7.name")), "system_baseline");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.7.status")), "investigate");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.7.detail")),
 			 "last_accepted has 0 system baselines for 3 repetitions");
 	/* every repetition is listed as excluded, none silently dropped */
 	cr_expect_eq(json_array_size(tu_get(v, "candidate_samples.exclusions")), 3);
@@ -792,8 +797,8 @@ Test(gate_gpu, the_metal_envelope_has_no_gpu_check)
 	json_t *v = eval_file(GFIX "metal-pass.json", &c);
 
 	cr_expect_eq(c, GATE_PASS);
-	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 6);
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.5.name")), "throughput_floor");
+	cr_expect_eq(json_array_size(json_object_get(v, "checks")), 7);
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.name")), "throughput_floor");
 	json_decref(v);
 }
 
@@ -957,7 +962,7 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 	cr_assert_not_null(v, "%s: %s", what, j);
 	free(j);
 	cr_expect_eq(cls, GATE_PASS);
-	cr_expect_str_eq(json_string_value(tu_get(v, "checks.6.detail")),
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.7.detail")),
 	    "every repetition has a clean system baseline with host/SUT/non-SUT CPU attribution");
 	json_decref(v);
 
@@ -968,7 +973,7 @@ Test(gate_ambient, strict_policy_with_ambient_on_the_candidate_investigates_with
 	cr_expect_eq(cls, GATE_INVESTIGATE);
 	cr_expect_null(json_object_get(v, "bisect"));
 	cr_expect_str_eq(
-		json_string_value(tu_get(v, "checks.6.detail")),
+		json_string_value(tu_get(v, "checks.7.detail")),
 		"candidate mixes legacy ambient evidence with system baseline attestations");
 	json_decref(v);
 	json_decref(doc);
@@ -1008,4 +1013,59 @@ Test(gate_refusals, a_placeholder_artifact_hash_never_passes)
 				     "measure again");
 	cr_expect(!strncmp(f.items[1], "last_accepted.artifact_sha256: ", 31));
 	findings_release(&f);
+}
+
+/* A declared engine identity (no sealed run stated it) investigates,
+ * without a bisect packet, unless the policy allows it. */
+Test(gate_identity, declared_investigates_without_the_allowance)
+{
+	enum gate_class c;
+	json_t *v = eval_file(GFIX "investigate-declared-identity.json", &c);
+
+	cr_expect_eq(c, GATE_INVESTIGATE);
+	cr_expect_str_eq(json_string_value(json_object_get(v, "reason")),
+			 "the engine identity is declared, not observed (see the identity "
+			 "check)");
+	cr_expect_str_eq(json_string_value(tu_get(v, "checks.2.status")), "investigate");
+	cr_expect_null(json_object_get(v, "bisect"), "about the evidence, not the code");
+	json_decref(v);
+}
+
+/* What a run says about itself against the envelope: each rule, in
+ * order, with its exact reason. */
+Test(gate_identity, a_run_agrees_with_its_envelope)
+{
+	struct envelope env = { .id = "e", .engine = "llama.cpp", .backend = "metal",
+				.forward_path = "llama.cpp de3ff81 ggml-metal" };
+	static const struct {
+		struct wl_identity id;
+		const char *why;	/* NULL: agrees */
+	} t[] = {
+		{ { .engine = "" }, NULL },
+		{ { .engine = "llama.cpp", .build_commit = "de3ff81", .backends = "Metal,BLAS" },
+		  NULL },
+		{ { .engine = "fak-native", .model_type = "llama 1B" },
+		  "shows engine \"fak-native\" (model type \"llama 1B\"), but envelope \"e\" "
+		  "names engine \"llama.cpp\": a run of one engine cannot witness another's "
+		  "envelope" },
+		{ { .forward_path = "llama.cpp x" },
+		  "states forward path \"llama.cpp x\", but envelope \"e\" pins \"llama.cpp "
+		  "de3ff81 ggml-metal\"" },
+		{ { .build_commit = "de3ff" },
+		  "shows build \"de3ff\", which envelope \"e\"'s forward path \"llama.cpp "
+		  "de3ff81 ggml-metal\" does not name: pin the build in the forward path (a new "
+		  "envelope)" },
+		{ { .backends = "CUDA" },
+		  "shows backends \"CUDA\", but envelope \"e\" runs on backend \"metal\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct strbuf why = STRBUF_INIT;
+		bool ok = receipt_identity_agrees(&env, &t[i].id, &why);
+
+		cr_expect_eq(ok, t[i].why == NULL, "case %zu: %s", i, why.buf);
+		if (t[i].why)
+			cr_expect_str_eq(why.buf, t[i].why, "case %zu", i);
+		sb_release(&why);
+	}
 }

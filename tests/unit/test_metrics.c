@@ -796,3 +796,43 @@ Test(metrics, llama_bench_real_binary_output)
 	refuse_file(LB, FIX "llama-bench-real/p4-n8.jsonl", 5, 8,
 		    NO_ROW(5, 8) "#1 pp4, #2 tg8");
 }
+
+/* The engine's word: a metrics line may state its engine and forward path
+ * (sealed, and round-tripped), not what fak reads from llama-bench. */
+Test(metrics, json_line_states_its_identity)
+{
+	struct wl_metrics m = accept(JSONL, HEAD QUALITY ", \"engine\": \"fak-native\", "
+				    "\"forward_path\": \"cpu/q8-matvec-v1\"}");
+
+	cr_expect_str_eq(m.identity.engine, "fak-native");
+	cr_expect_str_eq(m.identity.forward_path, "cpu/q8-matvec-v1");
+	cr_expect_str_eq(accept(JSONL, LINE).identity.engine, "", "a line that says nothing");
+	refuse(JSONL, HEAD QUALITY ", \"backends\": \"CPU\"}",
+	       "metrics line: backends: is what fak reads from llama-bench's output; a metrics "
+	       "line states its engine and forward_path");
+	refuse(JSONL, HEAD QUALITY ", \"engine\": \"/home/alice/engine\"}",
+	       "metrics line: engine: contains a private detail or a control character: an "
+	       "absolute path \"/home/alice/engine\"");
+	refuse(JSONL, HEAD QUALITY ", \"engine\": \" \"}",
+	       "metrics line: engine: must be a non-blank name of at most 127 bytes");
+}
+
+/* llama-bench runs are llama.cpp's: the measured row's build, backends,
+ * model file (its last path element) and type; a private value is sealed
+ * as "scrubbed". */
+Test(metrics, llama_bench_identity)
+{
+	static const char row[] =
+		"{\"build_commit\": \"de3ff81\", \"backends\": \"CPU\", "
+		"\"model_filename\": \"/home/alice/models/m.gguf\", "
+		"\"model_type\": \"alice@host\", "
+		"\"n_prompt\": 0, \"n_gen\": 64, \"avg_ns\": 1000000000}\n";
+	struct wl_metrics m = accept_n(LB, row, strlen(row), 0, 64);
+
+	cr_expect_str_eq(m.identity.engine, WL_ENGINE_LLAMA_CPP);
+	cr_expect_str_eq(m.identity.build_commit, "de3ff81");
+	cr_expect_str_eq(m.identity.backends, "CPU");
+	cr_expect_str_eq(m.identity.model_file, "m.gguf");
+	cr_expect_str_eq(m.identity.model_type, "scrubbed");
+	cr_expect_str_eq(m.identity.forward_path, "");
+}

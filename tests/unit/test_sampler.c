@@ -219,6 +219,50 @@ Test(attestation_build, three_repetitions_three_digests)
 	cr_expect_str_neq(seen[0], seen[2]);
 }
 
+/* A seam set while sealing is recorded, sealed and read back; the decoder
+ * takes only fak's own test variables, each once, in table order. */
+Test(attestation_build, simulated_is_sealed)
+{
+	static const char *const bad[][2] = {
+		{ "[]", "simulated: must be a non-empty array of test variable names" },
+		{ "[\"HOME\"]", "simulated[0]: \"HOME\" is not a test variable of fak" },
+		{ "[\"FAK_SYS_ROOT\", \"FAK_PROC_ROOT\"]",
+		  "simulated[1]: \"FAK_PROC_ROOT\" is out of order or repeated" },
+		{ "[\"FAK_PROC_ROOT\", \"FAK_PROC_ROOT\"]",
+		  "simulated[1]: \"FAK_PROC_ROOT\" is out of order or repeated" },
+	};
+	struct simulated sim = { .nr = 2 };
+	struct attest_facts facts;
+	struct synth x;
+	struct err e;
+	json_t *doc;
+	char *text;
+
+	snprintf(sim.names[0], SIM_NAME_MAX, "FAK_PROC_ROOT");
+	snprintf(sim.names[1], SIM_NAME_MAX, "FAK_CENSUS_PROCESS_LIMIT");
+	synth_init(&x);
+	x.in.simulated = &sim;
+	synth_build(&x);
+	text = checked(&x.r);
+	cr_assert_eq(attest_parse(text, strlen(text), &doc, &e), 0);
+	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(facts.simulated, "FAK_PROC_ROOT, FAK_CENSUS_PROCESS_LIMIT");
+	cr_expect_str_eq(x.r.verdict, "clean", "the figures are judged as they are");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct attestation *r = malloc(sizeof(*r));
+
+		json_object_set_new(doc, "simulated", json_loads(bad[i][0], 0, NULL));
+		cr_expect_eq(attestation_decode(doc, r, &e), -1, "%s", bad[i][0]);
+		cr_expect_str_eq(e.msg, bad[i][1]);
+		free(r);
+	}
+	json_object_del(doc, "simulated");
+	cr_expect_eq(attest_check(doc, &facts, &e), -1, "removing it breaks the seal");
+	cr_expect(strstr(e.msg, "canonical digest mismatch") != NULL, "%s", e.msg);
+	json_decref(doc);
+	free(text);
+}
+
 Test(attestation_classify, non_sut_cpu_high)
 {
 	struct synth x;

@@ -32,6 +32,11 @@ jq -e '.statistics.tokens_per_second.shift_percent > 0' cmp.json >/dev/null || f
 rc=$?
 [ $rc = 0 ] || [ $rc = 3 ] || fail "--gate exit $rc"
 jq -e '.classification | IN("pass", "investigate", "regression")' gate.json >/dev/null || fail "no decision"
+# the example's decode states its engine: every run's identity is observed
+jq -e '.engine_identity == "observed"' run/baseline.json run/candidate.json >/dev/null ||
+	fail "the identity is not observed"
+jq -e '.checks[] | select(.name == "identity") | .status == "pass"' gate.json >/dev/null ||
+	fail "identity check: $(jq -c '.checks[] | select(.name == "identity")' gate.json)"
 
 jq '.repetitions[2].tokens_per_second *= 2' run/candidate.json >edited.json
 if "$FAK" native-performance --graph "$graph" --compare run/baseline.json --candidate edited.json \

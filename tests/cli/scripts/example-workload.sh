@@ -25,11 +25,14 @@ t=$(jq '.envelopes[0].decode_tokens' "$graph")
 grep -qx "prompt_tokens $p" "$ref" && grep -qx "decode_tokens $t" "$ref" || { echo "reference is not for P=$p T=$t"; exit 1; }
 
 # metrics LINE: the protocol fak bench experiment reads; exactly the allowed
-# members, positive times, a score
+# members, positive times, a score, and the engine and forward path of the
+# example's envelope (what ran, in its own words)
 metrics_ok() {
 	printf '%s\n' "$1" | jq -e '
 	  (keys - ["tokens_per_second", "end_to_end_milliseconds", "ttft_milliseconds",
-	           "prefill_milliseconds", "decode_milliseconds", "quality"]) == [] and
+	           "prefill_milliseconds", "decode_milliseconds", "quality", "engine",
+	           "forward_path"]) == [] and
+	  .engine == "fak-native" and .forward_path == "cpu/q8-matvec-v1" and
 	  .tokens_per_second > 0 and .end_to_end_milliseconds > 0 and .ttft_milliseconds > 0 and
 	  .prefill_milliseconds > 0 and .decode_milliseconds > 0 and
 	  .end_to_end_milliseconds >= .decode_milliseconds and

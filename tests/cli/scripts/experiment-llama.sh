@@ -4,13 +4,14 @@
 # the receipts compare; an edited quality is refused.
 set -u
 . "$FIX/experiment/lib.sh"
+llama_graph
 # a stand-in for llama-bench -o jsonl -pg 4,8 -r 1: one matching row, one other
 cat >llama.sh <<'SH'
 #!/bin/sh
 echo "llama-bench log lines go to stderr" >&2
 sleep 0.1
-printf '{"build_commit": "x", "n_prompt": 4, "n_gen": 0, "n_depth": 0, "avg_ns": 1000000}\n'
-printf '{"build_commit": "x", "n_prompt": 4, "n_gen": %s, "n_depth": 0, "avg_ns": %s}\n' "${2:-8}" "$1"
+printf '{"build_commit": "de3ff81", "n_prompt": 4, "n_gen": 0, "n_depth": 0, "avg_ns": 1000000}\n'
+printf '{"build_commit": "de3ff81", "n_prompt": 4, "n_gen": %s, "n_depth": 0, "avg_ns": %s}\n' "${2:-8}" "$1"
 SH
 chmod +x llama.sh
 cat >quality.sh <<'SH'

@@ -4,7 +4,8 @@
 # The engine is bench.sh below: it reads the model file it is given as
 # $FAK_ARTIFACT (a GGUF-like file: magic, then weights), checks it against the
 # checksum it was built for (its quality score), and decodes the envelope's
-# 8 tokens at the rate its arm names, taking that long: the candidate is
+# 8 tokens at the rate its arm names, taking that long, and states its engine
+# (what the envelope names, so the identity is observed): the candidate is
 # twice as fast, so the decision is `faster` however busy the machine is
 # (the graph's host policy lets other work use every core). The promotion's
 # dry run must change only the lever's lines of the graph, which fak writes
@@ -23,7 +24,7 @@ score=0
 [ "\$(cksum <"\$FAK_ARTIFACT" | cut -d' ' -f1)" = $sum ] && score=1
 ms=\$(awk -v t="\$1" 'BEGIN { printf "%.3f", 8000 / t }')
 sleep "\$(awk -v m="\$ms" 'BEGIN { printf "%.3f", m / 1000 + 0.002 }')"
-printf '{"tokens_per_second": %s, "end_to_end_milliseconds": %s, "quality": {"name": "exact_match", "score": %d, "higher_is_better": true}}\n' "\$1" "\$ms" "\$score"
+printf '{"engine": "my-engine", "tokens_per_second": %s, "end_to_end_milliseconds": %s, "quality": {"name": "exact_match", "score": %d, "higher_is_better": true}}\n' "\$1" "\$ms" "\$score"
 EOF
 chmod +x bench.sh
 # /etc/machine-id is missing in some containers: the test brings its own

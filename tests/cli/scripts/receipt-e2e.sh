@@ -5,14 +5,20 @@
 # Also: the input receipt is never modified, --out is mode 0600 with nothing
 # on stdout, a fourth attachment and a reused attestation are refused.
 # Needs jq. Runs in a fresh empty folder (tests/cli/run.sh). The test is
-# about receipts and the gate, not the host: the sampler sees a quiet host
-# (quiet_host, tests/lib.sh), so every attestation is clean and the gate
-# passes whatever else the machine is doing.
+# about receipts and the gate, not the host, and it measures this host: a
+# fake /proc (quiet_host) seals attestations that every reader refuses as
+# simulated (tests/cli/scripts/simulated-host.sh). So it runs on a copy of
+# the committed graph whose Metal criterion carries a host policy that
+# accepts a busy host, the attestations are sealed under those ceilings
+# ($busy_host_flags), and the gate passes under that policy and says so,
+# whatever else the machine is doing.
 set -eu
 command -v jq >/dev/null || { echo "jq is required"; exit 1; }
-np() { "$FAK" native-performance "$@"; }
 . "$ROOT/tests/lib.sh"
-quiet_host
+jq '.criteria["qwen38-27b-q4km-m3pro-p32-t64"].host_policy = {maximum_non_sut_cpu_percent: 100,
+	maximum_sampler_duty_percent: 100, maximum_psi_stall_percent: 100}' \
+	"$ROOT/data/native-performance-graph.json" >graph.json
+np() { "$FAK" native-performance --graph graph.json "$@"; }
 
 lever=$(np --next | sed -n 's/^Lever: //p')
 [ "$lever" = metal.command-buffer-amortization ] || fail "--next chose '$lever'"
@@ -44,7 +50,7 @@ cp baseline.json baseline.orig
 for side in base cand; do
 	for i in 1 2 3; do
 		"$FAK" bench system-baseline --baseline-duration 200ms --interval 50ms \
-			--out "$side-$i.json" -- sh -c "$work" >/dev/null
+			$busy_host_flags --out "$side-$i.json" -- sh -c "$work" >/dev/null
 		"$FAK" bench system-baseline --verify "$side-$i.json" | grep -q '^VALID sha256:' ||
 			fail "$side-$i.json does not verify"
 	done
@@ -99,7 +105,7 @@ jq -n --slurpfile a baseline-attested.json --slurpfile c candidate-attested.json
 		quality_metric: "exact_match", minimum_quality_score: 1,
 		quality_higher_is_better: true, required_engine: "fak-native",
 		required_forward_path: $a[0].execution.forward_path,
-		require_system_baseline: true
+		require_system_baseline: true, allow_declared_identity: true
 	},
 	last_accepted: $a[0], candidate: $c[0]}' >gate-request.json
 rc=0
@@ -113,6 +119,10 @@ clean=$(jq -s '[.[] | select(.verdict == "clean" and (.coverage.descendant_attri
 	test("^exact_")))] | length' base-1.json base-2.json base-3.json cand-1.json cand-2.json cand-3.json)
 [ "$clean" = 6 ] || fail "$clean of 6 attestations clean: $(jq -c .findings base-*.json cand-*.json)"
 [ "$cls" = pass ] && [ "$sb" = pass ] || fail "clean evidence but $cls/$sb: $(cat verdict.json)"
+# ... under the criterion's host policy, which the verdict shows
+jq -e '.decision.host_policy.maximum_non_sut_cpu_percent == 100 and (.reason | test("host policy"))
+	and (.checks[] | select(.name == "system_baseline") | .detail | test("under the host policy"))' \
+	verdict.json >/dev/null || fail "the host policy is not shown: $(cat verdict.json)"
 
 # the candidate rebinding the accepted side's attestations investigates
 jq '.candidate.system_baselines = .last_accepted.system_baselines
