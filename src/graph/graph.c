@@ -99,6 +99,30 @@ bool graph_engine_valid(const char *s)
 	return n && !s[n] && n <= GRAPH_ENGINE_MAX;
 }
 
+static bool id_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+_Static_assert(GRAPH_ID_MAX == 128, "graph_id_problem's text says 128");
+
+const char *graph_id_problem(const char *s)
+{
+	size_t n;
+
+	for (n = 0; s[n]; n++)
+		if (!id_byte(s[n]))
+			return "holds a byte other than a letter, a digit, '.', '_' and '-'";
+	if (n > GRAPH_ID_MAX)
+		return "is longer than 128 bytes";
+	if (s[0] == '.' || s[0] == '_' || s[0] == '-')
+		return "starts with '.', '_' or '-'";
+	if (strstr(s, ".."))
+		return "holds \"..\"";
+	return NULL;
+}
+
 double graph_criterion_threshold(const struct criterion *c)
 {
 	return c->has_practical_threshold ? c->practical_threshold_percent

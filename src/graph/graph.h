@@ -30,6 +30,8 @@ struct strlist {
 #define GRAPH_DEFAULT_WARMUPS 1
 
 struct envelope {
+	/* artifact_sha256: 64 lowercase hex digits, or NULL (JSON null) when
+	 * the envelope pins no artifact yet and its receipts carry it */
 	const char *id, *model, *model_revision, *artifact_sha256, *quantization, *hardware;
 	/* "os/arch" or "os/arch+accelerator"; NULL when the input does not
 	 * declare it (read it through graph_envelope_platform) */
@@ -189,6 +191,13 @@ bool graph_envelope_requires(const struct envelope *v, const char *what);
  * ". _ + -", GRAPH_ENGINE_MAX bytes at most. */
 bool graph_engine_valid(const char *s);
 #define GRAPH_ENGINE_MAX 64
+/* Ids of envelopes, levers, rungs, features and criteria become file and
+ * folder names, sealed labels, Markdown and DOT text: a letter or digit,
+ * then letters, digits, '.', '_' and '-', no "..", GRAPH_ID_MAX bytes at
+ * most (docs/graph.md, "Ids"). NULL when s is such an id, else what is
+ * wrong with it (static text). */
+const char *graph_id_problem(const char *s);
+#define GRAPH_ID_MAX 128
 /* The practical threshold of the decision in percent (docs/receipts.md, "The
  * decision"): practical_threshold_percent, or for a criterion written before
  * it, maximum_noise_percent. */

@@ -131,6 +131,10 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 		l->is_null = false;
 		return rc;
 	}
+	if (i == 3 && jp_null(p)) {	/* no artifact pinned yet */
+		v->artifact_sha256 = NULL;
+		return 0;
+	}
 	return s[i] ? jp_string(p, at, s[i]) : jp_int(p, at, n[i]);
 }
 

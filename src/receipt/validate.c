@@ -162,7 +162,9 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 						   path " must be " __VA_ARGS__);           \
 		}                                                                           \
 	} while (0)
-	DRIFT(strcmp(r->artifact_sha256, env->artifact_sha256), "artifact_sha256",
+	/* an envelope that pins no artifact yet takes the receipts' own */
+	DRIFT(env->artifact_sha256 && strcmp(r->artifact_sha256, env->artifact_sha256),
+	      "artifact_sha256",
 	      "the envelope artifact \"%s\"", env->artifact_sha256);
 	DRIFT(k->prompt_tokens != env->prompt_tokens, "controls.prompt_tokens", "%lld",
 	      env->prompt_tokens);
@@ -579,7 +581,7 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 				   "envelope \"%s\" (\"%s\"/\"%s\")",
 			      r->machine.platform, r->machine.backend, env->id, plat ? plat : "",
 			      env->backend);
-	if (strcmp(r->artifact_sha256, env->artifact_sha256))
+	if (env->artifact_sha256 && strcmp(r->artifact_sha256, env->artifact_sha256))
 		findings_addf(out,
 			      "artifact_sha256: does not match the artifact of envelope \"%s\"",
 			      env->id);

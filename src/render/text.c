@@ -66,7 +66,10 @@ static void envelope_blocks(struct strbuf *out, const struct graph *g)
 			switch (f) {
 			case 0: sb_adds(&c, v->model); break;
 			case 1: sb_adds(&c, v->model_revision); break;
-			case 2: sb_adds(&c, v->artifact_sha256); break;
+			case 2:
+				sb_adds(&c, v->artifact_sha256 ? v->artifact_sha256
+							 : "not pinned; the receipt carries it");
+				break;
 			case 3: sb_adds(&c, v->quantization); break;
 			case 4: sb_adds(&c, v->hardware); break;
 			case 5:

@@ -457,7 +457,7 @@ Test(graph_criterion, review_period_is_optional_and_emitted_only_when_given)
 	"\"minimum_throughput_tokens_per_second\":1,\"quality_metric\":\"exact_match\"," \
 	"\"minimum_quality_score\":1,\"quality_higher_is_better\":true}"
 #define ENV(id)                                                                                  \
-	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":\"a\"," \
+	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":null," \
 	"\"quantization\":\"q\",\"hardware\":\"h\",\"memory_gib\":1,\"engine\":\"fak-native\","  \
 	"\"backend\":\"metal\",\"forward_path\":\"f\",\"prompt_tokens\":1,\"decode_tokens\":1,"  \
 	"\"repetitions\":3,\"temperature\":0,\"throughput_metric\":\"t\","                       \
@@ -577,4 +577,29 @@ Test(graph_climb, a_long_chain_listed_backwards_needs_no_deep_stack, .timeout = 
 	graph_release(&g);
 	sb_release(&sb);
 	sb_release(&rev);
+}
+
+/* docs/graph.md "Ids": one form for every id */
+Test(graph_id, form)
+{
+	char id[GRAPH_ID_MAX + 2];
+
+	cr_expect_null(graph_id_problem("metal.paged-kv"));
+	cr_expect_null(graph_id_problem("cuda.q8_1-activation-quant"));
+	cr_expect_null(graph_id_problem("A0"));
+	cr_expect_str_eq(graph_id_problem("metal/paged-kv"),
+			 "holds a byte other than a letter, a digit, '.', '_' and '-'");
+	cr_expect_not_null(graph_id_problem("a\nb"));
+	cr_expect_not_null(graph_id_problem("<b>"));
+	cr_expect_not_null(graph_id_problem("a b"));
+	cr_expect_not_null(graph_id_problem("caf\xc3\xa9"));
+	cr_expect_str_eq(graph_id_problem("a..b"), "holds \"..\"");
+	cr_expect_str_eq(graph_id_problem(".a"), "starts with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem("-a"), "starts with '.', '_' or '-'");
+	memset(id, 'x', GRAPH_ID_MAX);
+	id[GRAPH_ID_MAX] = '\0';
+	cr_expect_null(graph_id_problem(id));
+	id[GRAPH_ID_MAX] = 'x';
+	id[GRAPH_ID_MAX + 1] = '\0';
+	cr_expect_str_eq(graph_id_problem(id), "is longer than 128 bytes");
 }
