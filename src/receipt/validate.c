@@ -312,7 +312,8 @@ static void check_controls(const struct receipt_controls *k, struct findings *ou
 		size_t off;
 		long long min;
 	} dims[] = {
-		{ "prompt_tokens", offsetof(struct receipt_controls, prompt_tokens), 1 },
+		/* P = 0: a decode-only envelope */
+		{ "prompt_tokens", offsetof(struct receipt_controls, prompt_tokens), 0 },
 		{ "decode_tokens", offsetof(struct receipt_controls, decode_tokens), 1 },
 		{ "batch", offsetof(struct receipt_controls, batch), 1 },
 		{ "context_tokens", offsetof(struct receipt_controls, context_tokens), 1 },
