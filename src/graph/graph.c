@@ -285,7 +285,7 @@ static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 	if (pinned)
 		jset_int(o, "warmups", v->warmups);
 	jset_int(o, "repetitions", v->repetitions);
-	jset_int(o, "temperature", v->temperature);
+	jset_num(o, "temperature", v->temperature);
 	jset_str(o, "throughput_metric", v->throughput_metric);
 	jset_str(o, "comparability_rule", v->comparability_rule);
 	if (pinned && !v->required_evidence.is_null)

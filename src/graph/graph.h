@@ -38,7 +38,8 @@ struct envelope {
 	const char *platform;
 	long long memory_gib;
 	const char *engine, *backend, *forward_path;
-	long long prompt_tokens, decode_tokens, warmups, repetitions, temperature;
+	long long prompt_tokens, decode_tokens, warmups, repetitions;
+	double temperature;	/* >= 0, any number: 0.7 as well as 0 */
 	const char *throughput_metric, *comparability_rule;
 	/* Evidence every receipt of the envelope must carry beyond its runs:
 	 * "profiler_artifacts", "module_versions". Absent from the input

@@ -119,8 +119,7 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 			     &v->forward_path, NULL, NULL, NULL, NULL, &v->throughput_metric,
 			     &v->comparability_rule, &v->platform, NULL, NULL };
 	long long *n[] = { [6] = &v->memory_gib, [10] = &v->prompt_tokens, [11] = &v->decode_tokens,
-			   [12] = &v->repetitions, [13] = &v->temperature,
-			   [ENVELOPE_WARMUPS] = &v->warmups };
+			   [12] = &v->repetitions, [ENVELOPE_WARMUPS] = &v->warmups };
 
 	if (i == ENVELOPE_REQUIRED_EVIDENCE) {
 		struct strlist *l = &v->required_evidence;
@@ -135,6 +134,8 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 		v->artifact_sha256 = NULL;
 		return 0;
 	}
+	if (i == 13)
+		return jp_num(p, at, &v->temperature);
 	return s[i] ? jp_string(p, at, s[i]) : jp_int(p, at, n[i]);
 }
 

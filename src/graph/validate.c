@@ -369,12 +369,16 @@ static void validate_ids(const struct graph *g, struct findings *f)
 		check_id(f, "criterion", g->criteria[i].id);
 }
 
-/* An envelope's artifact is a sha256 or, not pinned yet, null. */
-static void validate_artifacts(const struct graph *g, struct findings *f)
+/* An envelope's artifact is a sha256 or, not pinned yet, null; its
+ * temperature any number >= 0. */
+static void validate_pins(const struct graph *g, struct findings *f)
 {
 	for (size_t i = 0; i < g->nr_envelopes; i++) {
 		const struct envelope *v = &g->envelopes[i];
 
+		if (!(v->temperature >= 0))
+			add(f, "envelope %Q has invalid temperature %g; want a number >= 0 (0 is "
+			       "greedy decoding)", v->id, v->temperature);
 		if (v->artifact_sha256 && !digest_is_hex(v->artifact_sha256))
 			add(f, "envelope %Q has artifact_sha256 %Q; want the artifact's sha256 "
 			       "(64 lowercase hex digits), or null while no artifact is pinned",
@@ -687,7 +691,7 @@ void graph_validate(const struct graph *g, struct findings *f)
 	cycle_check(f, "dependency cycle: ", &rungs, rung_deps, g->rungs);
 	validate_envelopes(g, f, &envs);
 	validate_ids(g, f);
-	validate_artifacts(g, f);
+	validate_pins(g, f);
 	validate_legacy(g, f);
 	validate_levers(g, f, &envs, &levers, &lever_edges);
 	if (find_cycle(&lever_edges, levers.names, &cycle))

@@ -90,7 +90,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 		.decode_tokens = env->decode_tokens,
 		.batch = 1,
 		.context_tokens = env->prompt_tokens + env->decode_tokens,
-		.temperature = (double)env->temperature,
+		.temperature = env->temperature,
 		.sampling = "greedy",
 		.cache_state = "cold",
 		.warmups = env->warmups,

@@ -173,7 +173,7 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 	DRIFT(k->batch != 1, "controls.batch", "%d", 1);
 	DRIFT(k->context_tokens != env->prompt_tokens + env->decode_tokens,
 	      "controls.context_tokens", "%lld", env->prompt_tokens + env->decode_tokens);
-	DRIFT(k->temperature != (double)env->temperature, "controls.temperature", "%lld",
+	DRIFT(k->temperature != env->temperature, "controls.temperature", "%g",
 	      env->temperature);
 	DRIFT(strcmp(k->sampling, "greedy"), "controls.sampling", "\"%s\"", "greedy");
 	DRIFT(strcmp(k->cache_state, "cold"), "controls.cache_state", "\"%s\"", "cold");
