@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "base/findings.h"
 #include "base/jsonpull.h"
 #include "base/xalloc.h"
 #include "graph/graph.h"
@@ -27,7 +28,8 @@ static int object_opt(struct jpull *p, const struct jpath *at, const char *const
 
 	while (keys[n])
 		all |= (uint64_t)1 << n++;
-	TRY(jp_object(p, at));
+	if ((rc = jp_object(p, at)) <= 0)
+		return rc;
 	while ((rc = jp_member(p, at, keys, &seen, &idx, &key)) > 0) {
 		struct jpath kp = JP_KEY(at, keys[idx]);
 
@@ -55,7 +57,8 @@ static int array(struct jpull *p, const struct jpath *at, size_t sz, void **out,
 
 	*out = NULL;
 	*nr = 0;
-	TRY(jp_array(p, at));
+	if ((rc = jp_array(p, at)) <= 0)
+		return rc;
 	for (i = 0; (rc = jp_next(p, i)) > 0; i++) {
 		struct jpath ip = JP_IDX(at, i);
 
@@ -397,7 +400,8 @@ static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
 	const char *key;
 	int rc;
 
-	TRY(jp_object(p, at));
+	if ((rc = jp_object(p, at)) <= 0)
+		return rc;
 	while ((rc = jp_any_member(p, g->nr_criteria, &key)) > 0) {
 		struct jpath kp = JP_KEY(at, key);
 
@@ -453,15 +457,47 @@ static int graph_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	}
 }
 
+/* Every problem of the decoding in e: the one as it is, several one a line
+ * under their count (as many as the message holds). */
+static void problems_message(struct findings *problems, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (e->msg[0])	/* the problem that stopped the reading */
+		findings_addf(problems, "%s", e->msg);
+	if (problems->nr == 1) {
+		err_set(e, "%s", problems->items[0]);
+		return;
+	}
+	sb_addf(&sb, "%zu problems:", problems->nr);
+	for (i = 0; i < problems->nr; i++) {
+		if (sb.len + strlen(problems->items[i]) + 64 > sizeof(e->msg))
+			break;
+		sb_addf(&sb, "\n  %s", problems->items[i]);
+	}
+	if (i < problems->nr)
+		sb_addf(&sb, "\n  and %zu more", problems->nr - i);
+	err_set(e, "%s", sb.buf);
+	sb_release(&sb);
+}
+
 /* Takes ownership of buf (malloc'd, NUL at buf[len]). */
 static int load_owned(struct graph *g, char *buf, size_t len, const char *name, struct err *e)
 {
 	struct jpull p;
+	struct findings problems = FINDINGS_INIT;
 
 	memset(g, 0, sizeof(*g));
 	g->buf = buf;
+	e->msg[0] = '\0';
 	jp_init(&p, buf, len, e);
-	if (object(&p, NULL, graph_keys, graph_member, g) < 0 || jp_finish(&p) < 0) {
+	/* every problem of the schema in one run, not one per run */
+	jp_collect(&p, &problems);
+	if (object(&p, NULL, graph_keys, graph_member, g) < 0 || jp_finish(&p) < 0 ||
+	    problems.nr) {
+		problems_message(&problems, e);
+		findings_release(&problems);
 		/* arrays may be partly filled: release what was built */
 		graph_release(g);
 		return err_prefix(e, "cannot load graph '%s'", name);

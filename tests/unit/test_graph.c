@@ -217,8 +217,34 @@ Test(graph_load, errors_name_the_json_path)
 	const char *bad = "{\"schema\":1}";
 
 	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
-	cr_expect_str_eq(e.msg,
-			 "cannot load graph 'x.json': schema: expected a string, found a number");
+	/* every problem at once, in document order */
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': 8 problems:\n"
+				"  schema: expected a string, found a number\n"
+				"  envelope: missing required field\n"
+				"  comparison: missing required field\n"
+				"  rungs: missing required field\n"
+				"  features: missing required field\n"
+				"  envelopes: missing required field\n"
+				"  levers: missing required field\n"
+				"  criteria: missing required field");
+	{	/* at most JP_MAX_PROBLEMS, then the next stops the reading */
+		struct strbuf sb = STRBUF_INIT;
+
+		sb_adds(&sb, "{");
+		for (int i = 0; i < 300; i++)
+			sb_addf(&sb, "%s\"x%d\":[{}]", i ? "," : "", i);
+		sb_adds(&sb, "}");
+		cr_expect_eq(graph_load_buf(&g, sb.buf, sb.len, "x.json", &e), -1);
+		cr_expect(strstr(e.msg, "x.json': 101 problems:\n  x0: unknown field\n"), "%s",
+			  e.msg);
+		cr_expect(strstr(e.msg, " more") && strlen(e.msg) < sizeof(e.msg) - 1, "%s", e.msg);
+		sb_release(&sb);
+	}
+	bad = "{\"schema\":1";	/* syntax stops the reading, with what came before */
+	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': 2 problems:\n"
+				"  schema: expected a string, found a number\n"
+				"  line 1, column 12: ',' or '}' expected");
 	cr_expect_eq(graph_load_buf(&g, "{", 1, "x.json", &e), -1);
 	cr_expect_str_eq(
 		e.msg, "cannot load graph 'x.json': line 1, column 2: member name or '}' expected");
