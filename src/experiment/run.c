@@ -15,6 +15,9 @@
 #include "sampler/metrics.h"
 #include "sampler/attest.h"
 
+/* a valid graph id always fits the sealed label, never cut */
+_Static_assert(GRAPH_ID_MAX < WL_ID_MAX, "graph ids fit the attestation's label");
+
 struct hook {
 	struct xp *x;
 	size_t k;			/* the run's position in the schedule */
