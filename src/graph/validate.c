@@ -402,6 +402,8 @@ static void validate_legacy(const struct graph *g, struct findings *f)
 		add(f, "legacy envelope must equal the first pinned envelope");
 		return;
 	}
+	if (!l->id)	/* no legacy block: nothing to contradict */
+		return;
 	{
 		const struct {
 			const char *name;
