@@ -99,27 +99,27 @@ bool graph_engine_valid(const char *s)
 	return n && !s[n] && n <= GRAPH_ENGINE_MAX;
 }
 
-static bool id_byte(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '.' || c == '_' || c == '-';
-}
-
 _Static_assert(GRAPH_ID_MAX == 128, "graph_id_problem's text says 128");
 
 const char *graph_id_problem(const char *s)
 {
 	size_t n;
 
-	for (n = 0; s[n]; n++)
-		if (!id_byte(s[n]))
-			return "holds a byte other than a letter, a digit, '.', '_' and '-'";
+	for (n = 0; s[n]; n++) {
+		bool sep = s[n] == '.' || s[n] == '_' || s[n] == '-';
+
+		if (!sep && !lower_or_digit(s[n]))
+			return "holds a byte other than a lowercase letter, a digit, '.', '_' "
+			       "and '-'";
+		if (sep && (!n || !s[n + 1]))
+			return "starts or ends with '.', '_' or '-'";
+		if (sep && (s[n - 1] == '.' || s[n - 1] == '_' || s[n - 1] == '-'))
+			return "holds two of '.', '_' and '-' in a row";
+	}
+	if (!n)
+		return "is empty";
 	if (n > GRAPH_ID_MAX)
 		return "is longer than 128 bytes";
-	if (s[0] == '.' || s[0] == '_' || s[0] == '-')
-		return "starts with '.', '_' or '-'";
-	if (strstr(s, ".."))
-		return "holds \"..\"";
 	return NULL;
 }
 

@@ -193,10 +193,11 @@ bool graph_envelope_requires(const struct envelope *v, const char *what);
 bool graph_engine_valid(const char *s);
 #define GRAPH_ENGINE_MAX 64
 /* Ids of envelopes, levers, rungs, features and criteria become file and
- * folder names, sealed labels, Markdown and DOT text: a letter or digit,
- * then letters, digits, '.', '_' and '-', no "..", GRAPH_ID_MAX bytes at
- * most (docs/graph.md, "Ids"). NULL when s is such an id, else what is
- * wrong with it (static text). */
+ * folder names, sealed labels, Markdown and DOT text, and the front-door
+ * index's envelope keys: runs of lowercase letters and digits joined by
+ * single '.', '_' or '-' (so no ".."), GRAPH_ID_MAX bytes at most
+ * (docs/graph.md, "Ids"). NULL when s is such an id, else what is wrong
+ * with it (static text). */
 const char *graph_id_problem(const char *s);
 #define GRAPH_ID_MAX 128
 /* The practical threshold of the decision in percent (docs/receipts.md, "The

@@ -348,8 +348,8 @@ static void check_id(struct findings *f, const char *what, const char *id)
 
 	if (str_blank(id) || !(why = graph_id_problem(id)))
 		return;
-	add(f, "%s id %Q %s; an id is a letter or digit, then letters, digits, '.', '_' "
-	       "and '-', without \"..\", at most %d bytes",
+	add(f, "%s id %Q %s; an id is lowercase letters and digits joined by single '.', "
+	       "'_' or '-', at most %d bytes",
 	    what, id, why, (long long)GRAPH_ID_MAX);
 }
 

@@ -605,23 +605,29 @@ Test(graph_climb, a_long_chain_listed_backwards_needs_no_deep_stack, .timeout = 
 	sb_release(&rev);
 }
 
-/* docs/graph.md "Ids": one form for every id */
+/* docs/graph.md "Ids": one form for every id (the index's envelope keys too) */
 Test(graph_id, form)
 {
 	char id[GRAPH_ID_MAX + 2];
 
 	cr_expect_null(graph_id_problem("metal.paged-kv"));
 	cr_expect_null(graph_id_problem("cuda.q8_1-activation-quant"));
-	cr_expect_null(graph_id_problem("A0"));
+	cr_expect_null(graph_id_problem("a0"));
+	cr_expect_null(graph_id_problem("0"));
 	cr_expect_str_eq(graph_id_problem("metal/paged-kv"),
-			 "holds a byte other than a letter, a digit, '.', '_' and '-'");
+			 "holds a byte other than a lowercase letter, a digit, '.', '_' and '-'");
+	cr_expect_str_eq(graph_id_problem("Metal.x"),
+			 "holds a byte other than a lowercase letter, a digit, '.', '_' and '-'");
 	cr_expect_not_null(graph_id_problem("a\nb"));
 	cr_expect_not_null(graph_id_problem("<b>"));
 	cr_expect_not_null(graph_id_problem("a b"));
 	cr_expect_not_null(graph_id_problem("caf\xc3\xa9"));
-	cr_expect_str_eq(graph_id_problem("a..b"), "holds \"..\"");
-	cr_expect_str_eq(graph_id_problem(".a"), "starts with '.', '_' or '-'");
-	cr_expect_str_eq(graph_id_problem("-a"), "starts with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem("a..b"), "holds two of '.', '_' and '-' in a row");
+	cr_expect_str_eq(graph_id_problem("a_-b"), "holds two of '.', '_' and '-' in a row");
+	cr_expect_str_eq(graph_id_problem(".a"), "starts or ends with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem("a-"), "starts or ends with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem("."), "starts or ends with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem(""), "is empty");
 	memset(id, 'x', GRAPH_ID_MAX);
 	id[GRAPH_ID_MAX] = '\0';
 	cr_expect_null(graph_id_problem(id));
