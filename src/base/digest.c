@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The one fixed algorithm we need: the low-level SHA-256 calls do not go
@@ -13,6 +14,7 @@
 #define OPENSSL_API_COMPAT 0x10100000L
 #include <openssl/sha.h>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "base/xalloc.h"
 
@@ -71,11 +73,23 @@ int digest_fd(int fd, char out[65], int64_t *bytes, struct err *e)
 
 int digest_file(const char *path, char out[65], int64_t *bytes, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	int rc;
 
 	if (fd < 0)
 		return err_errno(e, errno, "cannot read '%s'", path);
+	if (fstat(fd, &st) < 0) {
+		rc = errno;
+		close(fd);
+		return err_errno(e, rc, "cannot read '%s'", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(e, "cannot read '%s': it is a %s, not a regular file; give the "
+				  "file itself", path, file_kind(st.st_mode));
+	}
 	rc = digest_fd(fd, out, bytes, e);
 	close(fd);
 	if (rc < 0)

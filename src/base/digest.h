@@ -10,7 +10,8 @@
 /* Digest and size of everything readable from fd, from offset 0 (pread:
  * the file offset is not moved). */
 int digest_fd(int fd, char hex[65], int64_t *bytes, struct err *e);
-/* The same for the file at path; errors name it. */
+/* The same for the regular file at path (anything else, a device, a FIFO
+ * or a folder, is refused before a byte is read); errors name it. */
 int digest_file(const char *path, char hex[65], int64_t *bytes, struct err *e);
 /* HMAC-SHA-256 of msg under key. */
 void digest_hmac(const void *key, size_t klen, const void *msg, size_t mlen, char hex[65]);

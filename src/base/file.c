@@ -148,8 +148,10 @@ static int follow_links(const char *path, char **target, struct err *e)
 	return 0;
 }
 
-static const char *file_kind(mode_t m)
+const char *file_kind(mode_t m)
 {
+	if (S_ISDIR(m))
+		return "folder";
 	if (S_ISCHR(m))
 		return "character device";
 	if (S_ISBLK(m))

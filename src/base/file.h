@@ -8,6 +8,10 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 
+/* What a file that is not a regular file is, for a message: "folder",
+ * "character device", "block device", "FIFO", "socket", "special file". */
+const char *file_kind(mode_t m);
+
 /* Largest input file any command reads unless it sets its own cap. */
 #define FILE_CAP_DEFAULT ((size_t)256 << 20)
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/findings.h"
 #include "base/text.h"
 
 void jp_init(struct jpull *p, char *buf, size_t len, struct err *e)
@@ -13,6 +14,12 @@ void jp_init(struct jpull *p, char *buf, size_t len, struct err *e)
 	p->len = len;
 	p->pos = 0;
 	p->e = e;
+	p->problems = NULL;
+}
+
+void jp_collect(struct jpull *p, struct findings *problems)
+{
+	p->problems = problems;
 }
 
 static void ws(struct jpull *p)
@@ -73,6 +80,9 @@ static int expect(struct jpull *p, const struct jpath *at, char c, const char *w
 	return 0;
 }
 
+static int soft(struct jpull *p, bool skip_value);
+static int wrong_type(struct jpull *p, const struct jpath *at, char c, const char *what);
+
 int jp_finish(struct jpull *p)
 {
 	if (peek(p) != -1)
@@ -80,14 +90,26 @@ int jp_finish(struct jpull *p)
 	return 0;
 }
 
+/* 1 with c consumed; 0 when another value stood there and was skipped as
+ * a problem (jp_collect); -1 */
+static int open_container(struct jpull *p, const struct jpath *at, char c, const char *what)
+{
+	if (peek(p) == c) {
+		p->pos++;
+		return 1;
+	}
+	TRY(wrong_type(p, at, c, what));
+	return 0;
+}
+
 int jp_object(struct jpull *p, const struct jpath *at)
 {
-	return expect(p, at, '{', "an object");
+	return open_container(p, at, '{', "an object");
 }
 
 int jp_array(struct jpull *p, const struct jpath *at)
 {
-	return expect(p, at, '[', "an array");
+	return open_container(p, at, '[', "an array");
 }
 
 int jp_next(struct jpull *p, size_t i)
@@ -218,7 +240,7 @@ static int string_raw(struct jpull *p, const char **out)
 int jp_string(struct jpull *p, const struct jpath *at, const char **out)
 {
 	if (peek(p) != '"')
-		return expect(p, at, '"', "a string");
+		return wrong_type(p, at, '"', "a string");
 	return string_raw(p, out);
 }
 
@@ -264,30 +286,33 @@ static bool keys_has(const char *const *keys, size_t i)
 int jp_member(struct jpull *p, const struct jpath *at, const char *const *keys, uint64_t *seen,
 	      size_t *idx, const char **key)
 {
-	int rc = key_of(p, *seen != 0, key);
-	size_t i = 0;
+	/* a member skipped as a problem counts for the ',' that follows */
+	for (bool skipped = false;; skipped = true) {
+		int rc = key_of(p, *seen != 0 || skipped, key);
+		size_t i = 0;
 
-	if (rc <= 0)
-		return rc;
-	/* documents list members in the documented order: try the first key
-	 * not yet seen before scanning them all */
-	while (i < 64 && (*seen >> i & 1))
-		i++;
-	if (i >= 64 || !keys_has(keys, i) || strcmp(keys[i], *key))
-		for (i = 0; keys[i]; i++)
-			if (!strcmp(keys[i], *key))
-				break;
-	if (!keys[i]) {
-		struct jpath kp = JP_KEY(at, *key);
-		return jpath_err(p->e, &kp, "unknown field");
+		if (rc <= 0)
+			return rc;
+		/* documents list members in the documented order: try the first
+		 * key not yet seen before scanning them all */
+		while (i < 64 && (*seen >> i & 1))
+			i++;
+		if (i >= 64 || !keys_has(keys, i) || strcmp(keys[i], *key))
+			for (i = 0; keys[i]; i++)
+				if (!strcmp(keys[i], *key))
+					break;
+		if (keys[i] && !(*seen & ((uint64_t)1 << i))) {
+			*seen |= (uint64_t)1 << i;
+			*idx = i;
+			return 1;
+		}
+		{
+			struct jpath kp = JP_KEY(at, *key);
+
+			jpath_err(p->e, &kp, keys[i] ? "duplicate field" : "unknown field");
+		}
+		TRY(soft(p, true));
 	}
-	if (*seen & ((uint64_t)1 << i)) {
-		struct jpath kp = JP_KEY(at, *key);
-		return jpath_err(p->e, &kp, "duplicate field");
-	}
-	*seen |= (uint64_t)1 << i;
-	*idx = i;
-	return 1;
 }
 
 int jp_require(struct jpull *p, const struct jpath *at, const char *const *keys, uint64_t seen,
@@ -296,7 +321,9 @@ int jp_require(struct jpull *p, const struct jpath *at, const char *const *keys,
 	for (size_t i = 0; keys[i]; i++)
 		if ((required & ((uint64_t)1 << i)) && !(seen & ((uint64_t)1 << i))) {
 			struct jpath kp = JP_KEY(at, keys[i]);
-			return jpath_err(p->e, &kp, "missing required field");
+
+			jpath_err(p->e, &kp, "missing required field");
+			TRY(soft(p, false));
 		}
 	return 0;
 }
@@ -347,11 +374,13 @@ static int number(struct jpull *p, const struct jpath *at, bool want_int, long l
 	char save;
 
 	if (c != '-' && !(c >= '0' && c <= '9'))
-		return expect(p, at, '0', want_int ? "an integer" : "a number");
+		return wrong_type(p, at, '0', want_int ? "an integer" : "a number");
 	if (number_span(p, &end, &is_int) < 0)
 		return syntax(p, "invalid number");
-	if (want_int && !is_int)
-		return jpath_err(p->e, at, "expected an integer, found a fractional number");
+	if (want_int && !is_int) {
+		jpath_err(p->e, at, "expected an integer, found a fractional number");
+		return soft(p, true);
+	}
 	save = p->buf[end];
 	p->buf[end] = '\0';
 	errno = 0;
@@ -402,10 +431,70 @@ int jp_bool(struct jpull *p, const struct jpath *at, bool *out)
 	}
 	if (c == 't' || c == 'f')
 		return syntax(p, "invalid token");
-	return expect(p, at, 't', "a boolean");
+	return wrong_type(p, at, 't', "a boolean");
 }
 
 int jp_null(struct jpull *p)
 {
 	return peek(p) == 'n' && word(p, "null");
+}
+
+/* Skips the next value, checking its syntax only. */
+static int skip(struct jpull *p, int depth)
+{
+	const char *s;
+	size_t end;
+	bool is_int;
+	int rc;
+
+	if (depth > 512)
+		return syntax(p, "values nested more than 512 deep");
+	switch (peek(p)) {
+	case '{':
+		p->pos++;
+		for (size_t i = 0; (rc = key_of(p, i, &s)) > 0; i++)
+			TRY(skip(p, depth + 1));
+		return rc;
+	case '[':
+		p->pos++;
+		for (size_t i = 0; (rc = jp_next(p, i)) > 0; i++)
+			TRY(skip(p, depth + 1));
+		return rc;
+	case '"':
+		return string_raw(p, &s);
+	case 't':
+		return word(p, "true") ? 0 : syntax(p, "invalid token");
+	case 'f':
+		return word(p, "false") ? 0 : syntax(p, "invalid token");
+	case 'n':
+		return word(p, "null") ? 0 : syntax(p, "invalid token");
+	default:
+		if (number_span(p, &end, &is_int) < 0)
+			return syntax(p, "invalid number");
+		p->pos = end;
+		return 0;
+	}
+}
+
+/* The problem in p->e: fails without jp_collect, else goes to the list,
+ * and the value it is about is skipped when skip_value says so. */
+static int soft(struct jpull *p, bool skip_value)
+{
+	if (!p->problems || p->problems->nr >= JP_MAX_PROBLEMS)
+		return -1;	/* the one (or the last) problem, in p->e */
+	findings_addf(p->problems, "%s", p->e->msg);
+	p->e->msg[0] = '\0';
+	return skip_value ? skip(p, 0) : 0;
+}
+
+/* The next value is not of the type wanted: a problem of the schema when a
+ * value starts there, else a syntax error. */
+static int wrong_type(struct jpull *p, const struct jpath *at, char c, const char *what)
+{
+	int n = peek(p);
+
+	if (n == -1 || !strchr("{[\"tfn-0123456789", n))
+		return expect(p, at, c, what);
+	jpath_err(p->e, at, "expected %s, found %s", what, found(p));
+	return soft(p, true);
 }

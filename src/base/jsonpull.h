@@ -16,18 +16,31 @@
 #include "base/err.h"
 #include "base/json.h"
 
+struct findings;
+
 struct jpull {
 	char *buf;	/* borrowed, mutable, NUL-terminated at buf[len] */
 	size_t len, pos;
 	struct err *e;
+	struct findings *problems;	/* borrowed; NULL: the first problem fails */
 };
 
 /* buf[len] must be '\0'. */
 void jp_init(struct jpull *p, char *buf, size_t len, struct err *e);
+/* From now on, a schema problem that leaves the reader in step (an unknown,
+ * duplicate or missing member, a value of another type, a fractional
+ * integer) is added to problems ("path: what", in document order), its value
+ * skipped, and the call succeeds with nothing stored: the caller reads on
+ * and fails at the end when problems holds any. Syntax errors and the end
+ * of the input still fail at once. */
+void jp_collect(struct jpull *p, struct findings *problems);
+/* After this many problems the next one fails (bounded work and memory). */
+#define JP_MAX_PROBLEMS 100
 /* Only white space may remain. */
 int jp_finish(struct jpull *p);
 
-/* The next value must be an object: consumes '{'. */
+/* The next value must be an object: consumes '{' and returns 1. Another
+ * value is -1, or with jp_collect a problem: skipped, 0. */
 int jp_object(struct jpull *p, const struct jpath *at);
 /* Next member of the current object. keys is the NULL-terminated list of
  * allowed keys (at most 64); *seen tracks which were read. Returns 1 with
@@ -42,7 +55,7 @@ int jp_any_member(struct jpull *p, size_t i, const char **key);
 int jp_require(struct jpull *p, const struct jpath *at, const char *const *keys, uint64_t seen,
 	       uint64_t required);
 
-/* The next value must be an array: consumes '['. */
+/* The next value must be an array: the same with '['. */
 int jp_array(struct jpull *p, const struct jpath *at);
 /* Before element i (0 for the first): 1 when it follows, 0 at ']'
  * (consumed), -1 on error. */

@@ -269,6 +269,24 @@ static bool closing_tag(const char *w, size_t n)
 	return true;
 }
 
+/* A path of the operating system's own, the same on every machine and
+ * naming no one: under /usr, /bin, /sbin, /lib, /lib64 or /opt, or
+ * /dev/null. The other rules still apply to it ("/opt/home/x", "/usr/.."). */
+static bool system_path(const char *w, size_t n)
+{
+	static const char *const roots[] = { "/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt" };
+
+	if (n == 9 && !memcmp(w, "/dev/null", 9))
+		return true;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		size_t k = strlen(roots[i]);
+
+		if (n >= k && !memcmp(w, roots[i], k) && (n == k || w[k] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* The first rule word w[0..n) of s breaks, NULL when none. more: another
  * word follows. */
 static const char *word_leak(const char *s, const char *w, size_t n, bool more)
@@ -279,7 +297,7 @@ static const char *word_leak(const char *s, const char *w, size_t n, bool more)
 		return "a URL other than the project's public links";
 	if (memchr(w, '@', n))
 		return "an account or e-mail address";
-	if (w[0] == '/' && n > 1 && !(w > s && closing_tag(w, n)))
+	if (w[0] == '/' && n > 1 && !(w > s && closing_tag(w, n)) && !system_path(w, n))
 		return "an absolute path";
 	if (home_relative(w, n) || word_has(w, n, "$HOME", false))
 		return "a home-relative path";

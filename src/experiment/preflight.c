@@ -65,16 +65,17 @@ static void check_artifact(struct xp *x, struct findings *out)
 	int64_t bytes;
 	struct err e;
 
+	if (!pin || !digest_is_hex(pin)) {
+		findings_addf(out, "envelope \"%s\" pins no artifact (artifact_sha256 is null); "
+				   "pin the model file's sha256 in the graph before measuring it",
+			      x->env->id);
+		return;
+	}
 	if (!x->o->artifact) {
 		findings_addf(out,
 			      "--artifact FILE is required: the model file whose sha256 envelope "
 			      "\"%s\" pins (%s)",
 			      x->env->id, pin);
-		return;
-	}
-	if (!digest_is_hex(pin)) {
-		findings_addf(out, "envelope \"%s\" pins no sha256 artifact hash (\"%s\"); pin the "
-				   "artifact in the graph before measuring it", x->env->id, pin);
 		return;
 	}
 	if (digest_file(x->o->artifact, x->artifact_sha256, &bytes, &e) < 0)

@@ -16,6 +16,9 @@
 #include "sampler/metrics.h"
 #include "sampler/attest.h"
 
+/* a valid graph id always fits the sealed label, never cut */
+_Static_assert(GRAPH_ID_MAX < WL_ID_MAX, "graph ids fit the attestation's label");
+
 struct hook {
 	struct xp *x;
 	size_t k;			/* the run's position in the schedule */
@@ -161,6 +164,19 @@ static int open_log(const char *dir, const char *name, const char *ext, char **p
 	return fd;
 }
 
+/* What the shell's own exit statuses mean (the sealed finding keeps the
+ * bare status): 127 no such command, 126 one that cannot be executed. */
+static const char *shell_status_hint(const struct attestation *r)
+{
+	if (r->command_signal > 0 || r->timed_out)
+		return "";
+	if (r->command_exit_code == 127)
+		return " (127: the command was not found; give it by its path or put it on PATH)";
+	if (r->command_exit_code == 126)
+		return " (126: the command was found but cannot be executed; check its mode)";
+	return "";
+}
+
 /* Why a finished run cannot count (findings), if it cannot. */
 static void judge(const struct xp *x, const struct receipt_step *s, const struct attestation *r,
 		  const char *name, struct findings *out)
@@ -172,9 +188,13 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 	receipt_step_title(s, title, sizeof(title));
 	if (!strcmp(r->verdict, "invalid")) {
 		for (size_t i = 0; i < r->nr_findings; i++)
-			if (attestation_code_invalidates(r->findings[i].code))
-				sb_addf(&why, "%s%s: %s", why.len ? "; " : "", r->findings[i].code,
-					r->findings[i].detail);
+			if (attestation_code_invalidates(r->findings[i].code)) {
+				const char *code = r->findings[i].code;
+
+				sb_addf(&why, "%s%s: %s%s", why.len ? "; " : "", code,
+					r->findings[i].detail,
+					strcmp(code, "COMMAND_FAILED") ? "" : shell_status_hint(r));
+			}
 		findings_addf(out, "%s failed: %s; see %s/%s.stdout and .stderr, and %s/%s.json",
 			      title, why.buf, x->dir_logs, name, x->dir_attestations, name);
 		sb_release(&why);

@@ -103,6 +103,30 @@ bool graph_engine_valid(const char *s)
 	return n && !s[n] && n <= GRAPH_ENGINE_MAX;
 }
 
+_Static_assert(GRAPH_ID_MAX == 128, "graph_id_problem's text says 128");
+
+const char *graph_id_problem(const char *s)
+{
+	size_t n;
+
+	for (n = 0; s[n]; n++) {
+		bool sep = s[n] == '.' || s[n] == '_' || s[n] == '-';
+
+		if (!sep && !lower_or_digit(s[n]))
+			return "holds a byte other than a lowercase letter, a digit, '.', '_' "
+			       "and '-'";
+		if (sep && (!n || !s[n + 1]))
+			return "starts or ends with '.', '_' or '-'";
+		if (sep && (s[n - 1] == '.' || s[n - 1] == '_' || s[n - 1] == '-'))
+			return "holds two of '.', '_' and '-' in a row";
+	}
+	if (!n)
+		return "is empty";
+	if (n > GRAPH_ID_MAX)
+		return "is longer than 128 bytes";
+	return NULL;
+}
+
 double graph_criterion_threshold(const struct criterion *c)
 {
 	return c->has_practical_threshold ? c->practical_threshold_percent
@@ -266,7 +290,7 @@ static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 	if (pinned)
 		jset_int(o, "warmups", v->warmups);
 	jset_int(o, "repetitions", v->repetitions);
-	jset_int(o, "temperature", v->temperature);
+	jset_num(o, "temperature", v->temperature);
 	jset_str(o, "throughput_metric", v->throughput_metric);
 	jset_str(o, "comparability_rule", v->comparability_rule);
 	if (pinned && !v->required_evidence.is_null)
@@ -396,7 +420,10 @@ char *graph_envelope_changes(const json_t *was, const struct envelope *now)
 		const json_t *w = json_object_get(was, k);
 		char *a, *b;
 
-		if (w && json_equal(w, v))
+		/* numbers by value: 0 read back from a receipt is the graph's
+		 * 0.0 (fak writes numbers as JCS does) */
+		if (w && (json_equal(w, v) || (json_is_number(w) && json_is_number(v) &&
+						json_number_value(w) == json_number_value(v))))
 			continue;
 		a = w ? json_dumps(w, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
 		b = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);

@@ -30,13 +30,16 @@ struct strlist {
 #define GRAPH_DEFAULT_WARMUPS 1
 
 struct envelope {
+	/* artifact_sha256: 64 lowercase hex digits, or NULL (JSON null) when
+	 * the envelope pins no artifact yet and its receipts carry it */
 	const char *id, *model, *model_revision, *artifact_sha256, *quantization, *hardware;
 	/* "os/arch" or "os/arch+accelerator"; NULL when the input does not
 	 * declare it (read it through graph_envelope_platform) */
 	const char *platform;
 	long long memory_gib;
 	const char *engine, *backend, *forward_path;
-	long long prompt_tokens, decode_tokens, warmups, repetitions, temperature;
+	long long prompt_tokens, decode_tokens, warmups, repetitions;
+	double temperature;	/* >= 0, any number: 0.7 as well as 0 */
 	const char *throughput_metric, *comparability_rule;
 	/* Evidence every receipt of the envelope must carry beyond its runs:
 	 * "profiler_artifacts", "module_versions". Absent from the input
@@ -197,6 +200,14 @@ bool graph_envelope_requires(const struct envelope *v, const char *what);
  * ". _ + -", GRAPH_ENGINE_MAX bytes at most. */
 bool graph_engine_valid(const char *s);
 #define GRAPH_ENGINE_MAX 64
+/* Ids of envelopes, levers, rungs, features and criteria become file and
+ * folder names, sealed labels, Markdown and DOT text, and the front-door
+ * index's envelope keys: runs of lowercase letters and digits joined by
+ * single '.', '_' or '-' (so no ".."), GRAPH_ID_MAX bytes at most
+ * (docs/graph.md, "Ids"). NULL when s is such an id, else what is wrong
+ * with it (static text). */
+const char *graph_id_problem(const char *s);
+#define GRAPH_ID_MAX 128
 /* The practical threshold of the decision in percent (docs/receipts.md, "The
  * decision"): practical_threshold_percent, or for a criterion written before
  * it, maximum_noise_percent. */

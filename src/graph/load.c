@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/file.h"
+#include "base/findings.h"
 #include "base/jsonpull.h"
 #include "base/xalloc.h"
 #include "graph/graph.h"
@@ -27,7 +28,8 @@ static int object_opt(struct jpull *p, const struct jpath *at, const char *const
 
 	while (keys[n])
 		all |= (uint64_t)1 << n++;
-	TRY(jp_object(p, at));
+	if ((rc = jp_object(p, at)) <= 0)
+		return rc;
 	while ((rc = jp_member(p, at, keys, &seen, &idx, &key)) > 0) {
 		struct jpath kp = JP_KEY(at, keys[idx]);
 
@@ -55,7 +57,8 @@ static int array(struct jpull *p, const struct jpath *at, size_t sz, void **out,
 
 	*out = NULL;
 	*nr = 0;
-	TRY(jp_array(p, at));
+	if ((rc = jp_array(p, at)) <= 0)
+		return rc;
 	for (i = 0; (rc = jp_next(p, i)) > 0; i++) {
 		struct jpath ip = JP_IDX(at, i);
 
@@ -119,8 +122,7 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 			     &v->forward_path, NULL, NULL, NULL, NULL, &v->throughput_metric,
 			     &v->comparability_rule, &v->platform, NULL, NULL };
 	long long *n[] = { [6] = &v->memory_gib, [10] = &v->prompt_tokens, [11] = &v->decode_tokens,
-			   [12] = &v->repetitions, [13] = &v->temperature,
-			   [ENVELOPE_WARMUPS] = &v->warmups };
+			   [12] = &v->repetitions, [ENVELOPE_WARMUPS] = &v->warmups };
 
 	if (i == ENVELOPE_REQUIRED_EVIDENCE) {
 		struct strlist *l = &v->required_evidence;
@@ -131,6 +133,12 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 		l->is_null = false;
 		return rc;
 	}
+	if (i == 3 && jp_null(p)) {	/* no artifact pinned yet */
+		v->artifact_sha256 = NULL;
+		return 0;
+	}
+	if (i == 13)
+		return jp_num(p, at, &v->temperature);
 	return s[i] ? jp_string(p, at, s[i]) : jp_int(p, at, n[i]);
 }
 
@@ -396,7 +404,8 @@ static int criteria(struct jpull *p, const struct jpath *at, struct graph *g)
 	const char *key;
 	int rc;
 
-	TRY(jp_object(p, at));
+	if ((rc = jp_object(p, at)) <= 0)
+		return rc;
 	while ((rc = jp_any_member(p, g->nr_criteria, &key)) > 0) {
 		struct jpath kp = JP_KEY(at, key);
 
@@ -478,16 +487,47 @@ static int legacy_view(struct graph *g, struct err *e)
 	BUG("legacy members %#x", g->legacy_members);
 }
 
+/* Every problem of the decoding in e: the one as it is, several one a line
+ * under their count (as many as the message holds). */
+static void problems_message(struct findings *problems, struct err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (e->msg[0])	/* the problem that stopped the reading */
+		findings_addf(problems, "%s", e->msg);
+	if (problems->nr == 1) {
+		err_set(e, "%s", problems->items[0]);
+		return;
+	}
+	sb_addf(&sb, "%zu problems:", problems->nr);
+	for (i = 0; i < problems->nr; i++) {
+		if (sb.len + strlen(problems->items[i]) + 64 > sizeof(e->msg))
+			break;
+		sb_addf(&sb, "\n  %s", problems->items[i]);
+	}
+	if (i < problems->nr)
+		sb_addf(&sb, "\n  and %zu more", problems->nr - i);
+	err_set(e, "%s", sb.buf);
+	sb_release(&sb);
+}
+
 /* Takes ownership of buf (malloc'd, NUL at buf[len]). */
 static int load_owned(struct graph *g, char *buf, size_t len, const char *name, struct err *e)
 {
 	struct jpull p;
+	struct findings problems = FINDINGS_INIT;
 
 	memset(g, 0, sizeof(*g));
 	g->buf = buf;
+	e->msg[0] = '\0';
 	jp_init(&p, buf, len, e);
+	/* every problem of the schema in one run, not one per run */
+	jp_collect(&p, &problems);
 	if (object_opt(&p, NULL, graph_keys, LEGACY_MEMBERS, graph_member, g) < 0 ||
-	    jp_finish(&p) < 0 || legacy_view(g, e) < 0) {
+	    jp_finish(&p) < 0 || problems.nr || legacy_view(g, e) < 0) {
+		problems_message(&problems, e);
+		findings_release(&problems);
 		/* arrays may be partly filled: release what was built */
 		graph_release(g);
 		return err_prefix(e, "cannot load graph '%s'", name);

@@ -307,7 +307,7 @@ static void validate_envelopes(const struct graph *g, struct findings *f, struct
 		else if (!reg_add(envs, v->id, i))
 			add(f, "duplicate envelope id %Q", v->id);
 		if (str_blank(v->backend) || str_blank(v->hardware) || str_blank(v->model) ||
-		    str_blank(v->quantization) || str_blank(v->artifact_sha256) ||
+		    str_blank(v->quantization) ||
 		    v->memory_gib < 0 || v->decode_tokens <= 0 || v->repetitions <= 0)
 			add(f, "envelope %Q has invalid pinned applicability", v->id);
 		if (!graph_engine_valid(v->engine))
@@ -338,8 +338,111 @@ static void validate_envelopes(const struct graph *g, struct findings *f, struct
 			add(f, "envelope %Q has invalid warmups %d; want an integer >= 0", v->id,
 			    v->warmups);
 	}
-	if (g->has_legacy && (!g->nr_envelopes || !eq(g->envelope.id, g->envelopes[0].id)))
+}
+
+/* ---- ids, pins and the legacy copy (docs/graph.md, "Ids") ------------ */
+
+static void check_id(struct findings *f, const char *what, const char *id)
+{
+	const char *why;
+
+	if (str_blank(id) || !(why = graph_id_problem(id)))
+		return;
+	add(f, "%s id %Q %s; an id is lowercase letters and digits joined by single '.', "
+	       "'_' or '-', at most %d bytes",
+	    what, id, why, (long long)GRAPH_ID_MAX);
+}
+
+/* Every id that names something (references resolve to these or have
+ * their own finding), one finding per bad id. */
+static void validate_ids(const struct graph *g, struct findings *f)
+{
+	for (size_t i = 0; i < g->nr_rungs; i++)
+		check_id(f, "rung", g->rungs[i].id);
+	for (size_t i = 0; i < g->nr_features; i++)
+		check_id(f, "feature", g->features[i].id);
+	for (size_t i = 0; i < g->nr_envelopes; i++)
+		check_id(f, "envelope", g->envelopes[i].id);
+	for (size_t i = 0; i < g->nr_levers; i++)
+		check_id(f, "lever", g->levers[i].id);
+	for (size_t i = 0; i < g->nr_criteria; i++)
+		check_id(f, "criterion", g->criteria[i].id);
+}
+
+/* An envelope's artifact is a sha256 or, not pinned yet, null; its
+ * temperature any number >= 0. */
+static void validate_pins(const struct graph *g, struct findings *f)
+{
+	for (size_t i = 0; i < g->nr_envelopes; i++) {
+		const struct envelope *v = &g->envelopes[i];
+
+		if (!(v->temperature >= 0))
+			add(f, "envelope %Q has invalid temperature %g; want a number >= 0 (0 is "
+			       "greedy decoding)", v->id, v->temperature);
+		if (v->artifact_sha256 && !digest_is_hex(v->artifact_sha256))
+			add(f, "envelope %Q has artifact_sha256 %Q; want the artifact's sha256 "
+			       "(64 lowercase hex digits), or null while no artifact is pinned",
+			    v->id, v->artifact_sha256);
+	}
+}
+
+static bool eq_or_null(const char *a, const char *b)
+{
+	return a && b ? eq(a, b) : a == b;
+}
+
+/* The legacy top-level envelope is a copy of envelopes[0] for old readers:
+ * each member that differs is named. */
+static void validate_legacy(const struct graph *g, struct findings *f)
+{
+	const struct envelope *l = &g->envelope, *v = g->envelopes;
+	struct strbuf names = STRBUF_INIT;
+
+	if (!g->has_legacy)	/* a graph written by fak has none */
+		return;
+	if (!g->nr_envelopes) {
 		add(f, "legacy envelope must equal the first pinned envelope");
+		return;
+	}
+	if (!l->id)	/* no legacy block: nothing to contradict */
+		return;
+	{
+		const struct {
+			const char *name;
+			bool same;
+		} m[] = {
+			{ "id", eq_or_null(l->id, v->id) },
+			{ "model", eq_or_null(l->model, v->model) },
+			{ "model_revision", eq_or_null(l->model_revision, v->model_revision) },
+			{ "artifact_sha256", eq_or_null(l->artifact_sha256, v->artifact_sha256) },
+			{ "quantization", eq_or_null(l->quantization, v->quantization) },
+			{ "hardware", eq_or_null(l->hardware, v->hardware) },
+			{ "memory_gib", l->memory_gib == v->memory_gib },
+			{ "engine", eq_or_null(l->engine, v->engine) },
+			{ "backend", eq_or_null(l->backend, v->backend) },
+			{ "forward_path", eq_or_null(l->forward_path, v->forward_path) },
+			{ "prompt_tokens", l->prompt_tokens == v->prompt_tokens },
+			{ "decode_tokens", l->decode_tokens == v->decode_tokens },
+			{ "repetitions", l->repetitions == v->repetitions },
+			{ "temperature", l->temperature == v->temperature },
+			{ "throughput_metric",
+			  eq_or_null(l->throughput_metric, v->throughput_metric) },
+			{ "comparability_rule",
+			  eq_or_null(l->comparability_rule, v->comparability_rule) },
+		};
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (!m[i].same) {
+				if (names.len)
+					sb_adds(&names, ", ");
+				sb_adds(&names, m[i].name);
+			}
+	}
+	if (names.len)
+		add(f, "legacy envelope contradicts envelopes[0] (%Q) in %s; the top-level "
+		       "envelope must be a copy of the first pinned envelope",
+		    v->id, names.buf);
+	sb_release(&names);
 }
 
 static bool strlist_has(const struct strlist *l, const char *s)
@@ -624,6 +727,9 @@ void graph_validate(const struct graph *g, struct findings *f)
 	validate_features(g, f, &rungs);
 	cycle_check(f, "dependency cycle: ", &rungs, rung_deps, g->rungs);
 	validate_envelopes(g, f, &envs);
+	validate_ids(g, f);
+	validate_pins(g, f);
+	validate_legacy(g, f);
 	validate_levers(g, f, &envs, &levers, &lever_edges);
 	if (find_cycle(&lever_edges, levers.names, &cycle))
 		add(f, "lever dependency cycle: %s", cycle.buf);

@@ -13,8 +13,6 @@
 #include "base/xalloc.h"
 #include "index/index.h"
 
-#define KEY_MAX 128
-
 void index_row_path(const struct index_row *r, struct strbuf *out)
 {
 	sb_addf(out, "%s[%zu]", r->table == INDEX_RESULTS ? "results" : "awaiting", r->pos);
@@ -81,30 +79,14 @@ static const char *quote(struct strbuf *tmp, const char *s)
 	return tmp->buf;
 }
 
-/* One envelope key: lowercase letters and digits in runs joined by single
- * '.', '_' or '-'. A list, a sum or a phrase is several envelopes merged. */
-static bool single_key(const char *k)
-{
-	size_t n = strlen(k);
-
-	if (!n || n > KEY_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = k[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-			continue;
-		if (!strchr("._-", c) || i == 0 || i == n - 1 || strchr("._-", k[i - 1]))
-			return false;
-	}
-	return true;
-}
-
+/* One envelope key, the form of a graph id: lowercase letters and digits
+ * in runs joined by single '.', '_' or '-'. A list, a sum or a phrase is
+ * several envelopes merged. */
 static void check_key(struct findings *f, const char *where, const char *k)
 {
 	struct strbuf q = STRBUF_INIT;
 
-	if (!single_key(k))
+	if (graph_id_problem(k))
 		findings_addf(f,
 			      "%s: envelope key %s is not a single key (lowercase letters and "
 			      "digits joined by '.', '_' or '-'); different envelopes need "

@@ -80,7 +80,8 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	r.envelope_id = env->id;
 	r.changed_lever_id = l->id;
 	r.revision = "FILL_COMMITTED_REVISION";
-	r.artifact_sha256 = env->artifact_sha256;
+	r.artifact_sha256 =
+		env->artifact_sha256 ? env->artifact_sha256 : "FILL_ARTIFACT_SHA256";
 	r.machine.scrubbed_id = "FILL_SCRUBBED_MACHINE_ID";
 	r.machine.platform = graph_envelope_platform(env);
 	r.machine.backend = env->backend;
@@ -89,7 +90,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 		.decode_tokens = env->decode_tokens,
 		.batch = 1,
 		.context_tokens = env->prompt_tokens + env->decode_tokens,
-		.temperature = (double)env->temperature,
+		.temperature = env->temperature,
 		.sampling = "greedy",
 		.cache_state = "cold",
 		.warmups = env->warmups,

@@ -163,7 +163,9 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 						   path " must be " __VA_ARGS__);           \
 		}                                                                           \
 	} while (0)
-	DRIFT(strcmp(r->artifact_sha256, env->artifact_sha256), "artifact_sha256",
+	/* an envelope that pins no artifact yet takes the receipts' own */
+	DRIFT(env->artifact_sha256 && strcmp(r->artifact_sha256, env->artifact_sha256),
+	      "artifact_sha256",
 	      "the envelope artifact \"%s\"", env->artifact_sha256);
 	DRIFT(k->prompt_tokens != env->prompt_tokens, "controls.prompt_tokens", "%lld",
 	      env->prompt_tokens);
@@ -172,7 +174,7 @@ const struct criterion *receipt_criterion(const struct receipt *r, const struct 
 	DRIFT(k->batch != 1, "controls.batch", "%d", 1);
 	DRIFT(k->context_tokens != env->prompt_tokens + env->decode_tokens,
 	      "controls.context_tokens", "%lld", env->prompt_tokens + env->decode_tokens);
-	DRIFT(k->temperature != (double)env->temperature, "controls.temperature", "%lld",
+	DRIFT(k->temperature != env->temperature, "controls.temperature", "%g",
 	      env->temperature);
 	DRIFT(strcmp(k->sampling, "greedy"), "controls.sampling", "\"%s\"", "greedy");
 	DRIFT(strcmp(k->cache_state, "cold"), "controls.cache_state", "\"%s\"", "cold");
@@ -311,7 +313,8 @@ static void check_controls(const struct receipt_controls *k, struct findings *ou
 		size_t off;
 		long long min;
 	} dims[] = {
-		{ "prompt_tokens", offsetof(struct receipt_controls, prompt_tokens), 1 },
+		/* P = 0: a decode-only envelope */
+		{ "prompt_tokens", offsetof(struct receipt_controls, prompt_tokens), 0 },
 		{ "decode_tokens", offsetof(struct receipt_controls, decode_tokens), 1 },
 		{ "batch", offsetof(struct receipt_controls, batch), 1 },
 		{ "context_tokens", offsetof(struct receipt_controls, context_tokens), 1 },
@@ -597,7 +600,7 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 				   "envelope \"%s\" (\"%s\"/\"%s\")",
 			      r->machine.platform, r->machine.backend, env->id, plat ? plat : "",
 			      env->backend);
-	if (strcmp(r->artifact_sha256, env->artifact_sha256))
+	if (env->artifact_sha256 && strcmp(r->artifact_sha256, env->artifact_sha256))
 		findings_addf(out,
 			      "artifact_sha256: does not match the artifact of envelope \"%s\"",
 			      env->id);

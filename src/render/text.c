@@ -52,7 +52,7 @@ static void envelope_blocks(struct strbuf *out, const struct graph *g)
 		"EXECUTION", "WORKLOAD", "METRIC", "COMPARABILITY",
 	};
 	struct strbuf c = STRBUF_INIT;
-	char label[32];
+	char label[32], temp[JSON_NUMBER_MAX];
 
 	sb_adds(out, "Pinned envelopes (separate curves: never combined, ranked, or drawn as "
 		     "one):\n");
@@ -66,7 +66,10 @@ static void envelope_blocks(struct strbuf *out, const struct graph *g)
 			switch (f) {
 			case 0: sb_adds(&c, v->model); break;
 			case 1: sb_adds(&c, v->model_revision); break;
-			case 2: sb_adds(&c, v->artifact_sha256); break;
+			case 2:
+				sb_adds(&c, v->artifact_sha256 ? v->artifact_sha256
+							 : "not pinned; the receipt carries it");
+				break;
 			case 3: sb_adds(&c, v->quantization); break;
 			case 4: sb_adds(&c, v->hardware); break;
 			case 5:
@@ -81,10 +84,11 @@ static void envelope_blocks(struct strbuf *out, const struct graph *g)
 					v->backend, v->forward_path);
 				break;
 			case 8:
-				sb_addf(&c, "temperature %lld, P=%lld/T=%lld, %lld warm-up%s, %lld "
+				json_format_double(temp, v->temperature);
+				sb_addf(&c, "temperature %s, P=%lld/T=%lld, %lld warm-up%s, %lld "
 					    "repetitions",
-					v->temperature, v->prompt_tokens, v->decode_tokens,
-					v->warmups, v->warmups == 1 ? "" : "s", v->repetitions);
+					temp, v->prompt_tokens, v->decode_tokens, v->warmups,
+					v->warmups == 1 ? "" : "s", v->repetitions);
 				break;
 			case 9: sb_adds(&c, v->throughput_metric); break;
 			default: sb_adds(&c, v->comparability_rule); break;

@@ -631,8 +631,9 @@ static int check_workload(const struct workload *w, struct err *e)
 	if (quality != !strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.parser: the quality-line parser serves exactly the "
 				  "quality runs");
-	if (w->prompt_tokens < 1 || w->decode_tokens < 1)
-		return err_set(e, "workload: prompt_tokens and decode_tokens must be positive");
+	/* P = 0 is a decode-only envelope (llama-bench's tgT row alone) */
+	if (w->decode_tokens < 1)
+		return err_set(e, "workload: decode_tokens must be positive");
 	if (w->has_metrics == !!w->metrics_error[0])
 		return err_set(e, "workload: holds either metrics or metrics_error");
 	if (w->has_metrics && (m->has_throughput != !quality || m->has_quality != !llama))

@@ -559,7 +559,13 @@ Test(text, scrubbed_rule_table)
 		{ "--model=/mnt/private/alice/m.gguf",
 		  "an absolute path \"/mnt/private/alice/m.gguf\"" },
 		{ "cmd /abs/x", "an absolute path \"/abs/x\"" },
-		{ "run '/opt/x'", "an absolute path \"/opt/x\"" },
+		{ "run '/srv/x'", "an absolute path \"/srv/x\"" },
+		{ "/usrlocal/x", "an absolute path \"/usrlocal/x\"" },
+		{ "/optimal", "an absolute path \"/optimal\"" },
+		{ "/dev/nullx", "an absolute path \"/dev/nullx\"" },
+		{ "/work/bench/run.sh", "an absolute path \"/work/bench/run.sh\"" },
+		{ "/opt/home/alice/x", "a home folder \"/opt/home/alice/x\"" },
+		{ "/usr/../home/x", "a '..' path escape \"/usr/../home/x\"" },
 		{ "//server/share", "an absolute path \"//server/share\"" },
 		{ "cmd </etc/passwd", "an absolute path \"/etc/passwd\"" },
 		{ "cmd >/tmp/log 2>&1", "an absolute path \"/tmp/log\"" },
@@ -607,6 +613,12 @@ Test(text, scrubbed_rule_table)
 	};
 	static const char *const accepted[] = {
 		"./build/example/decode --weights build/example/weights.bin",
+		/* the system's own paths name no one */
+		"/usr/bin/node bench.js",
+		"/bin/sh -c ./run",
+		"/opt/rocm/bin/rocm-smi",
+		"LD_LIBRARY_PATH=/usr/local/lib:/lib64 ./run 2>/dev/null",
+		"/sbin/ldconfig -p",
 		"fak native-performance --next",
 		"fak run --out dir/x",
 		"profiles/metal.trace",

@@ -248,8 +248,30 @@ Test(graph_load, errors_name_the_json_path)
 	const char *bad = "{\"schema\":1}";
 
 	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
-	cr_expect_str_eq(e.msg,
-			 "cannot load graph 'x.json': schema: expected a string, found a number");
+	/* every problem at once, in document order */
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': 4 problems:\n"
+				"  schema: expected a string, found a number\n"
+				"  envelopes: missing required field\n"
+				"  levers: missing required field\n"
+				"  criteria: missing required field");
+	{	/* at most JP_MAX_PROBLEMS, then the next stops the reading */
+		struct strbuf sb = STRBUF_INIT;
+
+		sb_adds(&sb, "{");
+		for (int i = 0; i < 300; i++)
+			sb_addf(&sb, "%s\"x%d\":[{}]", i ? "," : "", i);
+		sb_adds(&sb, "}");
+		cr_expect_eq(graph_load_buf(&g, sb.buf, sb.len, "x.json", &e), -1);
+		cr_expect(strstr(e.msg, "x.json': 101 problems:\n  x0: unknown field\n"), "%s",
+			  e.msg);
+		cr_expect(strstr(e.msg, " more") && strlen(e.msg) < sizeof(e.msg) - 1, "%s", e.msg);
+		sb_release(&sb);
+	}
+	bad = "{\"schema\":1";	/* syntax stops the reading, with what came before */
+	cr_expect_eq(graph_load_buf(&g, bad, strlen(bad), "x.json", &e), -1);
+	cr_expect_str_eq(e.msg, "cannot load graph 'x.json': 2 problems:\n"
+				"  schema: expected a string, found a number\n"
+				"  line 1, column 12: ',' or '}' expected");
 	cr_expect_eq(graph_load_buf(&g, "{", 1, "x.json", &e), -1);
 	cr_expect_str_eq(
 		e.msg, "cannot load graph 'x.json': line 1, column 2: member name or '}' expected");
@@ -488,7 +510,7 @@ Test(graph_criterion, review_period_is_optional_and_emitted_only_when_given)
 	"\"minimum_throughput_tokens_per_second\":1,\"quality_metric\":\"exact_match\"," \
 	"\"minimum_quality_score\":1,\"quality_higher_is_better\":true}"
 #define ENV(id)                                                                                  \
-	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":\"a\"," \
+	"{\"id\":\"" id "\",\"model\":\"m\",\"model_revision\":\"r\",\"artifact_sha256\":null," \
 	"\"quantization\":\"q\",\"hardware\":\"h\",\"memory_gib\":1,\"engine\":\"fak-native\","  \
 	"\"backend\":\"metal\",\"forward_path\":\"f\",\"prompt_tokens\":1,\"decode_tokens\":1,"  \
 	"\"repetitions\":3,\"temperature\":0,\"throughput_metric\":\"t\","                       \
@@ -643,4 +665,35 @@ Test(graph_envelope, changes_name_every_member_that_differs)
 	free(c);
 	json_decref(was);
 	graph_release(&g);
+}
+
+/* docs/graph.md "Ids": one form for every id (the index's envelope keys too) */
+Test(graph_id, form)
+{
+	char id[GRAPH_ID_MAX + 2];
+
+	cr_expect_null(graph_id_problem("metal.paged-kv"));
+	cr_expect_null(graph_id_problem("cuda.q8_1-activation-quant"));
+	cr_expect_null(graph_id_problem("a0"));
+	cr_expect_null(graph_id_problem("0"));
+	cr_expect_str_eq(graph_id_problem("metal/paged-kv"),
+			 "holds a byte other than a lowercase letter, a digit, '.', '_' and '-'");
+	cr_expect_str_eq(graph_id_problem("Metal.x"),
+			 "holds a byte other than a lowercase letter, a digit, '.', '_' and '-'");
+	cr_expect_not_null(graph_id_problem("a\nb"));
+	cr_expect_not_null(graph_id_problem("<b>"));
+	cr_expect_not_null(graph_id_problem("a b"));
+	cr_expect_not_null(graph_id_problem("caf\xc3\xa9"));
+	cr_expect_str_eq(graph_id_problem("a..b"), "holds two of '.', '_' and '-' in a row");
+	cr_expect_str_eq(graph_id_problem("a_-b"), "holds two of '.', '_' and '-' in a row");
+	cr_expect_str_eq(graph_id_problem(".a"), "starts or ends with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem("a-"), "starts or ends with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem("."), "starts or ends with '.', '_' or '-'");
+	cr_expect_str_eq(graph_id_problem(""), "is empty");
+	memset(id, 'x', GRAPH_ID_MAX);
+	id[GRAPH_ID_MAX] = '\0';
+	cr_expect_null(graph_id_problem(id));
+	id[GRAPH_ID_MAX] = 'x';
+	id[GRAPH_ID_MAX + 1] = '\0';
+	cr_expect_str_eq(graph_id_problem(id), "is longer than 128 bytes");
 }

@@ -746,7 +746,7 @@ Test(profile, attribution_unavailable_state)
 			{ "", "" },
 			{ "  ", "" },
 			{ "\xe2\x80\x83", "" },
-			{ "/opt/capture.log", ": an absolute path \"/opt/capture.log\"" },
+			{ "/srv/capture.log", ": an absolute path \"/srv/capture.log\"" },
 			{ "see C:\\traces", ": a backslash (a Windows path or an escape)" },
 			{ "ran on /Users/someone/x", ": an absolute path \"/Users/someone/x\"" },
 			{ "ran on x/HOME/y", ": a home folder \"x/HOME/y\"" },

@@ -78,7 +78,7 @@ grep -q "^  the ledger 'cut/attempts.jsonl' records no end of attempt $(jq -r .e
 rm -rf cut
 # the envelope changed since the attempt (whatever else it breaks)
 cp graph.json graph.keep
-jq '.envelopes[0].comparability_rule += " (changed)"' graph.keep >graph.json
+jq '(.envelopes[0], .envelope).comparability_rule += " (changed)"' graph.keep >graph.json
 refused r3 "^  envelope \"test-cpu-p4-t8\" is sha256:[0-9a-f]* in 'graph.json', sha256:[0-9a-f]* when attempt [0-9a-f]* ran: the envelope changed since; run the experiment again$"
 mv graph.keep graph.json
 

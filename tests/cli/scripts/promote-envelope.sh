@@ -42,7 +42,7 @@ cp graph.json graph.orig
 for edit in 'hardware = "NVIDIA H200"' 'model = "other-model"' 'model_revision = "r9"' \
 	'quantization = "q8_0"' 'memory_gib = 999' 'throughput_metric = "prefill_tokens_per_second"'; do
 	field=${edit%% *}
-	jq ".envelopes[0].$edit" graph.orig >graph.json
+	jq "(.envelopes[0], .envelope) |= (.$edit)" graph.orig >graph.json
 	if "$FAK" native-performance --graph graph.json >out.txt 2>err.txt; then
 		fail "$field: the graph still loads"
 	fi
@@ -57,7 +57,7 @@ done
 
 # the receipts made in the envelope as it was: compare, gate and promote refuse them
 # (the graph without the witness, so that it loads)
-jq '.envelopes[0].hardware = "NVIDIA H200" | (.levers[] | select(.id == "cpu.fast")) |= (.witnessed = null | .enabled = false | .status = "absent")' \
+jq '(.envelopes[0], .envelope).hardware = "NVIDIA H200" | (.levers[] | select(.id == "cpu.fast")) |= (.witnessed = null | .enabled = false | .status = "absent")' \
 	graph.orig >unwitnessed.json
 "$FAK" native-performance --graph unwitnessed.json --compare b/baseline.json --candidate b/candidate.json >out.txt 2>err.txt &&
 	fail "--compare of receipts of another envelope"

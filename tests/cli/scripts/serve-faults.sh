@@ -82,7 +82,10 @@ run wrong-path http-status http-status http-status http-status http-status http-
 expect_grep 'HTTP 404' wrong-path.stderr
 
 # dies mid-run: the third request's stream kills the server after 2 chunks;
-# it is lost by name, the ones after it are refused
+# it is lost by name, the ones after it are refused. The fourth leaves as
+# soon as the third failed, while the stub's process may still be going
+# down: on a kept-alive connection it is then reset (lost), on a new one
+# refused; either is named
 start die --fault die --fault-every 3
 expect_code 1 "$FAK" bench serve --endpoint "$endpoint" --trace t.json --log die.jsonl
 python3 - <<'PY' || fail "dies mid-run: $(cat out.txt err.txt)"
@@ -90,10 +93,12 @@ import json
 lines = [json.loads(l) for l in open("die.jsonl")]
 assert len(lines) == 7, "lost lines"
 res = [r["result"] for r in sorted(lines[1:], key=lambda r: r["index"])]
-assert res == ["ok", "ok", "connection-lost"] + ["connection-refused"] * 3, res
+assert res[:3] == ["ok", "ok", "connection-lost"], res
+assert res[3] in ("connection-lost", "connection-refused"), res
+assert res[4:] == ["connection-refused"] * 2, res
 PY
 expect_grep 'request 2: connection-lost: the connection broke after 2 chunks' err.txt
-expect_grep 'request 3: connection-refused: connection refused (nothing listens there)' err.txt
+expect_grep 'request 4: connection-refused: connection refused (nothing listens there)' err.txt
 
 # connection refused: a port nothing listens on (the dead stub's)
 run refused connection-refused connection-refused connection-refused connection-refused \
