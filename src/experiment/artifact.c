@@ -14,10 +14,20 @@
 #include "experiment/internal.h"
 #include "sampler/child.h"
 
+/* POSIX's st_mtim and st_ctim; macOS names them st_*timespec */
+#if defined(__APPLE__)
+#define ST_MTIM st_mtimespec
+#define ST_CTIM st_ctimespec
+#else
+#define ST_MTIM st_mtim
+#define ST_CTIM st_ctim
+#endif
+
 static int identify(const char *path, struct xp_artifact_id *id, struct err *e)
 {
 	struct stat st;
 
+	memset(id, 0, sizeof(*id));
 	if (stat(path, &st) < 0)
 		return err_errno(e, errno, "cannot read '%s'", path);
 	if (!S_ISREG(st.st_mode))
@@ -25,8 +35,8 @@ static int identify(const char *path, struct xp_artifact_id *id, struct err *e)
 	id->dev = (uint64_t)st.st_dev;
 	id->ino = (uint64_t)st.st_ino;
 	id->size = (int64_t)st.st_size;
-	id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	id->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	id->mtime_ns = (int64_t)st.ST_MTIM.tv_sec * 1000000000 + st.ST_MTIM.tv_nsec;
+	id->ctime_ns = (int64_t)st.ST_CTIM.tv_sec * 1000000000 + st.ST_CTIM.tv_nsec;
 	return 0;
 }
 
