@@ -74,6 +74,9 @@ struct census {
 
 	struct cons_rec *cons_first, *cons_last;
 	size_t nr_first, nr_last;
+
+	bool self_exe_known;		/* census_file_look: fak's own executable */
+	uint64_t self_exe_dev, self_exe_ino;
 };
 
 static int64_t mono_ns(void)
@@ -1137,6 +1140,25 @@ static bool maps_name(struct census *c, int32_t pid, uint64_t dev, uint64_t ino)
 	return found;
 }
 
+/* A fork of fak that has not exec'd yet: its descriptors are fak's own (the
+ * census keeps thousands open), nothing of the command's. */
+static bool is_fak(struct census *c, int32_t pid)
+{
+	char rel[PROC_NAME_MAX];
+	struct stat st;
+
+	if (!c->self_exe_known) {
+		c->self_exe_known = true;
+		if (fstatat(c->root_fd, "self/exe", &st, 0) == 0) {
+			c->self_exe_dev = (uint64_t)st.st_dev;
+			c->self_exe_ino = (uint64_t)st.st_ino;
+		}
+	}
+	snprintf(rel, sizeof(rel), "%d/exe", pid);
+	return c->self_exe_ino && fstatat(c->root_fd, rel, &st, 0) == 0 &&
+	       (uint64_t)st.st_dev == c->self_exe_dev && (uint64_t)st.st_ino == c->self_exe_ino;
+}
+
 int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, const char **how,
 		     char why[ATTEST_TEXT_MAX])
 {
@@ -1144,7 +1166,7 @@ int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, c
 	for (size_t x = 0; x < c->high; x++) {
 		const struct ent *en = &c->ents[x];
 
-		if (!en->used || !en->sut)
+		if (!en->used || !en->sut || is_fak(c, en->pid))
 			continue;
 		if (fd_names(c, en->pid, dev, ino)) {
 			*pid = en->pid;

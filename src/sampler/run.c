@@ -93,7 +93,10 @@ static void wait_until(struct runner *rn, int64_t deadline)
 
 	if (left < 0)
 		left = 0;
-	if (platform_signals_wait_fd(&rn->sig, rn->art.fd, &opened, left))
+	/* the watch stays open until the run ends: closing an inotify
+	 * descriptor waits for the kernel (10 ms here), which no census
+	 * should pay */
+	if (platform_signals_wait_fd(&rn->sig, rn->art.seen_at ? -1 : rn->art.fd, &opened, left))
 		handle_signals(rn);
 	if (opened && platform_open_watch_take(rn->art.fd))
 		rn->art.opened = true;
@@ -118,12 +121,8 @@ static void look_artifact(struct runner *rn, struct sample *s)
 	rc = census_file_look(rn->c, rn->o->artifact_dev, rn->o->artifact_ino, &a->pid, &a->how,
 			      a->why);
 	a->looks++;
-	if (rc > 0) {
-		a->seen_at = a->looks;
-		if (a->fd >= 0)
-			close(a->fd);	/* nothing left to wait for */
-		a->fd = -1;
-	}
+	if (rc > 0)
+		a->seen_at = a->looks;	/* nothing left to wait for */
 	a->unobservable = rc < 0;
 	dt = child_mono_ns() - t0;
 	a->ns += dt;
