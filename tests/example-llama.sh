@@ -3,7 +3,8 @@
 # of make check): the real llama-bench through fak bench experiment (--metrics llama-bench:
 # llama-bench -p P -n T, a pp row and a tg row), the sealed receipts compared, the gate,
 # a promotion of the lever into copies of the example graph and index, and
-# --verify-witnesses over the new witness.
+# --verify-witnesses over the new witness; every run shows the model in use
+# (artifact_observed).
 #
 #   LLAMA_DIR=build/llama-cpp tests/example-llama.sh build/fak
 #
@@ -70,6 +71,11 @@ done
 jq -e '.engine_identity == "observed"' "$run/baseline.json" "$run/candidate.json" >/dev/null ||
 	fail "the receipts' engine identity is not observed"
 grep -q '"build_commit": "' "$run/logs/baseline-1.stdout" || fail "the log is not llama-bench's output"
+# every run, the quality runs included, had the model open or mapped (llama.cpp maps it)
+for f in "$run"/attestations/*.json; do
+	jq -e '.workload.artifact_observed == true' "$f" >/dev/null ||
+		fail "$f: artifact_observed is not true: $(jq -r .workload.artifact_observation "$f")"
+done
 jq -e '.execution.engine == "llama.cpp" and (.profiler_artifacts | length) == 0
 	and .module_versions[0].module == "llama.cpp"' "$run/candidate.json" >/dev/null ||
 	fail "the candidate receipt does not state the llama.cpp engine and module"

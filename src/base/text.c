@@ -463,3 +463,81 @@ void sb_add_quoted(struct strbuf *sb, const char *s)
 	}
 	sb_addch(sb, '"');
 }
+
+static bool sh_op(char c)
+{
+	return c && strchr(";&|<>()", c);
+}
+
+static bool sh_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* One character (or quoted part) of a word at p, appended to out; returns
+ * what follows, or NULL at a quote that is not closed. */
+static const char *sh_part(const char *cmd, const char *p, struct strbuf *out, bool *exp)
+{
+	if (*p == '\\') {
+		if (p[1] == '\n')
+			return p + 2;
+		if (!p[1])
+			return p + 1;	/* a trailing backslash: the shell drops it */
+		sb_addch(out, p[1]);
+		return p + 2;
+	}
+	if (*p == '\'') {
+		const char *q = strchr(p + 1, '\'');
+
+		if (!q)
+			return NULL;
+		sb_add(out, p + 1, (size_t)(q - p - 1));
+		return q + 1;
+	}
+	if (*p == '"') {
+		for (p++; *p != '"'; p++) {
+			if (!*p)
+				return NULL;
+			if (*p == '\\' && p[1] && strchr("$`\"\\\n", p[1])) {
+				if (p[1] != '\n')
+					sb_addch(out, p[1]);
+				p++;
+				continue;
+			}
+			*exp |= *p == '$' || *p == '`';
+			sb_addch(out, *p);
+		}
+		return p + 1;
+	}
+	*exp |= *p == '$' || *p == '`' || *p == '*' || *p == '?' || *p == '[' ||
+		(*p == '~' && (p == cmd || sh_blank(p[-1])));
+	sb_addch(out, *p);
+	return p + 1;
+}
+
+int sh_words(const char *cmd, struct strbuf *out, size_t *n, bool *expands)
+{
+	const char *p = cmd;
+
+	*n = 0;
+	for (;;) {
+		bool exp = false;
+
+		while (sh_blank(*p) || (p[0] == '\\' && p[1] == '\n'))
+			p += *p == '\\' ? 2 : 1;
+		if (!*p)
+			return 0;
+		if (sh_op(*p)) {
+			while (sh_op(*p))
+				sb_addch(out, *p++);
+		} else {
+			while (*p && !sh_blank(*p) && !sh_op(*p))
+				if (!(p = sh_part(cmd, p, out, &exp)))
+					return -1;
+		}
+		sb_addch(out, '\0');
+		if (expands)
+			expands[*n] = exp;
+		(*n)++;
+	}
+}

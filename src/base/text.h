@@ -63,4 +63,16 @@ bool str_printable(const char *s, const char *keep, struct strbuf *why);
  * (\n, \t, \xNN), as used for ids in findings. */
 void sb_add_quoted(struct strbuf *sb, const char *s);
 
+/* The words of a shell command as the shell reads them before expansion:
+ * split at unquoted blanks and line feeds, each operator character
+ * (; & | < > ( )) outside quotes a word of its own (runs of them one word:
+ * "&&", ">>"), with the shell's quote removal done ('...' literal, "..."
+ * with \\ before $ ` " \\ and a line feed, \\ outside quotes escaping the next
+ * character, backslash-line feed joining lines). Each word is appended to
+ * out with its NUL; *n counts them. expands (may be NULL; at least as many
+ * slots as words, e.g. strlen(cmd) + 1) says per word whether it holds an
+ * unquoted or double-quoted $ or `, or an unquoted * ? [ or leading ~: what
+ * it names is known only after expansion. -1 when a quote is not closed. */
+int sh_words(const char *cmd, struct strbuf *out, size_t *n, bool *expands);
+
 #endif

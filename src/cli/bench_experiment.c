@@ -201,6 +201,8 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 	struct render_ab ab = { .comparison = res->comparison, .gate = res->gate, .files = files,
 				.nr_files = XP_NR_FILES, .out_dir = eo->out_dir };
 	struct receipt r[2];
+	struct receipt_aa aa;
+	struct strbuf note = STRBUF_INIT;
 	json_t *doc = jobj();
 	struct err e;
 	char why[768];
@@ -221,15 +223,19 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 		BUG("the baseline receipt just written does not decode: %s", e.msg);
 	if (receipt_decode(&r[1], res->receipts[1], NULL, &e) < 0)
 		BUG("the candidate receipt just written does not decode: %s", e.msg);
-	if (receipt_same_arms(&r[0], &r[1])) {
+	receipt_arms_compare(&r[0], &r[1], &aa);
+	if (aa.same) {
 		/* an A/A run calibrates the noise; --promote refuses it */
-		ab.note = RECEIPT_AA_NOTE " (both arms ran the same command, revision and module "
-			  "versions; --promote refuses it)";
+		sb_adds(&note, RECEIPT_AA_NOTE " (");
+		receipt_aa_why(&aa, &r[0], &r[1], &note);
+		sb_adds(&note, "; --promote refuses it)");
+		ab.note = note.buf;
 		jset_str(doc, "note", ab.note);
 	}
 	report_ab_arms(&ab, &r[0], "baseline", &r[1]);
 	report_print_ab(fmt, &ab, render_experiment_text, doc);
 	report_ab_release(&ab);
+	sb_release(&note);
 	free((char *)(uintptr_t)ab.attempt);
 	receipt_release(&r[0]);
 	receipt_release(&r[1]);

@@ -67,27 +67,6 @@ static void report_progress(const struct xp *x, size_t k)
 		x->o->progress(x->o->ctx, &p);
 }
 
-/* The receipts say every run used the pinned artifact, checked before the
- * first run: it must still be that file after the last. */
-static int artifact_unchanged(const struct xp *x, struct findings *out)
-{
-	char now[65];
-	int64_t bytes;
-	struct err e;
-
-	if (digest_file(x->o->artifact, now, &bytes, &e) < 0) {
-		findings_addf(out, "--artifact: after the last run: %s", e.msg);
-		return -1;
-	}
-	if (strcmp(now, x->artifact_sha256)) {
-		findings_addf(out, "--artifact: '%s' changed during the experiment (sha256 %s "
-				   "before the first run, %s after the last): no receipt can say "
-				   "which model ran", x->o->artifact, x->artifact_sha256, now);
-		return -1;
-	}
-	return 0;
-}
-
 int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e)
 {
 	struct xp x = { .o = o };
@@ -137,7 +116,24 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	sigprocmask(SIG_BLOCK, &stop, &x.caller_mask);
 	x.t0_ns = child_mono_ns();
 	for (size_t k = 0; k < x.nr_steps; k++) {
-		int step = xp_run_step(&x, k, &x.done[k], &sig, out, e);
+		char when[160], title[64], prev[64];
+		int step;
+
+		/* the receipts say every run used the pinned artifact */
+		receipt_step_title(&x.steps[k], title, sizeof(title));
+		if (k) {
+			receipt_step_title(&x.steps[k - 1], prev, sizeof(prev));
+			snprintf(when, sizeof(when), "after %s, before %s", prev, title);
+		} else {
+			snprintf(when, sizeof(when), "before %s", title);
+		}
+		xp_artifact_recheck(&x, when, false, out);
+		if (out->nr) {
+			res->status = XP_RUN_FAILED;
+			rc = 0;
+			goto out;
+		}
+		step = xp_run_step(&x, k, &x.done[k], &sig, out, e);
 
 		if (step < 0)
 			goto out;
@@ -165,7 +161,8 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 		rc = 0;
 		goto out;
 	}
-	if (artifact_unchanged(&x, out) < 0) {
+	xp_artifact_recheck(&x, "after the last run", true, out);
+	if (out->nr) {
 		res->status = XP_RUN_FAILED;
 		rc = 0;
 		goto out;

@@ -16,6 +16,12 @@ struct xp_artifact {
 	char sha256[65];
 };
 
+/* What identifies the pinned artifact between two digests of it. */
+struct xp_artifact_id {
+	uint64_t dev, ino;
+	int64_t size, mtime_ns, ctime_ns;
+};
+
 /* One look taken by a sequential experiment. */
 struct xp_look {
 	size_t reps;
@@ -40,6 +46,8 @@ struct xp {
 	char envelope_digest[JSON_DIGEST_LEN + 1];	/* graph_envelope_digest */
 	char criterion_digest[JSON_DIGEST_LEN + 1];
 	char artifact_sha256[65];
+	struct xp_artifact_id artifact_id;	/* as of the last check */
+	char program_sha256[2][65];	/* per arm: xp_program; "" unknown */
 	struct xp_artifact *artifacts;	/* nr_profile_artifacts */
 	struct receipt last_accepted;	/* when o->last_accepted */
 	bool has_last_accepted;
@@ -64,6 +72,20 @@ struct xp {
  * that supplies what is missing. On success the output folder exists with
  * its logs/ and attestations/ folders. */
 void xp_preflight(struct xp *x, struct findings *out);
+
+/* artifact.c: pin identifies the --artifact file and digests it (its
+ * identity must not move while it is read: -1 with e). recheck, before
+ * every run and after the last (when: "before candidate repetition 2"),
+ * identifies it again and digests it again when its identity moved (or
+ * always, with digest): a digest that differs from the pinned one is a
+ * finding; an equal one becomes the identity the next check compares. */
+int xp_artifact_pin(struct xp *x, char sha256[65], struct err *e);
+/* artifact.c: the sha256 of the executable cmd names: its first word after
+ * the shell's quote removal, past NAME=value assignments and `exec`,
+ * found like the shell finds it (PATH unless it holds a '/'); "" when that
+ * word is an operator, needs expanding, or names no file. */
+void xp_program(const char *cmd, char sha256[65]);
+void xp_artifact_recheck(struct xp *x, const char *when, bool digest, struct findings *out);
 
 /* attempt.c: the ledger's started line (before the first run) and ended
  * line (after the gate, a failed run or an interruption), and the folder's

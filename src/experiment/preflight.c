@@ -62,7 +62,6 @@ static void check_platform(struct xp *x, struct findings *out)
 static void check_artifact(struct xp *x, struct findings *out)
 {
 	const char *pin = x->env->artifact_sha256;
-	int64_t bytes;
 	struct err e;
 
 	if (!pin || !digest_is_hex(pin)) {
@@ -78,7 +77,7 @@ static void check_artifact(struct xp *x, struct findings *out)
 			      x->env->id, pin);
 		return;
 	}
-	if (digest_file(x->o->artifact, x->artifact_sha256, &bytes, &e) < 0)
+	if (xp_artifact_pin(x, x->artifact_sha256, &e) < 0)
 		findings_addf(out, "--artifact: %s", e.msg);
 	else if (strcmp(x->artifact_sha256, pin))
 		findings_addf(out, "--artifact: '%s' has sha256 %s; envelope \"%s\" pins %s",
@@ -361,4 +360,8 @@ void xp_preflight(struct xp *x, struct findings *out)
 	if (make_dirs(x->o->out_dir, &e) < 0 || make_dir(x->dir_logs, false, &e) < 0 ||
 	    make_dir(x->dir_attestations, false, &e) < 0)
 		findings_addf(out, "--out-dir: %s", e.msg);
+	/* what each arm runs, digested once per arm: an A/A is the same
+	 * executable, whatever the revision labels say */
+	for (int arm = 0; arm < 2; arm++)
+		xp_program(x->o->cmd[arm], x->program_sha256[arm]);
 }

@@ -93,6 +93,9 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	attestation_copy(w->command, sizeof(w->command),
 		    quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
 	attestation_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
+	if (!quality)
+		attestation_copy(w->program_sha256, sizeof(w->program_sha256),
+				 x->program_sha256[s->arm]);
 	w->prompt_tokens = x->env->prompt_tokens;
 	w->decode_tokens = x->env->decode_tokens;
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
@@ -259,6 +262,11 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	ro.progress_ctx = &h;
 	ro.workload = fill_workload;
 	ro.workload_ctx = &h;
+	/* identified before this run (xp_artifact_recheck) */
+	ro.watch_artifact = true;
+	ro.artifact_dev = x->artifact_id.dev;
+	ro.artifact_ino = x->artifact_id.ino;
+	ro.artifact_path = x->o->artifact;
 	/* the run knows its arm and name (docs/experiments.md): a quality
 	 * command checks the arm's own configuration */
 	if (setenv("FAK_ARM", receipt_arm_names[s->arm], 1) < 0 || setenv("FAK_RUN", name, 1) < 0) {

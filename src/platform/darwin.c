@@ -122,6 +122,29 @@ bool platform_signals_wait(struct platform_signals *ps, int64_t timeout_ns)
 	return collect(ps, &ts) > 0;
 }
 
+int platform_open_watch(const char *path)
+{
+	/* kqueue's EVFILT_VNODE reports writes, renames and deletions of a
+	 * file, not that a process opened it */
+	(void)path;
+	errno = ENOSYS;
+	return -1;
+}
+
+bool platform_open_watch_take(int fd)
+{
+	(void)fd;
+	return false;
+}
+
+bool platform_signals_wait_fd(struct platform_signals *ps, int fd, bool *fd_ready,
+			      int64_t timeout_ns)
+{
+	(void)fd;	/* platform_open_watch gives none here */
+	*fd_ready = false;
+	return platform_signals_wait(ps, timeout_ns);
+}
+
 size_t platform_signals_take(struct platform_signals *ps, struct platform_signal *out,
 			     size_t cap)
 {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -63,6 +64,57 @@ bool platform_signals_wait(struct platform_signals *ps, int64_t timeout_ns)
 	ts.tv_sec = (time_t)(timeout_ns / 1000000000);
 	ts.tv_nsec = (long)(timeout_ns % 1000000000);
 	return ppoll(&p, 1, &ts, NULL) > 0;
+}
+
+int platform_open_watch(const char *path)
+{
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (inotify_add_watch(fd, path, IN_OPEN) < 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+bool platform_open_watch_take(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool opened = false;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off + (ssize_t)sizeof(struct inotify_event) <= n;) {
+			const struct inotify_event *ev = (const void *)(buf + off);
+
+			opened |= (ev->mask & IN_OPEN) != 0;
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+	return opened;
+}
+
+bool platform_signals_wait_fd(struct platform_signals *ps, int fd, bool *fd_ready,
+			      int64_t timeout_ns)
+{
+	struct pollfd p[2] = { { .fd = ps->fd, .events = POLLIN }, { .fd = fd, .events = POLLIN } };
+	struct timespec ts;
+	int n;
+
+	*fd_ready = false;
+	if (fd < 0)
+		return platform_signals_wait(ps, timeout_ns);
+	ts.tv_sec = (time_t)(timeout_ns < 0 ? 0 : timeout_ns / 1000000000);
+	ts.tv_nsec = (long)(timeout_ns < 0 ? 0 : timeout_ns % 1000000000);
+	n = ppoll(p, 2, timeout_ns < 0 ? NULL : &ts, NULL);
+	if (n <= 0)
+		return false;
+	*fd_ready = (p[1].revents & POLLIN) != 0;
+	return (p[0].revents & POLLIN) != 0;
 }
 
 size_t platform_signals_take(struct platform_signals *ps, struct platform_signal *out,

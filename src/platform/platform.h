@@ -65,6 +65,20 @@ void platform_signals_close(struct platform_signals *ps);
  * nothing. */
 void platform_signals_discard(const sigset_t *set);
 
+/* ---- opens of one file, as something to wait on ---- */
+
+/* A descriptor that becomes readable whenever a process opens the file at
+ * path (Linux: inotify IN_OPEN, nonblocking, close-on-exec), so a reader
+ * that holds the file only briefly can be looked for at once. -1 with
+ * errno where the OS has none (darwin: ENOSYS). Close it with close(2). */
+int platform_open_watch(const char *path);
+/* Reads what the watch reported, without blocking; whether it was an open. */
+bool platform_open_watch_take(int fd);
+/* platform_signals_wait that also returns when fd (>= 0; -1: none) is
+ * readable: *fd_ready says so. */
+bool platform_signals_wait_fd(struct platform_signals *ps, int fd, bool *fd_ready,
+			      int64_t timeout_ns);
+
 /* ---- child supervision ---- */
 
 /* Makes the calling process the reaper of its descendants' orphans (Linux:

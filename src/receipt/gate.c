@@ -329,6 +329,16 @@ static void host_bound(const struct criterion *crit, struct policy *bound, struc
 	sb_addf(name, "the host policy of criterion \"%s\"", crit->id);
 }
 
+/* Why a sealed run does not show the pinned artifact in use. */
+static const char *artifact_unseen(const struct attest_facts *f)
+{
+	if (!f->artifact_looked)
+		return "it was sealed before fak looked for it";
+	if (!f->artifact_observable)
+		return "this OS does not show it (artifact_observed not observable)";
+	return "artifact_observed is false";
+}
+
 bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
 		   const struct criterion *crit, struct strbuf *detail)
 {
@@ -407,6 +417,12 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
 				sb_addf(detail, "%s repetition %zu has unknown descendant "
 						"attribution",
 					sd->name, i);
+				goto out;
+			}
+			if (f->has_workload && !f->artifact_observed) {
+				sb_addf(detail, "%s repetition %zu does not show the pinned "
+						"artifact in use: %s", sd->name, i,
+					artifact_unseen(f));
 				goto out;
 			}
 			if (looser_policy(f, &strict, why, sizeof(why))) {

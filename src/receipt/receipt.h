@@ -499,9 +499,25 @@ void receipt_envelope_check(const struct receipt *r, const struct graph *g,
 			    struct findings *out);
 
 /* Whether two arms ran the same thing: the same commands (every one, the
- * quality command included), revision and module versions (as a set). Such
- * an A/A pair calibrates the noise; it witnesses nothing. */
+ * quality command included) as the shell reads them (sh_words: the same
+ * words after quote removal), and the same executable where both arms'
+ * sealed repetitions record the one they ran (workload.program_sha256),
+ * whatever their revision labels say; where they do not, the same revision
+ * and module versions (as a set). Such an A/A pair calibrates the noise; it
+ * witnesses nothing. */
+struct receipt_aa {
+	bool same;		/* an A/A */
+	bool by_program;	/* both arms sealed their executable's digest */
+	bool labels_differ;	/* the revisions or the module versions differ */
+	char sha256[65];	/* the executable both ran, when same and by_program */
+};
+void receipt_arms_compare(const struct receipt *a, const struct receipt *b, struct receipt_aa *out);
 bool receipt_same_arms(const struct receipt *a, const struct receipt *b);
+/* Why an A/A pair is one, for the summary and --promote's refusal: "both
+ * arms ran the same command and the same executable (sha256 ...); the
+ * revision labels differ (r1, r2) but the executables do not: ...". */
+void receipt_aa_why(const struct receipt_aa *aa, const struct receipt *a, const struct receipt *b,
+		    struct strbuf *out);
 /* What the runner and --promote say of such a pair. */
 #define RECEIPT_AA_NOTE "A/A: calibration, not a witness"
 

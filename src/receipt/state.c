@@ -1,9 +1,11 @@
 /* The envelope state an experiment ran against: recorded in its receipts
  * (and, as a digest, in every sealed run's label), recomputed by --promote. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "receipt/receipt.h"
 
 /* The name of a lever's witness in a state: its witnessed.receipt (the
@@ -186,37 +188,83 @@ static bool same_modules(const struct receipt *a, const struct receipt *b)
 	return true;
 }
 
-/* Equal as the shell splits them outside quotes: the same words in the same
- * order, however many blanks stand between and around them ("X" and "X "
- * are one command). A guard against an accidental A/A, not a proof that two
- * commands differ. */
+/* Equal as the shell reads them: the same words after quote removal, in the
+ * same order (./bench ok and ./bench 'ok' are one command, "X" and "X "
+ * too). A command whose quotes do not close is compared as it is written. */
 static bool same_words(const char *a, const char *b)
 {
-	for (;;) {
-		while (*a == ' ' || *a == '\t' || *a == '\n')
-			a++;
-		while (*b == ' ' || *b == '\t' || *b == '\n')
-			b++;
-		if (!*a || !*b)
-			return !*a && !*b;
-		while (*a && *a == *b && *a != ' ' && *a != '\t' && *a != '\n') {
-			a++;
-			b++;
-		}
-		if ((*a == ' ' || *a == '\t' || *a == '\n' || !*a) !=
-		    (*b == ' ' || *b == '\t' || *b == '\n' || !*b))
-			return false;
-		if (*a && *a != ' ' && *a != '\t' && *a != '\n')
-			return false;	/* a word differs */
+	struct strbuf wa = STRBUF_INIT, wb = STRBUF_INIT;
+	size_t na, nb;
+	bool same;
+
+	if (sh_words(a, &wa, &na, NULL) < 0 || sh_words(b, &wb, &nb, NULL) < 0)
+		same = !strcmp(a, b);
+	else
+		same = na == nb && wa.len == wb.len && !memcmp(wa.buf, wb.buf, wa.len);
+	sb_release(&wa);
+	sb_release(&wb);
+	return same;
+}
+
+/* The executable an arm's repetitions sealed (workload.program_sha256), when
+ * every one of them sealed the same; NULL otherwise. */
+static const char *arm_program(const struct receipt *r)
+{
+	const char *sha = NULL;
+
+	for (size_t i = 0; i < r->nr_system_baselines; i++) {
+		const json_t *w = json_object_get(r->system_baselines[i].json, "workload");
+		const char *v = json_string_value(json_object_get(w, "program_sha256"));
+
+		if (!v || (sha && strcmp(sha, v)))
+			return NULL;
+		sha = v;
+	}
+	return sha;
+}
+
+void receipt_arms_compare(const struct receipt *a, const struct receipt *b, struct receipt_aa *out)
+{
+	const char *pa = arm_program(a), *pb = arm_program(b);
+	bool words = a->commands.n && a->commands.n == b->commands.n;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; words && i < a->commands.n; i++)
+		words = same_words(a->commands.v[i], b->commands.v[i]);
+	out->labels_differ = strcmp(a->revision, b->revision) || !same_modules(a, b);
+	out->by_program = pa && pb;
+	if (!words)
+		return;
+	if (out->by_program) {
+		/* the labels say what someone typed; the executables what ran */
+		out->same = !strcmp(pa, pb);
+		snprintf(out->sha256, sizeof(out->sha256), "%s", pa);
+	} else {
+		out->same = !out->labels_differ;
 	}
 }
 
 bool receipt_same_arms(const struct receipt *a, const struct receipt *b)
 {
-	if (!a->commands.n || a->commands.n != b->commands.n || strcmp(a->revision, b->revision))
-		return false;
-	for (size_t i = 0; i < a->commands.n; i++)
-		if (!same_words(a->commands.v[i], b->commands.v[i]))
-			return false;
-	return same_modules(a, b);
+	struct receipt_aa aa;
+
+	receipt_arms_compare(a, b, &aa);
+	return aa.same;
+}
+
+void receipt_aa_why(const struct receipt_aa *aa, const struct receipt *a, const struct receipt *b,
+		    struct strbuf *out)
+{
+	if (!aa->by_program) {
+		sb_adds(out, "both arms ran the same command, revision and module versions");
+		return;
+	}
+	sb_addf(out, "both arms ran the same command and the same executable (sha256 %.12s)",
+		aa->sha256);
+	if (strcmp(a->revision, b->revision))
+		sb_addf(out, "; the revision labels differ (%s, %s) but the executables do not: "
+			     "was the candidate rebuilt?", a->revision, b->revision);
+	else if (aa->labels_differ)
+		sb_adds(out, "; the module versions differ but the executables do not: was the "
+			     "candidate rebuilt?");
 }

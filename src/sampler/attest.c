@@ -95,6 +95,10 @@ static void facts_of(const struct attestation *r, struct attest_facts *facts)
 	facts->coverage = static_name(r->coverage.descendant_attribution);
 	facts->has_top_consumers = r->nr_consumers > 0;
 	simulated_join(&r->simulated, facts->simulated, sizeof(facts->simulated));
+	facts->has_workload = r->has_workload;
+	facts->artifact_looked = r->has_workload && r->workload.artifact.looked;
+	facts->artifact_observable = facts->artifact_looked && r->workload.artifact.observable;
+	facts->artifact_observed = facts->artifact_observable && r->workload.artifact.observed;
 	facts->baseline_samples = r->baseline_window.samples;
 	facts->baseline_duration_ns = r->baseline_window.duration_ns;
 	facts->baseline_host_cpu_available = r->baseline_host_totals.cpu_percent.available;

@@ -32,6 +32,10 @@ struct attest_facts {
 	long long baseline_duration_ns;
 	bool baseline_host_cpu_available;
 	bool host_cpu_available, sut_cpu_available, non_sut_cpu_available;
+	/* A run of `fak bench experiment` (v2): whether the sampler looked for
+	 * the pinned artifact in use, could see it on this OS, and saw it. */
+	bool has_workload;
+	bool artifact_looked, artifact_observable, artifact_observed;
 	/* The policy the attestation was sealed under (its verdict is only as
 	 * strict as these values). */
 	struct {

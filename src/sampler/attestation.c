@@ -128,7 +128,8 @@ static const char *const invalidating[] = {
 	"NO_SAMPLES", "INVALID_BASELINE_WINDOW", "INVALID_WINDOW", "SAMPLER_COVERAGE_LIMITED",
 	"COMMAND_FAILED", "COMMAND_TIMEOUT", "WORKLOAD_METRICS_INVALID",
 	"WORKLOAD_TIME_EXCEEDS_WINDOW", "WORKLOAD_RATE_EXCEEDS_WINDOW",
-	"WORKLOAD_STAGES_EXCEED_END_TO_END", "WORKLOAD_RATE_DISAGREES_WITH_STAGES", NULL,
+	"WORKLOAD_STAGES_EXCEED_END_TO_END", "WORKLOAD_RATE_DISAGREES_WITH_STAGES",
+	"ARTIFACT_NOT_OBSERVED", NULL,
 };
 
 bool attestation_code_invalidates(const char *code)
@@ -341,10 +342,23 @@ static void classify_rate(struct classify *c, const struct wl_metrics *m, int64_
 /* The run's own figures cannot be taken when its output did not yield
  * them, when they contradict each other, or when they claim more time than
  * the command ran. */
+static void classify_artifact(struct classify *c, const struct wl_artifact_use *a)
+{
+	if (!a->looked)
+		return;
+	if (!a->observable)
+		finding(c, "ARTIFACT_NOT_OBSERVABLE", "%s", a->observation);
+	else if (!a->observed)
+		finding(c, "ARTIFACT_NOT_OBSERVED", "%s", a->observation);
+}
+
 static void classify_workload(struct classify *c)
 {
 	const struct workload *w = &c->r->workload;
 
+	/* a command that failed may never have reached the model */
+	if (!c->r->command_exit_code)
+		classify_artifact(c, &w->artifact);
 	if (!w->has_metrics) {
 		/* a failed command has its own finding; its output was not parsed */
 		if (!c->r->command_exit_code)
@@ -626,6 +640,8 @@ static int check_workload(const struct workload *w, struct err *e)
 	    (w->out.has_kept && !digest_is_hex(w->out.kept.sha256)) ||
 	    (w->err.has_kept && !digest_is_hex(w->err.kept.sha256)))
 		return err_set(e, "workload: stream digests must be 64 lowercase hex digits");
+	if (w->program_sha256[0] && !digest_is_hex(w->program_sha256))
+		return err_set(e, "workload.program_sha256: must be 64 lowercase hex digits");
 	if (!json && !llama && !quality)
 		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
 	if (quality != !strcmp(l->kind, WL_KIND_QUALITY))
@@ -1076,6 +1092,12 @@ static json_t *workload_json(const struct workload *w)
 		jset_str(o, "metrics_error", w->metrics_error);
 	jset_new(o, "peak_rss_bytes", metric_json(&w->peak_rss_bytes, "bytes"));
 	jset_new(o, "fak_rss_at_fork_bytes", metric_json(&w->fak_rss_at_fork_bytes, "bytes"));
+	if (w->artifact.looked && w->artifact.observable)
+		jset_bool(o, "artifact_observed", w->artifact.observed);
+	if (w->artifact.looked)
+		jset_str(o, "artifact_observation", w->artifact.observation);
+	if (w->program_sha256[0])
+		jset_str(o, "program_sha256", w->program_sha256);
 	return o;
 }
 
@@ -1423,12 +1445,35 @@ static int get_stream(const json_t *o, const struct jpath *at, const char *key,
 	return 0;
 }
 
+/* artifact_observation, with artifact_observed where it was observable;
+ * runs sealed before fak looked have neither. */
+static int get_artifact_use(const json_t *x, const struct jpath *at, struct wl_artifact_use *a,
+			    struct err *e)
+{
+	int rc = get_text(x, at, "artifact_observation", JD_OPTIONAL, a->observation,
+			  sizeof(a->observation), e), seen;
+
+	if (rc < 0)
+		return -1;
+	a->looked = rc == 0;
+	seen = jd_bool(x, at, "artifact_observed", JD_OPTIONAL, &a->observed, e);
+	if (seen < 0)
+		return -1;
+	if (seen == 0 && !a->looked)
+		return jpath_err(e, at, "artifact_observed needs its artifact_observation");
+	if (a->looked && !a->observation[0])
+		return jpath_err(e, at, "artifact_observation must not be empty");
+	a->observable = seen == 0;
+	return 0;
+}
+
 static int get_workload(const json_t *o, const struct jpath *at, struct workload *w, struct err *e)
 {
 	static const char *const known[] = { "label", "command", "stdout", "stderr", "parser",
 					     "prompt_tokens", "decode_tokens", "metrics",
 					     "metrics_error", "peak_rss_bytes",
-					     "fak_rss_at_fork_bytes", NULL };
+					     "fak_rss_at_fork_bytes", "artifact_observed",
+					     "artifact_observation", "program_sha256", NULL };
 	struct jpath kp = JP_KEY(at, "workload"), mp = JP_KEY(&kp, "metrics");
 	const json_t *x, *m;
 	int rc;
@@ -1452,7 +1497,11 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	if (w->has_metrics ? json_object_get(x, "metrics_error") != NULL : !w->metrics_error[0])
 		return jpath_err(e, &kp, "holds either metrics or a non-empty metrics_error");
 	TRY(get_metric(x, &kp, "peak_rss_bytes", "bytes", &w->peak_rss_bytes, e));
-	return get_metric(x, &kp, "fak_rss_at_fork_bytes", "bytes", &w->fak_rss_at_fork_bytes, e);
+	TRY(get_metric(x, &kp, "fak_rss_at_fork_bytes", "bytes", &w->fak_rss_at_fork_bytes, e));
+	if (get_text(x, &kp, "program_sha256", JD_OPTIONAL, w->program_sha256,
+		     sizeof(w->program_sha256), e) < 0)
+		return -1;
+	return get_artifact_use(x, &kp, &w->artifact, e);
 }
 
 int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)

@@ -131,4 +131,18 @@ bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_T
  * at most cap (<= ATTEST_MAX_CONSUMERS) stored. */
 size_t census_consumers(struct census *c, struct consumer *out, size_t cap);
 
+/* ---- the artifact in use ---- */
+
+/* Bound of the maps read per process: a process with a longer map is
+ * looked at up to here. */
+#define CENSUS_MAPS_MAX ((size_t)4 << 20)
+
+/* Whether a process of the SUT tree (the members of the last census) has
+ * the file (dev, ino) open (/proc/PID/fd) or mapped (/proc/PID/maps): 1
+ * with *pid and *how ("open" or "mapped"), 0 when none has. -1 where the OS
+ * shows fak no other process's files (macOS), with why. Reads only, no
+ * allocation. */
+int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, const char **how,
+		     char why[ATTEST_TEXT_MAX]);
+
 #endif

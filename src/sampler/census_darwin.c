@@ -258,3 +258,20 @@ size_t census_consumers(struct census *c, struct consumer *out, size_t cap)
 	(void)cap;
 	return 0;
 }
+
+int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, const char **how,
+		     char why[ATTEST_TEXT_MAX])
+{
+	(void)c;
+	(void)dev;
+	(void)ino;
+	(void)pid;
+	(void)how;
+	/* proc_pidinfo(PROC_PIDLISTFDS) lists another process's descriptors
+	 * only to root, and no public call lists its mapped files: an
+	 * unprivileged fak cannot see the model in use (docs/platforms.md) */
+	attestation_copy(why, ATTEST_TEXT_MAX,
+			 "macOS shows an unprivileged process no other process's open or mapped "
+			 "files");
+	return -1;
+}

@@ -668,3 +668,52 @@ int pp_cmdline_param(const char *buf, size_t len, const char *key, char *out, si
 		}
 	}
 }
+
+/* Hexadecimal; at least one digit, no overflow. */
+static int read_hex(struct cur *c, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *start = c->p;
+
+	for (; c->p < c->end; c->p++) {
+		char ch = *c->p;
+		unsigned d = ch >= '0' && ch <= '9'   ? (unsigned)(ch - '0')
+			     : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10)
+			     : ch >= 'A' && ch <= 'F' ? (unsigned)(ch - 'A' + 10)
+						      : 16;
+
+		if (d == 16)
+			break;
+		if (v >> 60)
+			return -1;
+		v = v << 4 | d;
+	}
+	if (c->p == start)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int pp_maps_line(const char *buf, size_t len, struct pp_map *out)
+{
+	struct cur c = { buf, line_end(buf, buf + len) };
+	uint64_t skip;	/* the addresses and the offset */
+
+	if (read_hex(&c, &skip) < 0 || c.p == c.end || *c.p++ != '-' || read_hex(&c, &skip) < 0 ||
+	    !at_field_end(&c))
+		return -1;
+	skip_blanks(&c);
+	while (c.p < c.end && !is_space(*c.p))
+		c.p++;	/* perms */
+	skip_blanks(&c);
+	if (read_hex(&c, &skip) < 0 || !at_field_end(&c))
+		return -1;
+	skip_blanks(&c);
+	if (read_hex(&c, &out->dev_major) < 0 || c.p == c.end || *c.p++ != ':' ||
+	    read_hex(&c, &out->dev_minor) < 0 || !at_field_end(&c))
+		return -1;
+	skip_blanks(&c);
+	if (read_u64(&c, &out->inode) < 0 || !at_field_end(&c))
+		return -1;
+	return 0;
+}

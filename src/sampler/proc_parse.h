@@ -105,4 +105,12 @@ int pp_bracketed(const char *buf, size_t len, char *out, size_t cap);
  * the value does not fit in cap. */
 int pp_cmdline_param(const char *buf, size_t len, const char *key, char *out, size_t cap);
 
+/* One line of /proc/PID/maps ("start-end perms offset MM:mm inode [path]"):
+ * the device (hexadecimal major and minor) and inode of what is mapped (0
+ * for anonymous memory). Reads up to the first newline; -1 when malformed. */
+struct pp_map {
+	uint64_t dev_major, dev_minor, inode;
+};
+int pp_maps_line(const char *buf, size_t len, struct pp_map *out);
+
 #endif

@@ -32,6 +32,17 @@ struct runner {
 	int64_t next_interval;
 	struct gpu *gpu;		/* NULL: no NVML, nothing to read */
 	struct gpu_section *gsec;
+	struct artifact_watch {
+		int fd;			/* platform_open_watch, -1: none */
+		bool opened;		/* it reported an open since the last census */
+		int64_t looks;		/* censuses that looked */
+		int64_t seen_at;	/* the look that saw it (1-based), 0: none */
+		int64_t ns;		/* the looks' wall time */
+		pid_t pid;
+		const char *how;
+		bool unobservable;
+		char why[ATTEST_TEXT_MAX];
+	} art;
 };
 
 static int64_t self_cpu_ns(void)
@@ -73,20 +84,75 @@ static void handle_signals(struct runner *rn)
 	}
 }
 
-/* Sleeps until deadline (CLOCK_MONOTONIC) or a signal. */
+/* Sleeps until deadline (CLOCK_MONOTONIC), a signal, or an open of the
+ * watched artifact. */
 static void wait_until(struct runner *rn, int64_t deadline)
 {
 	int64_t left = deadline - child_mono_ns();
+	bool opened;
 
 	if (left < 0)
 		left = 0;
-	if (platform_signals_wait(&rn->sig, left))
+	/* the watch stays open until the run ends: closing an inotify
+	 * descriptor waits for the kernel (10 ms here), which no census
+	 * should pay */
+	if (platform_signals_wait_fd(&rn->sig, rn->art.seen_at ? -1 : rn->art.fd, &opened, left))
 		handle_signals(rn);
+	if (opened && platform_open_watch_take(rn->art.fd))
+		rn->art.opened = true;
 }
 
 static bool is_sut(void *ctx, int pid)
 {
 	return census_is_sut(ctx, pid);
+}
+
+/* One look per census of the tree (and a census at every open of the
+ * file: command_loop), until the artifact is seen: its time counts in the
+ * census's wall time, so the duty budget covers it. */
+static void look_artifact(struct runner *rn, struct sample *s)
+{
+	struct artifact_watch *a = &rn->art;
+	int64_t t0 = child_mono_ns(), dt;
+	int rc;
+
+	if (!rn->o->watch_artifact || a->seen_at || a->unobservable)
+		return;
+	rc = census_file_look(rn->c, rn->o->artifact_dev, rn->o->artifact_ino, &a->pid, &a->how,
+			      a->why);
+	a->looks++;
+	if (rc > 0)
+		a->seen_at = a->looks;	/* nothing left to wait for */
+	a->unobservable = rc < 0;
+	dt = child_mono_ns() - t0;
+	a->ns += dt;
+	s->wall_ns += dt;
+	s->stage_tree_ns += dt;
+}
+
+static void artifact_use(const struct runner *rn, struct wl_artifact_use *u)
+{
+	const struct artifact_watch *a = &rn->art;
+
+	memset(u, 0, sizeof(*u));
+	if (!rn->o->watch_artifact)
+		return;
+	u->looked = true;
+	u->observable = !a->unobservable;
+	u->observed = a->seen_at > 0;
+	if (a->unobservable)
+		snprintf(u->observation, sizeof(u->observation), "not observable: %s", a->why);
+	else if (a->seen_at)
+		snprintf(u->observation, sizeof(u->observation),
+			 "%s by a process of the command's tree at look %lld (a look at every "
+			 "census, and at every open of the file, until seen)", a->how,
+			 (long long)a->seen_at);
+	else
+		snprintf(u->observation, sizeof(u->observation),
+			 "no process of the command's tree had the pinned artifact open or mapped "
+			 "at any census while it ran; the command must read the model "
+			 "\"$FAK_ARTIFACT\" names (or the same file), and keep it open or "
+			 "mapped for more than a millisecond");
 }
 
 static void take(struct runner *rn, struct fold *f, unsigned flags)
@@ -95,6 +161,8 @@ static void take(struct runner *rn, struct fold *f, unsigned flags)
 	bool over;
 
 	census_take(rn->c, flags, &s);
+	if ((flags & CENSUS_TREE) && rn->child_running)
+		look_artifact(rn, &s);
 	/* NVML is read outside the census wall time, which stays comparable
 	 * with runs on machines without a GPU; its own cost is sealed apart */
 	if (rn->gpu && (flags & CENSUS_TREE))
@@ -193,6 +261,9 @@ static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_inpu
 	q->waited_ns = f->first.mono_ns - first;
 }
 
+/* Censuses an open of the artifact may add: at most one a millisecond. */
+#define ARTIFACT_WAKE_NS ((int64_t)1000000)
+
 static void command_loop(struct runner *rn, struct fold *f)
 {
 	int64_t deadline = child_mono_ns() + rn->o->timeout_ns, next;
@@ -216,7 +287,11 @@ static void command_loop(struct runner *rn, struct fold *f)
 		if (now >= next) {
 			take(rn, f, CENSUS_TREE);
 			next = advance(next, rn->next_interval, child_mono_ns());
+		} else if (rn->art.opened && now - f->last.mono_ns >= ARTIFACT_WAKE_NS) {
+			/* a process opened the artifact: find it before it closes */
+			take(rn, f, CENSUS_TREE);
 		}
+		rn->art.opened = false;
 		wake = next;
 		if (rn->o->timeout_ns && !rn->timed_out && deadline < wake)
 			wake = deadline;
@@ -355,7 +430,7 @@ static int confine(const struct run_opts *o, struct run_state *st, struct err *e
 int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
 		struct err *e)
 {
-	struct runner rn = { .o = o, .sig = { .fd = -1 } };
+	struct runner rn = { .o = o, .sig = { .fd = -1 }, .art = { .fd = -1 } };
 	struct run_state *st = xcalloc(1, sizeof(*st));
 	struct fold_input *in = &st->in;
 	struct census_cfg cfg = { 0 };
@@ -448,6 +523,8 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		     CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
 		if (o->workload)
 			st->fork_rss = own_rss(o->proc_root, cfg.page_size);
+		if (o->watch_artifact && o->artifact_path)
+			rn.art.fd = platform_open_watch(o->artifact_path);
 		if (child_spawn(&rn.ch, st->exe, o->argv,
 				o->child_mask ? o->child_mask : &rn.sig.old_mask,
 				o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
@@ -510,6 +587,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		if (o->workload(o->workload_ctx, res, &st->workload, e) < 0)
 			goto out_census;
 		workload_rss(&st->workload, &rn.ch, st->fork_rss);
+		artifact_use(&rn, &st->workload.artifact);
 		in->workload = &st->workload;
 	}
 	rc = fold_attestation(r, in, e);
@@ -521,6 +599,8 @@ out_census:
 	}
 	gpu_close(rn.gpu, &st->gpu);
 	census_free(rn.c);
+	if (rn.art.fd >= 0)
+		close(rn.art.fd);
 out_signals:
 	platform_signals_close(&rn.sig);
 out_cgroup:

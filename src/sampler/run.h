@@ -62,6 +62,16 @@ struct run_opts {
 	 * fails the run (no attestation). */
 	int (*workload)(void *ctx, const struct run_result *res, struct workload *w, struct err *e);
 	void *workload_ctx;
+	/* With a workload: the pinned artifact, as the runner identified it
+	 * (st_dev, st_ino). Every census of the command's tree then looks
+	 * whether one of its processes has it open or mapped, until one has;
+	 * the workload's artifact member seals what was seen. */
+	bool watch_artifact;
+	uint64_t artifact_dev, artifact_ino;
+	/* Its path, watched for opens (platform_open_watch) while it is not
+	 * seen yet: an open takes a census of the tree at once, so a reader
+	 * that holds it for less than an interval is seen too. NULL: none. */
+	const char *artifact_path;
 };
 
 /* Resolves and runs the command. Returns -1 with e set when it could not

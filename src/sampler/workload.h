@@ -111,6 +111,15 @@ struct wl_stream {
 	} kept;
 };
 
+/* Whether a process of the command's tree had the pinned artifact open or
+ * mapped while the command ran (docs/experiments.md). */
+struct wl_artifact_use {
+	bool looked;		/* the runner watched it: the members are sealed */
+	bool observable;	/* the OS shows another process's files */
+	bool observed;		/* when observable */
+	char observation[ATTEST_DETAIL_MAX];	/* how it was seen, or why not */
+};
+
 /* The log bound of the runner (--max-log-bytes): default and least. */
 #define WL_LOG_BOUND_DEFAULT ((int64_t)16 << 20)
 #define WL_LOG_BOUND_MIN ((int64_t)1 << 20)
@@ -135,6 +144,15 @@ struct workload {
 	 * whose source begins "estimate:" (docs/sampler.md). */
 	struct metric peak_rss_bytes;
 	struct metric fak_rss_at_fork_bytes;
+	/* The pinned artifact seen in use (run_opts.artifact): sealed as
+	 * artifact_observed (absent where the OS shows fak no other process's
+	 * files) and artifact_observation, the text saying how. */
+	struct wl_artifact_use artifact;
+	/* The sha256 of the executable the command names (its first word after
+	 * assignments, found like the shell finds it), digested once per arm
+	 * before the first run; "" when the command does not name one a file
+	 * can be found for (a builtin, an expansion). Sealed as program_sha256. */
+	char program_sha256[65];
 };
 
 /* The JSON form in documented key order (new reference): tokens_per_second,

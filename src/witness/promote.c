@@ -804,11 +804,17 @@ static void check_policy(const struct plan *pl, struct findings *out)
 static void check_arms(const struct plan *pl, struct findings *out)
 {
 	const struct source *s = &pl->s;
+	struct receipt_aa aa;
 
-	if (receipt_same_arms(&s->base, &s->cand))
-		findings_addf(out, "%s and %s: the two arms ran the same command, revision and "
-				   "module versions: " RECEIPT_AA_NOTE "; an A/B needs a candidate "
-				   "that differs", s_name(pl, 0), s_name(pl, 1));
+	receipt_arms_compare(&s->base, &s->cand, &aa);
+	if (aa.same) {
+		struct strbuf why = STRBUF_INIT;
+
+		receipt_aa_why(&aa, &s->base, &s->cand, &why);
+		findings_addf(out, "%s and %s: %s: " RECEIPT_AA_NOTE "; an A/B needs a candidate "
+				   "that differs", s_name(pl, 0), s_name(pl, 1), why.buf);
+		sb_release(&why);
+	}
 	receipt_state_check(&s->cand, &pl->g, s_name(pl, 1), out);
 	if (!s->base.has_envelope_state || !s->cand.has_envelope_state ||
 	    !json_equal(s->base.envelope_state.json, s->cand.envelope_state.json))

@@ -726,3 +726,68 @@ Test(json_same, numbers_by_value_members_in_any_order)
 	json_decref(a);
 	json_decref(b);
 }
+
+/* words joined with '|' for comparison */
+static char *sh_joined(const char *cmd, size_t *n, bool *exp)
+{
+	struct strbuf w = STRBUF_INIT;
+	char *out;
+
+	if (sh_words(cmd, &w, n, exp) < 0) {
+		sb_release(&w);
+		return NULL;
+	}
+	for (size_t i = 0; i + 1 < w.len; i++)
+		if (!w.buf[i])
+			w.buf[i] = '|';
+	out = strdup(w.len ? w.buf : "");
+	sb_release(&w);
+	return out;
+}
+
+Test(sh_words, quote_removal_and_operators)
+{
+	static const struct {
+		const char *cmd, *words;
+		size_t n;
+	} cases[] = {
+		{ "./bench ok", "./bench|ok", 2 },
+		{ "./bench 'ok'", "./bench|ok", 2 },
+		{ "./bench \"ok\"", "./bench|ok", 2 },
+		{ "./bench o\\k", "./bench|ok", 2 },
+		{ "  ./bench\tok \\\n ", "./bench|ok", 2 },
+		{ "./bench 'o k'", "./bench|o k", 2 },
+		{ "./bench o'k'\"s\"", "./bench|oks", 2 },
+		{ "a ''", "a|", 2 },
+		{ "a;b", "a|;|b", 3 },
+		{ "a && b >>log", "a|&&|b|>>|log", 5 },
+		{ "echo \"a\\\"b\\\\c\\d\"", "echo|a\"b\\c\\d", 2 },
+		{ "echo 'a\\b'", "echo|a\\b", 2 },
+		{ "echo ';'", "echo|;", 2 },
+		{ "", "", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = 99;
+		char *got = sh_joined(cases[i].cmd, &n, NULL);
+
+		cr_assert_not_null(got, "%s", cases[i].cmd);
+		cr_expect_str_eq(got, cases[i].words, "%s", cases[i].cmd);
+		cr_expect_eq(n, cases[i].n, "%s: %zu words", cases[i].cmd, n);
+		free(got);
+	}
+}
+
+Test(sh_words, expansions_and_unclosed_quotes)
+{
+	bool exp[8];
+	size_t n;
+	char *got = sh_joined("X=$HOME \"$Y\" '$Z' *.c ~/a \\$W", &n, exp);
+
+	cr_assert_not_null(got);
+	cr_expect_str_eq(got, "X=$HOME|$Y|$Z|*.c|~/a|$W");
+	cr_expect(exp[0] && exp[1] && !exp[2] && exp[3] && exp[4] && !exp[5]);
+	free(got);
+	cr_expect_null(sh_joined("echo 'a", &n, NULL));
+	cr_expect_null(sh_joined("echo \"a", &n, NULL));
+}

@@ -1069,3 +1069,32 @@ Test(gate_identity, a_run_agrees_with_its_envelope)
 		sb_release(&why);
 	}
 }
+
+/* Row 7a: a run of the runner (a workload) shows the pinned artifact in use. */
+Test(gate_sb, a_sealed_run_shows_the_artifact_in_use)
+{
+	struct sb_case k;
+
+	sb_setup(&k, "exact_subreaper_rusage");
+	for (int i = 0; i < 3; i++) {
+		struct attest_facts *f[2] = { &k.a[i].facts, &k.c[i].facts };
+
+		for (int s = 0; s < 2; s++)
+			f[s]->has_workload = f[s]->artifact_looked = f[s]->artifact_observable =
+				f[s]->artifact_observed = true;
+	}
+	sb_expect(&k, false, true, SB_PASS);
+	k.c[1].facts.artifact_observed = false;
+	sb_expect(&k, false, false, "candidate repetition 1 does not show the pinned artifact in "
+				    "use: artifact_observed is false");
+	k.c[1].facts.artifact_observable = false;
+	sb_expect(&k, false, false, "candidate repetition 1 does not show the pinned artifact in "
+				    "use: this OS does not show it (artifact_observed not "
+				    "observable)");
+	k.c[1].facts.artifact_looked = false;
+	sb_expect(&k, false, false, "candidate repetition 1 does not show the pinned artifact in "
+				    "use: it was sealed before fak looked for it");
+	/* a manual loop's run (no workload) is not the runner's: nothing to show */
+	k.c[1].facts.has_workload = false;
+	sb_expect(&k, false, true, SB_PASS);
+}

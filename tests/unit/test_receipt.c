@@ -778,7 +778,7 @@ Test(receipt, same_arms_are_word_for_word)
 	b.commands.v = c3;
 	cr_expect_not(receipt_same_arms(&a, &b));
 	b.commands.v = c4;
-	cr_expect_not(receipt_same_arms(&a, &b), "quotes are text, not blanks");
+	cr_expect(receipt_same_arms(&a, &b), "the shell removes the quotes: one command");
 	b.commands.v = c5;
 	cr_expect_not(receipt_same_arms(&a, &b), "a word fewer");
 	cr_expect_not(receipt_same_arms(&b, &a));
@@ -788,4 +788,44 @@ Test(receipt, same_arms_are_word_for_word)
 	b.modules = &m;
 	b.revision = "r2";
 	cr_expect_not(receipt_same_arms(&a, &b), "another revision");
+}
+
+/* With the executables sealed, what ran decides, not the labels. */
+Test(receipt, same_arms_by_the_executables_they_ran)
+{
+	const char *cmd[] = { "./bench ok" };
+	json_t *pa = json_pack("{s:{s:s}}", "workload", "program_sha256", "aa"),
+	       *pb = json_pack("{s:{s:s}}", "workload", "program_sha256", "bb"),
+	       *none = json_pack("{s:{}}", "workload");
+	struct receipt_attestation sa[2] = { { .json = pa }, { .json = pa } },
+				   sb[2] = { { .json = pa }, { .json = pa } };
+	struct receipt a = { .revision = "r1", .commands = { .v = cmd, .n = 1 },
+			     .system_baselines = sa, .nr_system_baselines = 2 };
+	struct receipt b = a;
+	struct receipt_aa aa;
+	struct strbuf why = STRBUF_INIT;
+
+	b.revision = "r2";
+	b.system_baselines = sb;
+	receipt_arms_compare(&a, &b, &aa);
+	cr_expect(aa.same && aa.by_program && aa.labels_differ, "one executable, two labels");
+	receipt_aa_why(&aa, &a, &b, &why);
+	cr_expect_str_eq(why.buf, "both arms ran the same command and the same executable "
+				  "(sha256 aa); the revision labels differ (r1, r2) but the "
+				  "executables do not: was the candidate rebuilt?");
+	sb[1].json = pb;
+	receipt_arms_compare(&a, &b, &aa);
+	cr_expect_not(aa.same, "an arm whose runs sealed two executables is no A/A by them");
+	cr_expect_not(aa.by_program);
+	sb[0].json = pb;
+	b.revision = "r1";
+	receipt_arms_compare(&a, &b, &aa);
+	cr_expect(aa.by_program && !aa.same, "another executable, the same labels: an A/B");
+	sb[0].json = sb[1].json = none;
+	receipt_arms_compare(&a, &b, &aa);
+	cr_expect(!aa.by_program && aa.same, "no executable sealed: the labels decide");
+	sb_release(&why);
+	json_decref(pa);
+	json_decref(pb);
+	json_decref(none);
 }

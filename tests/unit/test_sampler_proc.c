@@ -556,3 +556,38 @@ Test(proc_pid_stat, children_that_ended)
 	cr_expect_eq(p.cutime_ticks, 0, "a negative cutime reads as 0");
 	cr_expect_eq(p.cstime_ticks, 0, "a negative cstime reads as 0");
 }
+
+Test(proc_maps, device_and_inode)
+{
+	static const char file[] =
+		"7fb4f30e7000-7fb4f30ec000 r--s 00000000 fe:00 5482300                    "
+		"/srv/model.bin\nnext line";
+	static const char anon[] = "7ffd1c5e1000-7ffd1c602000 rw-p 00000000 00:00 0    [stack]";
+	static const char big[] = "1000-2000 r--p 0001f000 103:a2 18446744073709551615 /x";
+	struct pp_map m;
+
+	cr_assert_eq(pp_maps_line(file, sizeof(file) - 1, &m), 0);
+	cr_expect_eq(m.dev_major, 0xfe);
+	cr_expect_eq(m.dev_minor, 0);
+	cr_expect_eq(m.inode, 5482300);
+	cr_assert_eq(pp_maps_line(anon, sizeof(anon) - 1, &m), 0);
+	cr_expect_eq(m.inode, 0);
+	cr_assert_eq(pp_maps_line(big, sizeof(big) - 1, &m), 0);
+	cr_expect_eq(m.dev_major, 0x103);
+	cr_expect_eq(m.dev_minor, 0xa2);
+	cr_expect_eq(m.inode, UINT64_MAX);
+}
+
+Test(proc_maps, rejects)
+{
+	static const char *const bad[] = {
+		"", "1000 r--p 0 fe:00 1", "1000-2000 r--p 0 fe00 1", "1000-2000 r--p 0 fe:00",
+		"1000-2000 r--p zz fe:00 1", "1000-2000 r--p 0 fe:00 1x",
+		"g000-2000 r--p 0 fe:00 1",
+		"1000-2000 r--p 0 fe:00 18446744073709551616",
+	};
+	struct pp_map m;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(pp_maps_line(bad[i], strlen(bad[i]), &m), -1, "%s", bad[i]);
+}

@@ -20,6 +20,11 @@ WITNESS_ROOT=$PWD/wit BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decod
 grep -q '^lever      cpu.q8-row-blocked-sse2-matvec$' out.txt || { cat out.txt; fail "not the next lever"; }
 grep -q '^metrics    sealed: every repetition (6) equals its attestation' out.txt || fail "not every repetition sealed"
 grep -q '^order      interleaved$' out.txt || fail "order"
+# every run, warm-ups included, saw the weights in use: decode holds them open
+for f in run/attestations/*.json; do
+	jq -e '.workload.artifact_observed == true' "$f" >/dev/null ||
+		fail "$f: artifact_observed is not true: $(jq -r .workload.artifact_observation "$f")"
+done
 grep -q "^attempt    1 of 1 of lever cpu.q8-row-blocked-sse2-matvec in this envelope (ledger" out.txt ||
 	{ cat out.txt; fail "the attempt line"; }
 

@@ -11,14 +11,14 @@ set -u
 . "$FIX/experiment/lib.sh"
 cp "$FIX"/metrics/llama-bench-real/*.json* .
 cp graph.json native.json
-printf '#!/bin/sh\necho "{\\"name\\": \\"exact_match\\", \\"score\\": 1, \\"higher_is_better\\": true}"\n' >q.sh
+printf '#!/bin/sh\nsleep 0.05 <"$FAK_ARTIFACT"\necho "{\\"name\\": \\"exact_match\\", \\"score\\": 1, \\"higher_is_better\\": true}"\n' >q.sh
 chmod +x q.sh
 fwd=$(jq -r '.envelopes[0].forward_path' graph.json)
 
 # the audit: llama-bench's output on the fak-native envelope, refused at
 # the first run, by name
 expect_code 1 xp --metrics llama-bench --quality-command ./q.sh \
-	--baseline 'sleep 0.05; cat p4-n8.jsonl' --candidate 'sleep 0.05; cat p4-n8.json' \
+	--baseline 'sleep 0.05 <"$FAK_ARTIFACT"; cat p4-n8.jsonl' --candidate 'sleep 0.05 <"$FAK_ARTIFACT"; cat p4-n8.json' \
 	--out-dir audit
 expect_equal "  baseline warm-up 1 shows engine \"llama.cpp\" (build \"de3ff81\", backends \"CPU\", \
 model file \"model-q4_k_m.gguf\", model type \"llama ?B Q4_K - Medium\"), but envelope \
@@ -28,9 +28,9 @@ envelope; see audit/logs/baseline-warmup-1.stdout" "$(sed -n 2p err.txt)" "the a
 
 # a metrics line that states another engine, or another forward path
 line='{"tokens_per_second": 100, "end_to_end_milliseconds": 80, "quality": {"name": "exact_match", "score": 1, "higher_is_better": true}'
-printf '#!/bin/sh\nsleep 0.1\necho %s\n' "'$line, \"engine\": \"llama.cpp\"}'" >other-engine.sh
-printf '#!/bin/sh\nsleep 0.1\necho %s\n' "'$line, \"engine\": \"fak-native\", \"forward_path\": \"cpu/other\"}'" >other-path.sh
-printf '#!/bin/sh\nsleep 0.1\necho %s\n' "'$line, \"engine\": \"fak-native\", \"forward_path\": \"$fwd\"}'" >stated.sh
+printf '#!/bin/sh\nsleep 0.1 <"$FAK_ARTIFACT"\necho %s\n' "'$line, \"engine\": \"llama.cpp\"}'" >other-engine.sh
+printf '#!/bin/sh\nsleep 0.1 <"$FAK_ARTIFACT"\necho %s\n' "'$line, \"engine\": \"fak-native\", \"forward_path\": \"cpu/other\"}'" >other-path.sh
+printf '#!/bin/sh\nsleep 0.1 <"$FAK_ARTIFACT"\necho %s\n' "'$line, \"engine\": \"fak-native\", \"forward_path\": \"$fwd\"}'" >stated.sh
 chmod +x other-engine.sh other-path.sh stated.sh
 expect_code 1 xp --baseline ./stated.sh --candidate ./other-engine.sh --out-dir engine
 expect_grep '^  candidate warm-up 1 shows engine "llama.cpp", but envelope "test-cpu-p4-t8" names engine "fak-native": a run of one engine cannot witness another.s envelope; see engine/logs/candidate-warmup-1.stdout$' err.txt
@@ -46,7 +46,7 @@ expect_grep 'metrics line: build_commit: is what fak reads from llama-bench.s ou
 # forward path does not name is refused
 llama_graph
 expect_code 0 xp --metrics llama-bench --quality-command ./q.sh \
-	--baseline 'sleep 0.05; cat p4-n8.jsonl' --candidate 'sleep 0.05; cat p4-n8.json' --out-dir llama
+	--baseline 'sleep 0.05 <"$FAK_ARTIFACT"; cat p4-n8.jsonl' --candidate 'sleep 0.05 <"$FAK_ARTIFACT"; cat p4-n8.json' --out-dir llama
 jq -e '.workload.metrics | .engine == "llama.cpp" and .build_commit == "de3ff81"
 	and .backends == "CPU" and .model_file == "model-q4_k_m.gguf"' \
 	llama/attestations/baseline-1.json >/dev/null || fail "sealed identity"
@@ -54,7 +54,7 @@ jq -e '.workload.metrics | .engine == "llama.cpp" and .build_commit == "de3ff81"
 	--log llama/logs/baseline-1.stdout >/dev/null || fail "--verify --log"
 sed 's/de3ff81/0badc0de/' p4-n8.jsonl >other-build.jsonl
 expect_code 1 xp --metrics llama-bench --quality-command ./q.sh \
-	--baseline 'sleep 0.05; cat other-build.jsonl' --candidate 'sleep 0.05; cat p4-n8.json' \
+	--baseline 'sleep 0.05 <"$FAK_ARTIFACT"; cat other-build.jsonl' --candidate 'sleep 0.05 <"$FAK_ARTIFACT"; cat p4-n8.json' \
 	--out-dir build2
 expect_grep '^  baseline warm-up 1 shows build "0badc0de", which envelope "test-cpu-p4-t8".s forward path "llama.cpp de3ff81 ggml-cpu" does not name: pin the build in the forward path (a new envelope); see build2/logs/baseline-warmup-1.stdout$' err.txt
 

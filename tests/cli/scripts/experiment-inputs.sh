@@ -10,8 +10,8 @@
 set -u
 . "$FIX/experiment/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
-metrics() {	# metrics FILE JSON: a benchmark that takes 90 ms and prints JSON
-	printf '#!/bin/sh\nsleep 0.09\necho '"'%s'"'\n' "$2" >"$1"
+metrics() {	# metrics FILE JSON: a benchmark that reads the model for 90 ms and prints JSON
+	printf '#!/bin/sh\nsleep 0.09 <"$FAK_ARTIFACT"\necho '"'%s'"'\n' "$2" >"$1"
 }
 xp_try() {	# xp ARGS... into out/ (a busy host may starve the census: try again)
 	for t in 1 2 3 4; do
@@ -92,12 +92,7 @@ a=out/attestations/baseline-warmup-1.json
 	{ cat v.txt; fail "rate: --verify"; }
 [ "$(jq -r '.verdict + " " + .findings[0].code' "$a")" = 'invalid WORKLOAD_RATE_DISAGREES_WITH_STAGES' ] ||
 	fail "rate: the sealed verdict"
-jq '.findings = [] | .verdict = "clean"' "$a" >edited.json
-d=$("$FAK" bench system-baseline --verify edited.json 2>&1 | sed -n 's/.*computed "\(sha256:[0-9a-f]*\)".*/\1/p')
-jq --arg d "$d" '.findings = [] | .verdict = "clean" | .digest = $d' "$a" >resealed.json
-if "$FAK" bench system-baseline --verify resealed.json >v.txt 2>&1; then fail "rate: a resealed clean verdict passed"; fi
-grep -q "^fak bench system-baseline: verify 'resealed.json': verdict \"clean\" differs from the policy-derived verdict \"invalid\"$" v.txt ||
-	{ cat v.txt; fail "rate: resealed: message"; }
+resealed_refused "$a" rate
 # a baseline arm whose quality fails is named as such
 metrics q0.sh '{"tokens_per_second": 100, "end_to_end_milliseconds": 80, '"$q"': 0, "higher_is_better": true}}'
 fails 'baseline quality' 'sh q0.sh' 'TPS=120 ./bench.sh' '^  gate: the baseline arm failed quality (without --last-accepted it is the gate'"'"'s last accepted receipt)$'

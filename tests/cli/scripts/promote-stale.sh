@@ -1,7 +1,7 @@
 # --promote refuses evidence that proves nothing, with graph, index and
 # witness root left byte for byte unchanged: an experiment measured against
 # an envelope that changed since (promote A, then B measured with A off),
-# an A/A run (the same command, revision and modules in both arms), and a
+# an A/A run (the same command and executable in both arms), and a
 # receipt written before fak recorded the envelope state.
 set -u
 . "$FIX/experiment/lib.sh"
@@ -31,10 +31,10 @@ jq -e '.workload.label.envelope_state | test("^sha256:[0-9a-f]{64}$")' aa/attest
 	fail "the label's envelope_state"
 # A/A: the runner says so, --promote refuses it, whatever the gate says
 grep -q '^note       A/A: calibration, not a witness (both arms ran the same command' aa.txt || { cat aa.txt; fail "A/A note"; }
-refused aa "^  baseline.json and candidate.json: the two arms ran the same command, revision and module versions: A/A: calibration, not a witness"
+refused aa "^  baseline.json and candidate.json: both arms ran the same command and the same executable (sha256 [0-9a-f]\{12\}): A/A: calibration, not a witness"
 # the manual loop's gate request too, named as it was passed
 cp aa/gate-request.json aa-request.json
-refused aa-request.json "^  aa-request.json: last_accepted and aa-request.json: candidate: the two arms ran the same"
+refused aa-request.json "^  aa-request.json: last_accepted and aa-request.json: candidate: both arms ran the same"
 
 # another criterion: the experiment was made against another graph
 cp graph.json graph.orig
