@@ -80,7 +80,7 @@ enum {
 	O_GRAPH, O_JSON, O_FORMAT, O_CHART, O_NEXT, O_DOT, O_BASELINE, O_COMPARE, O_CANDIDATE,
 	O_ATTACH, O_SYSTEM_BASELINE, O_OUT, O_GATE, O_FAIL_ON_INVESTIGATE, O_PROFILE,
 	O_PROFILE_NEXT, O_FRONTDOOR, O_AS_OF, O_INDEX, O_WRITE_DOC, O_CHECK_DOC, O_PROMOTE,
-	O_DRY_RUN, O_WITNESS_ROOT, O_VERIFY_WITNESSES,
+	O_DRY_RUN, O_WITNESS_ROOT, O_VERIFY_WITNESSES, O_ENABLE, O_DEFAULT_PATH,
 };
 
 #define NP(m) struct np_opts, m
@@ -139,7 +139,8 @@ static const struct opt opts[] = {
 			"promote a passing experiment (or gate request) to graph, index, witness",
 			OPT_VALUE(NP(promote)) },
 	[O_DRY_RUN] = { "dry-run", NULL,
-			"with --promote: print the changes as a unified diff, write nothing",
+			"with --promote or --enable: print the changes as a unified diff, write "
+			"nothing",
 			OPT_FLAG(NP(dry_run)) },
 	[O_WITNESS_ROOT] = { "witness-root", "DIR",
 			     "witness folder root (default: docs/witnesses of the checkout)",
@@ -147,6 +148,12 @@ static const struct opt opts[] = {
 	[O_VERIFY_WITNESSES] = { "verify-witnesses", NULL,
 				 "re-verify every witness ([DIR]: the witness root)",
 				 OPT_FLAG(NP(verify_witnesses)) },
+	[O_ENABLE] = { "enable", "LEVER",
+		       "enable a witnessed LEVER once the default path uses it (step 6)",
+		       OPT_VALUE(NP(enable)) },
+	[O_DEFAULT_PATH] = { "default-path", "RECEIPT",
+			     "with --enable: a receipt of the envelope's default command",
+			     OPT_VALUE(NP(default_path)) },
 	{ 0 },
 };
 #undef NP
@@ -197,6 +204,10 @@ static const struct cmd_mode modes[] = {
 	  B(AS_OF) | B(INDEX) | B(WRITE_DOC) | B(CHECK_DOC), B(WRITE_DOC) | B(CHECK_DOC) },
 	{ "--promote", "--promote DIR|REQUEST [--dry-run] [--index FILE] [--witness-root DIR]",
 	  "promote a passing experiment to graph, index and witness", np_promote, B(PROMOTE), 0,
+	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
+	{ "--enable", "--enable LEVER --default-path RECEIPT [--dry-run] [--index FILE] "
+	  "[--witness-root DIR]", "enable a witnessed lever once the default path uses it",
+	  np_enable, B(ENABLE) | B(DEFAULT_PATH), B(ENABLE) | B(DEFAULT_PATH),
 	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
 	{ "--verify-witnesses", "--verify-witnesses [DIR] [--index FILE]",
 	  "re-verify every witness", np_verify_witnesses, B(VERIFY_WITNESSES), 0,

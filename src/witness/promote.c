@@ -358,8 +358,7 @@ char *witness_shift_text(const json_t *cmp)
 /* ---- graph and index: each a fresh JSON tree of the current document,
  * changed in place, then written; nothing else changes either ---------- */
 
-/* The object in tree's array `array` whose "id" is id, or NULL. */
-static json_t *member_with_id(json_t *tree, const char *array, const char *id)
+json_t *witness_member(json_t *tree, const char *array, const char *id)
 {
 	json_t *v;
 	size_t i;
@@ -370,27 +369,14 @@ static json_t *member_with_id(json_t *tree, const char *array, const char *id)
 	return NULL;
 }
 
-/* The graph's JSON with lever l enabled, present and witnessed (texts:
- * summary, provenance, receipt), and every enabled lever that conflicts
- * with it turned off (their ids appended to p->disabled). New reference. */
-static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[3],
-			      bool null_result, struct promotion *p)
+void witness_turn_on(json_t *tree, const struct lever *l, struct promotion *p)
 {
-	json_t *tree = graph_to_json(g), *o = member_with_id(tree, "levers", l->id), *w = jobj();
+	json_t *o = witness_member(tree, "levers", l->id);
 
-	jset_str(w, "summary", texts[0]);
-	jset_str(w, "classification", "witnessed");
-	jset_str(w, "provenance", texts[1]);
-	jset_str(w, "receipt", texts[2]);
-	jset_new(o, "witnessed", w);
-	/* a witnessed null leaves the lever as it was: off, and not tried
-	 * again (--next skips a witnessed lever) */
-	if (null_result)
-		return tree;
 	jset_bool(o, "enabled", true);
 	jset_str(o, "status", "present");
 	for (size_t i = 0; i < l->conflicts.n; i++) {
-		json_t *c = member_with_id(tree, "levers", l->conflicts.v[i]);
+		json_t *c = witness_member(tree, "levers", l->conflicts.v[i]);
 
 		if (!c || !json_is_true(json_object_get(c, "enabled")))
 			continue;
@@ -400,6 +386,21 @@ static json_t *promoted_graph(const struct graph *g, const struct lever *l, char
 		p->disabled = xrealloc(p->disabled, xmul(p->nr_disabled + 1, sizeof(char *)));
 		p->disabled[p->nr_disabled++] = xstrdup(l->conflicts.v[i]);
 	}
+}
+
+/* The graph's JSON with lever l witnessed (texts: summary, provenance,
+ * receipt). Its enabled flag and status stay as they are: enabling is the
+ * source's step 6, `--enable` (enable.c), once the default path uses the
+ * lever. New reference. */
+static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[3])
+{
+	json_t *tree = graph_to_json(g), *o = witness_member(tree, "levers", l->id), *w = jobj();
+
+	jset_str(w, "summary", texts[0]);
+	jset_str(w, "classification", "witnessed");
+	jset_str(w, "provenance", texts[1]);
+	jset_str(w, "receipt", texts[2]);
+	jset_new(o, "witnessed", w);
 	return tree;
 }
 
@@ -617,24 +618,29 @@ static const char *s_name(const struct plan *pl, int arm)
 	return arm ? "gate-request.json: candidate" : "gate-request.json: last_accepted";
 }
 
-/* The graph and the index as they stand (p->old_*), loaded and valid. */
-static int load_state(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+int witness_load_state(const struct witness_paths *paths, struct promotion *p, struct graph *g,
+		       bool *have_g, struct index *idx, bool *have_idx, struct findings *out,
+		       struct err *e)
 {
-	const struct witness_paths *paths = pl->paths;
-
 	if (file_read(paths->graph, GRAPH_MAX_BYTES, &p->old_graph, e) < 0 ||
 	    file_read(paths->index, INDEX_MAX_BYTES, &p->old_index, e) < 0 ||
-	    graph_load_buf(&pl->g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
+	    graph_load_buf(g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
 		return -1;
-	pl->have_g = true;
-	graph_validate(&pl->g, out);
+	*have_g = true;
+	graph_validate(g, out);
 	if (out->nr)
 		return 0;
-	if (index_load_buf(&pl->idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
+	if (index_load_buf(idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
 		return -1;
-	pl->have_idx = true;
-	index_validate(&pl->idx, &pl->g, out);
+	*have_idx = true;
+	index_validate(idx, g, out);
 	return 0;
+}
+
+static int load_state(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	return witness_load_state(pl->paths, p, &pl->g, &pl->have_g, &pl->idx, &pl->have_idx, out,
+				  e);
 }
 
 /* The receipts and the gate request, from the folder (every run checked)
@@ -916,7 +922,7 @@ static int change_graph(struct plan *pl, struct promotion *p, struct findings *o
 	texts[2] = xasprintf(WITNESS_REF_PREFIX "%s", p->rel);
 	p->lever_id = xstrdup(pl->l->id);
 	p->envelope_id = xstrdup(pl->env->id);
-	tree = promoted_graph(&pl->g, pl->l, texts, is_null_result(pl->cmp), p);
+	tree = promoted_graph(&pl->g, pl->l, texts);
 	json_write_pretty(&p->new_graph, tree);
 	json_decref(tree);
 	for (int i = 0; i < 3; i++)
@@ -948,25 +954,20 @@ static int change_index(struct plan *pl, struct promotion *p, struct findings *o
 	return 0;
 }
 
-/* The new graph and index load and validate together, as any later
- * command will read them; the graph's next lever for the report. */
-static int check_promoted(struct plan *pl, struct promotion *p, struct findings *out,
-			  struct err *e)
+int witness_check_new(struct promotion *p, struct findings *out, struct err *e)
 {
 	struct graph ng;
 	struct index ni;
 	const struct lever *next;
 	int rc = 0;
 
-	(void)pl;
-	if (graph_load_buf(&ng, p->new_graph.buf, p->new_graph.len, "the promoted graph", e) < 0)
+	if (graph_load_buf(&ng, p->new_graph.buf, p->new_graph.len, "the new graph", e) < 0)
 		return -1;
 	graph_validate(&ng, out);
 	if (!out->nr) {
 		next = graph_next(&ng, NULL);
 		p->next_lever = next ? xstrdup(next->id) : NULL;
-		rc = index_load_buf(&ni, p->new_index.buf, p->new_index.len, "the promoted index",
-				    e);
+		rc = index_load_buf(&ni, p->new_index.buf, p->new_index.len, "the new index", e);
 		if (rc == 0) {
 			index_validate(&ni, &ng, out);
 			index_release(&ni);
@@ -974,9 +975,16 @@ static int check_promoted(struct plan *pl, struct promotion *p, struct findings 
 	}
 	graph_release(&ng);
 	if (rc == 0 && out->nr)
-		findings_addf(out, "the promoted graph or index would not validate (above); "
+		findings_addf(out, "the new graph or index would not validate (above); "
 			      "nothing written");
 	return rc;
+}
+
+static int check_promoted(struct plan *pl, struct promotion *p, struct findings *out,
+			  struct err *e)
+{
+	(void)pl;
+	return witness_check_new(p, out, e);
 }
 
 static void plan_release(struct plan *pl)
