@@ -833,6 +833,46 @@ static void check_sealed(struct plan *pl, struct findings *out)
 	json_decref(b);
 }
 
+/* The lever's typed next witness (docs/graph.md, "Typed next witnesses"):
+ * what the experiment must be, beyond a passing A/B. */
+static void check_requirement(const struct plan *pl, struct findings *out)
+{
+	const struct witness_requirement *r = &pl->l->requirement;
+	const struct receipt_quality *q = &pl->s.cand.quality;
+
+	if (!pl->l->has_requirement || !strcmp(r->kind, "decode"))
+		return;
+	if (!strcmp(r->kind, "serving")) {
+		findings_addf(out, "lever \"%s\" needs a serving receipt (its "
+				   "next_witness_requirement): serving receipts are not yet "
+				   "supported by --promote; a decode A/B does not witness it",
+			      pl->l->id);
+		return;
+	}
+	if (!strcmp(r->kind, "parity")) {
+		findings_addf(out, "lever \"%s\" needs a parity campaign of %s against %s on "
+				   "one artifact and envelope (its next_witness_requirement): "
+				   "its result is a ratio labelled parity, never a throughput "
+				   "witness of either engine; a throughput A/B does not witness it",
+			      pl->l->id, r->engines.v[0], r->engines.v[1]);
+		return;
+	}
+	/* numerical: every threshold, on the candidate's sealed quality */
+	for (size_t i = 0; i < r->nr_metrics; i++) {
+		const struct witness_threshold *t = &r->metrics[i];
+
+		if (strcmp(t->metric, q->name))
+			findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
+					   "\"%s\" %s %g is missing: %s states only \"%s\"",
+				      pl->l->id, t->metric, t->op, t->value, s_name(pl, 1),
+				      q->name);
+		else if (!graph_threshold_met(t, q->score))
+			findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
+					   "\"%s\" is %g in %s, not %s %g", pl->l->id, t->metric,
+				      q->score, s_name(pl, 1), t->op, t->value);
+	}
+}
+
 /* Only a pass goes, and not on its own: the policy, the arms, the seals,
  * and the lever still ready in the graph. */
 static int check_consistency(struct plan *pl, struct promotion *p, struct findings *out,
@@ -853,8 +893,10 @@ static int check_consistency(struct plan *pl, struct promotion *p, struct findin
 				      : "run more repetitions (fak bench experiment "
 					"--until-decisive) instead of trying again");
 	pl->l = graph_lever(&pl->g, pl->s.cand.changed_lever_id);
-	if (pl->l)
+	if (pl->l) {
 		check_policy(pl, out);
+		check_requirement(pl, out);
+	}
 	check_arms(pl, out);
 	check_sealed(pl, out);
 	if (!pl->l || !graph_lever_ready(&pl->g, pl->l))
