@@ -77,7 +77,16 @@ receipt drift.json 120 '.controls.batch = 2'
 refused_enable drift.json "^  'drift.json' against the witness's baseline: "
 receipt stale.json 120 '.envelope_state = $b[0].envelope_state'
 refused_enable stale.json "^  stale.json: envelope_state: lever \"cpu.fast\" changed since"
+receipt quality.json 120 '.quality.score = 0'
+refused_enable quality.json "^  'quality.json': quality exact_match 0 misses the criterion's 1$"
+receipt other.json 120 '.changed_lever_id = "cpu.base"'
+refused_enable other.json "^  'other.json': a receipt of lever \"cpu.base\" in \"test-cpu-p4-t8\", not of lever \"cpu.fast\" in \"test-cpu-p4-t8\"$"
 receipt good.json 120
+# the witness's manifest must be the one its folder's name proves
+cp "wit/$w/MANIFEST.json" saved.json
+jq '.fak_version = "9.9.9"' saved.json >"wit/$w/MANIFEST.json"
+refused_enable good.json "^  witness $w: its MANIFEST.json is not the one the folder names; run --verify-witnesses$"
+cp saved.json "wit/$w/MANIFEST.json"
 # the witness is checked against its manifest
 cp "wit/$w/comparison.json" saved.json
 jq '.decision.interval_percent.upper = 99' saved.json >"wit/$w/comparison.json"
@@ -132,4 +141,27 @@ jq -e --arg s "$sha" --arg w "witness $w" '.results[] | select(.evidence == $w) 
 	index.json >/dev/null || { jq .results index.json; fail "the index row does not record the enablement"; }
 np --verify-witnesses wit >v.txt 2>&1 || { cat v.txt; fail "--verify-witnesses after --enable"; }
 refused_enable good.json '^  lever "cpu.fast" is enabled already$'
+
+# a witnessed null keeps the lever off: nothing to enable (+1% is within the
+# criterion's 2% threshold)
+rm -rf null && mkdir null && cd null
+. "$FIX/experiment/lib.sh"
+cp "$ROOT/examples/cpu-decode/index.json" index.json
+xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=101 ./bench.sh' --out-dir n >n.out 2>&1 || { cat n.out; fail "null run"; }
+[ "$(jq -r .decision.verdict n/comparison.json)" = equivalent ] || fail "the null run: $(jq -r .decision.verdict n/comparison.json)"
+promote n >/dev/null 2>err.txt || { cat err.txt; fail "promote the null"; }
+"$FAK" native-performance --graph graph.json --baseline cpu.fast >tpl.json || fail "template"
+w=$(jq -r '.levers[] | select(.id == "cpu.fast") | .witnessed.receipt | sub("^witness "; "")' graph.json)
+receipt nul.json 101
+refused_enable nul.json '^  lever "cpu.fast" is witnessed as equivalent, not faster: a witnessed null keeps the lever off; nothing to enable$'
+cd ..
+
+# an external witness (the seeds' evidence) names no interval to check against
+cp "$ROOT/data/native-performance-graph.json" seed.json
+jq '(.levers[] | select(.id == "metal.resident-q4k-weights")) |= (.enabled = false | .status = "partial")
+	| (.levers[] | select(.id == "metal.command-buffer-amortization") | .dependency_ids) = []
+	| (.levers[] | select(.id == "metal.fused-hybrid-graph-coverage") | .dependency_ids) = []' seed.json >seed2.json
+expect_code 1 "$FAK" native-performance --graph seed2.json --index "$ROOT/data/performance-index.json" \
+	--witness-root wit --enable metal.resident-q4k-weights --default-path good.json
+expect_grep '^  lever "metal.resident-q4k-weights" is witnessed by no witness folder (external evidence): no witnessed interval to check a default path against' err.txt
 echo ok
