@@ -468,9 +468,10 @@ static bool percent_ok(double x)
 /* The GPU policy: ranges, known clock-event reasons, and an envelope that
  * runs on an NVIDIA accelerator (nothing else is read through NVML). */
 /* A lever's next_witness_requirement (docs/graph.md, "Typed next witnesses"). */
-static void validate_requirement(struct findings *f, const struct lever *l)
+static void validate_requirement(const struct graph *g, struct findings *f, const struct lever *l)
 {
 	const struct witness_requirement *r = &l->requirement;
+	const struct envelope *env = graph_envelope(g, l->app.envelope_id);
 	bool parity = eq(r->kind, "parity");
 
 	if (!graph_requirement_kind_valid(r->kind))
@@ -500,6 +501,12 @@ static void validate_requirement(struct findings *f, const struct lever *l)
 		       !graph_engine_valid(r->engines.v[1]) ||
 		       eq(r->engines.v[0], r->engines.v[1])))
 		add(f, "lever %Q: a parity next witness names the two engines it matches", l->id);
+	else if (parity && env && graph_engine_valid(env->engine) &&
+		 !eq(r->engines.v[0], env->engine) &&
+		 !eq(r->engines.v[1], env->engine))
+		add(f, "lever %Q: a parity next witness matches its envelope's engine %Q against "
+		    "another; it names %Q and %Q", l->id, env->engine, r->engines.v[0],
+		    r->engines.v[1]);
 	if (!parity && !r->engines.is_null)
 		add(f, "lever %Q: only a parity next witness names engines", l->id);
 }
@@ -630,7 +637,7 @@ void graph_validate(const struct graph *g, struct findings *f)
 	validate_levers(g, f, &envs, &levers, &lever_edges);
 	for (size_t i = 0; i < g->nr_levers; i++)
 		if (g->levers[i].has_requirement)
-			validate_requirement(f, &g->levers[i]);
+			validate_requirement(g, f, &g->levers[i]);
 	if (find_cycle(&lever_edges, levers.names, &cycle))
 		add(f, "lever dependency cycle: %s", cycle.buf);
 	validate_criteria(g, f, &envs);
