@@ -97,6 +97,21 @@ static void load_witness(struct enable *en, struct findings *out)
 			      l->id);
 		return;
 	}
+	{
+		/* <envelope>/<lever>/<name>: a folder of this lever, nothing else */
+		const char *rel = l->witnessed.receipt + n;
+		size_t el = strlen(l->app.envelope_id), ll = strlen(l->id);
+
+		if (strncmp(rel, l->app.envelope_id, el) || rel[el] != '/' ||
+		    strncmp(rel + el + 1, l->id, ll) || rel[el + 1 + ll] != '/' ||
+		    !rel[el + 2 + ll] || strchr(rel + el + 2 + ll, '/') ||
+		    rel[el + 2 + ll] == '.') {
+			findings_addf(out, "lever \"%s\": its witness %s is not a folder of its "
+					   "envelope and lever; run --verify-witnesses", l->id,
+				      rel);
+			return;
+		}
+	}
 	en->l = l;
 	en->rel = xstrdup(l->witnessed.receipt + n);
 	mpath = xasprintf("%s/%s/MANIFEST.json", en->paths->root, en->rel);

@@ -93,6 +93,13 @@ jq '.decision.interval_percent.upper = 99' saved.json >"wit/$w/comparison.json"
 refused_enable good.json "^  witness $w: comparison.json is not what its manifest lists; run --verify-witnesses$"
 cp saved.json "wit/$w/comparison.json"
 
+# the graph names a witness of this lever only: not a path elsewhere
+cp graph.json graph.saved
+jq --arg w "witness test-cpu-p4-t8/cpu.fast/../../../elsewhere" \
+	'(.levers[] | select(.id == "cpu.fast") | .witnessed.receipt) = $w' graph.saved >graph.json
+refused_enable good.json '^  lever "cpu.fast": its witness test-cpu-p4-t8/cpu.fast/../../../elsewhere is not a folder of its envelope and lever; run --verify-witnesses$'
+cp graph.saved graph.json
+
 # the dry run prints the change and writes nothing
 before=$(state)
 np --enable cpu.fast --default-path good.json --dry-run >dry.txt || fail "dry run"
