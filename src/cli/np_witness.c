@@ -27,7 +27,8 @@ static int resolve(const struct np_opts *o, struct witness_paths *p, char **own,
 	if (o->graph && !strcmp(o->graph, "-")) {
 		free(top);
 		return err_set(e,
-			       "--promote writes the graph: give it as a file, not standard input");
+			       "--%s writes the graph: give it as a file, not standard input",
+			       o->enable ? "enable" : "promote");
 	}
 	p->graph = o->graph ? o->graph
 		   : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;

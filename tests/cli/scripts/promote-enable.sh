@@ -30,6 +30,9 @@ expect_code 1 np --enable cpu.nothing --default-path tpl.json
 expect_grep '^  unknown lever "cpu.nothing"$' err.txt
 expect_code 2 np --enable cpu.fast
 expect_grep 'default-path' err.txt
+expect_code 1 "$FAK" native-performance --graph - --index index.json --witness-root wit \
+	--enable cpu.fast --default-path tpl.json <graph.json
+expect_grep '^fak native-performance: --enable writes the graph: give it as a file, not standard input$' err.txt
 [ "$(state)" = "$before" ] || fail "a refused enable changed something"
 
 # step 5: --promote witnesses the lever and leaves it (and its conflict) as it was
