@@ -83,8 +83,9 @@ np --compare "$run/baseline.json" --candidate "$run/candidate.json" >compare.txt
 	{ cat compare.txt; fail "--compare"; }
 np --gate "$run/gate-request.json" >gate.txt || { cat gate.txt; fail "--gate"; }
 
-# A pass is `faster` (a gain: the lever enabled) or `equivalent` (a witnessed null: the lever
-# stays off); under a 100000% threshold two threads are all but always equivalent to one.
+# A pass is `faster` (a gain) or `equivalent` (a witnessed null); under a 100000% threshold two
+# threads are all but always equivalent to one. Either way --promote only witnesses the lever:
+# it stays off until --enable (the source's step 6) sees the default path use it.
 verdict=$(jq -r .decision.verdict "$run/comparison.json")
 np --index index.json --witness-root witnesses --promote "$run" >promote.txt ||
 	{ cat promote.txt; fail "promote"; }
@@ -93,10 +94,10 @@ grep -q "^promoted llama.threads-2 in llama-cpp-random-512x8-q4km-linux-amd64-p1
 np --next --json | jq -e '.lever.id == "llama.flash-attention"' >/dev/null || fail "--next did not advance"
 np --index index.json --verify-witnesses witnesses >v.txt || { cat v.txt; fail "--verify-witnesses"; }
 grep -q '^VERIFIED 1 witness folder under witnesses; ' v.txt || { cat v.txt; fail "verify output"; }
-# the next experiment's arms carry the promoted lever's flag when it was a gain, and not
-# when it was a witnessed null
+jq -e '.levers[] | select(.id == "llama.threads-2") | (.enabled | not) and .witnessed != null' \
+	graph.json >/dev/null || fail "--promote enabled the lever (enabling is --enable, step 6)"
+# the next experiment's arms do not carry the witnessed lever's flag: it is not enabled
 threads=1
-[ "$verdict" = faster ] && threads=2
 DRY_RUN=1 GRAPH=$PWD/graph.json FAK=$FAK "$root/examples/llama-cpp/experiment.sh" next >next.txt ||
 	fail "experiment.sh on the promoted graph"
 printf 'lever llama.flash-attention\nbaseline -t %s -fa off -ctk f16 -ctv f16\ncandidate -t %s -fa on -ctk f16 -ctv f16\n' \

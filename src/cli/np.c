@@ -94,7 +94,7 @@ enum {
 	O_QUANTIZATION, O_HARDWARE, O_ENGINE, O_BACKEND, O_FORWARD_PATH, O_PLATFORM,
 	O_PROMPT_TOKENS, O_DECODE_TOKENS, O_WARMUPS, O_REPETITIONS, O_REQUIRED_EVIDENCE,
 	O_HOST_POLICY, O_ADD_LEVER, O_ENVELOPE, O_NAME, O_EXPECTED, O_PROVENANCE, O_DEPENDS_ON,
-	O_CONFLICTS_WITH, O_ISSUE, O_SET,
+	O_CONFLICTS_WITH, O_ISSUE, O_SET, O_ENABLE, O_DEFAULT_PATH,
 };
 
 #define NP(m) struct np_opts, m
@@ -153,7 +153,8 @@ static const struct opt opts[] = {
 			"promote a passing experiment (or gate request) to graph, index, witness",
 			OPT_VALUE(NP(promote)) },
 	[O_DRY_RUN] = { "dry-run", NULL,
-			"with --promote: print the changes as a unified diff, write nothing",
+			"with --promote or --enable: print the changes as a unified diff, write "
+			"nothing",
 			OPT_FLAG(NP(dry_run)) },
 	[O_WITNESS_ROOT] = { "witness-root", "DIR",
 			     "witness folder root (default: docs/witnesses of the checkout)",
@@ -218,6 +219,12 @@ static const struct opt opts[] = {
 		      OPT_VALUE(NP(issue)) },
 	[O_SET] = { "set", "KEY=VALUE", "set another member of the new envelope or lever",
 		    OPT_LIST(NP(set)) },
+	[O_ENABLE] = { "enable", "LEVER",
+		       "enable a witnessed LEVER once the default path uses it (step 6)",
+		       OPT_VALUE(NP(enable)) },
+	[O_DEFAULT_PATH] = { "default-path", "RECEIPT",
+			     "with --enable: a receipt of the envelope's default command",
+			     OPT_VALUE(NP(default_path)) },
 	{ 0 },
 };
 #undef NP
@@ -274,6 +281,10 @@ static const struct cmd_mode modes[] = {
 	  B(AS_OF) | B(INDEX) | B(WRITE_DOC) | B(CHECK_DOC), B(WRITE_DOC) | B(CHECK_DOC) },
 	{ "--promote", "--promote DIR|REQUEST [--dry-run] [--index FILE] [--witness-root DIR]",
 	  "promote a passing experiment to graph, index and witness", np_promote, B(PROMOTE), 0,
+	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
+	{ "--enable", "--enable LEVER --default-path RECEIPT [--dry-run] [--index FILE] "
+	  "[--witness-root DIR]", "enable a witnessed lever once the default path uses it",
+	  np_enable, B(ENABLE) | B(DEFAULT_PATH), B(ENABLE) | B(DEFAULT_PATH),
 	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
 	{ "--verify-witnesses", "--verify-witnesses [DIR] [--index FILE]",
 	  "re-verify every witness", np_verify_witnesses, B(VERIFY_WITNESSES), 0,

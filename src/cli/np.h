@@ -26,6 +26,7 @@ struct np_opts {
 	const char *promote;		/* --promote DIR|GATE_REQUEST */
 	bool dry_run, verify_witnesses;
 	const char *witness_root;	/* --witness-root, or --verify-witnesses DIR */
+	const char *enable, *default_path;	/* --enable LEVER --default-path RECEIPT */
 	const char *format;		/* --format text|json|md|csv */
 	const char *chart;		/* --chart climb, or with --compare the SVG file */
 	/* graphs written by fak (np_new.c) */
@@ -78,6 +79,7 @@ int np_profile(const struct np_ctx *c, bool next);
  * (--graph, or the checkout's data file) is completed or rolled back. */
 int np_recover(const struct np_opts *o);
 int np_promote(const struct np_ctx *c);
+int np_enable(const struct np_ctx *c);
 int np_verify_witnesses(const struct np_ctx *c);
 
 /* graphs written by fak (np_new.c): --new-graph runs before any graph is

@@ -27,7 +27,8 @@ static int resolve(const struct np_opts *o, struct witness_paths *p, char **own,
 	if (o->graph && !strcmp(o->graph, "-")) {
 		free(top);
 		return err_set(e,
-			       "--promote writes the graph: give it as a file, not standard input");
+			       "--%s writes the graph: give it as a file, not standard input",
+			       o->enable ? "enable" : "promote");
 	}
 	p->graph = o->graph ? o->graph
 		   : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;
@@ -132,7 +133,22 @@ static void attempt_line(const struct promotion *p, struct strbuf *sb)
 			    "line)\n");
 }
 
-int np_promote(const struct np_ctx *c)
+/* What --promote and --enable each do around the one sequence of np_change:
+ * plan, refuse or show (--dry-run), write through the journal, report. */
+struct change {
+	const char *verb;	/* "promote", "enable" */
+	const char *would;	/* "promoted", "enabled" */
+	int (*plan)(const struct np_opts *o, const struct witness_paths *paths,
+		    struct promotion *p, struct findings *f, struct err *e);
+	/* the dry run's lines before the diffs (NULL: none) and after them */
+	void (*dry_head)(const struct promotion *p, struct strbuf *sb);
+	void (*dry_tail)(const struct promotion *p, const struct witness_paths *paths,
+			 struct strbuf *sb);
+	void (*report)(const struct promotion *p, const struct witness_paths *paths,
+		       struct strbuf *sb);
+};
+
+static int np_change(const struct np_ctx *c, const struct change *k)
 {
 	const struct np_opts *o = c->o;
 	struct witness_paths paths = { 0 };
@@ -147,24 +163,28 @@ int np_promote(const struct np_ctx *c)
 		release(own);
 		return cli_fail(NP_CMD, &e);
 	}
-	if (witness_promote_plan(o->promote, &paths, FAK_VERSION, &p, &f, &e) < 0) {
+	if (k->plan(o, &paths, &p, &f, &e) < 0) {
 		rc = cli_fail(NP_CMD, &e);
 		goto out;
 	}
 	if (f.nr) {
-		rc = cli_findings(NP_CMD, "promote: refused; nothing written", &f);
+		char *what = xasprintf("%s: refused; nothing written", k->verb);
+
+		rc = cli_findings(NP_CMD, what, &f);
+		free(what);
 		goto out;
 	}
 	if (o->dry_run) {
-		sb_addf(&sb, "dry run: nothing written. %s would be promoted with:\n", p.lever_id);
-		attempt_line(&p, &sb);
+		sb_addf(&sb, "dry run: nothing written. %s would be %s with:\n", p.lever_id,
+			k->would);
+		if (k->dry_head)
+			k->dry_head(&p, &sb);
 		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len,
 			     paths.graph, &sb);
 		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len,
 			     paths.index, &sb);
-		sb_addf(&sb, "new witness folder %s/%s/:\n", paths.root, p.rel);
-		for (size_t i = 0; i < p.nr_files; i++)
-			sb_addf(&sb, "  %s (%zu bytes)\n", p.files[i].path, p.files[i].data.len);
+		if (k->dry_tail)
+			k->dry_tail(&p, &paths, &sb);
 		cli_out(sb.buf, sb.len);
 		goto out;
 	}
@@ -175,16 +195,9 @@ int np_promote(const struct np_ctx *c)
 		rc = cli_fail(NP_CMD, &e);
 		goto out;
 	}
-	if (committed > 0)	/* promoted: the exit status stays 0 */
-		cli_errorf(NP_CMD, "promote: %s", e.msg);
-	sb_addf(&sb, "promoted %s in %s: %s\n", p.lever_id, p.envelope_id, p.summary);
-	sb_addf(&sb, "  witness  %s/%s/ (manifest %s)\n", paths.root, p.rel, p.manifest_digest);
-	attempt_line(&p, &sb);
-	sb_addf(&sb, "  graph    %s: %s enabled, present, witnessed", paths.graph, p.lever_id);
-	for (size_t i = 0; i < p.nr_disabled; i++)
-		sb_addf(&sb, "%s%s", i ? ", " : "; conflicting lever turned off: ", p.disabled[i]);
-	sb_addf(&sb, "\n  index    %s: a CURRENT row for %s%s\n", paths.index, p.envelope_id,
-		p.demoted ? "; the previous CURRENT row is HISTORICAL" : "");
+	if (committed > 0)	/* done: the exit status stays 0 */
+		cli_errorf(NP_CMD, "%s: %s", k->verb, e.msg);
+	k->report(&p, &paths, &sb);
 	if (p.next_lever)
 		sb_addf(&sb, "next: %s\n", p.next_lever);
 	else
@@ -199,6 +212,67 @@ out:
 	promotion_release(&p);
 	release(own);
 	return rc;
+}
+
+static int plan_promote(const struct np_opts *o, const struct witness_paths *paths,
+			struct promotion *p, struct findings *f, struct err *e)
+{
+	return witness_promote_plan(o->promote, paths, FAK_VERSION, p, f, e);
+}
+
+static void promote_tail(const struct promotion *p, const struct witness_paths *paths,
+			 struct strbuf *sb)
+{
+	sb_addf(sb, "new witness folder %s/%s/:\n", paths->root, p->rel);
+	for (size_t i = 0; i < p->nr_files; i++)
+		sb_addf(sb, "  %s (%zu bytes)\n", p->files[i].path, p->files[i].data.len);
+}
+
+static void promote_report(const struct promotion *p, const struct witness_paths *paths,
+			   struct strbuf *sb)
+{
+	sb_addf(sb, "promoted %s in %s: %s\n", p->lever_id, p->envelope_id, p->summary);
+	sb_addf(sb, "  witness  %s/%s/ (manifest %s)\n", paths->root, p->rel,
+		p->manifest_digest);
+	attempt_line(p, sb);
+	sb_addf(sb, "  graph    %s: %s witnessed; not enabled: once the default path uses "
+		"it, --enable %s --default-path RECEIPT (step 6)\n", paths->graph, p->lever_id,
+		p->lever_id);
+	sb_addf(sb, "  index    %s: a CURRENT row for %s%s\n", paths->index, p->envelope_id,
+		p->demoted ? "; the previous CURRENT row is HISTORICAL" : "");
+}
+
+int np_promote(const struct np_ctx *c)
+{
+	static const struct change k = { "promote", "promoted", plan_promote, attempt_line,
+					 promote_tail, promote_report };
+
+	return np_change(c, &k);
+}
+
+static int plan_enable(const struct np_opts *o, const struct witness_paths *paths,
+		       struct promotion *p, struct findings *f, struct err *e)
+{
+	return witness_enable_plan(o->enable, o->default_path, paths, p, f, e);
+}
+
+static void enable_report(const struct promotion *p, const struct witness_paths *paths,
+			  struct strbuf *sb)
+{
+	sb_addf(sb, "enabled %s in %s: %s\n", p->lever_id, p->envelope_id, p->summary);
+	sb_addf(sb, "  graph    %s: %s enabled, present", paths->graph, p->lever_id);
+	for (size_t i = 0; i < p->nr_disabled; i++)
+		sb_addf(sb, "%s%s", i ? ", " : "; conflicting lever turned off: ",
+			p->disabled[i]);
+	sb_addf(sb, "\n  index    %s: the witness's row records it\n", paths->index);
+}
+
+int np_enable(const struct np_ctx *c)
+{
+	static const struct change k = { "enable", "enabled", plan_enable, NULL, NULL,
+					 enable_report };
+
+	return np_change(c, &k);
 }
 
 int np_verify_witnesses(const struct np_ctx *c)

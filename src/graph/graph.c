@@ -350,7 +350,63 @@ json_t *graph_lever_json(const struct lever *l)
 						   : json_null());
 	jset_new(o, "owning_issue", issue_json(&l->owner));
 	jset_str(o, "next_witness", l->next_witness);
+	if (l->has_requirement)
+		jset_new(o, "next_witness_requirement", graph_requirement_json(l));
 	return o;
+}
+
+json_t *graph_requirement_json(const struct lever *l)
+{
+	const struct witness_requirement *r = &l->requirement;
+	json_t *o, *m;
+
+	if (!l->has_requirement)
+		return json_null();
+	o = jobj();
+	m = jarr();
+	jset_str(o, "kind", r->kind);
+	for (size_t i = 0; i < r->nr_metrics; i++) {
+		json_t *t = jobj();
+
+		jset_str(t, "metric", r->metrics[i].metric);
+		jset_str(t, "op", r->metrics[i].op);
+		jset_num(t, "value", r->metrics[i].value);
+		jpush_new(m, t);
+	}
+	jset_new(o, "metrics", m);
+	if (!r->engines.is_null)
+		jset_new(o, "engines", strlist_json(&r->engines));
+	return o;
+}
+
+static const char *const requirement_kinds[] = { "decode", "numerical", "serving", "parity" };
+static const char *const threshold_ops[] = { ">=", "<=", "==" };
+
+static bool one_of(const char *s, const char *const *v, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (!strcmp(s, v[i]))
+			return true;
+	return false;
+}
+
+bool graph_requirement_kind_valid(const char *kind)
+{
+	return one_of(kind, requirement_kinds, 4);
+}
+
+bool graph_threshold_op_valid(const char *op)
+{
+	return one_of(op, threshold_ops, 3);
+}
+
+bool graph_threshold_met(const struct witness_threshold *t, double v)
+{
+	if (!strcmp(t->op, ">="))
+		return v >= t->value;
+	if (!strcmp(t->op, "<="))
+		return v <= t->value;
+	return v == t->value;
 }
 
 static const struct jfield host_policy_fields[] = {

@@ -99,6 +99,19 @@ struct lever {
 	} witnessed;
 	struct issue_ref owner;
 	const char *next_witness;
+	/* next_witness_requirement (optional): the structured form of what
+	 * next_witness says, which --promote checks (docs/graph.md, "Typed next
+	 * witnesses") */
+	bool has_requirement;
+	struct witness_requirement {
+		const char *kind;	/* decode | numerical | serving | parity */
+		struct witness_threshold {
+			const char *metric, *op;	/* op: ">=", "<=", "==" */
+			double value;
+		} *metrics;		/* owned array */
+		size_t nr_metrics;
+		struct strlist engines;	/* parity: the two engines matched */
+	} requirement;
 };
 
 /* Comparison criterion of one envelope (docs/graph.md, "Comparison criterion"). */
@@ -216,6 +229,15 @@ json_t *graph_host_policy_json(const struct host_policy *h);
 double graph_criterion_threshold(const struct criterion *c);
 /* review_period_days, or GRAPH_DEFAULT_REVIEW_PERIOD_DAYS when absent. */
 long long graph_criterion_review_period_days(const struct criterion *c);
+
+/* The kinds of a next witness's requirement and what a value v meets
+ * against threshold t ("v >= 0.995"). */
+bool graph_requirement_kind_valid(const char *kind);
+bool graph_threshold_op_valid(const char *op);
+bool graph_threshold_met(const struct witness_threshold *t, double v);
+/* The lever's next_witness_requirement as the graph writes it (new
+ * reference; null without one). */
+json_t *graph_requirement_json(const struct lever *l);
 
 /* The first dependency of l that is unknown or not enabled, NULL when every
  * dependency is enabled. Borrowed. */

@@ -282,7 +282,43 @@ static int witnessed_member(struct jpull *p, const struct jpath *at, size_t i, v
 
 static const char *const lever_keys[] = { "id", "name", "applicability", "enabled", "status",
 					  "dependency_ids", "conflict_ids", "expected", "witnessed",
-					  "owning_issue", "next_witness", NULL };
+					  "owning_issue", "next_witness",
+					  "next_witness_requirement", NULL };
+#define LEVER_REQUIREMENT 11
+
+static const char *const threshold_keys[] = { "metric", "op", "value", NULL };
+
+static int threshold_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct witness_threshold *t = dst;
+
+	if (i == 2)
+		return jp_num(p, at, &t->value);
+	return jp_string(p, at, i ? &t->op : &t->metric);
+}
+
+static int threshold(struct jpull *p, const struct jpath *at, void *dst)
+{
+	return object(p, at, threshold_keys, threshold_member, dst);
+}
+
+/* engines is optional: only a parity witness names them */
+static const char *const requirement_keys[] = { "kind", "metrics", "engines", NULL };
+
+static int requirement_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct witness_requirement *r = dst;
+	void *v = NULL;
+	int rc;
+
+	if (i == 0)
+		return jp_string(p, at, &r->kind);
+	if (i == 2)
+		return strlist(p, at, &r->engines);
+	rc = array(p, at, sizeof(*r->metrics), &v, &r->nr_metrics, threshold);
+	r->metrics = v;
+	return rc;
+}
 
 static int lever_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
@@ -308,13 +344,18 @@ static int lever_member(struct jpull *p, const struct jpath *at, size_t i, void 
 		return l->has_witnessed ? object_opt(p, at, effect_keys, EFFECT_OPTIONAL,
 						     witnessed_member, l) : 0;
 	case 9: return object(p, at, issue_keys, issue_member, &l->owner);
-	default: return jp_string(p, at, &l->next_witness);
+	case 10: return jp_string(p, at, &l->next_witness);
+	default:
+		l->has_requirement = true;
+		l->requirement.engines.is_null = true;
+		return object_opt(p, at, requirement_keys, (uint64_t)1 << 2, requirement_member,
+				  &l->requirement);
 	}
 }
 
 static int lever(struct jpull *p, const struct jpath *at, void *dst)
 {
-	return object(p, at, lever_keys, lever_member, dst);
+	return object_opt(p, at, lever_keys, (uint64_t)1 << LEVER_REQUIREMENT, lever_member, dst);
 }
 
 static const char *const criterion_keys[] = {
@@ -577,6 +618,8 @@ void graph_release(struct graph *g)
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		free(g->levers[i].deps.v);
 		free(g->levers[i].conflicts.v);
+		free(g->levers[i].requirement.metrics);
+		free(g->levers[i].requirement.engines.v);
 	}
 	for (size_t i = 0; i < g->nr_envelopes; i++)
 		free(g->envelopes[i].required_evidence.v);

@@ -571,6 +571,50 @@ static bool percent_ok(double x)
 
 /* The GPU policy: ranges, known clock-event reasons, and an envelope that
  * runs on an NVIDIA accelerator (nothing else is read through NVML). */
+/* A lever's next_witness_requirement (docs/graph.md, "Typed next witnesses"). */
+static void validate_requirement(const struct graph *g, struct findings *f, const struct lever *l)
+{
+	const struct witness_requirement *r = &l->requirement;
+	const struct envelope *env = graph_envelope(g, l->app.envelope_id);
+	bool parity = eq(r->kind, "parity");
+
+	if (!graph_requirement_kind_valid(r->kind))
+		add(f, "lever %Q next_witness_requirement.kind %Q is none of decode, numerical, "
+		    "serving, parity", l->id, r->kind);
+	for (size_t i = 0; i < r->nr_metrics; i++) {
+		const struct witness_threshold *t = &r->metrics[i];
+
+		if (str_blank(t->metric))
+			add(f, "lever %Q next_witness_requirement.metrics[%z] names no metric",
+			    l->id, i);
+		if (!graph_threshold_op_valid(t->op))
+			add(f, "lever %Q next_witness_requirement.metrics[%z].op %Q is none of >=, "
+			    "<=, ==", l->id, i, t->op);
+		for (size_t k = 0; k < i; k++)
+			if (eq(t->metric, r->metrics[k].metric))
+				add(f, "lever %Q next_witness_requirement names metric %Q twice",
+				    l->id, t->metric);
+	}
+	if (eq(r->kind, "numerical") && !r->nr_metrics)
+		add(f, "lever %Q: a numerical next witness names every metric it needs with its "
+		    "threshold", l->id);
+	if (eq(r->kind, "decode") && r->nr_metrics)
+		add(f, "lever %Q: a decode next witness is the envelope's A/B, judged by its "
+		    "criterion: it names no metrics", l->id);
+	if (parity && (r->engines.n != 2 || !graph_engine_valid(r->engines.v[0]) ||
+		       !graph_engine_valid(r->engines.v[1]) ||
+		       eq(r->engines.v[0], r->engines.v[1])))
+		add(f, "lever %Q: a parity next witness names the two engines it matches", l->id);
+	else if (parity && env && graph_engine_valid(env->engine) &&
+		 !eq(r->engines.v[0], env->engine) &&
+		 !eq(r->engines.v[1], env->engine))
+		add(f, "lever %Q: a parity next witness matches its envelope's engine %Q against "
+		    "another; it names %Q and %Q", l->id, env->engine, r->engines.v[0],
+		    r->engines.v[1]);
+	if (!parity && !r->engines.is_null)
+		add(f, "lever %Q: only a parity next witness names engines", l->id);
+}
+
 static void validate_gpu_policy(struct findings *f, const char *k, const struct gpu_policy *gp,
 				const struct envelope *v)
 {
@@ -731,6 +775,9 @@ void graph_validate(const struct graph *g, struct findings *f)
 	validate_pins(g, f);
 	validate_legacy(g, f);
 	validate_levers(g, f, &envs, &levers, &lever_edges);
+	for (size_t i = 0; i < g->nr_levers; i++)
+		if (g->levers[i].has_requirement)
+			validate_requirement(g, f, &g->levers[i]);
 	if (find_cycle(&lever_edges, levers.names, &cycle))
 		add(f, "lever dependency cycle: %s", cycle.buf);
 	validate_criteria(g, f, &envs);

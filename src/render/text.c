@@ -227,6 +227,21 @@ void render_graph_text(struct strbuf *out, const struct graph *g)
 		levers_of(out, g, &g->envelopes[i]);
 }
 
+/* "numerical: cosine >= 0.995, argmax_match == 1", "parity: fak-native against
+ * llama.cpp", "decode", "serving (...)": what --promote checks. */
+static void requirement_text(struct strbuf *t, const struct witness_requirement *r)
+{
+	sb_adds(t, r->kind);
+	if (!strcmp(r->kind, "parity") && r->engines.n == 2)
+		sb_addf(t, ": %s against %s on one artifact, a ratio labelled parity",
+			r->engines.v[0], r->engines.v[1]);
+	else if (!strcmp(r->kind, "serving"))
+		sb_adds(t, " (serving receipts are not yet supported by --promote)");
+	for (size_t i = 0; i < r->nr_metrics; i++)
+		sb_addf(t, "%s%s %s %g", i ? ", " : ": ", r->metrics[i].metric, r->metrics[i].op,
+			r->metrics[i].value);
+}
+
 void render_next_text(struct strbuf *out, const struct lever *l)
 {
 	struct strbuf t = STRBUF_INIT;
@@ -256,6 +271,11 @@ void render_next_text(struct strbuf *out, const struct lever *l)
 	sb_addf(&t, "#%lld %s", l->owner.number, l->owner.url);
 	field(out, "Owning issue:", ITEM_INDENT, &t);
 	wrap_line(out, "Required witness:", ITEM_INDENT, l->next_witness);
+	if (l->has_requirement) {
+		sb_reset(&t);
+		requirement_text(&t, &l->requirement);
+		field(out, "Witness kind:", ITEM_INDENT, &t);
+	}
 	wrap_line(out, "Experiment:", ITEM_INDENT, render_next_experiment(l));
 	sb_release(&t);
 }

@@ -320,14 +320,15 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		goto out;
 	}
 	copy = xstrdup(paths->root);
-	if (!realpath(dirname(copy), rootparent)) {
+	if (p->rel && !realpath(dirname(copy), rootparent)) {
 		err_errno(e, errno, "cannot resolve the folder of the witness root '%s'",
 			  paths->root);
 		goto out;
 	}
 	free(copy);
 	copy = xstrdup(paths->root);
-	wdest = xasprintf("%s/%s/%s", rootparent, basename(copy), p->rel);
+	if (p->rel)	/* an enablement (--enable) writes no witness folder */
+		wdest = xasprintf("%s/%s/%s", rootparent, basename(copy), p->rel);
 	gdir = dir_of(graph);
 	idir = dir_of(index);
 	journal = xasprintf("%s/" WITNESS_JOURNAL, gdir);
@@ -361,10 +362,12 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	}
 	gtmp = xasprintf("%s/.fak-promote-%ld-graph", gdir, (long)getpid());
 	itmp = xasprintf("%s/.fak-promote-%ld-index", idir, (long)getpid());
-	wtmp = xasprintf("%s/.fak-promote-%ld-witness", rootparent, (long)getpid());
 	jpush_new(staged, json_string(gtmp));
 	jpush_new(staged, json_string(itmp));
-	jpush_new(staged, json_string(wtmp));
+	if (wdest) {
+		wtmp = xasprintf("%s/.fak-promote-%ld-witness", rootparent, (long)getpid());
+		jpush_new(staged, json_string(wtmp));
+	}
 	if (write_journal(journal, "staging", staged, steps, e) < 0)
 		goto out;
 	wrote_journal = true;
@@ -375,11 +378,11 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		goto out;
 	if (fault_point(&fault, e) < 0)
 		goto out;
-	if (mkdir(wtmp, 0755) < 0) {
+	if (wtmp && mkdir(wtmp, 0755) < 0) {
 		err_errno(e, errno, "cannot create '%s'", wtmp);
 		goto out;
 	}
-	for (size_t i = 0; i < p->nr_files; i++) {
+	for (size_t i = 0; wtmp && i < p->nr_files; i++) {
 		char *f = xasprintf("%s/%s", wtmp, p->files[i].path);
 		int r = make_parents(f, e) < 0 ? -1 : write_synced(f, &p->files[i].data, e);
 
@@ -387,10 +390,12 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		if (r < 0)
 			goto out;
 	}
-	sync_dir(wtmp);
+	if (wtmp)
+		sync_dir(wtmp);
 	if (fault_point(&fault, e) < 0)
 		goto out;
-	jpush_new(steps, step("dir", wtmp, wdest, NULL));
+	if (wtmp)
+		jpush_new(steps, step("dir", wtmp, wdest, NULL));
 	jpush_new(steps, step("file", gtmp, graph, &p->new_graph));
 	jpush_new(steps, step("file", itmp, index, &p->new_index));
 	if (write_journal(journal, "committing", staged, steps, e) < 0)

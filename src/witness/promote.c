@@ -358,8 +358,7 @@ char *witness_shift_text(const json_t *cmp)
 /* ---- graph and index: each a fresh JSON tree of the current document,
  * changed in place, then written; nothing else changes either ---------- */
 
-/* The object in tree's array `array` whose "id" is id, or NULL. */
-static json_t *member_with_id(json_t *tree, const char *array, const char *id)
+json_t *witness_member(json_t *tree, const char *array, const char *id)
 {
 	json_t *v;
 	size_t i;
@@ -370,28 +369,14 @@ static json_t *member_with_id(json_t *tree, const char *array, const char *id)
 	return NULL;
 }
 
-/* The graph's JSON with lever l enabled, present and witnessed (texts:
- * summary, provenance, receipt, envelope digest), and every enabled lever that conflicts
- * with it turned off (their ids appended to p->disabled). New reference. */
-static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[4],
-			      bool null_result, struct promotion *p)
+void witness_turn_on(json_t *tree, const struct lever *l, struct promotion *p)
 {
-	json_t *tree = graph_to_json(g), *o = member_with_id(tree, "levers", l->id), *w = jobj();
+	json_t *o = witness_member(tree, "levers", l->id);
 
-	jset_str(w, "summary", texts[0]);
-	jset_str(w, "classification", "witnessed");
-	jset_str(w, "provenance", texts[1]);
-	jset_str(w, "receipt", texts[2]);
-	jset_str(w, "envelope_digest", texts[3]);
-	jset_new(o, "witnessed", w);
-	/* a witnessed null leaves the lever as it was: off, and not tried
-	 * again (--next skips a witnessed lever) */
-	if (null_result)
-		return tree;
 	jset_bool(o, "enabled", true);
 	jset_str(o, "status", "present");
 	for (size_t i = 0; i < l->conflicts.n; i++) {
-		json_t *c = member_with_id(tree, "levers", l->conflicts.v[i]);
+		json_t *c = witness_member(tree, "levers", l->conflicts.v[i]);
 
 		if (!c || !json_is_true(json_object_get(c, "enabled")))
 			continue;
@@ -401,6 +386,22 @@ static json_t *promoted_graph(const struct graph *g, const struct lever *l, char
 		p->disabled = xrealloc(p->disabled, xmul(p->nr_disabled + 1, sizeof(char *)));
 		p->disabled[p->nr_disabled++] = xstrdup(l->conflicts.v[i]);
 	}
+}
+
+/* The graph's JSON with lever l witnessed (texts: summary, provenance,
+ * receipt, envelope digest). Its enabled flag and status stay as they are:
+ * enabling is the source's step 6, `--enable` (enable.c), once the default
+ * path uses the lever; a witnessed null is never enabled. New reference. */
+static json_t *promoted_graph(const struct graph *g, const struct lever *l, char *const texts[4])
+{
+	json_t *tree = graph_to_json(g), *o = witness_member(tree, "levers", l->id), *w = jobj();
+
+	jset_str(w, "summary", texts[0]);
+	jset_str(w, "classification", "witnessed");
+	jset_str(w, "provenance", texts[1]);
+	jset_str(w, "receipt", texts[2]);
+	jset_str(w, "envelope_digest", texts[3]);
+	jset_new(o, "witnessed", w);
 	return tree;
 }
 
@@ -628,24 +629,29 @@ static const char *s_name(const struct plan *pl, int arm)
 	return pl->arm_names[arm];
 }
 
-/* The graph and the index as they stand (p->old_*), loaded and valid. */
-static int load_state(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+int witness_load_state(const struct witness_paths *paths, struct promotion *p, struct graph *g,
+		       bool *have_g, struct index *idx, bool *have_idx, struct findings *out,
+		       struct err *e)
 {
-	const struct witness_paths *paths = pl->paths;
-
 	if (file_read(paths->graph, GRAPH_MAX_BYTES, &p->old_graph, e) < 0 ||
 	    file_read(paths->index, INDEX_MAX_BYTES, &p->old_index, e) < 0 ||
-	    graph_load_buf(&pl->g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
+	    graph_load_buf(g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
 		return -1;
-	pl->have_g = true;
-	graph_validate(&pl->g, out);
+	*have_g = true;
+	graph_validate(g, out);
 	if (out->nr)
 		return 0;
-	if (index_load_buf(&pl->idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
+	if (index_load_buf(idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
 		return -1;
-	pl->have_idx = true;
-	index_validate(&pl->idx, &pl->g, out);
+	*have_idx = true;
+	index_validate(idx, g, out);
 	return 0;
+}
+
+static int load_state(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
+{
+	return witness_load_state(pl->paths, p, &pl->g, &pl->have_g, &pl->idx, &pl->have_idx, out,
+				  e);
 }
 
 /* The receipts and the gate request, from the folder (every run checked)
@@ -844,6 +850,46 @@ static void check_sealed(struct plan *pl, struct findings *out)
 	json_decref(b);
 }
 
+/* The lever's typed next witness (docs/graph.md, "Typed next witnesses"):
+ * what the experiment must be, beyond a passing A/B. */
+static void check_requirement(const struct plan *pl, struct findings *out)
+{
+	const struct witness_requirement *r = &pl->l->requirement;
+	const struct receipt_quality *q = &pl->s.cand.quality;
+
+	if (!pl->l->has_requirement || !strcmp(r->kind, "decode"))
+		return;
+	if (!strcmp(r->kind, "serving")) {
+		findings_addf(out, "lever \"%s\" needs a serving receipt (its "
+				   "next_witness_requirement): serving receipts are not yet "
+				   "supported by --promote; a decode A/B does not witness it",
+			      pl->l->id);
+		return;
+	}
+	if (!strcmp(r->kind, "parity")) {
+		findings_addf(out, "lever \"%s\" needs a parity campaign of %s against %s on "
+				   "one artifact and envelope (its next_witness_requirement): "
+				   "its result is a ratio labelled parity, never a throughput "
+				   "witness of either engine; a throughput A/B does not witness it",
+			      pl->l->id, r->engines.v[0], r->engines.v[1]);
+		return;
+	}
+	/* numerical: every threshold, on the candidate's sealed quality */
+	for (size_t i = 0; i < r->nr_metrics; i++) {
+		const struct witness_threshold *t = &r->metrics[i];
+
+		if (strcmp(t->metric, q->name))
+			findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
+					   "\"%s\" %s %g is missing: %s states only \"%s\"",
+				      pl->l->id, t->metric, t->op, t->value, s_name(pl, 1),
+				      q->name);
+		else if (!graph_threshold_met(t, q->score))
+			findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
+					   "\"%s\" is %g in %s, not %s %g", pl->l->id, t->metric,
+				      q->score, s_name(pl, 1), t->op, t->value);
+	}
+}
+
 /* Only a pass goes, and not on its own: the policy, the arms, the seals,
  * and the lever still ready in the graph. */
 static int check_consistency(struct plan *pl, struct promotion *p, struct findings *out,
@@ -864,8 +910,10 @@ static int check_consistency(struct plan *pl, struct promotion *p, struct findin
 				      : "run more repetitions (fak bench experiment "
 					"--until-decisive) instead of trying again");
 	pl->l = graph_lever(&pl->g, pl->s.cand.changed_lever_id);
-	if (pl->l)
+	if (pl->l) {
 		check_policy(pl, out);
+		check_requirement(pl, out);
+	}
 	check_arms(pl, out);
 	check_sealed(pl, out);
 	if (!pl->l || !graph_lever_ready(&pl->g, pl->l))
@@ -938,7 +986,7 @@ static int change_graph(struct plan *pl, struct promotion *p, struct findings *o
 	texts[3] = xstrdup(edig);
 	p->lever_id = xstrdup(pl->l->id);
 	p->envelope_id = xstrdup(pl->env->id);
-	tree = promoted_graph(&pl->g, pl->l, texts, is_null_result(pl->cmp), p);
+	tree = promoted_graph(&pl->g, pl->l, texts);
 	json_write_pretty(&p->new_graph, tree);
 	json_decref(tree);
 	for (int i = 0; i < 4; i++)
@@ -970,25 +1018,20 @@ static int change_index(struct plan *pl, struct promotion *p, struct findings *o
 	return 0;
 }
 
-/* The new graph and index load and validate together, as any later
- * command will read them; the graph's next lever for the report. */
-static int check_promoted(struct plan *pl, struct promotion *p, struct findings *out,
-			  struct err *e)
+int witness_check_new(struct promotion *p, struct findings *out, struct err *e)
 {
 	struct graph ng;
 	struct index ni;
 	const struct lever *next;
 	int rc = 0;
 
-	(void)pl;
-	if (graph_load_buf(&ng, p->new_graph.buf, p->new_graph.len, "the promoted graph", e) < 0)
+	if (graph_load_buf(&ng, p->new_graph.buf, p->new_graph.len, "the new graph", e) < 0)
 		return -1;
 	graph_validate(&ng, out);
 	if (!out->nr) {
 		next = graph_next(&ng, NULL);
 		p->next_lever = next ? xstrdup(next->id) : NULL;
-		rc = index_load_buf(&ni, p->new_index.buf, p->new_index.len, "the promoted index",
-				    e);
+		rc = index_load_buf(&ni, p->new_index.buf, p->new_index.len, "the new index", e);
 		if (rc == 0) {
 			index_validate(&ni, &ng, out);
 			index_release(&ni);
@@ -996,9 +1039,16 @@ static int check_promoted(struct plan *pl, struct promotion *p, struct findings 
 	}
 	graph_release(&ng);
 	if (rc == 0 && out->nr)
-		findings_addf(out, "the promoted graph or index would not validate (above); "
+		findings_addf(out, "the new graph or index would not validate (above); "
 			      "nothing written");
 	return rc;
+}
+
+static int check_promoted(struct plan *pl, struct promotion *p, struct findings *out,
+			  struct err *e)
+{
+	(void)pl;
+	return witness_check_new(p, out, e);
 }
 
 static void plan_release(struct plan *pl)

@@ -82,9 +82,22 @@ struct promotion {
 int witness_promote_plan(const char *from, const struct witness_paths *paths, const char *version,
 			 struct promotion *p, struct findings *out, struct err *e);
 
-/* Writes the promotion through a journal: every file is staged first, then
- * the renames run; a crash at any point leaves either nothing or a
- * journal that witness_recover completes. 0: promoted; -1: not promoted,
+/* Computes the enablement of a witnessed lever (the source's step 6):
+ * `receipt` is a receipt of the envelope's default command (the witness's
+ * baseline command, at a revision whose default path uses the lever) whose
+ * tok/s shift against the witness's baseline lies within the witnessed
+ * interval. p gets the new graph (the lever enabled and present, enabled
+ * conflicting levers off, the witnessed provenance saying by what) and the
+ * new index (the witness's row says it too); no witness folder (p->rel
+ * NULL). witness_promote_commit writes it. Refusals are findings. */
+int witness_enable_plan(const char *lever_id, const char *receipt,
+			const struct witness_paths *paths, struct promotion *p,
+			struct findings *out, struct err *e);
+
+/* Writes the promotion (or an enablement: no witness folder) through a
+ * journal: every file is staged first, then the renames run; a crash at
+ * any point leaves either nothing or a journal that witness_recover
+ * completes. 0: promoted; -1: not promoted,
  * nothing changed (e says why); 1: promoted (the journal reached its commit
  * point) but a later step failed: e says which and what was left (completed
  * at once, or a journal that the next fak command completes). */

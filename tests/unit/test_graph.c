@@ -75,6 +75,33 @@ Test(graph_default, next_is_first_dependency_ready_lever)
 	graph_release(&g);
 }
 
+/* The committed levers carry the typed form of their next witness. */
+Test(graph_default, typed_next_witnesses)
+{
+	struct graph g;
+	const struct lever *q, *p;
+
+	load_default(&g);
+	q = graph_lever(&g, "cuda.q8_1-activation-quant");
+	p = graph_lever(&g, "metal.matched-parity-receipt");
+	cr_assert(q && q->has_requirement && p && p->has_requirement);
+	cr_expect_str_eq(q->requirement.kind, "numerical");
+	cr_assert_eq(q->requirement.nr_metrics, 3);
+	cr_expect_str_eq(q->requirement.metrics[0].metric, "cosine");
+	cr_expect(graph_threshold_met(&q->requirement.metrics[0], 0.995));
+	cr_expect(!graph_threshold_met(&q->requirement.metrics[0], 0.9949));
+	cr_expect(graph_threshold_met(&q->requirement.metrics[1], 1));
+	cr_expect(!graph_threshold_met(&q->requirement.metrics[1], 0.5));
+	cr_expect(graph_threshold_met(&q->requirement.metrics[2], 0.02));
+	cr_expect(!graph_threshold_met(&q->requirement.metrics[2], 0.021));
+	cr_expect_str_eq(p->requirement.kind, "parity");
+	cr_assert_eq(p->requirement.engines.n, 2);
+	cr_expect_str_eq(p->requirement.engines.v[1], "llama.cpp");
+	for (size_t i = 0; i < g.nr_levers; i++)
+		cr_expect(g.levers[i].has_requirement, "%s has no requirement", g.levers[i].id);
+	graph_release(&g);
+}
+
 Test(graph_default, criterion_digest_matches_independent_jcs)
 {
 	struct graph g;

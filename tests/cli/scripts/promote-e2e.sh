@@ -38,15 +38,32 @@ while :; do
 done
 run=run$try
 
+# a numerical next witness on the real example: its quality run states exact_match (the
+# fraction of greedy tokens equal to the reference, Q8_1's "exact argmax"); a gate that also
+# names cosine and max_abs is refused with both named, nothing written
+cp graph.json graph.keep
+jq '(.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec") | .next_witness_requirement) =
+	{"kind": "numerical", "metrics": [{"metric": "cosine", "op": ">=", "value": 0.995},
+	 {"metric": "exact_match", "op": "==", "value": 1}, {"metric": "max_abs", "op": "<=", "value": 0.02}]}' \
+	graph.keep >graph.json
+if np --index index.json --witness-root witnesses --promote $run >out.txt 2>err.txt; then
+	fail "a numerical witness with missing metrics was promoted"; fi
+grep -q '^fak native-performance: promote: refused; nothing written (2 findings):$' err.txt &&
+	grep -q '^  lever "cpu.q8-row-blocked-sse2-matvec" needs a numerical witness: metric "cosine" >= 0.995 is missing: candidate.json states only "exact_match"$' err.txt &&
+	grep -q '^  lever "cpu.q8-row-blocked-sse2-matvec" needs a numerical witness: metric "max_abs" <= 0.02 is missing' err.txt ||
+	{ cat err.txt; fail "the numerical refusal"; }
+jq '(.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec") | .next_witness_requirement) =
+	{"kind": "numerical", "metrics": [{"metric": "exact_match", "op": "==", "value": 1}]}' \
+	graph.keep >graph.json
 np --index index.json --witness-root witnesses --promote $run >promote.txt || { cat promote.txt; fail "promote"; }
 grep -q '^promoted cpu.q8-row-blocked-sse2-matvec in cpu-decode-synthetic-q8-linux-amd64-p2-t5: faster: median ' promote.txt ||
 	{ cat promote.txt; fail "promote output"; }
 grep -qx 'next: cpu.drop-row-recheck' promote.txt || fail "promote does not name the next lever"
 np --next --json | jq -e '.lever.id == "cpu.drop-row-recheck"' >/dev/null || fail "--next did not advance"
 np --json | jq -e '.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec")
-	| .enabled and .status == "present" and .witnessed.classification == "witnessed"
+	| (.enabled | not) and .status == "partial" and .witnessed.classification == "witnessed"
 	  and (.witnessed.receipt | startswith("witness cpu-decode-synthetic-q8-linux-amd64-p2-t5/"))' >/dev/null ||
-	fail "the lever is not enabled and witnessed"
+	fail "the lever is not witnessed, or --promote enabled it (step 6 is --enable)"
 # the claim says that the host was judged by the criterion's loosened ceilings
 host="the host judged by the criterion's host policy (non-SUT CPU at most 100%, sampler duty at most 100%, PSI stall at most 100%), not the sampler's defaults"
 np --json | jq -e --arg h "$host" '.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec")

@@ -27,7 +27,7 @@ stopped 2 'while staging; nothing visible changed: the next fak command rolls th
 
 # SIGTERM after the commit point: says so, and the next command completes it
 stopped 6 'after the commit point; the promotion happens: the next fak command completes it' completed
-jq -e '.levers[] | select(.id == "cpu.fast") | .enabled' graph.json >/dev/null || fail "stop after commit: not promoted"
+jq -e '.levers[] | select(.id == "cpu.fast") | .witnessed' graph.json >/dev/null || fail "stop after commit: not promoted"
 "$FAK" native-performance --graph graph.json --index index.json --verify-witnesses wit >/dev/null || fail "witness"
 
 # a step that fails after the commit point: promoted, exit 0, said on stderr

@@ -25,7 +25,9 @@ pass_run good
 before=$(state)
 promote good --dry-run >dry.txt || fail "--dry-run"
 [ "$(state)" = "$before" ] || fail "--dry-run wrote something"
-grep -q '^-      "enabled": false,$' dry.txt && grep -q '^+      "enabled": true,$' dry.txt || { cat dry.txt; fail "dry-run diff"; }
+# the lever gets its witnessed effect and stays off (enabling is --enable, step 6)
+grep -q '^+        "classification": "witnessed",$' dry.txt && ! grep -q '"enabled"' dry.txt ||
+	{ cat dry.txt; fail "dry-run diff"; }
 grep -q '^new witness folder wit/test-cpu-p4-t8/cpu.fast/' dry.txt || fail "dry-run witness"
 grep -qx '  attempt  1 of 1 of cpu.fast in this envelope (ledger wit/attempts.jsonl, line 1 of 2)' dry.txt ||
 	{ cat dry.txt; fail "dry-run attempt"; }

@@ -55,7 +55,7 @@ run a cpu.fast 'TPS=100 ./bench.sh' 'TPS=120 ./bench.sh'
 	fail "A's gate: $(jq -r '.classification + ": " + .reason' a/gate.json)"
 promote a >/dev/null || fail "A was not promoted"
 w=$(jq -r '.levers[] | select(.id == "cpu.fast") | .witnessed.receipt' graph.json)
-refused b "^  candidate.json: envelope_state: lever \"cpu.fast\" changed since the experiment: it was disabled and unwitnessed when the experiment ran, it is enabled and witnessed by \"$w\" now: run the experiment again$"
+refused b "^  candidate.json: envelope_state: lever \"cpu.fast\" changed since the experiment: it was disabled and unwitnessed when the experiment ran, it is disabled and witnessed by \"$w\" now: run the experiment again$"
 refused b/gate-request.json "^  b/gate-request.json: candidate: envelope_state: lever \"cpu.fast\" changed since"
 
 # a sealed run's label names the state it ran against: a receipt whose

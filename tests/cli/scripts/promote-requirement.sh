@@ -1,0 +1,53 @@
+# Typed next witnesses (docs/graph.md): --promote checks a passing A/B
+# against its lever's next_witness_requirement and names what is missing. A
+# numerical witness needs every named metric at its threshold in the
+# candidate's sealed quality (the fixture benchmark states exact_match 1); a
+# parity witness is a matched campaign of two engines, never a throughput A/B;
+# serving receipts are not supported yet. Each refusal changes nothing; the
+# met requirement promotes.
+# A busy host changes nothing: the fixture criterion's host policy
+# (tests/fixtures/experiment/promote.sh).
+# fak-test: slow
+set -u
+. "$FIX/experiment/lib.sh"
+. "$FIX/experiment/promote.sh"
+cp "$ROOT/examples/cpu-decode/index.json" index.json
+cp graph.json graph.orig
+need() {	# need JSON: cpu.fast's next_witness_requirement
+	jq --argjson r "$1" '(.levers[] | select(.id == "cpu.fast") | .next_witness_requirement) = $r' \
+		graph.orig >graph.json || fail "need $1"
+}
+# the requirement is part of the graph, as written
+need '{"kind": "numerical", "metrics": [{"metric": "exact_match", "op": "==", "value": 1}]}'
+"$FAK" native-performance --graph graph.json --next --json |
+	jq -e '.lever.next_witness_requirement == {"kind": "numerical", "metrics": [{"metric": "exact_match", "op": "==", "value": 1}]}' \
+	>/dev/null || fail "--next does not show the requirement"
+pass_run a
+rm -rf wit/test-cpu-p4-t8	# no witness yet; the ledger stays
+cp -r wit wit.start
+again() { rm -rf wit && cp -r wit.start wit && cp "$ROOT/examples/cpu-decode/index.json" index.json; }
+
+need '{"kind": "numerical", "metrics": [{"metric": "cosine", "op": ">=", "value": 0.995}, {"metric": "exact_match", "op": "==", "value": 1}, {"metric": "max_abs", "op": "<=", "value": 0.02}]}'
+refused a '^  lever "cpu.fast" needs a numerical witness: metric "cosine" >= 0.995 is missing: candidate.json states only "exact_match"$'
+grep -q '^  lever "cpu.fast" needs a numerical witness: metric "max_abs" <= 0.02 is missing: candidate.json states only "exact_match"$' err.txt ||
+	{ cat err.txt; fail "max_abs not named"; }
+# the met threshold (exact_match == 1) is no finding: two, not three
+grep -q '^fak native-performance: promote: refused; nothing written (2 findings):$' err.txt ||
+	{ cat err.txt; fail "findings count"; }
+
+need '{"kind": "numerical", "metrics": [{"metric": "exact_match", "op": ">=", "value": 2}]}'
+refused a '^  lever "cpu.fast" needs a numerical witness: metric "exact_match" is 1 in candidate.json, not >= 2$'
+
+need '{"kind": "parity", "metrics": [], "engines": ["fak-native", "llama.cpp"]}'
+refused a '^  lever "cpu.fast" needs a parity campaign of fak-native against llama.cpp on one artifact and envelope (its next_witness_requirement): its result is a ratio labelled parity, never a throughput witness of either engine; a throughput A/B does not witness it$'
+
+need '{"kind": "serving", "metrics": []}'
+refused a '^  lever "cpu.fast" needs a serving receipt (its next_witness_requirement): serving receipts are not yet supported by --promote; a decode A/B does not witness it$'
+
+# met: every threshold holds, and a decode requirement is the A/B itself
+need '{"kind": "numerical", "metrics": [{"metric": "exact_match", "op": "==", "value": 1}]}'
+promote a >out.txt 2>err.txt || { cat err.txt; fail "a met numerical requirement was refused"; }
+again
+need '{"kind": "decode", "metrics": []}'
+promote a >out.txt 2>err.txt || { cat err.txt; fail "a decode requirement was refused"; }
+echo ok
