@@ -3,8 +3,7 @@
 /* The workload section of a sealed attestation (fak.system-baseline/v2):
  * what `fak bench experiment` measured from the command's own output. The
  * sampler seals it with the rest of the attestation; the parsers that turn raw
- * output into these values live in experiment/ (they depend on us, never
- * the other way round). */
+ * output into these values are sampler/metrics.h's. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
