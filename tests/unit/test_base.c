@@ -563,7 +563,7 @@ Test(text, scrubbed_rule_table)
 		{ "/usrlocal/x", "an absolute path \"/usrlocal/x\"" },
 		{ "/optimal", "an absolute path \"/optimal\"" },
 		{ "/dev/nullx", "an absolute path \"/dev/nullx\"" },
-		{ "/work/bench/run.sh", "an absolute path \"/work/bench/run.sh\"" },
+		{ "/data/bench/run.sh", "an absolute path \"/data/bench/run.sh\"" },
 		{ "/opt/home/alice/x", "a home folder \"/opt/home/alice/x\"" },
 		{ "/usr/../home/x", "a '..' path escape \"/usr/../home/x\"" },
 		{ "//server/share", "an absolute path \"//server/share\"" },
