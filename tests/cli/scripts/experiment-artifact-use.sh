@@ -66,9 +66,12 @@ for f in map/attestations/*.json; do
 		"$f" >/dev/null || { jq .workload "$f"; fail "mapper: $f"; }
 done
 
-# 3. a reader that holds it for 20 ms, between two censuses 250 ms apart: the open
-# wakes the sampler, which looks at once
-short='sleep 0.3; (exec 4<"$FAK_ARTIFACT"; sleep 0.02); TPS=20 ./ignore.sh'
+# 3. a reader that holds it for 100 ms, between two censuses 250 ms apart: the open
+# wakes the sampler, which looks at once. (100 ms, not less, so that a busy host's
+# scheduling delay does not make the look late; without the wake, the 250 ms
+# censuses would see it in each run only by chance, about 2 in 5, and every run
+# of the experiment must show it)
+short='sleep 0.3; (exec 4<"$FAK_ARTIFACT"; sleep 0.1); TPS=20 ./ignore.sh'
 "$FAK" bench experiment cpu.fast --graph graph.json --artifact model.bin --revision r1 \
 	--module bench@1 --profile-artifact profile.txt --machine-id-file machine-id \
 	--baseline-duration 20ms --interval 250ms --witness-root "$xp_witnesses" \
