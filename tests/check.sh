@@ -2,8 +2,9 @@
 # Everything `make check` promises: gcc build with warnings as errors, its
 # unit and CLI tests, the same suite under ASan+UBSan (clang), cppcheck and
 # clang-tidy, a smoke run of every fuzz target, every C file compiled and
-# linked for macOS (make cross-check), and the llama.cpp example end to end
-# (tests/example-llama.sh). Last line: the total.
+# linked for macOS (make cross-check), the llama.cpp example end to end
+# (tests/example-llama.sh) and llama-server under load (tests/example-serve.sh).
+# Last line: the total.
 #
 #   tests/check.sh           make check: everything
 #   tests/check.sh --fast    make check-fast: the gcc build and its suite
@@ -66,7 +67,7 @@ if [ "${1:-}" = --fast ]; then
 		stage "cppcheck $(echo $files)" make -s cppcheck CPPCHECK_FILES="$(echo $files)"
 	fi
 	echo "(check-fast: make check runs the rest: slow tests, ASan, clang, clang-tidy, fuzz," \
-	     "macOS cross-compile, llama.cpp)"
+	     "macOS cross-compile, llama.cpp, llama-server)"
 	echo "$pass passed, $fail failed"
 	[ $fail = 0 ]
 	exit
@@ -89,5 +90,7 @@ else
 fi
 # the real engine: builds llama.cpp once (about 10 minutes on 2 cores), then one A/B
 stage "llama.cpp example" make -s example-llama-check
+# the real server under load: llama-server (built by the stage above) replays the trace
+stage "llama-server example" make -s example-serve-check
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -97,6 +97,6 @@ mv "$tmp/requests.jsonl" "$out/requests.jsonl"
 mv "$tmp/summary.json" "$out/summary.json"
 cat "$out/summary.json"
 # the text form (its verdict on the schedule was said above)
-"$FAK" bench serve --from-log "$out/requests.jsonl" --trace "$TRACE" 2>/dev/null >&2 || true
+"$FAK" bench serve --from-log "$out/requests.jsonl" --trace "$TRACE" >&2 2>/dev/null || true
 echo "$me: llama-server $* on port $port: $out" >&2
 exit $rc
