@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "serve/record.h"
 #include "serve/sse.h"
@@ -285,6 +286,73 @@ Test(serve_sse, chunks_of_vllm_and_llama_server)
 	chunk("[1,2]", -1);
 	chunk("{\"object\":\"text_completion\"}", -1);
 	chunk("{\"choices\":{}}", -1);
+}
+
+/* What a stream's events say, summed as the client sums them. */
+struct stream_tally {
+	int text, done, other;
+	long long completion, prompt, cached;
+	bool finished;
+};
+
+static int tally(void *ctx, const char *data, size_t len)
+{
+	struct stream_tally *t = ctx;
+	struct sse_chunk c;
+	struct err e;
+
+	cr_assert_eq(sse_chunk_parse(data, len, &c, &e), 0, "%s", e.msg);
+	t->text += c.kind == SSE_CHUNK_TEXT;
+	t->done += c.kind == SSE_CHUNK_DONE;
+	t->other += c.kind == SSE_CHUNK_USAGE || c.kind == SSE_CHUNK_ERROR;
+	if (c.completion_tokens >= 0)
+		t->completion = c.completion_tokens;
+	if (c.prompt_tokens >= 0)
+		t->prompt = c.prompt_tokens;
+	if (c.cached_tokens >= 0)
+		t->cached = c.cached_tokens;
+	t->finished |= c.finished;
+	return 0;
+}
+
+static struct stream_tally tally_file(const char *path)
+{
+	struct stream_tally t = { .completion = -1, .prompt = -1, .cached = -1 };
+	struct strbuf b = STRBUF_INIT;
+	struct sse s = SSE_INIT;
+	struct err e;
+
+	cr_assert_eq(file_read(path, 1 << 20, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(sse_feed(&s, b.buf, b.len, tally, &t, &e), 0, "%s", e.msg);
+	cr_assert(!sse_pending(&s), "%s: the stream ends with a whole event", path);
+	sse_release(&s);
+	sb_release(&b);
+	return t;
+}
+
+/* Streams of the real llama-server (llama.cpp de3ff81, examples/llama-server, captured
+ * with curl): it holds back a token whose text ends in an incomplete UTF-8 sequence and
+ * sends it with the next, and ends with a chunk of empty text that carries
+ * finish_reason, usage and timings. So 8 tokens came in 6 chunks (5 with text, the
+ * empty last): the tokens are usage's, never the chunks counted. */
+Test(serve_sse, streams_of_llama_server)
+{
+	struct stream_tally t = tally_file("tests/fixtures/serve/sse/llama-server-de3ff81.txt");
+
+	cr_assert_eq(t.text, 6);
+	cr_assert_eq(t.done, 1);
+	cr_assert_eq(t.other, 0);
+	cr_assert(t.finished);
+	cr_assert_eq(t.completion, 8, "usage.completion_tokens, not the 6 chunks");
+	cr_assert_eq(t.prompt, 4);
+	cr_assert_eq(t.cached, 0);
+	/* the same 12-token prompt a second time on one slot: 11 tokens from the cache
+	 * (usage.prompt_tokens_details.cached_tokens, equal to timings.cache_n) */
+	t = tally_file("tests/fixtures/serve/sse/llama-server-de3ff81-cached.txt");
+	cr_assert_eq(t.text, 9);
+	cr_assert_eq(t.completion, 8);
+	cr_assert_eq(t.prompt, 12);
+	cr_assert_eq(t.cached, 11);
 }
 
 /* ---- the summary and the log -------------------------------------------- */
