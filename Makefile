@@ -180,8 +180,9 @@ example: $(BUILD)/fak example-build
 
 # The llama.cpp example (examples/llama-cpp/README.md): the real engine, built from
 # the source the npm package node-llama-cpp ships, in $(LLAMA_DIR) (incremental: the
-# first build takes about 10 minutes on 2 cores; `make clean` removes it), its model
-# generated, quantized and checked against the graph's sha256 pin.
+# first build takes about 10 minutes on 2 cores, about 3 more for llama-server; `make
+# clean` removes it), its model generated, quantized and checked against the graph's
+# sha256 pin.
 LLAMA_DIR ?= build/llama-cpp
 example-llama-build:
 	LLAMA_DIR=$(LLAMA_DIR) examples/llama-cpp/build.sh

@@ -88,7 +88,8 @@ if [ "$(uname -sm)" = "Linux x86_64" ]; then
 else
 	echo "== macOS cross-compile: skipped (the pinned Zig runs on x86_64 Linux, this is $(uname -sm))"
 fi
-# the real engine: builds llama.cpp once (about 10 minutes on 2 cores), then one A/B
+# the real engine: builds llama.cpp once (about 10 minutes on 2 cores, about 3 more for
+# llama-server), then one A/B
 stage "llama.cpp example" make -s example-llama-check
 # the real server under load: llama-server (built by the stage above) replays the trace
 stage "llama-server example" make -s example-serve-check
