@@ -62,8 +62,9 @@ int np_dot(const struct np_ctx *c);
 int np_report_usage(const struct np_opts *o, const struct cmd_mode *mode, enum render_format *fmt,
 		    char *why, size_t cap);
 int np_chart_climb(const struct np_ctx *c);
-/* The runs chart of a comparison document into path (0644, atomic). */
-int np_write_chart(const char *path, const json_t *comparison, struct err *e);
+/* The runs chart of a comparison document into path (0644, atomic); aa:
+ * its arms ran the same thing. No gate ran: the chart says so. */
+int np_write_chart(const char *path, const json_t *comparison, bool aa, struct err *e);
 
 /* receipts (np_receipt.c) */
 int np_baseline(const struct np_ctx *c);
