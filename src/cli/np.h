@@ -62,8 +62,13 @@ int np_dot(const struct np_ctx *c);
 int np_report_usage(const struct np_opts *o, const struct cmd_mode *mode, enum render_format *fmt,
 		    char *why, size_t cap);
 int np_chart_climb(const struct np_ctx *c);
-/* The runs chart of a comparison document into path (0644, atomic). */
-int np_write_chart(const char *path, const json_t *comparison, struct err *e);
+/* The runs chart of a comparison document into path (0644, atomic); aa:
+ * its arms ran the same thing. No gate ran: the chart says so. */
+int np_write_chart(const char *path, const json_t *comparison, bool aa, struct err *e);
+
+/* Whether text is g as fak writes a graph (--json's layout, np_new.c):
+ * then a change of one lever is a diff of that lever's lines. */
+bool np_graph_in_layout(const struct graph *g, const struct strbuf *text);
 
 /* receipts (np_receipt.c) */
 int np_baseline(const struct np_ctx *c);

@@ -311,6 +311,19 @@ static int write_shown(const char *path, const struct strbuf *old, const struct 
 	return EXIT_OK;
 }
 
+bool np_graph_in_layout(const struct graph *g, const struct strbuf *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *doc = graph_to_json(g);
+	bool same;
+
+	json_write_pretty(&sb, doc);
+	json_decref(doc);
+	same = sb.len == text->len && !memcmp(sb.buf, text->buf, sb.len);
+	sb_release(&sb);
+	return same;
+}
+
 /* Replaces the graph file of c with doc (stolen), validated; old is the
  * file as it was read. A file in another layout than fak's (written by
  * hand) is said to be rewritten: its diff is more than the change. */
@@ -319,18 +332,13 @@ static int rewrite_graph(const struct np_ctx *c, json_t *doc, const char *what)
 	struct strbuf old = STRBUF_INIT, text = STRBUF_INIT, was = STRBUF_INIT;
 	const char *path = c->o->graph;
 	struct err e;
-	json_t *cur;
 	int rc;
 
 	if (file_read(path, GRAPH_MAX_BYTES, &old, &e) < 0) {
 		json_decref(doc);
 		rc = cli_fail(NP_CMD, &e);
 	} else if (!(rc = graph_text(doc, path, &text))) {
-		cur = graph_to_json(c->g);
-		json_write_pretty(&was, cur);
-		json_decref(cur);
-		if (was.len != old.len || memcmp(was.buf, old.buf, old.len)) {
-			sb_reset(&was);
+		if (!np_graph_in_layout(c->g, &old)) {
 			sb_addf(&was, "%s; the file was not in fak's layout (that of --json), "
 				"so this diff also rewrites it into that layout, once", what);
 			what = was.buf;

@@ -62,7 +62,8 @@ int np_compare(const struct np_ctx *c)
 	doc = receipt_compare(&base, &cand, c->g, &what, &f);
 	if (!doc) {
 		rc = refuse(what, &f, &e);
-	} else if (c->o->chart && np_write_chart(c->o->chart, doc, &e) < 0) {
+	} else if (c->o->chart &&
+		   np_write_chart(c->o->chart, doc, receipt_same_arms(&base, &cand), &e) < 0) {
 		rc = cli_fail(NP_CMD, &e);
 	} else {
 		const struct render_file files[] = { { "baseline receipt", sha[0] },

@@ -1,5 +1,6 @@
 /* The output formats and charts of `fak native-performance`: the usage
  * rules of --format, --json and --chart, and --chart climb. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,12 +36,12 @@ int np_report_usage(const struct np_opts *o, const struct cmd_mode *mode, enum r
 	return 0;
 }
 
-int np_write_chart(const char *path, const json_t *comparison, struct err *e)
+int np_write_chart(const char *path, const json_t *comparison, bool aa, struct err *e)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
-	render_chart_runs(&sb, comparison);
+	render_chart_runs(&sb, comparison, NULL, aa);
 	rc = file_write_atomic(path, sb.buf, sb.len, 0644, e);
 	sb_release(&sb);
 	if (rc < 0)

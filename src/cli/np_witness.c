@@ -133,6 +133,26 @@ static void attempt_line(const struct promotion *p, struct strbuf *sb)
 			    "line)\n");
 }
 
+/* A graph file fak did not write (by hand, jq -S) is rewritten into fak's
+ * layout by any change: say so, and how to normalise it once on its own,
+ * so that from then on a change of one lever is a diff of its lines. */
+static void layout_note(const struct promotion *p, const struct witness_paths *paths,
+			struct strbuf *sb)
+{
+	struct graph g;
+	struct err e;
+
+	if (graph_load_buf(&g, p->old_graph.buf, p->old_graph.len, paths->graph, &e) < 0)
+		return;	/* the plan loaded it: it loads */
+	if (!np_graph_in_layout(&g, &p->old_graph))
+		sb_addf(sb, "  layout   %s is not in fak's layout (that of --json), so this "
+			"change also rewrites the rest of it into that layout; to see only the "
+			"lever's lines, normalise it once, in a change of its own: fak "
+			"native-performance --graph %s --json >%s.new && mv %s.new %s\n",
+			paths->graph, paths->graph, paths->graph, paths->graph, paths->graph);
+	graph_release(&g);
+}
+
 /* What --promote and --enable each do around the one sequence of np_change:
  * plan, refuse or show (--dry-run), write through the journal, report. */
 struct change {
@@ -179,6 +199,7 @@ static int np_change(const struct np_ctx *c, const struct change *k)
 			k->would);
 		if (k->dry_head)
 			k->dry_head(&p, &sb);
+		layout_note(&p, &paths, &sb);
 		diff_unified(p.old_graph.buf, p.old_graph.len, p.new_graph.buf, p.new_graph.len,
 			     paths.graph, &sb);
 		diff_unified(p.old_index.buf, p.old_index.len, p.new_index.buf, p.new_index.len,
@@ -198,6 +219,7 @@ static int np_change(const struct np_ctx *c, const struct change *k)
 	if (committed > 0)	/* done: the exit status stays 0 */
 		cli_errorf(NP_CMD, "%s: %s", k->verb, e.msg);
 	k->report(&p, &paths, &sb);
+	layout_note(&p, &paths, &sb);
 	if (p.next_lever)
 		sb_addf(&sb, "next: %s\n", p.next_lever);
 	else

@@ -229,7 +229,7 @@ static int write_all(const struct xp *x, struct xp_result *res,
 		if (k + 1 < XP_NR_FILES)
 			json_write_pretty(&sb, docs[k]);
 		else
-			x->o->chart_runs(&sb, res->comparison);
+			x->o->chart_runs(&sb, res->comparison, res->gate, res->aa);
 		rc = write_file(x, res, k, &sb, e);
 	}
 	sb_release(&sb);
@@ -266,6 +266,7 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 		goto out;
 	}
 	res->comparison = receipt_compare(&rb, &rc, x->o->g, &what, out);
+	res->aa = receipt_same_arms(&rb, &rc);
 	receipt_release(&rb);
 	receipt_release(&rc);
 	if (!res->comparison) {

@@ -99,9 +99,12 @@ struct xp_opts {
 	/* After each run, with the paths of its captured stdout and stderr. */
 	void (*show_output)(void *ctx, const struct receipt_step *s, const char *out_log,
 			    const char *err_log);
-	/* Draws the runs chart of a comparison (chart.svg): the caller's
-	 * renderer, so experiment/ does not include render/. Required. */
-	void (*chart_runs)(struct strbuf *out, const json_t *comparison);
+	/* Draws the runs chart of a comparison (chart.svg) with the gate
+	 * verdict of the same receipts and whether the arms ran the same thing
+	 * (an A/A): the caller's renderer, so experiment/ does not include
+	 * render/. Required. */
+	void (*chart_runs)(struct strbuf *out, const json_t *comparison, const json_t *gate,
+			   bool aa);
 	void *ctx;
 };
 
@@ -139,6 +142,7 @@ struct xp_result {
 	json_t *comparison, *gate;
 	json_t *receipts[2];	/* baseline, candidate */
 	int gate_class;		/* enum gate_class */
+	bool aa;		/* the arms ran the same thing (receipt_same_arms) */
 	char sha256[XP_NR_FILES][65];	/* XP_DONE: of each file's bytes, as xp_file_names */
 };
 

@@ -1,6 +1,8 @@
 /* The hill climb of each envelope in dependency order: what the climb
  * chart draws. */
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,4 +108,22 @@ void graph_climbs_release(struct graph_climb *c, size_t n)
 		free((void *)(uintptr_t)c[k].rungs);
 	}
 	free(c);
+}
+
+bool graph_lever_witnessed_medians(const struct lever *l, double *base, double *cand)
+{
+	const char *s = l->has_witnessed ? l->witnessed.summary : NULL;
+	const char *colon = s ? strchr(s, ':') : NULL;
+	const char *m = colon ? strstr(colon, ": median ") : NULL;
+	double b, c;
+	int end = 0;
+
+	/* "VERDICT: median" or "VERDICT: no effect beyond ±T%: median" */
+	if (!m || sscanf(m, ": median %lf -> %lf tok/s%n", &b, &c, &end) != 2 || !end)
+		return false;
+	if (!isfinite(b) || !isfinite(c) || b < 0 || c < 0)
+		return false;
+	*base = b;
+	*cand = c;
+	return true;
 }

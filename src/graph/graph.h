@@ -265,6 +265,12 @@ struct graph_climb {
  * from g, which must be valid. */
 struct graph_climb *graph_climbs(const struct graph *g);
 void graph_climbs_release(struct graph_climb *c, size_t n);
+/* The medians of tok/s a lever's witness states, in the form fak's
+ * promotion writes its summary ("VERDICT: median A -> B tok/s (...)", the
+ * verdict's "no effect beyond" clause allowed): true with *base and *cand
+ * (finite, >= 0); false when the lever has no witness or its summary states
+ * no such pair (a witness written by hand), so nothing is made up. */
+bool graph_lever_witnessed_medians(const struct lever *l, double *base, double *cand);
 
 /* JSON values in documented key order (new references; caller decrefs).
  * Envelopes carry platform and warmups explicitly (the legacy top-level

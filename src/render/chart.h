@@ -4,6 +4,7 @@
  * them is escaped data, and the same input gives the same bytes.
  * docs/reports.md shows both layouts. */
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "base/strbuf.h"
 #include "graph/graph.h"
@@ -19,11 +20,17 @@
 void render_chart_climb(struct strbuf *out, const struct graph *g,
 			const struct graph_climb *climbs);
 
-/* The runs of a comparison (fak-native-performance-comparison/v2,
+/* The runs of a comparison (fak-native-performance-comparison/v2 or v3,
  * borrowed): every repetition's tok/s of both arms in the order they ran
- * (in repetition order per arm when the receipts record no order), each
- * arm's median as a line, and beside it the Hodges-Lehmann shift with its
- * interval against the noise threshold. */
-void render_chart_runs(struct strbuf *out, const json_t *comparison);
+ * (in repetition order per arm when the receipts record no order) on an
+ * axis that starts at zero or above, each arm's median as a line (its value
+ * in the panel's head), and beside it the Hodges-Lehmann shift with its
+ * interval against the practical threshold, the comparison's decision with
+ * its interval, and the gate's class: gate is the gate verdict of the same
+ * receipts (borrowed), or NULL when no gate ran ("gate: not run"). aa: the
+ * arms ran the same thing (receipt_same_arms): the chart is titled A/A, a
+ * calibration, never A/B. No label overlaps a point or another label. */
+void render_chart_runs(struct strbuf *out, const json_t *comparison, const json_t *gate,
+		       bool aa);
 
 #endif

@@ -1,9 +1,11 @@
 /* The hill-climb chart: one panel per envelope, each on its own axis. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
+#include "base/xalloc.h"
 #include "render/chart.h"
 #include "render/svg.h"
 #include "render/wrap.h"
@@ -16,6 +18,7 @@
 #define PX1 950.0
 #define MONO_PX 7.3	/* advance of a monospace character at 12px */
 #define SANS_PX 6.9	/* a generous average of a sans-serif one */
+#define BOLD_PX 7.6	/* and of a bold one */
 #define HEAD_H 96.0	/* title and legend of the chart */
 #define PANEL_TOP 84.0	/* panel header down to its axis */
 #define RUNG_H 52.0
@@ -98,12 +101,19 @@ static const char *witness(const struct lever *l, struct strbuf *t)
 }
 
 #define TEXT_CHARS ((size_t)((PANEL_W - 40) / SANS_PX))
+#define BOLD_CHARS ((size_t)((PANEL_W - 40) / BOLD_PX))
+
+/* The characters of a line of a lever's witness: bold when witnessed. */
+static size_t witness_chars(const struct lever *l)
+{
+	return l->has_witnessed ? BOLD_CHARS : TEXT_CHARS;
+}
 
 static double lever_height(const struct lever *l)
 {
 	struct strbuf t = STRBUF_INIT, lines[LEVER_LINES] = { STRBUF_INIT, STRBUF_INIT };
 	size_t n = split(hypothesis(l, &t), TEXT_CHARS, lines) +
-		   split(witness(l, &t), TEXT_CHARS, lines);
+		   split(witness(l, &t), witness_chars(l), lines);
 
 	sb_release(&t);
 	for (size_t i = 0; i < LEVER_LINES; i++)
@@ -111,20 +121,44 @@ static double lever_height(const struct lever *l)
 	return 24 + (double)n * LINE_H;
 }
 
+/* The levers a panel plots on its axis: those whose witness states its
+ * medians (graph_lever_witnessed_medians). */
+static size_t plotted_levers(const struct graph_climb *c)
+{
+	size_t n = 0;
+	double b, v;
+
+	for (size_t i = 0; i < c->nr_levers; i++)
+		n += graph_lever_witnessed_medians(c->levers[i], &b, &v);
+	return n;
+}
+
+/* The rows on a panel's axis: its rungs, then its plotted levers. */
+static size_t axis_rows(const struct graph_climb *c)
+{
+	return c->nr_rungs + plotted_levers(c);
+}
+
 static double panel_height(const struct graph_climb *c)
 {
-	double h = PANEL_TOP + (c->nr_rungs ? (double)c->nr_rungs * RUNG_H : EMPTY_H) + AXIS_FOOT +
-		   LEVER_HEAD + 8;
+	size_t rows = axis_rows(c);
+	double h = PANEL_TOP + (rows ? (double)rows * RUNG_H : EMPTY_H) + AXIS_FOOT + LEVER_HEAD +
+		   8;
 
 	for (size_t i = 0; i < c->nr_levers; i++)
 		h += lever_height(c->levers[i]);
 	return h;
 }
 
-/* The axis of a panel: from 0 past its largest value. */
+/* The axis of a panel: from 0 past its largest value, every witnessed
+ * value (of a rung or of a lever) included, so none is ever off the axis. */
 static void panel_axis(const struct graph_climb *c, struct svg_axis *a)
 {
-	double hi = 0;
+	double hi = 0, b, v;
+
+	for (size_t i = 0; i < c->nr_levers; i++)
+		if (graph_lever_witnessed_medians(c->levers[i], &b, &v))
+			hi = fmax(hi, fmax(b, v));
 
 	if (c->crit)
 		hi = fmax(hi, c->crit->minimum_throughput_tokens_per_second);
@@ -143,18 +177,63 @@ static double xpos(const struct svg_axis *a, double v)
 	return PX0 + (v - a->first) / (a->last - a->first) * (PX1 - PX0);
 }
 
-/* A label at x: it starts at x, or ends there when it would pass the right
- * edge of the panel and has more room on the left (down to left). */
-static void plot_label(struct strbuf *out, double x, double y, const char *cls, const char *text,
-		       double left)
-{
-	size_t room_right = chars(PANEL_X + PANEL_W - 8 - x, SANS_PX),
-	       room_left = chars(x - left, SANS_PX);
+/* The boxes of the labels drawn on a panel's axis, which its floor and
+ * comparison lines leave a gap for. */
+struct boxes {
+	struct box {
+		double x0, y0, x1, y1;
+	} *v;
+	size_t n, cap;
+};
 
-	if (wrap_width(text) <= room_right || room_right >= room_left)
-		svg_text(out, x, y, cls, "start", text, room_right);
-	else
-		svg_text(out, x, y, cls, "end", text, room_left);
+/* A label at x: it starts at x, or ends there when it would pass the right
+ * edge of the panel and has more room on the left (down to left). Its box
+ * (12px text: 10px above the baseline, 3px below) goes to b. */
+static void plot_label(struct strbuf *out, double x, double y, const char *cls, const char *text,
+		       double left, struct boxes *b)
+{
+	double per = !strcmp(cls, "wit") ? BOLD_PX : SANS_PX;
+	size_t room_right = chars(PANEL_X + PANEL_W - 8 - x, per), room_left = chars(x - left, per),
+	       w = wrap_width(text), shown;
+	bool start = w <= room_right || room_right >= room_left;
+
+	shown = start ? (w < room_right ? w : room_right) : (w < room_left ? w : room_left);
+	svg_text(out, x, y, cls, start ? "start" : "end", text, start ? room_right : room_left);
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 8;
+		b->v = xrealloc(b->v, xmul(b->cap, sizeof(*b->v)));
+	}
+	b->v[b->n++] = (struct box){ start ? x : x - (double)shown * per, y - 10,
+				     start ? x + (double)shown * per : x, y + 3 };
+}
+
+static int by_top(const void *a, const void *b)
+{
+	double d = ((const struct box *)a)->y0 - ((const struct box *)b)->y0;
+
+	return (d > 0) - (d < 0);
+}
+
+/* A vertical line at x from y0 to y1, broken where a label of b lies across
+ * it (2px apart), so no label is crossed by it. */
+static void vline(struct strbuf *out, double x, double y0, double y1, const char *cls,
+		  const struct boxes *b)
+{
+	struct box *hit = xcalloc(b->n + 1, sizeof(*hit));
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->n; i++)
+		if (b->v[i].x0 - 2 <= x && x <= b->v[i].x1 + 2)
+			hit[n++] = b->v[i];
+	qsort(hit, n, sizeof(*hit), by_top);
+	for (size_t i = 0; i < n && y0 < y1; i++) {
+		if (hit[i].y0 - 2 > y0)
+			svg_line(out, x, y0, x, fmin(hit[i].y0 - 2, y1), cls);
+		y0 = fmax(y0, hit[i].y1 + 2);
+	}
+	if (y0 < y1)
+		svg_line(out, x, y0, x, y1, cls);
+	free(hit);
 }
 
 static void legend(struct strbuf *out, double y)
@@ -188,7 +267,8 @@ static void deps_text(struct strbuf *t, const struct strlist *deps)
 		sb_addf(t, "%s%s", i ? ", " : "", deps->v[i]);
 }
 
-static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_axis *a, double y)
+static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_axis *a, double y,
+		     struct boxes *b)
 {
 	struct strbuf t = STRBUF_INIT;
 	char lo[JSON_NUMBER_MAX], hi[JSON_NUMBER_MAX];
@@ -205,7 +285,7 @@ static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_
 	number(hi, r->expected.roof);
 	sb_reset(&t);
 	sb_addf(&t, "%s %s\u2013%s tok/s", r->expected.classification, lo, hi);
-	plot_label(out, x0, y + 12, "hyp", t.buf, PX0);
+	plot_label(out, x0, y + 12, "hyp", t.buf, PX0, b);
 	svg_rect(out, x0, y + 16, fmax(x1 - x0, 2), 12, "bar");
 	sb_reset(&t);
 	if (r->has_witnessed) {
@@ -215,19 +295,44 @@ static void rung_row(struct strbuf *out, const struct rung *r, const struct svg_
 		svg_diamond(out, x, y + 22, 6.5, "witness");
 		sb_addf(&t, "%s %s tok/s (%s) \u00b7 %s", r->witnessed.classification, lo,
 			r->witnessed.comparability, r->witnessed.provenance);
-		plot_label(out, x, y + 44, "wit", t.buf, PX0);
+		plot_label(out, x, y + 44, "wit", t.buf, PX0, b);
 	} else {
-		plot_label(out, x0, y + 44, "pending", "witnessed: pending (no receipt yet)", PX0);
+		plot_label(out, x0, y + 44, "pending", "witnessed: pending (no receipt yet)", PX0,
+			   b);
 	}
+	sb_release(&t);
+}
+
+/* A witnessed lever on the axis: the step from its baseline's median (a
+ * ring) to its candidate's (a diamond), as its witness states them. */
+static void lever_axis_row(struct strbuf *out, const struct lever *l, double base, double cand,
+			   const struct svg_axis *a, double y, struct boxes *b)
+{
+	struct strbuf t = STRBUF_INIT;
+	char v0[JSON_NUMBER_MAX], v1[JSON_NUMBER_MAX];
+	double x0 = xpos(a, base), x1 = xpos(a, cand);
+
+	svg_circle(out, LABEL_X + 4, y + 18, 4.5, l->enabled ? "on" : "off");
+	svg_text(out, LABEL_X + 14, y + 22, "id", "start", l->id,
+		 chars(PX0 - LABEL_X - 30, MONO_PX));
+	svg_text(out, LABEL_X + 14, y + 38, "small", "start", "lever, witnessed",
+		 chars(PX0 - LABEL_X - 30, SANS_PX * 0.92));
+	svg_line(out, x0, y + 22, x1, y + 22, "step");
+	svg_circle(out, x0, y + 22, 4, "off");
+	svg_diamond(out, x1, y + 22, 6.5, "witness");
+	number(v0, base);
+	number(v1, cand);
+	sb_addf(&t, "witnessed %s tok/s (median; baseline %s)", v1, v0);
+	plot_label(out, x1, y + 44, "wit", t.buf, PX0, b);
 	sb_release(&t);
 }
 
 /* Draws lines[0..n) from y, one per LINE_H; returns the y after them. */
 static double text_lines(struct strbuf *out, double y, const char *cls, struct strbuf *lines,
-			 size_t n)
+			 size_t n, size_t max)
 {
 	for (size_t i = 0; i < n; i++, y += LINE_H)
-		svg_text(out, LABEL_X + 14, y, cls, "start", lines[i].buf, TEXT_CHARS);
+		svg_text(out, LABEL_X + 14, y, cls, "start", lines[i].buf, max);
 	return y;
 }
 
@@ -247,9 +352,9 @@ static void lever_row(struct strbuf *out, const struct lever *l, double y)
 	svg_text(out, x, y + 16, "small", "start", t.buf,
 		 chars(PANEL_X + PANEL_W - 12 - x, SANS_PX * 0.92));
 	n = split(hypothesis(l, &t), TEXT_CHARS, lines);
-	y = text_lines(out, y + 33, "hyp", lines, n);
-	n = split(witness(l, &t), TEXT_CHARS, lines);
-	text_lines(out, y, l->has_witnessed ? "wit" : "pending", lines, n);
+	y = text_lines(out, y + 33, "hyp", lines, n, TEXT_CHARS);
+	n = split(witness(l, &t), witness_chars(l), lines);
+	text_lines(out, y, l->has_witnessed ? "wit" : "pending", lines, n, witness_chars(l));
 	sb_release(&t);
 	for (size_t i = 0; i < LEVER_LINES; i++)
 		sb_release(&lines[i]);
@@ -261,8 +366,10 @@ static void panel(struct strbuf *out, const struct graph_climb *c, double y)
 	const char *plat = graph_envelope_platform(v);
 	struct strbuf t = STRBUF_INIT;
 	struct svg_axis a;
+	struct boxes b = { 0 };
 	char buf[64];
-	double ya = y + PANEL_TOP, yb, yl;
+	double ya = y + PANEL_TOP, yb, yl, bm, cm;
+	size_t rows = axis_rows(c), row = 0;
 
 	svg_rect(out, PANEL_X, y, PANEL_W, panel_height(c), "frame");
 	svg_text(out, LABEL_X, y + 22, "head id", "start", v->id,
@@ -278,7 +385,7 @@ static void panel(struct strbuf *out, const struct graph_climb *c, double y)
 		 chars(PANEL_W - 40, SANS_PX * 0.92));
 
 	panel_axis(c, &a);
-	yb = ya + (c->nr_rungs ? (double)c->nr_rungs * RUNG_H : EMPTY_H);
+	yb = ya + (rows ? (double)rows * RUNG_H : EMPTY_H);
 	for (double k = 0, tick; (tick = a.first + k * a.step) <= a.last + a.step * 1e-6; k++) {
 		double x = xpos(&a, tick);
 
@@ -288,31 +395,37 @@ static void panel(struct strbuf *out, const struct graph_climb *c, double y)
 	}
 	svg_line(out, PX0, yb, PX1, yb, "axis");
 	svg_text(out, PX1, yb + 14, "small", "end", "tok/s", 0);
-	if (!c->nr_rungs)
+	/* in the label column, left of the axis: no line of it crosses the note */
+	if (!rows)
 		svg_text(out, LABEL_X + 14, ya + 20, "pending", "start",
-			 "no rungs in this envelope: its steps are the levers below", 0);
+			 "no rungs: the levers are below", chars(PX0 - LABEL_X - 30, SANS_PX));
 	for (size_t i = 0; i < c->nr_rungs; i++)
-		rung_row(out, c->rungs[i], &a, ya + (double)i * RUNG_H);
+		rung_row(out, c->rungs[i], &a, ya + (double)row++ * RUNG_H, &b);
+	for (size_t i = 0; i < c->nr_levers; i++)
+		if (graph_lever_witnessed_medians(c->levers[i], &bm, &cm))
+			lever_axis_row(out, c->levers[i], bm, cm, &a, ya + (double)row++ * RUNG_H,
+				       &b);
 	if (c->crit) {
 		double x = xpos(&a, c->crit->minimum_throughput_tokens_per_second);
 
 		number(buf, c->crit->minimum_throughput_tokens_per_second);
-		svg_line(out, x, ya - 2, x, yb + 4, "floor");
+		vline(out, x, ya - 2, yb + 4, "floor", &b);
 		sb_reset(&t);
 		sb_addf(&t, "criterion floor %s tok/s", buf);
-		plot_label(out, x, yb + 30, "floor-label", t.buf, LABEL_X);
+		plot_label(out, x, yb + 30, "floor-label", t.buf, LABEL_X, &b);
 	}
 	if (c->comparison) {
 		double x = xpos(&a, c->comparison->tokens_per_second);
 
 		number(buf, c->comparison->tokens_per_second);
-		svg_line(out, x, ya - 2, x, yb + 4, "cmp");
+		vline(out, x, ya - 2, yb + 4, "cmp", &b);
 		sb_reset(&t);
 		sb_addf(&t, "comparison %s tok/s: %s (%s/%s; not a witness)", buf,
 			c->comparison->engine, c->comparison->classification,
 			c->comparison->comparability);
-		plot_label(out, x, yb + 46, "cmp-label", t.buf, LABEL_X);
+		plot_label(out, x, yb + 46, "cmp-label", t.buf, LABEL_X, &b);
 	}
+	free(b.v);
 	yl = yb + AXIS_FOOT;
 	svg_text(out, LABEL_X, yl + 14, "head", "start",
 		 c->nr_levers ? "Levers, in dependency order" : "No levers in this envelope", 0);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "receipt/receipt.h"
 #include "render/chart.h"
 #include "render/fmt.h"
 #include "render/svg.h"
@@ -24,6 +25,7 @@
 /* the shift panel */
 #define SX0 730.0
 #define SX1 960.0
+#define SMALL_PX 6.4	/* advance of a small (11px) character, generous */
 
 /* One plotted repetition. */
 struct point {
@@ -75,17 +77,30 @@ static double ypos(const struct svg_axis *a, double v)
 	return RY1 - (v - a->first) / (a->last - a->first) * (RY1 - RY0);
 }
 
+/* The label of every k-th run, k the smallest that keeps labels apart. */
+static size_t label_every(const struct point *p, size_t n, double step)
+{
+	size_t w = 1;
+
+	for (size_t i = 0; i < n; i++)
+		w = w > strlen(p[i].label) ? w : strlen(p[i].label);
+	/* a label is w small characters wide; 4px apart at least */
+	for (size_t k = 1; k < n; k++)
+		if ((double)k * step >= (double)w * SMALL_PX + 4)
+			return k;
+	return n ? n : 1;
+}
+
 static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 {
 	static const char *const marks[] = { "base", "cand" },
-				 *const lines[] = { "base-line", "cand-line" },
-				 *const names[] = { "baseline", "candidate" };
+				 *const lines[] = { "base-line", "cand-line" };
 	size_t n, every;
 	bool ordered;
 	struct point *p = points(doc, &n, &ordered);
-	double lo = INFINITY, hi = -INFINITY, med[2], step;
+	double lo = INFINITY, hi = -INFINITY, med[2], step, pad;
 	struct svg_axis a;
-	char buf[FMT_MAX], v[FMT_PART];
+	char buf[FMT_MAX * 2], v[2][FMT_PART];
 
 	svg_rect(out, 16, 86, 666, 338, "frame");
 	svg_text(out, 32, 106, "head", "start", "tok/s of every repetition", 0);
@@ -99,7 +114,14 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 		lo = fmin(lo, med[k]);
 		hi = fmax(hi, med[k]);
 	}
-	svg_axis(lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08, 5, &a);
+	/* a rate is never below zero: neither is its axis */
+	pad = (hi - lo) * 0.08;
+	lo = fmax(0, lo - pad);
+	hi += pad;
+	/* equal values: svg_axis pads them 5% either way (0 to 1 for zero) */
+	svg_axis(lo, hi > lo ? hi : lo > 0 ? lo : 1, 5, &a);
+	if (a.first < 0)
+		a.first = 0;
 	for (double k = 0, t; (t = a.first + k * a.step) <= a.last + a.step * 1e-6; k++) {
 		svg_line(out, RX0, ypos(&a, t), RX1, ypos(&a, t), "grid");
 		svg_tick_label(buf, sizeof(buf), &a, t);
@@ -107,8 +129,16 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 	}
 	svg_line(out, RX0, RY0, RX0, RY1, "axis");
 	svg_line(out, RX0, RY1, RX1, RY1, "axis");
+	/* the medians: lines under the points, their values in the panel's
+	 * head, where no point can be */
+	for (int k = 0; k < 2; k++) {
+		svg_line(out, RX0, ypos(&a, med[k]), RX1, ypos(&a, med[k]), lines[k]);
+		fmt_value(v[k], med[k]);
+	}
+	snprintf(buf, sizeof(buf), "median: baseline %s, candidate %s", v[0], v[1]);
+	svg_text(out, RX1, 106, "small", "end", buf, 0);
 	step = n ? (RX1 - RX0) / (double)n : 0;
-	every = n > 30 ? (n + 29) / 30 : 1;	/* at most 30 run labels */
+	every = label_every(p, n, step);
 	for (size_t i = 0; i < n; i++) {
 		double x = RX0 + step * ((double)i + 0.5), y = ypos(&a, p[i].tps);
 
@@ -124,42 +154,92 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 			 : "repetition of each arm: the receipts record no order, "
 			   "so drift cannot be seen",
 		 0);
-	for (int k = 0; k < 2; k++) {
-		/* the label of the higher median above its line, the other below */
-		bool above = med[k] >= med[1 - k];
-
-		svg_line(out, RX0, ypos(&a, med[k]), RX1, ypos(&a, med[k]), lines[k]);
-		fmt_value(v, med[k]);
-		snprintf(buf, sizeof(buf), "%s median %s", names[k], v);
-		svg_text(out, RX1 - 4, ypos(&a, med[k]) + (above ? -5 : 14), "small", "end",
-			 buf, 0);
-	}
 	free(p);
 }
 
-static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m, const json_t *d)
+/* The decision of the comparison and, for an experiment, its gate's class:
+ * what the chart was drawn to show. */
+static void decision_lines(struct strbuf *out, const json_t *m, const json_t *d,
+			   const json_t *gate)
+{
+	const json_t *ip = get(d, "interval_percent");
+	char line[FMT_MAX * 2], x[FMT_PART], y[FMT_PART], iv[FMT_MAX];
+	const char *cls = str(gate, "classification");
+	double cx = (SX0 + SX1) / 2;
+
+	if (!json_is_object(d)) {	/* a comparison without a decision: its statistics */
+		d = m;
+		ip = get(m, "interval_percent");
+	}
+	snprintf(line, sizeof(line), "decision: %s", str(d, "verdict"));
+	svg_text(out, cx, 336, "verdict", "middle", line, 0);
+	fmt_percent(x, num(d, "shift_percent"));
+	fmt_interval(iv, ip);
+	fmt_level(y, json_is_number(get(d, "level")) ? num(d, "level")
+						     : num(m, "confidence_level"));
+	snprintf(line, sizeof(line), "%s %s at %s", x, iv, y);
+	svg_text(out, cx, 354, "", "middle", line, 0);
+	fmt_p(x, num(m, "p_value"));
+	snprintf(line, sizeof(line), "p=%s \u00b7 n=%.0f+%.0f", x,
+		 num(get(m, "baseline"), "repetitions"), num(get(m, "candidate"), "repetitions"));
+	svg_text(out, cx, 370, "small", "middle", line, 0);
+	/* the gate: its class when the chart is an experiment's, else said not run */
+	if (*cls) {
+		/* the class colours the text only when it is one the gate gives */
+		static const char *const known[][2] = {
+			{ "pass", "verdict gate-pass" },
+			{ "investigate", "verdict gate-investigate" },
+			{ "regression", "verdict gate-regression" },
+		};
+		const char *c = "verdict";
+
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (!strcmp(cls, known[i][0]))
+				c = known[i][1];
+		snprintf(line, sizeof(line), "gate: %s", cls);
+		svg_text(out, cx, 394, c, "middle", line, 30);
+	} else {
+		svg_text(out, cx, 394, "verdict", "middle", "gate: not run", 0);
+	}
+	if (json_is_object(get(d, "host_policy"))) {
+		const json_t *h = get(d, "host_policy");
+
+		snprintf(line, sizeof(line),
+			 "host: other \u2264%g%% \u00b7 duty \u2264%g%% \u00b7 PSI \u2264%g%%",
+			 num(h, "maximum_non_sut_cpu_percent"),
+			 num(h, "maximum_sampler_duty_percent"),
+			 num(h, "maximum_psi_stall_percent"));
+		svg_text(out, cx, 412, "small", "middle", line, 0);
+	}
+}
+
+static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m, const json_t *d,
+			const json_t *gate)
 {
 	const json_t *ip = get(m, "interval_percent"), *band = get(st, "threshold_band_percent");
 	double down = num(band, "lower"), up = num(band, "upper"), lo = num(ip, "lower"),
 	       hi = num(ip, "upper"), s = num(m, "shift_percent"), a0, a1;
 	struct svg_axis a;
-	char buf[FMT_MAX], x[FMT_PART], y[FMT_PART], b[FMT_MAX];
+	char buf[FMT_MAX], x[FMT_PART], b[FMT_MAX];
 
 #define XS(v) (SX0 + ((v) - a.first) / (a.last - a.first) * (SX1 - SX0))
 	svg_rect(out, 698, 86, 286, 338, "frame");
-	svg_text(out, 714, 106, "head", "start", "tok/s shift, candidate vs baseline", 0);
+	svg_text(out, 714, 106, "head", "start", "shift, candidate vs baseline", 0);
 	a0 = fmin(fmin(lo, down), 0);
 	a1 = fmax(fmax(hi, up), 0);
 	svg_axis(a0 - (a1 - a0) * 0.1, a1 + (a1 - a0) * 0.1, 4, &a);
-	svg_rect(out, XS(down), 130, XS(up) - XS(down), 150, "noise");
+	if (a.first < -100)	/* a ratio: never below -100% */
+		a.first = -100;
+	svg_rect(out, XS(down), 140, XS(up) - XS(down), 140, "noise");
 	fmt_band(b, band);
 	{
 		char label[FMT_MAX + 24];
 
+		/* above the band, in the middle of the panel: inside it wherever the band is */
 		snprintf(label, sizeof(label), "practical threshold %s", b);
-		svg_text(out, XS(0), 144, "small", "middle", label, 0);
+		svg_text(out, (SX0 + SX1) / 2, 128, "small", "middle", label, 0);
 	}
-	svg_line(out, XS(0), 150, XS(0), 290, "zero");
+	svg_line(out, XS(0), 140, XS(0), 290, "zero");
 	svg_line(out, XS(lo), 215, XS(hi), 215, "ci");
 	svg_line(out, XS(lo), 207, XS(lo), 223, "ci");
 	svg_line(out, XS(hi), 207, XS(hi), 223, "ci");
@@ -171,46 +251,25 @@ static void shift_panel(struct strbuf *out, const json_t *st, const json_t *m, c
 		svg_text(out, XS(t), 308, "small", "middle", buf, 0);
 	}
 	svg_line(out, SX0, 290, SX1, 290, "axis");
-	fmt_percent(x, s);
-	fmt_interval(buf, ip);
-	{
-		char line[FMT_MAX * 2];
-
-		snprintf(line, sizeof(line), "%s %s", x, buf);
-		svg_text(out, (SX0 + SX1) / 2, 336, "", "middle", line, 0);
-		fmt_level(x, num(m, "confidence_level"));
-		fmt_p(y, num(m, "p_value"));
-		snprintf(line, sizeof(line), "%s CI \u00b7 p=%s \u00b7 n=%.0f+%.0f", x, y,
-			 num(get(m, "baseline"), "repetitions"),
-			 num(get(m, "candidate"), "repetitions"));
-		svg_text(out, (SX0 + SX1) / 2, 354, "small", "middle", line, 0);
-	}
-	/* the one decision, and the host it was reached on */
-	svg_text(out, (SX0 + SX1) / 2, 384, "verdict", "middle", str(d, "verdict"), 0);
-	if (json_is_object(get(d, "host_policy"))) {
-		const json_t *h = get(d, "host_policy");
-		char line[FMT_MAX * 2];
-
-		snprintf(line, sizeof(line),
-			 "host policy: other \u2264%g%% duty \u2264%g%% PSI \u2264%g%%",
-			 num(h, "maximum_non_sut_cpu_percent"),
-			 num(h, "maximum_sampler_duty_percent"),
-			 num(h, "maximum_psi_stall_percent"));
-		svg_text(out, (SX0 + SX1) / 2, 404, "small", "middle", line, 0);
-	}
+	decision_lines(out, m, d, gate);
 #undef XS
 }
 
-void render_chart_runs(struct strbuf *out, const json_t *doc)
+void render_chart_runs(struct strbuf *out, const json_t *doc, const json_t *gate, bool aa)
 {
 	const json_t *st = get(doc, "statistics"), *m = get(st, "tokens_per_second"),
 		     *order = get(doc, "order");
+	const char *kind = aa ? "A/A" : "A/B";
 	struct strbuf t = STRBUF_INIT;
 
-	sb_addf(&t, "A/B of %s on %s", str(doc, "changed_lever_id"), str(doc, "envelope_id"));
+	sb_addf(&t, "%s of %s on %s", kind, str(doc, "changed_lever_id"), str(doc, "envelope_id"));
+	if (aa)
+		sb_adds(&t, " (" RECEIPT_AA_NOTE ")");
 	svg_begin(out, WIDTH, HEIGHT, t.buf);
 	sb_reset(&t);
-	sb_addf(&t, "A/B \u00b7 %s", str(doc, "changed_lever_id"));
+	sb_addf(&t, "%s \u00b7 %s", kind, str(doc, "changed_lever_id"));
+	if (aa)
+		sb_adds(&t, " \u00b7 calibration, not a witness");
 	svg_text(out, 32, 30, "title", "start", t.buf, 80);
 	sb_reset(&t);
 	sb_addf(&t, "%s \u00b7 %s (baseline) \u2192 %s (candidate) \u00b7 order: %s",
@@ -228,7 +287,7 @@ void render_chart_runs(struct strbuf *out, const json_t *doc)
 	svg_text(out, 428, 72, "small", "start",
 		 "within the practical threshold: equivalent when the whole interval is", 0);
 	runs_panel(out, doc, m);
-	shift_panel(out, st, m, get(doc, "decision"));
+	shift_panel(out, st, m, get(doc, "decision"), gate);
 	svg_end(out);
 	sb_release(&t);
 }

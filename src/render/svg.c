@@ -22,7 +22,9 @@ static const char style[] =
 	".cmp{stroke:#777;stroke-width:1.2;stroke-dasharray:2 3}"
 	".base{fill:#3c78d8}.cand{fill:#e69138}.base-line{stroke:#3c78d8;stroke-dasharray:5 3}"
 	".cand-line{stroke:#e69138;stroke-dasharray:5 3}.noise{fill:#eeeeee}.zero{stroke:#999}"
-	".ci{stroke:#222;stroke-width:2.5}.on{fill:#2e7d32}.off{fill:#fff;stroke:#888}";
+	".gate-pass{fill:#2e7d32}.gate-investigate{fill:#9a5b00}.gate-regression{fill:#b42318}"
+	".step{stroke:#1c3f7a;stroke-width:1.5}.ci{stroke:#222;stroke-width:2.5}"
+	".on{fill:#2e7d32}.off{fill:#fff;stroke:#888}";
 
 void svg_begin(struct strbuf *out, double width, double height, const char *title)
 {

@@ -6,8 +6,9 @@
   compared with what the JSON documents, the graph and the files say.
 - CSV: Python's csv module reads each file back; the header must be the
   documented one and every cell must equal the value it stands for.
-- SVG: xmllint parses each chart, rsvg-convert renders it to PNG, and the
-  hostile names must come back as text exactly (line breaks as spaces).
+- SVG: xmllint parses each chart, rsvg-convert renders it to PNG, the
+  hostile names must come back as text exactly (line breaks as spaces), and
+  no label overlaps another, a point or a floor line (svg_geometry.py).
 
 Expected values come from the JSON forms (--json), the receipts and the graph,
 read here with the json module; numbers shown in Markdown are formatted here
@@ -22,6 +23,8 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+import svg_geometry
 
 FAK = os.environ["FAK"]
 FIX = os.environ["FIX"]
@@ -291,6 +294,8 @@ def check_svg(path, where, names=()):
     for n in ET.parse(path).getroot().iter():
         if n.tag in (SVG + "text", SVG + "title") and n.text:
             texts.add(n.text)
+    for problem in svg_geometry.check(path):
+        fail("%s: %s" % (where, problem))
     for name in names:
         shown = name.replace("\n", " ")
         if not any(shown in t for t in texts):

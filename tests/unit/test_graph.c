@@ -724,3 +724,42 @@ Test(graph_id, form)
 	id[GRAPH_ID_MAX + 1] = '\0';
 	cr_expect_str_eq(graph_id_problem(id), "is longer than 128 bytes");
 }
+
+/* The medians a lever's witness states, as fak's promotion writes them
+ * (the climb chart plots them); a witness written by hand states none. */
+Test(graph_climb, witnessed_medians_only_from_the_promotion_form)
+{
+	static const struct {
+		const char *summary;
+		bool ok;
+		double base, cand;
+	} cases[] = {
+		{ "faster: median 100 -> 200 tok/s (+100.0%, 90% interval +99.0%..+101.0%, n=3+3); "
+		  "gate pass, observed 2026-12-02", true, 100, 200 },
+		{ "equivalent: no effect beyond \u00b12%: median 2.62 -> 2.6 tok/s (-0.8%, 90% "
+		  "interval -1.0%..+0.5%, n=5+5)", true, 2.62, 2.6 },
+		{ "3.3 tok/s fak-native after 31 prompt tokens", false, 0, 0 },
+		{ "faster: median 100 -> 200 ms", false, 0, 0 },
+		{ "faster: median -1 -> 200 tok/s", false, 0, 0 },
+		{ "faster: median nan -> 200 tok/s", false, 0, 0 },
+		{ "median 100 -> 200 tok/s", false, 0, 0 },	/* no verdict before it */
+	};
+	struct lever l = { .has_witnessed = true };
+	double b = -1, c = -1;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		l.witnessed.summary = cases[i].summary;
+		b = c = -1;
+		cr_expect_eq(graph_lever_witnessed_medians(&l, &b, &c), cases[i].ok, "%s",
+			     cases[i].summary);
+		if (cases[i].ok) {
+			cr_expect_eq(b, cases[i].base, "%s", cases[i].summary);
+			cr_expect_eq(c, cases[i].cand, "%s", cases[i].summary);
+		} else {
+			cr_expect_eq(b, -1, "%s: base written", cases[i].summary);
+		}
+	}
+	l.has_witnessed = false;
+	l.witnessed.summary = cases[0].summary;
+	cr_expect_not(graph_lever_witnessed_medians(&l, &b, &c), "a lever without a witness");
+}
