@@ -38,7 +38,7 @@ static const char usage[] =
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
 	"           [--allow-declared-identity]\n"
-	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
+	"           [--max-log-bytes SIZE] [--timeout DUR] [--progress auto|always|never] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
@@ -64,7 +64,7 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps, *witness_root;
+	const char *max_log, *max_reps, *witness_root, *progress;
 	bool until_decisive, allow_declared_identity;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -80,8 +80,13 @@ static int usage_error(const char *msg)
 
 /* ---- progress and output ------------------------------------------------- */
 
+/* --progress: auto shows the live line on a terminal and a plain line per
+ * run elsewhere (CI, nohup, a pipe); always the live line wherever stderr
+ * goes; never nothing. */
+enum progress_mode { PROGRESS_PLAIN, PROGRESS_LIVE, PROGRESS_NEVER };
+
 struct view {
-	bool tty;
+	enum progress_mode mode;
 };
 
 static void clock_text(int64_t ns, char *out, size_t cap)
@@ -91,43 +96,49 @@ static void clock_text(int64_t ns, char *out, size_t cap)
 	snprintf(out, cap, "%lld:%02lld", s / 60, s % 60);
 }
 
+/* A finished run: its name, tok/s, verdict, elapsed and time left; then the
+ * look --until-decisive just took. Live: over the quiet window's line. */
+static void progress_run(const struct xp_progress *p, bool live)
+{
+	char title[64], el[32], left[32];
+
+	receipt_step_title(p->step, title, sizeof(title));
+	clock_text(p->elapsed_ns, el, sizeof(el));
+	clock_text(p->left_ns, left, sizeof(left));
+	fprintf(stderr, "%s[%zu/%zu] %s", live ? "\r\033[K" : "", p->done, p->total, title);
+	if (p->has_tps)
+		fprintf(stderr, "  %.4g tok/s", p->tps);
+	fprintf(stderr, "  %s  elapsed %s  about %s left\n", p->verdict, el, left);
+	if (p->look)
+		fprintf(stderr, "%s\n", p->look);
+}
+
 static void progress(void *ctx, const struct xp_progress *p)
 {
 	const struct view *v = ctx;
-	char title[64], el[32], left[32];
+	char title[64];
 
-	/* a look of --until-decisive is said on any stderr: it is the
-	 * experiment's progress towards a decision */
-	if (!v->tty) {
-		if (p->look && !p->quiet_total_ns) {
-			fprintf(stderr, "%s\n", p->look);
-			fflush(stderr);
-		}
+	if (v->mode == PROGRESS_NEVER)
+		return;
+	if (!p->quiet_total_ns) {
+		progress_run(p, v->mode == PROGRESS_LIVE);
+		fflush(stderr);
 		return;
 	}
+	/* the quiet window ticks only where a line can be redrawn */
+	if (v->mode != PROGRESS_LIVE)
+		return;
 	receipt_step_title(p->step, title, sizeof(title));
-	if (p->quiet_total_ns) {
-		if (p->quiet_done_ns < p->quiet_total_ns && p->waiting_for)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: waiting for a quiet window (%s): "
-				"%.1fs of %.1fs", p->done + 1, p->total, title, p->waiting_for,
-				(double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
-		else if (p->quiet_done_ns < p->quiet_total_ns)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs",
-				p->done + 1, p->total, title, (double)p->quiet_done_ns / 1e9,
-				(double)p->quiet_total_ns / 1e9);
-		else
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total,
-				title);
-	} else {
-		clock_text(p->elapsed_ns, el, sizeof(el));
-		clock_text(p->left_ns, left, sizeof(left));
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s", p->done, p->total, title);
-		if (p->has_tps)
-			fprintf(stderr, "  %.4g tok/s", p->tps);
-		fprintf(stderr, "  %s  elapsed %s  about %s left\n", p->verdict, el, left);
-		if (p->look)
-			fprintf(stderr, "%s\n", p->look);
-	}
+	if (p->quiet_done_ns < p->quiet_total_ns && p->waiting_for)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s: waiting for a quiet window (%s): "
+			"%.1fs of %.1fs", p->done + 1, p->total, title, p->waiting_for,
+			(double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
+	else if (p->quiet_done_ns < p->quiet_total_ns)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs",
+			p->done + 1, p->total, title, (double)p->quiet_done_ns / 1e9,
+			(double)p->quiet_total_ns / 1e9);
+	else
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total, title);
 	fflush(stderr);
 }
 
@@ -398,6 +409,19 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 	return 0;
 }
 
+static int progress_mode(const char *v, enum progress_mode *out)
+{
+	if (!v || !strcmp(v, "auto"))
+		*out = isatty(STDERR_FILENO) ? PROGRESS_LIVE : PROGRESS_PLAIN;
+	else if (!strcmp(v, "always"))
+		*out = PROGRESS_LIVE;
+	else if (!strcmp(v, "never"))
+		*out = PROGRESS_NEVER;
+	else
+		return usage_error("--progress must be auto, always or never");
+	return 0;
+}
+
 #define EX(m) struct ex_opts, m
 static const struct opt opts[] = {
 	{ "baseline", "CMD", "the baseline arm: the lever off (run by /bin/sh -c)",
@@ -448,6 +472,9 @@ static const struct opt opts[] = {
 	{ "witness-root", "DIR",
 	  "record the attempt in DIR/attempts.jsonl (default: the checkout's docs/witnesses)",
 	  OPT_VALUE(EX(witness_root)) },
+	{ "progress", "WHEN",
+	  "auto (default: live on a terminal, else a line per run), always or never",
+	  OPT_VALUE(EX(progress)) },
 	{ "json", NULL, "print the summary as JSON (the same as --format json)",
 	  OPT_FLAG(EX(json)) },
 	{ "format", "FORMAT", "the summary: text (default), json, md or csv",
@@ -526,7 +553,7 @@ int bench_experiment(int argc, char **argv)
 	struct xp_result res;
 	enum render_format fmt;
 	struct findings f = FINDINGS_INIT;
-	struct view view = { .tty = isatty(STDERR_FILENO) };
+	struct view view;
 	struct graph g;
 	struct err e;
 	char *root = NULL, *ledger = NULL;
@@ -535,7 +562,7 @@ int bench_experiment(int argc, char **argv)
 	rc = parse(argc, argv, &eo, &o.lever_id);
 	if (rc)
 		goto out_opts;
-	if ((rc = check_usage(&eo, &o, &fmt)) ||
+	if ((rc = progress_mode(eo.progress, &view.mode)) || (rc = check_usage(&eo, &o, &fmt)) ||
 	    (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;

@@ -427,6 +427,34 @@ static int confine(const struct run_opts *o, struct run_state *st, struct err *e
 	return 0;
 }
 
+/* The command's cgroup as --attribution and --cpus ask, or a refusal; a
+ * cgroup made is the caller's to finish, whatever the outcome. */
+static int place(const struct run_opts *o, struct run_state *st, struct err *e)
+{
+	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) ||
+			   !strcmp(o->attribution, ATTRIBUTION_CGROUP);
+
+	if (want_cgroup && cgroup_create(&st->cg, o->proc_root, &st->in.cgroup) < 0 &&
+	    !strcmp(o->attribution, ATTRIBUTION_CGROUP))
+		return err_set(e, "cgroup attribution was requested but is unavailable: %s",
+			       st->in.cgroup.reason);
+	if (!want_cgroup)
+		cgroup_not_requested(&st->in.cgroup, "cgroup v2 not used: attribution by the "
+						     "subreaper or the sampled tree was requested");
+	return o->cpus ? confine(o, st, e) : 0;
+}
+
+int sampler_placement_check(const struct run_opts *o, struct err *e)
+{
+	struct run_state *st = xcalloc(1, sizeof(*st));
+	int rc = place(o, st, e);
+
+	if (st->cg.active)
+		cgroup_finish(&st->cg, &st->in.cgroup);
+	free(st);
+	return rc;
+}
+
 int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
 		struct err *e)
 {
@@ -435,8 +463,6 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 	struct fold_input *in = &st->in;
 	struct census_cfg cfg = { 0 };
 	bool sampled = !strcmp(o->attribution, ATTRIBUTION_SAMPLED);
-	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) ||
-			   !strcmp(o->attribution, ATTRIBUTION_CGROUP);
 	struct timespec rt, mt;
 	int rc = -1;
 
@@ -457,16 +483,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		sampled = true;
 	}
 	raise_nofile();
-	if (want_cgroup && cgroup_create(&st->cg, o->proc_root, &in->cgroup) < 0 &&
-	    !strcmp(o->attribution, ATTRIBUTION_CGROUP)) {
-		err_set(e, "cgroup attribution was requested but is unavailable: %s",
-			in->cgroup.reason);
-		goto out;
-	}
-	if (!want_cgroup)
-		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the "
-						  "subreaper or the sampled tree was requested");
-	if (o->cpus && confine(o, st, e) < 0)
+	if (place(o, st, e) < 0)
 		goto out_cgroup;
 	if (setup_signals(&rn, e) < 0)
 		goto out_cgroup;

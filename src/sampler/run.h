@@ -74,6 +74,12 @@ struct run_opts {
 	const char *artifact_path;
 };
 
+/* What sampler_run would refuse about where the command runs, checked
+ * without running anything: --attribution cgroup without a cgroup v2 of
+ * fak's own, --cpus without a writable cpuset (a cgroup is made and removed
+ * again). 0, or -1 with e set to sampler_run's own message. */
+int sampler_placement_check(const struct run_opts *o, struct err *e);
+
 /* Resolves and runs the command. Returns -1 with e set when it could not
  * be started (nothing ran, no attestation). Returns 0 otherwise: *r is sealed
  * unless res->interrupted, in which case *r must not be used. */

@@ -9,7 +9,7 @@ set -u
 xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir run >out.txt 2>err.txt
 rc=$?
 [ $rc = 0 ] || { cat err.txt; fail "exit $rc"; }
-[ ! -s err.txt ] || { cat err.txt; fail "stderr is not a terminal: nothing may be printed there"; }
+[ ! -s err.txt ] || { cat err.txt; fail "--progress never: nothing may be printed on stderr"; }
 grep -q '^gate       [a-z]*: ' out.txt && grep -q '^           (fak native-performance --gate run/gate-request.json)$' out.txt || fail "no gate line in the summary"
 for f in baseline.json candidate.json comparison.json gate-request.json gate.json \
 	attestations/baseline-warmup-1.json attestations/candidate-warmup-1.json \
