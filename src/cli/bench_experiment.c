@@ -205,6 +205,60 @@ static char *attempt_text(const struct xp_result *res, const char *lever, const 
 	return t;
 }
 
+/* The runs whose command left processes running (killed by the sampler,
+ * counted in their attestations), as a summary line (caller frees; NULL
+ * for none) and the summary's JSON member. */
+static char *leftovers_text(const struct ex_opts *eo, const struct xp_result *res, json_t *doc)
+{
+	struct strbuf t = STRBUF_INIT, names = STRBUF_INIT;
+	json_t *o, *runs;
+	long long total = 0;
+	bool by[3] = { false, false, false };	/* baseline, candidate, quality */
+	const char *const flag[3] = { "--baseline", "--candidate", "--quality-command" };
+	const char *const cmd[3] = { eo->baseline, eo->candidate, eo->quality };
+	const char *sep = "; left by ";
+
+	if (!res->nr_leftovers)
+		return NULL;
+	o = jobj();
+	runs = jarr();
+	for (size_t i = 0; i < res->nr_leftovers; i++)
+		total += res->leftovers[i].killed;
+	sb_addf(&t, "%lld process%s still running when %s command exited, killed: ", total,
+		total == 1 ? " was" : "es were", res->nr_leftovers == 1 ? "its" : "their");
+	for (size_t i = 0; i < res->nr_leftovers; i++) {
+		const struct xp_leftover *l = &res->leftovers[i];
+		char title[64], name[64];
+		json_t *r = jobj();
+
+		receipt_step_title(&l->step, title, sizeof(title));
+		receipt_step_name(&l->step, name, sizeof(name));
+		sb_reset(&names);
+		run_leftovers_text(&l->names, &names);
+		sb_addf(&t, "%s%s: %lld", i ? "; " : "", title, (long long)l->killed);
+		if (names.len)
+			sb_addf(&t, " (%s)", names.buf);
+		by[!strcmp(l->step.kind, WL_KIND_QUALITY) ? 2 : l->step.arm] = true;
+		jset_str(r, "run", name);
+		jset_int(r, "killed", (long long)l->killed);
+		jset_str(r, "processes", names.buf);
+		jpush_new(runs, r);
+	}
+	/* the commands are public (they are in the receipts) */
+	for (int a = 0; a < 3; a++)
+		if (by[a] && cmd[a]) {
+			sb_addf(&t, "%s%s '%s'", sep, flag[a], cmd[a]);
+			sep = " and ";
+		}
+	sb_adds(&t, "; a benchmark should wait for what it starts");
+	jset_int(o, "killed", total);
+	jset_new(o, "runs", runs);
+	jset_str(o, "text", t.buf);
+	jset_new(doc, "leftovers", o);
+	sb_release(&names);
+	return sb_detach(&t, NULL);
+}
+
 static int summary(const struct ex_opts *eo, const char *ledger, enum render_format fmt,
 		   const struct xp_result *res)
 {
@@ -228,6 +282,7 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 	ab.why = why;
 	ab.attempt = attempt_text(res, json_string_value(json_object_get(
 		res->receipts[1], "changed_lever_id")), ledger, doc);
+	ab.leftovers = leftovers_text(eo, res, doc);
 	for (size_t k = 0; k < XP_NR_FILES; k++)
 		files[k] = (struct render_file){ xp_file_names[k], res->sha256[k] };
 	if (receipt_decode(&r[0], res->receipts[0], NULL, &e) < 0)
@@ -248,6 +303,7 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 	report_ab_release(&ab);
 	sb_release(&note);
 	free((char *)(uintptr_t)ab.attempt);
+	free((char *)(uintptr_t)ab.leftovers);
 	receipt_release(&r[0]);
 	receipt_release(&r[1]);
 	json_decref(doc);

@@ -131,6 +131,15 @@ struct xp_attempt {
 	char started[JSON_DIGEST_LEN + 1], ended_digest[JSON_DIGEST_LEN + 1];
 };
 
+/* A run whose command left processes running when it exited, which the
+ * sampler killed: how many (sealed in its attestation's coverage) and
+ * their names. */
+struct xp_leftover {
+	struct receipt_step step;
+	int64_t killed;
+	struct run_leftovers names;
+};
+
 struct xp_result {
 	enum xp_status status;
 	struct xp_attempt attempt;	/* any status but XP_REFUSED */
@@ -140,6 +149,9 @@ struct xp_result {
 	json_t *receipts[2];	/* baseline, candidate */
 	int gate_class;		/* enum gate_class */
 	char sha256[XP_NR_FILES][65];	/* XP_DONE: of each file's bytes, as xp_file_names */
+	/* XP_DONE: the runs that left processes behind, in the order run */
+	struct xp_leftover *leftovers;
+	size_t nr_leftovers;
 };
 
 /* Runs the experiment. Returns -1 with e set on an internal error (I/O);

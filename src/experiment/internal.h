@@ -39,6 +39,7 @@ struct xp_look {
 struct xp_done {
 	struct attestation *rep;	/* sealed; owned */
 	json_t *doc;		/* the attestation as written; owned */
+	struct run_leftovers leftovers;	/* by name, unsealed */
 };
 
 struct xp {
