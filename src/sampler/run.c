@@ -503,8 +503,14 @@ static int place(const struct run_opts *o, struct run_state *st, struct err *e)
 
 int sampler_placement_check(const struct run_opts *o, struct err *e)
 {
-	struct run_state *st = xcalloc(1, sizeof(*st));
-	int rc = place(o, st, e);
+	struct run_state *st;
+	int rc;
+
+	/* auto falls back to the subreaper: nothing to refuse */
+	if (!o->cpus && strcmp(o->attribution, ATTRIBUTION_CGROUP))
+		return 0;
+	st = xcalloc(1, sizeof(*st));
+	rc = place(o, st, e);
 
 	if (st->cg.active)
 		cgroup_finish(&st->cg, &st->in.cgroup);
