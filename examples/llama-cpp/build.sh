@@ -23,6 +23,21 @@ dir=${LLAMA_DIR:-build/llama-cpp}
 say() { echo "example-llama-build: $*"; }
 die() { echo "example-llama-build: $*" >&2; exit 1; }
 
+# A build folder configured for another checkout (a copy of another LLAMA_DIR) would build
+# there: its CMake cache names that checkout's source and build folders, and cmake --build
+# follows them. Refuse it before anything else.
+cache=$dir/build/CMakeCache.txt
+if [ -f "$cache" ]; then
+	for key in CMAKE_HOME_DIRECTORY:INTERNAL=src CMAKE_CACHEFILE_DIR:INTERNAL=build; do
+		want=$(cd "$dir" && pwd -P)/${key#*=}
+		got=$(sed -n "s|^${key%=*}=||p" "$cache")
+		# the same folder by another name (a symbolic link) is the same folder
+		real=$(cd "$got" 2>/dev/null && pwd -P) || real=$got
+		[ "$real" = "$want" ] || die "$dir/build belongs to another checkout: its CMake cache" \
+			"($cache) records ${key%%:*} '$got', not '$want'; remove $dir/build" \
+			"(rm -rf $dir/build) or pick another LLAMA_DIR"
+	done
+fi
 for tool in npm git cmake "$CC" "${CXX:-c++}" jq sha256sum; do
 	command -v "$tool" >/dev/null 2>&1 || die "'$tool' is missing: run sh tools/install-deps.sh"
 done

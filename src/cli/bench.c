@@ -133,6 +133,23 @@ static void wait_ran_out(const struct attestation *r)
 		   "quiet (%s)", (double)r->quiet_wait.limit_ns / 1e9, why);
 }
 
+/* Processes the command left running, which the sampler killed: the
+ * attestation counts them; say so, with their names. */
+static void leftovers_said(const struct attestation *r, const struct run_leftovers *l)
+{
+	int64_t n = r->coverage.descendants_killed_after_root_exit;
+	struct strbuf names = STRBUF_INIT;
+
+	if (n <= 0)
+		return;
+	run_leftovers_text(l, &names);
+	cli_errorf(CMD, "%lld process%s still running when the command exited, killed%s%s "
+		   "(the attestation's coverage.descendants_killed_after_root_exit); a benchmark "
+		   "should wait for what it starts", (long long)n, n == 1 ? " was" : "es were",
+		   names.len ? ": " : "", names.buf);
+	sb_release(&names);
+}
+
 static int measure(const struct sb_opts *so, char **argv)
 {
 	struct run_opts ro = { .argv = argv };
@@ -172,6 +189,7 @@ static int measure(const struct sb_opts *so, char **argv)
 		return res.exit_code;
 	}
 	wait_ran_out(r);
+	leftovers_said(r, &res.leftovers);
 	attest_render(r, &sb);
 	free(r);
 	/* stdout first: if --out became unwritable during the run, the sealed

@@ -38,7 +38,7 @@ static const char usage[] =
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
 	"           [--allow-declared-identity]\n"
-	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
+	"           [--max-log-bytes SIZE] [--timeout DUR] [--progress auto|always|never] ...";
 
 static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
@@ -64,7 +64,7 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps, *witness_root;
+	const char *max_log, *max_reps, *witness_root, *progress;
 	bool until_decisive, allow_declared_identity;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -80,8 +80,13 @@ static int usage_error(const char *msg)
 
 /* ---- progress and output ------------------------------------------------- */
 
+/* --progress: auto shows the live line on a terminal and a plain line per
+ * run elsewhere (CI, nohup, a pipe); always the live line wherever stderr
+ * goes; never nothing. */
+enum progress_mode { PROGRESS_PLAIN, PROGRESS_LIVE, PROGRESS_NEVER };
+
 struct view {
-	bool tty;
+	enum progress_mode mode;
 };
 
 static void clock_text(int64_t ns, char *out, size_t cap)
@@ -91,43 +96,49 @@ static void clock_text(int64_t ns, char *out, size_t cap)
 	snprintf(out, cap, "%lld:%02lld", s / 60, s % 60);
 }
 
+/* A finished run: its name, tok/s, verdict, elapsed and time left; then the
+ * look --until-decisive just took. Live: over the quiet window's line. */
+static void progress_run(const struct xp_progress *p, bool live)
+{
+	char title[64], el[32], left[32];
+
+	receipt_step_title(p->step, title, sizeof(title));
+	clock_text(p->elapsed_ns, el, sizeof(el));
+	clock_text(p->left_ns, left, sizeof(left));
+	fprintf(stderr, "%s[%zu/%zu] %s", live ? "\r\033[K" : "", p->done, p->total, title);
+	if (p->has_tps)
+		fprintf(stderr, "  %.4g tok/s", p->tps);
+	fprintf(stderr, "  %s  elapsed %s  about %s left\n", p->verdict, el, left);
+	if (p->look)
+		fprintf(stderr, "%s\n", p->look);
+}
+
 static void progress(void *ctx, const struct xp_progress *p)
 {
 	const struct view *v = ctx;
-	char title[64], el[32], left[32];
+	char title[64];
 
-	/* a look of --until-decisive is said on any stderr: it is the
-	 * experiment's progress towards a decision */
-	if (!v->tty) {
-		if (p->look && !p->quiet_total_ns) {
-			fprintf(stderr, "%s\n", p->look);
-			fflush(stderr);
-		}
+	if (v->mode == PROGRESS_NEVER)
+		return;
+	if (!p->quiet_total_ns) {
+		progress_run(p, v->mode == PROGRESS_LIVE);
+		fflush(stderr);
 		return;
 	}
+	/* the quiet window ticks only where a line can be redrawn */
+	if (v->mode != PROGRESS_LIVE)
+		return;
 	receipt_step_title(p->step, title, sizeof(title));
-	if (p->quiet_total_ns) {
-		if (p->quiet_done_ns < p->quiet_total_ns && p->waiting_for)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: waiting for a quiet window (%s): "
-				"%.1fs of %.1fs", p->done + 1, p->total, title, p->waiting_for,
-				(double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
-		else if (p->quiet_done_ns < p->quiet_total_ns)
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs",
-				p->done + 1, p->total, title, (double)p->quiet_done_ns / 1e9,
-				(double)p->quiet_total_ns / 1e9);
-		else
-			fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total,
-				title);
-	} else {
-		clock_text(p->elapsed_ns, el, sizeof(el));
-		clock_text(p->left_ns, left, sizeof(left));
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s", p->done, p->total, title);
-		if (p->has_tps)
-			fprintf(stderr, "  %.4g tok/s", p->tps);
-		fprintf(stderr, "  %s  elapsed %s  about %s left\n", p->verdict, el, left);
-		if (p->look)
-			fprintf(stderr, "%s\n", p->look);
-	}
+	if (p->quiet_done_ns < p->quiet_total_ns && p->waiting_for)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s: waiting for a quiet window (%s): "
+			"%.1fs of %.1fs", p->done + 1, p->total, title, p->waiting_for,
+			(double)p->quiet_done_ns / 1e9, (double)p->quiet_total_ns / 1e9);
+	else if (p->quiet_done_ns < p->quiet_total_ns)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s: quiet window %.1fs of %.1fs",
+			p->done + 1, p->total, title, (double)p->quiet_done_ns / 1e9,
+			(double)p->quiet_total_ns / 1e9);
+	else
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s: running", p->done + 1, p->total, title);
 	fflush(stderr);
 }
 
@@ -194,6 +205,60 @@ static char *attempt_text(const struct xp_result *res, const char *lever, const 
 	return t;
 }
 
+/* The runs whose command left processes running (killed by the sampler,
+ * counted in their attestations), as a summary line (caller frees; NULL
+ * for none) and the summary's JSON member. */
+static char *leftovers_text(const struct ex_opts *eo, const struct xp_result *res, json_t *doc)
+{
+	struct strbuf t = STRBUF_INIT, names = STRBUF_INIT;
+	json_t *o, *runs;
+	long long total = 0;
+	bool by[3] = { false, false, false };	/* baseline, candidate, quality */
+	const char *const flag[3] = { "--baseline", "--candidate", "--quality-command" };
+	const char *const cmd[3] = { eo->baseline, eo->candidate, eo->quality };
+	const char *sep = "; left by ";
+
+	if (!res->nr_leftovers)
+		return NULL;
+	o = jobj();
+	runs = jarr();
+	for (size_t i = 0; i < res->nr_leftovers; i++)
+		total += res->leftovers[i].killed;
+	sb_addf(&t, "%lld process%s still running when %s command exited, killed: ", total,
+		total == 1 ? " was" : "es were", res->nr_leftovers == 1 ? "its" : "their");
+	for (size_t i = 0; i < res->nr_leftovers; i++) {
+		const struct xp_leftover *l = &res->leftovers[i];
+		char title[64], name[64];
+		json_t *r = jobj();
+
+		receipt_step_title(&l->step, title, sizeof(title));
+		receipt_step_name(&l->step, name, sizeof(name));
+		sb_reset(&names);
+		run_leftovers_text(&l->names, &names);
+		sb_addf(&t, "%s%s: %lld", i ? "; " : "", title, (long long)l->killed);
+		if (names.len)
+			sb_addf(&t, " (%s)", names.buf);
+		by[!strcmp(l->step.kind, WL_KIND_QUALITY) ? 2 : l->step.arm] = true;
+		jset_str(r, "run", name);
+		jset_int(r, "killed", (long long)l->killed);
+		jset_str(r, "processes", names.buf);
+		jpush_new(runs, r);
+	}
+	/* the commands are public (they are in the receipts) */
+	for (int a = 0; a < 3; a++)
+		if (by[a] && cmd[a]) {
+			sb_addf(&t, "%s%s '%s'", sep, flag[a], cmd[a]);
+			sep = " and ";
+		}
+	sb_adds(&t, "; a benchmark should wait for what it starts");
+	jset_int(o, "killed", total);
+	jset_new(o, "runs", runs);
+	jset_str(o, "text", t.buf);
+	jset_new(doc, "leftovers", o);
+	sb_release(&names);
+	return sb_detach(&t, NULL);
+}
+
 static int summary(const struct ex_opts *eo, const char *ledger, enum render_format fmt,
 		   const struct xp_result *res)
 {
@@ -217,6 +282,7 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 	ab.why = why;
 	ab.attempt = attempt_text(res, json_string_value(json_object_get(
 		res->receipts[1], "changed_lever_id")), ledger, doc);
+	ab.leftovers = leftovers_text(eo, res, doc);
 	for (size_t k = 0; k < XP_NR_FILES; k++)
 		files[k] = (struct render_file){ xp_file_names[k], res->sha256[k] };
 	if (receipt_decode(&r[0], res->receipts[0], NULL, &e) < 0)
@@ -237,6 +303,7 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 	report_ab_release(&ab);
 	sb_release(&note);
 	free((char *)(uintptr_t)ab.attempt);
+	free((char *)(uintptr_t)ab.leftovers);
 	receipt_release(&r[0]);
 	receipt_release(&r[1]);
 	json_decref(doc);
@@ -398,6 +465,19 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 	return 0;
 }
 
+static int progress_mode(const char *v, enum progress_mode *out)
+{
+	if (!v || !strcmp(v, "auto"))
+		*out = isatty(STDERR_FILENO) ? PROGRESS_LIVE : PROGRESS_PLAIN;
+	else if (!strcmp(v, "always"))
+		*out = PROGRESS_LIVE;
+	else if (!strcmp(v, "never"))
+		*out = PROGRESS_NEVER;
+	else
+		return usage_error("--progress must be auto, always or never");
+	return 0;
+}
+
 #define EX(m) struct ex_opts, m
 static const struct opt opts[] = {
 	{ "baseline", "CMD", "the baseline arm: the lever off (run by /bin/sh -c)",
@@ -448,6 +528,9 @@ static const struct opt opts[] = {
 	{ "witness-root", "DIR",
 	  "record the attempt in DIR/attempts.jsonl (default: the checkout's docs/witnesses)",
 	  OPT_VALUE(EX(witness_root)) },
+	{ "progress", "WHEN",
+	  "auto (default: live on a terminal, else a line per run), always or never",
+	  OPT_VALUE(EX(progress)) },
 	{ "json", NULL, "print the summary as JSON (the same as --format json)",
 	  OPT_FLAG(EX(json)) },
 	{ "format", "FORMAT", "the summary: text (default), json, md or csv",
@@ -526,7 +609,7 @@ int bench_experiment(int argc, char **argv)
 	struct xp_result res;
 	enum render_format fmt;
 	struct findings f = FINDINGS_INIT;
-	struct view view = { .tty = isatty(STDERR_FILENO) };
+	struct view view;
 	struct graph g;
 	struct err e;
 	char *root = NULL, *ledger = NULL;
@@ -535,7 +618,7 @@ int bench_experiment(int argc, char **argv)
 	rc = parse(argc, argv, &eo, &o.lever_id);
 	if (rc)
 		goto out_opts;
-	if ((rc = check_usage(&eo, &o, &fmt)) ||
+	if ((rc = progress_mode(eo.progress, &view.mode)) || (rc = check_usage(&eo, &o, &fmt)) ||
 	    (rc = parse_modules(&eo.modules, &modules, &copies)) ||
 	    (rc = sampler_flags_apply(CMD, usage, &eo.sf, &o.sampler)))
 		goto out_opts;

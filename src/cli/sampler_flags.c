@@ -93,7 +93,7 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 
 	ro->baseline_ns = 2000000000;
 	ro->interval_ns = 250000000;
-	ro->timeout_ns = 0;
+	ro->timeout_ns = SAMPLER_TIMEOUT_DEFAULT_NS;
 	ro->wait_quiet_ns = 0;
 	policy_default(&ro->policy);
 	if ((rc = duration_opt(cmd, usage, "baseline-duration", sf->baseline, 10000000, 60000000000,

@@ -8,6 +8,12 @@
 #include "cli/opts.h"
 #include "sampler/run.h"
 
+/* --timeout when none is given: a hung command fails its run after an
+ * hour instead of waiting for ever. Far above any one run we know (the
+ * llama.cpp example's llama-bench run takes seconds on a laptop and under
+ * two minutes on a slow shared CI host; docs/sampler.md). */
+#define SAMPLER_TIMEOUT_DEFAULT_NS ((int64_t)3600 * 1000000000)
+
 struct sampler_flags {
 	const char *baseline, *interval, *timeout, *max_non_sut, *max_duty, *max_psi, *attribution;
 	const char *wait_quiet, *cpus;
@@ -32,7 +38,7 @@ struct sampler_flags {
 	  OPT_FLAG(T, m.require_memory) },                                                         \
 	{ "attribution", "MODE", "auto (cgroup v2, else subreaper), cgroup, subreaper or sampled", \
 	  OPT_VALUE(T, m.attribution) },                                                           \
-	{ "timeout", "DUR", "kill the command after DUR (exit 124; 0 = none, at most 24h)",       \
+	{ "timeout", "DUR", "kill the command after DUR (exit 124), default 1h, 0 none",           \
 	  OPT_VALUE(T, m.timeout) },                                                               \
 	{ "wait-quiet", "DUR", "while a quiet window is busy, take another, at most DUR (..24h)",  \
 	  OPT_VALUE(T, m.wait_quiet) },                                                            \

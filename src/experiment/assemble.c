@@ -3,6 +3,7 @@
  * attached by receipt_attach in repetition order; then the comparison, the
  * gate request (policy from the envelope's criterion) and its verdict. */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,58 @@ static size_t runs_of(const struct xp *x, int arm, const char *kind, const struc
 		if (x->steps[k].arm == arm && !strcmp(x->steps[k].kind, kind))
 			v[x->steps[k].index] = &x->done[k], n++;
 	return n;
+}
+
+/* The controls a receipt states as the criterion requires them that no
+ * run reports and no envelope pins: a batch-size lever's candidate runs
+ * another batch, whatever "batch": 1 says. The envelope pins the prompt
+ * and decode tokens (so the context) and the temperature; fak ran the
+ * warm-ups and repetitions itself. */
+static const char *const not_observed[] = { "batch", "sampling", "cache_state" };
+
+/* One identity member every repetition of arm stated alike, or NULL. */
+static const char *stated_alike(const struct xp *x, int arm, size_t off)
+{
+	const char *v = NULL;
+
+	for (size_t k = 0; k < x->nr_done; k++) {
+		const char *s;
+
+		if (x->steps[k].arm != arm || strcmp(x->steps[k].kind, WL_KIND_REPETITION))
+			continue;
+		s = (const char *)&x->done[k].rep->workload.metrics.identity + off;
+		if (!x->done[k].rep->workload.has_metrics || !*s || (v && strcmp(v, s)))
+			return NULL;
+		v = s;
+	}
+	return v;
+}
+
+/* What fak observed beyond the runs' metrics: the host (CPU model, kernel),
+ * the engine's runtime where every repetition's metrics line stated it,
+ * and the controls it did not observe. */
+static void observed_json(const struct xp *x, int arm, json_t *o)
+{
+	char cpu[128], kernel[128];
+	const char *build = stated_alike(x, arm, offsetof(struct wl_identity, build_commit));
+	const char *backends = stated_alike(x, arm, offsetof(struct wl_identity, backends));
+	json_t *h = jobj(), *a = jarr();
+
+	xp_host_observed(cpu, sizeof(cpu), kernel, sizeof(kernel));
+	jset_str(h, "cpu_model", cpu);
+	jset_str(h, "kernel_release", kernel);
+	jset_new(o, "host", h);
+	if (build || backends) {
+		h = jobj();
+		if (build)
+			jset_str(h, "build_commit", build);
+		if (backends)
+			jset_str(h, "backends", backends);
+		jset_new(o, "engine_runtime", h);
+	}
+	for (size_t i = 0; i < sizeof(not_observed) / sizeof(not_observed[0]); i++)
+		jpush_new(a, json_string(not_observed[i]));
+	jset_new(o, "controls_not_observed", a);
 }
 
 static json_t *experiment_json(const struct xp *x, int arm)
@@ -52,6 +105,7 @@ static json_t *experiment_json(const struct xp *x, int arm)
 	for (size_t k = 0; k < x->nr_done; k++)
 		if (x->steps[k].arm == arm && !strcmp(x->steps[k].kind, WL_KIND_QUALITY))
 			jset_new(o, "quality_attestation", json_deep_copy(x->done[k].doc));
+	observed_json(x, arm, o);
 	return o;
 }
 

@@ -33,6 +33,7 @@ void xp_result_release(struct xp_result *res)
 	json_decref(res->gate);
 	json_decref(res->receipts[0]);
 	json_decref(res->receipts[1]);
+	free(res->leftovers);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -65,6 +66,21 @@ static void report_progress(const struct xp *x, size_t k)
 
 	if (x->o->progress)
 		x->o->progress(x->o->ctx, &p);
+}
+
+/* The runs whose command left processes behind, for the summary. */
+static void leftovers(const struct xp *x, struct xp_result *res)
+{
+	for (size_t k = 0; k < x->nr_done; k++) {
+		int64_t n = x->done[k].rep->coverage.descendants_killed_after_root_exit;
+
+		if (n <= 0)
+			continue;
+		res->leftovers = xrealloc(res->leftovers,
+					  (res->nr_leftovers + 1) * sizeof(*res->leftovers));
+		res->leftovers[res->nr_leftovers++] = (struct xp_leftover){
+			.step = x->steps[k], .killed = n, .names = x->done[k].leftovers };
+	}
 }
 
 int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e)
@@ -167,6 +183,7 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 		rc = 0;
 		goto out;
 	}
+	leftovers(&x, res);
 	if (xp_assemble(&x, res, out, e) < 0)
 		goto out;
 	if (res->status != XP_INTERRUPTED)

@@ -30,6 +30,13 @@ int xp_host_platform(char *out, size_t cap, struct err *e);
  * witnessed here; why not in e, with what was found. An NVIDIA accelerator
  * ("+nvidia-a100") needs a device whose NVML name holds the model ("A100"). */
 int xp_platform_check(const char *want, struct err *e);
+/* What the receipts record of the host: its CPU model (platform_cpu_model)
+ * and kernel release (uname), each as xp_host_text makes it. */
+void xp_host_observed(char *cpu, size_t cpu_cap, char *kernel, size_t kernel_cap);
+/* in as public text: each '@' written "at" ("CPU @ 2.20GHz" is a clock, not
+ * an account), "unknown" when empty, "scrubbed" when it still is not
+ * printable scrubbed text (base/text.h). */
+void xp_host_text(const char *in, char *out, size_t cap);
 /* The scrubbed machine id: a keyed hash (HMAC-SHA-256) of the machine id in
  * file (NULL: /etc/machine-id, then /var/lib/dbus/machine-id), so the raw
  * id never leaves the machine and cannot be matched against other uses of
@@ -134,6 +141,15 @@ struct xp_attempt {
 	char started[JSON_DIGEST_LEN + 1], ended_digest[JSON_DIGEST_LEN + 1];
 };
 
+/* A run whose command left processes running when it exited, which the
+ * sampler killed: how many (sealed in its attestation's coverage) and
+ * their names. */
+struct xp_leftover {
+	struct receipt_step step;
+	int64_t killed;
+	struct run_leftovers names;
+};
+
 struct xp_result {
 	enum xp_status status;
 	struct xp_attempt attempt;	/* any status but XP_REFUSED */
@@ -144,6 +160,9 @@ struct xp_result {
 	int gate_class;		/* enum gate_class */
 	bool aa;		/* the arms ran the same thing (receipt_same_arms) */
 	char sha256[XP_NR_FILES][65];	/* XP_DONE: of each file's bytes, as xp_file_names */
+	/* XP_DONE: the runs that left processes behind, in the order run */
+	struct xp_leftover *leftovers;
+	size_t nr_leftovers;
 };
 
 /* Runs the experiment. Returns -1 with e set on an internal error (I/O);

@@ -10,9 +10,41 @@
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "base/xalloc.h"
 #include "experiment/experiment.h"
+#include "platform/platform.h"
 #include "sampler/gpu.h"
+
+void xp_host_text(const char *in, char *out, size_t cap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	/* "Intel(R) Xeon(R) CPU @ 2.20GHz": an '@' is an account's sign to
+	 * the scrubbed-text rules, a clock's "at" here */
+	for (const char *p = in; *p; p++)
+		if (*p == '@')
+			sb_adds(&sb, "at");
+		else
+			sb_addch(&sb, *p);
+	if (!sb.len)
+		snprintf(out, cap, "unknown");
+	else if (!str_printable(sb.buf, "", NULL) || !str_scrubbed(sb.buf, NULL))
+		snprintf(out, cap, "scrubbed");
+	else
+		snprintf(out, cap, "%s", sb.buf);
+	sb_release(&sb);
+}
+
+void xp_host_observed(char *cpu, size_t cpu_cap, char *kernel, size_t kernel_cap)
+{
+	char raw[256];
+	struct utsname u;
+
+	platform_cpu_model(raw, sizeof(raw));
+	xp_host_text(raw, cpu, cpu_cap);
+	xp_host_text(uname(&u) < 0 ? "" : u.release, kernel, kernel_cap);
+}
 
 int xp_host_platform(char *out, size_t cap, struct err *e)
 {

@@ -10,6 +10,12 @@
 #include "sampler/workload.h"
 #include "stats/stats.h"
 
+/* The disk space the preflight counts beside the logs: each run's
+ * attestation (a few KiB; a generous bound), and the documents written at
+ * the end (receipts, comparison, gate, chart). */
+#define XP_RUN_FILES_BYTES ((int64_t)256 << 10)
+#define XP_DOCUMENTS_BYTES ((int64_t)4 << 20)
+
 /* A profiler artifact as the receipt names it. */
 struct xp_artifact {
 	const char *path;	/* borrowed from the options: relative, scrubbed */
@@ -33,6 +39,7 @@ struct xp_look {
 struct xp_done {
 	struct attestation *rep;	/* sealed; owned */
 	json_t *doc;		/* the attestation as written; owned */
+	struct run_leftovers leftovers;	/* by name, unsealed */
 };
 
 struct xp {
@@ -68,9 +75,11 @@ struct xp {
 	char look_text[320];		/* the last look, for progress; "" none */
 };
 
-/* preflight.c: every input, before anything runs. Findings name the flag
- * that supplies what is missing. On success the output folder exists with
- * its logs/ and attestations/ folders. */
+/* preflight.c: every input, before anything runs, and every check that can
+ * fail before the first run (where the command runs, the disk space its
+ * logs may take): a refused experiment leaves no folder behind. Findings
+ * name the flag that supplies what is missing. On success the output
+ * folder exists with its logs/ and attestations/ folders. */
 void xp_preflight(struct xp *x, struct findings *out);
 
 /* artifact.c: pin identifies the --artifact file and digests it (its
@@ -98,6 +107,12 @@ int xp_attempt_end(struct xp *x, struct xp_result *res, struct err *e);
  * stopped it (*sig set, nothing sealed); -1 on an internal error. */
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out,
 		struct err *e);
+
+/* run.c: what each captured log of a run with parser keeps at most: its
+ * stdout's bound (a parser that reads all of stdout keeps all it can read)
+ * and its stderr's (--max-log-bytes, else WL_LOG_BOUND_DEFAULT). */
+void xp_log_bounds(const struct xp_opts *o, const char *parser, int64_t *out_bound,
+		   int64_t *err_bound);
 
 /* run.c: a captured log longer than bound (plus room for the marker line)
  * becomes its first bound/2 bytes, a marker line (how much was left out,

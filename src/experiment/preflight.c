@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "base/digest.h"
@@ -236,13 +238,34 @@ static void check_last_accepted(struct xp *x, struct findings *out)
 			      x->last_accepted.changed_lever_id, x->last_accepted.envelope_id);
 }
 
+/* The nearest ancestor of path that exists (or whose stat fails otherwise
+ * than by its absence), "." or "/" at the latest; caller frees. */
+static char *nearest_ancestor(const char *path)
+{
+	char *copy = xstrdup(path), *slash;
+	struct stat st;
+
+	for (;;) {
+		while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
+			copy[strlen(copy) - 1] = '\0';
+		slash = strrchr(copy, '/');
+		if (!slash)
+			strcpy(copy, ".");
+		else
+			slash[slash == copy] = '\0';	/* "/x" -> "/" */
+		if (stat(copy, &st) == 0 || (errno != ENOENT && errno != ENOTDIR) ||
+		    !strcmp(copy, ".") || !strcmp(copy, "/"))
+			return copy;
+	}
+}
+
 /* The folder must not hold evidence yet: missing (with its missing parents,
  * which are created below the nearest folder that exists), or an empty
  * folder. */
 static void check_out_dir(const struct xp *x, struct findings *out)
 {
 	const char *d = x->o->out_dir;
-	char *copy, *slash;
+	char *copy;
 	struct stat st;
 
 	if (stat(d, &st) == 0) {
@@ -274,20 +297,7 @@ static void check_out_dir(const struct xp *x, struct findings *out)
 		return;
 	}
 	/* the nearest ancestor that exists must be a folder fak can write */
-	copy = xstrdup(d);
-	for (;;) {
-		while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
-			copy[strlen(copy) - 1] = '\0';
-		slash = strrchr(copy, '/');
-		if (!slash) {
-			strcpy(copy, ".");
-		} else {
-			slash[slash == copy] = '\0';	/* "/x" -> "/" */
-		}
-		if (stat(copy, &st) == 0 || (errno != ENOENT && errno != ENOTDIR) ||
-		    !strcmp(copy, ".") || !strcmp(copy, "/"))
-			break;
-	}
+	copy = nearest_ancestor(d);
 	if (stat(copy, &st) == 0 && !S_ISDIR(st.st_mode))
 		findings_addf(out, "--out-dir '%s': cannot create it: '%s' is not a folder", d,
 			      copy);
@@ -295,6 +305,65 @@ static void check_out_dir(const struct xp *x, struct findings *out)
 		findings_addf(out, "--out-dir '%s': cannot create it: '%s': %s", d, copy,
 			      strerror(errno));
 	free(copy);
+}
+
+static void size_text(int64_t bytes, char *out, size_t cap)
+{
+	if (bytes >= (int64_t)1 << 30)
+		snprintf(out, cap, "%.1f GiB", (double)bytes / (double)(1 << 30));
+	else
+		snprintf(out, cap, "%.1f MiB", (double)bytes / (double)(1 << 20));
+}
+
+/* The disk space the runs keep at most: each run's two logs at their
+ * bounds and its attestation, then the documents. On a filesystem with
+ * less free space the experiment could fail part way, so it does not
+ * start. (A log is written whole and cut to its bound after its run: a
+ * command that prints far beyond the bound needs that much for a while.) */
+static void check_space(const struct xp *x, struct findings *out)
+{
+	const char *d = x->o->out_dir;
+	size_t runs = 2 * ((size_t)x->env->warmups + x->reps + (x->o->quality_cmd ? 1 : 0));
+	int64_t out_bound, err_bound, need;
+	char *at = NULL;
+	struct statvfs sv;
+	uint64_t avail;
+	char need_text[32], free_text[32], bound_text[32];
+
+	xp_log_bounds(x->o, x->o->parser, &out_bound, &err_bound);
+	need = (int64_t)runs * (out_bound + err_bound + XP_RUN_FILES_BYTES) + XP_DOCUMENTS_BYTES;
+	if (statvfs(d, &sv) < 0) {
+		at = nearest_ancestor(d);
+		if (statvfs(at, &sv) < 0) {
+			free(at);
+			return;		/* check_out_dir says why */
+		}
+	}
+	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	if (avail >= (uint64_t)need) {
+		free(at);
+		return;
+	}
+	size_text((int64_t)avail, free_text, sizeof(free_text));
+	size_text(need, need_text, sizeof(need_text));
+	size_text(err_bound, bound_text, sizeof(bound_text));
+	findings_addf(out, "--out-dir '%s': its filesystem%s%s%s has %s free; the %zu runs may "
+			   "keep up to %s of logs and attestations (each run's stdout and "
+			   "stderr up to %s, --max-log-bytes): free space, name a folder on "
+			   "another filesystem, or give a smaller --max-log-bytes (at least 1M)",
+		      d, at ? " (at '" : "", at ? at : "", at ? "')" : "", free_text, runs,
+		      need_text, bound_text);
+	free(at);
+}
+
+/* Where the command will run: a refusal of --attribution cgroup or --cpus
+ * comes now, not at the first run. */
+static void check_placement(const struct xp *x, struct findings *out)
+{
+	struct err e;
+
+	if (sampler_placement_check(&x->o->sampler, &e) < 0)
+		findings_addf(out, "%s", e.msg);
 }
 
 static int make_dir(const char *path, bool may_exist, struct err *e)
@@ -352,6 +421,8 @@ void xp_preflight(struct xp *x, struct findings *out)
 	if (x->env && xp_sequential_plan(x, out, &e) < 0)
 		findings_addf(out, "--until-decisive: %s", e.msg);
 	check_out_dir(x, out);
+	check_space(x, out);
+	check_placement(x, out);
 	check_ledger(x, out);
 	if (out->nr)
 		return;

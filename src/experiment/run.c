@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "base/digest.h"
@@ -24,7 +25,9 @@ struct hook {
 	size_t k;			/* the run's position in the schedule */
 	const struct receipt_step *s;
 	int out_fd, err_fd;
+	const char *out_path, *err_path;
 	char waiting[160];		/* why --wait-quiet rejected the last window */
+	bool disk_full;			/* the logs' filesystem was full after the command */
 };
 
 int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
@@ -69,9 +72,28 @@ int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
 	return digest_fd(fd, st->kept.sha256, &st->kept.bytes, e);
 }
 
+void xp_log_bounds(const struct xp_opts *o, const char *parser, int64_t *out_bound,
+		   int64_t *err_bound)
+{
+	const struct metrics_parser *mp = metrics_parser_find(parser);
+	int64_t bound = o->max_log_bytes ? o->max_log_bytes : WL_LOG_BOUND_DEFAULT;
+	int64_t whole = mp->whole ? (int64_t)mp->max_bytes : 0;
+
+	*out_bound = whole > bound ? whole : bound;
+	*err_bound = bound;
+}
+
+/* Whether the filesystem of fd has no space left for an ordinary user. */
+static bool disk_full(int fd)
+{
+	struct statvfs sv;
+
+	return fstatvfs(fd, &sv) == 0 && sv.f_bavail == 0;
+}
+
 static int fill_workload(void *ctx, const struct run_result *res, struct workload *w, struct err *e)
 {
-	const struct hook *h = ctx;
+	struct hook *h = ctx;
 	const struct xp *x = h->x;
 	const struct receipt_step *s = h->s;
 	bool quality = !strcmp(s->kind, WL_KIND_QUALITY);
@@ -120,17 +142,19 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 		w->has_metrics = true;
 	}
 	sb_release(&sb);
+	/* a full disk cut the command's output short (its writes failed
+	 * with ENOSPC): say that, not what the cut output looks like */
+	h->disk_full = disk_full(h->out_fd);
 	/* the metrics are read: now the logs may shrink to their bound; a
 	 * parser that reads all of stdout keeps all it could read */
 	{
-		const struct metrics_parser *mp = metrics_parser_find(w->parser);
-		int64_t bound = x->o->max_log_bytes ? x->o->max_log_bytes : WL_LOG_BOUND_DEFAULT;
-		int64_t whole = mp->whole ? (int64_t)mp->max_bytes : 0;
-		int64_t out_bound = whole > bound ? whole : bound;
+		int64_t out_bound, err_bound;
 
-		if (xp_bound_log(h->out_fd, out_bound, &w->out, e) < 0 ||
-		    xp_bound_log(h->err_fd, bound, &w->err, e) < 0)
-			return err_prefix(e, "captured output");
+		xp_log_bounds(x->o, w->parser, &out_bound, &err_bound);
+		if (xp_bound_log(h->out_fd, out_bound, &w->out, e) < 0)
+			return err_prefix(e, "captured output '%s'", h->out_path);
+		if (xp_bound_log(h->err_fd, err_bound, &w->err, e) < 0)
+			return err_prefix(e, "captured output '%s'", h->err_path);
 	}
 	return 0;
 }
@@ -180,6 +204,24 @@ static const char *shell_status_hint(const struct attestation *r)
 	return "";
 }
 
+/* The limit a timed-out run hit, and how to move it (the sealed finding
+ * says only that it fired). */
+static void timeout_hint(int64_t ns, struct strbuf *why)
+{
+	int64_t ms = ns / 1000000;
+
+	sb_adds(why, " (after ");
+	if (ms % 3600000 == 0)
+		sb_addf(why, "%lldh", (long long)(ms / 3600000));
+	else if (ms % 60000 == 0)
+		sb_addf(why, "%lldm", (long long)(ms / 60000));
+	else if (ms % 1000 == 0)
+		sb_addf(why, "%llds", (long long)(ms / 1000));
+	else
+		sb_addf(why, "%lldms", (long long)ms);
+	sb_adds(why, ", the --timeout of each run; give a longer one, or --timeout 0 for none)");
+}
+
 /* Why a finished run cannot count (findings), if it cannot. */
 static void judge(const struct xp *x, const struct receipt_step *s, const struct attestation *r,
 		  const char *name, struct findings *out)
@@ -197,6 +239,8 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 				sb_addf(&why, "%s%s: %s%s", why.len ? "; " : "", code,
 					r->findings[i].detail,
 					strcmp(code, "COMMAND_FAILED") ? "" : shell_status_hint(r));
+				if (!strcmp(code, "COMMAND_TIMEOUT"))
+					timeout_hint(x->o->sampler.timeout_ns, &why);
 			}
 		findings_addf(out, "%s failed: %s; see %s/%s.stdout and .stderr, and %s/%s.json",
 			      title, why.buf, x->dir_logs, name, x->dir_attestations, name);
@@ -248,6 +292,8 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	if ((h.out_fd = open_log(x->dir_logs, name, "stdout", &out_path, e)) < 0 ||
 	    (h.err_fd = open_log(x->dir_logs, name, "stderr", &err_path, e)) < 0)
 		goto out;
+	h.out_path = out_path;
+	h.err_path = err_path;
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0) {
 		err_errno(e, errno, "cannot open /dev/null");
@@ -283,6 +329,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 		rc = 1;
 		goto out;
 	}
+	done->leftovers = res.leftovers;
 	attest_render(done->rep, &sb);
 	att_path = xasprintf("%s/%s.json", x->dir_attestations, name);
 	if (file_write_atomic(att_path, sb.buf, sb.len, 0600, e) < 0)
@@ -290,7 +337,18 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	done->doc = attestation_to_json(done->rep, true);
 	if (x->o->show_output)
 		x->o->show_output(x->o->ctx, s, out_path, err_path);
-	judge(x, s, done->rep, name, out);
+	if (h.disk_full) {
+		char title[64];
+
+		receipt_step_title(s, title, sizeof(title));
+		findings_addf(out,
+			      "%s failed: no space left on device: the filesystem of '%s' was "
+			      "full when the command ended, so what it wrote may be cut short; "
+			      "free space there or name an --out-dir on another filesystem; "
+			      "see %s/%s.stderr", title, x->dir_logs, x->dir_logs, name);
+	} else {
+		judge(x, s, done->rep, name, out);
+	}
 	rc = 0;
 out:
 	if (rc != 0) {

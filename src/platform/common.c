@@ -22,3 +22,23 @@ int platform_random(void *buf, size_t len)
 	}
 	return 0;
 }
+
+void platform_words(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	bool space = false;
+
+	if (!cap)
+		return;
+	for (const char *p = in; *p && n + 1 < cap; p++) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			space = n > 0;
+			continue;
+		}
+		if (space && n + 2 < cap)
+			out[n++] = ' ';
+		space = false;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+}

@@ -417,3 +417,13 @@ void platform_poller_close(struct platform_poller *p)
 }
 
 #endif /* __APPLE__ */
+
+void platform_cpu_model(char *out, size_t cap)
+{
+	char brand[512] = "";
+	size_t len = sizeof(brand) - 1;
+
+	if (sysctlbyname("machdep.cpu.brand_string", brand, &len, NULL, 0) < 0)
+		brand[0] = '\0';
+	platform_words(brand, out, cap);
+}

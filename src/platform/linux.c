@@ -401,3 +401,36 @@ void platform_poller_close(struct platform_poller *p)
 }
 
 #endif /* __linux__ */
+
+void platform_cpu_model(char *out, size_t cap)
+{
+	static const char *const keys[] = { "model name", "Hardware", "CPU part" };
+	char line[512], best[512] = "";
+	int rank = 3;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		for (int k = 0; k < rank; k++) {
+			size_t n = strlen(keys[k]);
+
+			/* "model name\t: Intel(R) ...": the key, blanks, the colon */
+			if (!strncmp(line, keys[k], n) &&
+			    strspn(line + n, " \t") == (size_t)(colon - line) - n) {
+				snprintf(best, sizeof(best), "%s", colon + 1);
+				rank = k;
+				break;
+			}
+		}
+		if (rank == 0)
+			break;
+	}
+	fclose(f);
+	platform_words(best, out, cap);
+}

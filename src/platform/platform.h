@@ -126,6 +126,14 @@ struct platform_host {
  * could. */
 int platform_host(struct platform_host *h, struct err *e);
 
+/* The CPU's model as the OS names it (Linux: the first "model name" of
+ * /proc/cpuinfo, else its "Hardware" or "CPU part" line; darwin:
+ * machdep.cpu.brand_string), blanks collapsed; "" when it says none. */
+void platform_cpu_model(char *out, size_t cap);
+/* in's words in out (cap bytes), separated by one space: blanks collapsed,
+ * none at either end; cut short at cap. */
+void platform_words(const char *in, char *out, size_t cap);
+
 /* One process's CPU time and memory (Linux: /proc/PID/stat and statm;
  * darwin: proc_pid_rusage). -1 with errno (ESRCH: it is gone). */
 struct platform_proc {

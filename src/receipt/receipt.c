@@ -73,15 +73,16 @@ static int dec_machine(struct receipt *r, const json_t *o, const struct jpath *a
 	return 0;
 }
 
+/* The members of controls, in their documented order. */
+static const char *const receipt_control_names[] = {
+	"prompt_tokens", "decode_tokens", "batch", "context_tokens", "temperature",
+	"sampling", "cache_state", "warmups", "repetitions", NULL,
+};
+
 static int dec_controls(struct receipt_controls *c, const json_t *o, const struct jpath *at,
 			struct err *e)
 {
-	static const char *const keys[] = {
-		"prompt_tokens", "decode_tokens", "batch", "context_tokens", "temperature",
-		"sampling", "cache_state", "warmups", "repetitions", NULL,
-	};
-
-	if (jd_object(o, at, keys, e) < 0 ||
+	if (jd_object(o, at, receipt_control_names, e) < 0 ||
 	    jd_int(o, at, "prompt_tokens", JD_REQUIRED, &c->prompt_tokens, e) < 0 ||
 	    jd_int(o, at, "decode_tokens", JD_REQUIRED, &c->decode_tokens, e) < 0 ||
 	    jd_int(o, at, "batch", JD_REQUIRED, &c->batch, e) < 0 ||
@@ -334,11 +335,63 @@ static int dec_sequential(struct receipt_sequential *s, const json_t *o, const s
 			 sizeof(*s->looks), dec_look_elem, e);
 }
 
+/* An optional member key of o: an object of the strings keys names, each
+ * into *out[i], required in it or not. */
+static int dec_texts(const json_t *o, const struct jpath *at, const char *key,
+		     const char *const *keys, enum jd_need need, const char **const *out,
+		     struct err *e)
+{
+	const json_t *h = NULL;
+	struct jpath kp = JP_KEY(at, key);
+
+	if (jd_obj(o, at, key, JD_OPTIONAL, &h, e) < 0)
+		return -1;
+	if (h && jd_object(h, &kp, keys, e) < 0)
+		return -1;
+	for (size_t i = 0; h && keys[i]; i++)
+		if (jd_str(h, &kp, keys[i], need, out[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+/* The experiment's host, engine runtime and unobserved controls (each
+ * optional: receipts written before fak recorded them have none). */
+static int dec_observed(struct receipt_experiment *x, const json_t *o, const struct jpath *at,
+			struct err *e)
+{
+	static const char *const host_keys[] = { "cpu_model", "kernel_release", NULL };
+	static const char *const engine_keys[] = { "build_commit", "backends", NULL };
+	const char **const host[] = { &x->cpu_model, &x->kernel_release };
+	const char **const engine[] = { &x->engine_build_commit, &x->engine_backends };
+	struct jpath kp = JP_KEY(at, "controls_not_observed");
+
+	if (dec_texts(o, at, "host", host_keys, JD_REQUIRED, host, e) < 0 ||
+	    dec_texts(o, at, "engine_runtime", engine_keys, JD_OPTIONAL, engine, e) < 0)
+		return -1;
+	if (!json_object_get(o, "controls_not_observed")) {
+		x->controls_not_observed.is_null = true;
+		return 0;
+	}
+	if (dec_strs(o, at, "controls_not_observed", false, &x->controls_not_observed, e) < 0)
+		return -1;
+	for (size_t i = 0; i < x->controls_not_observed.n; i++) {
+		const char *c = x->controls_not_observed.v[i];
+		size_t k = 0;
+
+		while (receipt_control_names[k] && strcmp(receipt_control_names[k], c))
+			k++;
+		if (!receipt_control_names[k])
+			return jpath_err(e, &kp, "\"%s\" is not a member of controls", c);
+	}
+	return 0;
+}
+
 static int dec_experiment(struct receipt_experiment *x, const json_t *o, const struct jpath *at,
 			  struct err *e)
 {
 	static const char *const keys[] = { "id", "order", "seed", "metrics_parser", "schedule",
-					    "quality_attestation", "sequential", NULL };
+					    "quality_attestation", "sequential", "host",
+					    "engine_runtime", "controls_not_observed", NULL };
 	const json_t *seq = NULL;
 	int rc;
 
@@ -362,9 +415,10 @@ static int dec_experiment(struct receipt_experiment *x, const json_t *o, const s
 	if (seq) {
 		struct jpath sp = JP_KEY(at, "sequential");
 
-		return dec_sequential(&x->sequential, seq, &sp, e);
+		if (dec_sequential(&x->sequential, seq, &sp, e) < 0)
+			return -1;
 	}
-	return 0;
+	return dec_observed(x, o, at, e);
 }
 
 static int dec_lever_state_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
@@ -580,6 +634,7 @@ void receipt_release(struct receipt *r)
 	free(r->system_baselines);
 	free(r->experiment.schedule);
 	free(r->experiment.sequential.looks);
+	free(r->experiment.controls_not_observed.v);
 	free(r->envelope_state.levers);
 	json_decref(r->doc);
 	memset(r, 0, sizeof(*r));

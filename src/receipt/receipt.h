@@ -167,6 +167,15 @@ struct receipt_experiment {
 	const json_t *quality_attestation;	/* borrowed; NULL when absent */
 	bool has_sequential;
 	struct receipt_sequential sequential;
+	/* What fak observed of the host the runs ran on (NULL: not recorded,
+	 * a receipt from before fak recorded it) and of the engine, where
+	 * every repetition's metrics line stated it (NULL: not stated). */
+	const char *cpu_model, *kernel_release;
+	const char *engine_build_commit, *engine_backends;
+	/* The controls the receipt states as the criterion requires them but
+	 * that fak neither observed nor found pinned by the envelope; absent
+	 * (n 0, is_null): a receipt from before fak said so. */
+	struct receipt_strs controls_not_observed;
 };
 
 struct receipt {

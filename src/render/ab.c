@@ -301,6 +301,11 @@ void render_ab_md(struct strbuf *out, const struct render_ab *ab)
 			frontdoor_md_text(out, ab->note, false);
 			sb_adds(out, ".\n\n");
 		}
+		if (ab->leftovers) {
+			sb_adds(out, "**Leftovers:** ");
+			frontdoor_md_text(out, ab->leftovers, false);
+			sb_adds(out, ".\n\n");
+		}
 	} else if (ab->comparison) {
 		md_title(out, "fak comparison", ab);
 		md_metrics(out, ab->comparison);
@@ -452,6 +457,8 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab)
 		label_line(out, "why", ab->why);
 	if (ab->attempt)
 		label_line(out, "attempt", ab->attempt);
+	if (ab->leftovers)
+		label_line(out, "leftovers", ab->leftovers);
 	sb_reset(&t);
 	sb_addf(&t, "%s/:", ab->out_dir);
 	for (size_t i = 0; i < ab->nr_files; i++)

@@ -52,6 +52,8 @@ struct render_ab {
 	const char *why;		/* why the runner's gate investigates (text), or NULL */
 	const char *note;		/* a caveat on the whole run (an A/A), or NULL */
 	const char *attempt;		/* the runner's attempt line, or NULL */
+	/* the runs whose command left processes running, killed (text), or NULL */
+	const char *leftovers;
 };
 
 /* The CSV columns of every A/B report, one row per repetition:

@@ -107,6 +107,8 @@ static void kill_members(int dir_fd, const int32_t *pids, size_t nr)
 		kill(pids[i], SIGKILL);
 }
 
+#define CG_MEMBERS_MAX 8192
+
 #define CG_PREFIX "fak-system-baseline-"
 
 /* A cgroup of ours whose owner is gone (fak was killed with SIGKILL): kill
@@ -118,7 +120,7 @@ static void reap_stale(int parent_fd)
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
 	static char buf[CG_BUF];
-	static int32_t pids[8192];
+	static int32_t pids[CG_MEMBERS_MAX];
 
 	if (!d) {
 		if (fd >= 0)
@@ -339,10 +341,25 @@ void cgroup_placement_failed(struct cgroup *g, struct cgroup_section *rep, const
 	cg_close(g);
 }
 
+size_t cgroup_members(const struct cgroup *g, pid_t *out, size_t cap)
+{
+	static char buf[CG_BUF];
+	static int32_t pids[CG_MEMBERS_MAX];
+	size_t nr = 0;
+	bool more = false;
+	int n = read_cg(g, "cgroup.procs", buf, sizeof(buf));
+
+	if (n < 0 || pp_pid_list(buf, (size_t)n, pids, CG_MEMBERS_MAX, &nr, &more) < 0)
+		return 0;
+	for (size_t i = 0; i < nr && i < cap; i++)
+		out[i] = (pid_t)pids[i];
+	return nr < cap ? nr : cap;
+}
+
 void cgroup_root_exited(struct cgroup *g, struct cgroup_section *rep)
 {
 	static char buf[CG_BUF];
-	static int32_t pids[8192];
+	static int32_t pids[CG_MEMBERS_MAX];
 	size_t nr = 0;
 	bool more = false;
 	int n;

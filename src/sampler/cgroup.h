@@ -8,6 +8,7 @@
  * in the attestation. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sampler/proc_parse.h"
 #include "sampler/attestation.h"
@@ -38,6 +39,9 @@ int cgroup_set_cpus(struct cgroup *g, const char *list, const unsigned char *set
 
 /* The child failed to join: record why and remove the cgroup. */
 void cgroup_placement_failed(struct cgroup *g, struct cgroup_section *rep, const char *why);
+
+/* The pids of the cgroup's members now (at most cap); 0 when unreadable. */
+size_t cgroup_members(const struct cgroup *g, pid_t *out, size_t cap);
 
 /* Right after the root exited: count the members left, then kill them
  * all (cgroup.kill, or SIGKILL to each). */

@@ -427,6 +427,97 @@ static int confine(const struct run_opts *o, struct run_state *st, struct err *e
 	return 0;
 }
 
+void run_leftovers_text(const struct run_leftovers *l, struct strbuf *out)
+{
+	for (size_t i = 0; i < l->nr; i++) {
+		sb_addf(out, "%s%s", i ? ", " : "", l->names[i].name);
+		if (l->names[i].count > 1)
+			sb_addf(out, " (%zu)", l->names[i].count);
+	}
+	if (l->unnamed)
+		sb_addf(out, "%s%zu more", l->nr ? ", " : "", l->unnamed);
+}
+
+static void leftover_add(struct run_leftovers *l, const char *name)
+{
+	size_t i;
+
+	l->seen++;
+	for (i = 0; i < l->nr && strcmp(l->names[i].name, name); i++)
+		;
+	if (i < l->nr) {
+		l->names[i].count++;
+	} else if (l->nr < RUN_LEFTOVER_NAMES) {
+		attestation_copy(l->names[l->nr].name, ATTEST_IMAGE_MAX, name);
+		l->names[l->nr++].count = 1;
+	} else {
+		l->unnamed++;
+	}
+}
+
+/* Who is still running now the command's root exited, by name, before the
+ * cleanup kills them: the cgroup's members, else fak's children (the
+ * subreaper's orphans) but the root. */
+static void note_leftovers(const struct run_opts *o, const struct runner *rn,
+			   const struct run_state *st, struct run_leftovers *l)
+{
+	pid_t pids[RUN_LEFTOVER_SCAN];
+	size_t n = st->cg.active ? cgroup_members(&st->cg, pids, RUN_LEFTOVER_SCAN)
+				 : platform_children(getpid(), pids, RUN_LEFTOVER_SCAN);
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX], comm[64] = "", name[ATTEST_IMAGE_MAX];
+		FILE *f;
+
+		if (pids[i] == rn->ch.pid)
+			continue;
+		snprintf(path, sizeof(path), "%s/%d/comm", o->proc_root, (int)pids[i]);
+		if ((f = fopen(path, "re"))) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+		comm[strcspn(comm, "\n")] = '\0';
+		attestation_scrub_image(comm, name);
+		leftover_add(l, name);
+	}
+}
+
+/* The command's cgroup as --attribution and --cpus ask, or a refusal; a
+ * cgroup made is the caller's to finish, whatever the outcome. */
+static int place(const struct run_opts *o, struct run_state *st, struct err *e)
+{
+	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) ||
+			   !strcmp(o->attribution, ATTRIBUTION_CGROUP);
+
+	if (want_cgroup && cgroup_create(&st->cg, o->proc_root, &st->in.cgroup) < 0 &&
+	    !strcmp(o->attribution, ATTRIBUTION_CGROUP))
+		return err_set(e, "cgroup attribution was requested but is unavailable: %s",
+			       st->in.cgroup.reason);
+	if (!want_cgroup)
+		cgroup_not_requested(&st->in.cgroup, "cgroup v2 not used: attribution by the "
+						     "subreaper or the sampled tree was requested");
+	return o->cpus ? confine(o, st, e) : 0;
+}
+
+int sampler_placement_check(const struct run_opts *o, struct err *e)
+{
+	struct run_state *st;
+	int rc;
+
+	/* auto falls back to the subreaper: nothing to refuse */
+	if (!o->cpus && strcmp(o->attribution, ATTRIBUTION_CGROUP))
+		return 0;
+	st = xcalloc(1, sizeof(*st));
+	rc = place(o, st, e);
+
+	if (st->cg.active)
+		cgroup_finish(&st->cg, &st->in.cgroup);
+	free(st);
+	return rc;
+}
+
 int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
 		struct err *e)
 {
@@ -435,8 +526,6 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 	struct fold_input *in = &st->in;
 	struct census_cfg cfg = { 0 };
 	bool sampled = !strcmp(o->attribution, ATTRIBUTION_SAMPLED);
-	bool want_cgroup = !strcmp(o->attribution, ATTRIBUTION_AUTO) ||
-			   !strcmp(o->attribution, ATTRIBUTION_CGROUP);
 	struct timespec rt, mt;
 	int rc = -1;
 
@@ -457,16 +546,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		sampled = true;
 	}
 	raise_nofile();
-	if (want_cgroup && cgroup_create(&st->cg, o->proc_root, &in->cgroup) < 0 &&
-	    !strcmp(o->attribution, ATTRIBUTION_CGROUP)) {
-		err_set(e, "cgroup attribution was requested but is unavailable: %s",
-			in->cgroup.reason);
-		goto out;
-	}
-	if (!want_cgroup)
-		cgroup_not_requested(&in->cgroup, "cgroup v2 not used: attribution by the "
-						  "subreaper or the sampled tree was requested");
-	if (o->cpus && confine(o, st, e) < 0)
+	if (place(o, st, e) < 0)
 		goto out_cgroup;
 	if (setup_signals(&rn, e) < 0)
 		goto out_cgroup;
@@ -539,6 +619,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		}
 		census_set_root(rn.c, rn.ch.pid);
 		command_loop(&rn, &st->command);
+		note_leftovers(o, &rn, st, &res->leftovers);
 		if (st->cg.active)
 			cgroup_root_exited(&st->cg, &in->cgroup);
 		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);

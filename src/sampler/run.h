@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "sampler/child.h"
 #include "sampler/attestation.h"
 
@@ -20,9 +21,29 @@
 #define RUN_TABLE_CAP 16384	/* processes tracked at once */
 #define RUN_CLEANUP_NS ((int64_t)2000000000)
 
+/* The processes still running when the command's root exited, which the
+ * sampler then killed, by name (scrubbed: attestation_scrub_image), for
+ * people: the attestation seals how many (coverage), not these. At most
+ * RUN_LEFTOVER_SCAN are looked at, RUN_LEFTOVER_NAMES names kept. */
+#define RUN_LEFTOVER_SCAN 256
+#define RUN_LEFTOVER_NAMES 8
+struct run_leftovers {
+	size_t seen;		/* processes looked at */
+	size_t nr;		/* names below */
+	struct {
+		char name[ATTEST_IMAGE_MAX];
+		size_t count;
+	} names[RUN_LEFTOVER_NAMES];
+	size_t unnamed;		/* seen, past the names kept */
+};
+
+/* "sleep (2), python3" and ", ..." for the unnamed; "" for none. */
+void run_leftovers_text(const struct run_leftovers *l, struct strbuf *out);
+
 struct run_result {
 	int exit_code;		/* what fak exits with: the command's status */
 	int interrupted;	/* SIGINT/SIGTERM/SIGHUP number that stopped the run, else 0 */
+	struct run_leftovers leftovers;
 };
 
 struct run_opts {
@@ -73,6 +94,12 @@ struct run_opts {
 	 * that holds it for less than an interval is seen too. NULL: none. */
 	const char *artifact_path;
 };
+
+/* What sampler_run would refuse about where the command runs, checked
+ * without running anything: --attribution cgroup without a cgroup v2 of
+ * fak's own, --cpus without a writable cpuset (a cgroup is made and removed
+ * again). 0, or -1 with e set to sampler_run's own message. */
+int sampler_placement_check(const struct run_opts *o, struct err *e);
 
 /* Resolves and runs the command. Returns -1 with e set when it could not
  * be started (nothing ran, no attestation). Returns 0 otherwise: *r is sealed

@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "cli/np.h"
+#include "cli/sampler_flags.h"
 
 static int opt_index(const struct opt *opts, const char *name, size_t len)
 {
@@ -59,4 +60,29 @@ Test(command, the_usage_line_lists_every_mode)
 			cr_assert(p, "the usage line lacks %s", m->synopsis);
 			at = p + strlen(m->synopsis);
 		}
+}
+
+/* The sampler's flags (cli/sampler_flags): a run has a timeout unless the
+ * user says --timeout 0, so a hung benchmark fails its run instead of
+ * waiting for ever (issue 27). */
+Test(sampler_flags, a_run_has_a_timeout_by_default)
+{
+	struct sampler_flags sf = { 0 };
+	struct run_opts ro = { 0 };
+
+	cr_assert_eq(sampler_flags_apply("t", "usage", &sf, &ro), 0);
+	cr_assert_eq(ro.timeout_ns, SAMPLER_TIMEOUT_DEFAULT_NS);
+	cr_assert_eq(ro.timeout_ns, (int64_t)3600 * 1000000000);
+}
+
+Test(sampler_flags, timeout_zero_is_none_and_a_value_overrides)
+{
+	struct sampler_flags sf = { .timeout = "0" };
+	struct run_opts ro = { 0 };
+
+	cr_assert_eq(sampler_flags_apply("t", "usage", &sf, &ro), 0);
+	cr_assert_eq(ro.timeout_ns, 0);
+	sf.timeout = "90s";
+	cr_assert_eq(sampler_flags_apply("t", "usage", &sf, &ro), 0);
+	cr_assert_eq(ro.timeout_ns, (int64_t)90 * 1000000000);
 }

@@ -227,3 +227,21 @@ Test(xp_explain, stall_duty_other_and_nothing)
 		BUSY("90", "90", F("BASELINE_HOST_CPU_HIGH")), why, sizeof(why));
 	cr_expect_str_eq(why, "", "only an investigate is explained");
 }
+
+/* The host as public text: a CPU's clock "@" is not an account; what is
+ * still not scrubbed text is withheld. */
+Test(xp_host, text_is_public_or_withheld)
+{
+	char out[128];
+
+	xp_host_text("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", out, sizeof(out));
+	cr_expect_str_eq(out, "Intel(R) Xeon(R) CPU E5-2690 v4 at 2.60GHz");
+	xp_host_text("6.1.0-18-amd64", out, sizeof(out));
+	cr_expect_str_eq(out, "6.1.0-18-amd64");
+	xp_host_text("", out, sizeof(out));
+	cr_expect_str_eq(out, "unknown");
+	xp_host_text("built in /home/alice/k", out, sizeof(out));
+	cr_expect_str_eq(out, "scrubbed");
+	xp_host_text("a\x1b[31m", out, sizeof(out));
+	cr_expect_str_eq(out, "scrubbed");
+}

@@ -829,3 +829,45 @@ Test(receipt, same_arms_by_the_executables_they_ran)
 	json_decref(pb);
 	json_decref(none);
 }
+
+/* What the runner observed beyond the runs (issue 27): the host, the
+ * engine's runtime where the runs stated it, the controls it did not
+ * observe. Each optional (older receipts have none), each strict. */
+Test(receipt_decode, the_experiment_states_its_host_and_unobserved_controls)
+{
+	json_t *doc = tu_json("tests/fixtures/reports/xp-candidate.json");
+	struct receipt r;
+	struct err e;
+
+	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
+	cr_expect_null(r.experiment.cpu_model);
+	cr_expect(r.experiment.controls_not_observed.is_null);
+	receipt_release(&r);
+	tu_set(doc, "experiment.host",
+	       json_pack("{s:s, s:s}", "cpu_model", "AMD EPYC 7763 64-Core Processor",
+			 "kernel_release", "6.1.0-18-amd64"));
+	tu_set(doc, "experiment.engine_runtime", json_pack("{s:s}", "build_commit", "de3ff81"));
+	tu_set(doc, "experiment.controls_not_observed",
+	       json_pack("[s, s]", "batch", "cache_state"));
+	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(r.experiment.cpu_model, "AMD EPYC 7763 64-Core Processor");
+	cr_expect_str_eq(r.experiment.kernel_release, "6.1.0-18-amd64");
+	cr_expect_str_eq(r.experiment.engine_build_commit, "de3ff81");
+	cr_expect_null(r.experiment.engine_backends);
+	cr_assert_eq(r.experiment.controls_not_observed.n, 2);
+	cr_expect_str_eq(r.experiment.controls_not_observed.v[1], "cache_state");
+	receipt_release(&r);
+
+	tu_set(doc, "experiment.controls_not_observed", json_pack("[s]", "flux"));
+	cr_expect_eq(receipt_decode(&r, doc, NULL, &e), -1);
+	cr_expect_str_eq(e.msg,
+			 "experiment.controls_not_observed: \"flux\" is not a member of controls");
+	tu_set(doc, "experiment.controls_not_observed", json_pack("[s]", "batch"));
+	tu_set(doc, "experiment.host.gpu", json_string("x"));
+	cr_expect_eq(receipt_decode(&r, doc, NULL, &e), -1);
+	cr_expect_str_eq(e.msg, "experiment.host.gpu: unknown field");
+	tu_set(doc, "experiment.host", json_pack("{s:s}", "cpu_model", "x"));
+	cr_expect_eq(receipt_decode(&r, doc, NULL, &e), -1);
+	cr_expect_str_eq(e.msg, "experiment.host.kernel_release: missing required field");
+	json_decref(doc);
+}

@@ -12,6 +12,7 @@
 #include "sampler/attest.h"
 #include "sampler/cgroup.h"
 #include "sampler/fold.h"
+#include "sampler/run.h"
 #include "sampler/metrics.h"
 #include "sampler/attestation.h"
 
@@ -1694,4 +1695,28 @@ Test(attestation_copy, never_cuts_silently)
 	src[sizeof(src) - 1] = '\0';
 	attestation_copy(big, sizeof(big), src);
 	cr_assert_str_eq(big, src);
+}
+
+/* The names of the processes a command left running, for people: each name
+ * once with its count, the rest counted. */
+Test(run_leftovers, text_names_each_process_once_with_its_count)
+{
+	struct run_leftovers l = { .seen = 4, .nr = 2, .unnamed = 0 };
+	struct strbuf sb = STRBUF_INIT;
+
+	snprintf(l.names[0].name, sizeof(l.names[0].name), "sleep");
+	l.names[0].count = 3;
+	snprintf(l.names[1].name, sizeof(l.names[1].name), "python3");
+	l.names[1].count = 1;
+	run_leftovers_text(&l, &sb);
+	cr_assert_str_eq(sb.buf, "sleep (3), python3");
+	sb_reset(&sb);
+	l.unnamed = 4;
+	run_leftovers_text(&l, &sb);
+	cr_assert_str_eq(sb.buf, "sleep (3), python3, 4 more");
+	sb_reset(&sb);
+	memset(&l, 0, sizeof(l));
+	run_leftovers_text(&l, &sb);
+	cr_assert_str_eq(sb.buf, "");
+	sb_release(&sb);
 }

@@ -97,9 +97,12 @@ edited '.experiment.sequential.rule = "pocock/v1"' 'experiment.sequential.rule: 
 edited '.experiment.sequential.looks[0].level = 0.9' 'experiment.sequential.looks\[0\]: 6 repetitions at level 0.9; the rule looks at 6 at 0.983333'
 edited '.experiment.sequential.max_repetitions = 1000' 'the rule looks at'
 edited '.experiment.sequential.looks = []' 'experiment.sequential.looks: 0 looks; the rule plans 1 to'
-# an A/A under 3% noise never becomes faster, however long it runs
+# an A/A under 3% noise never becomes faster, however long it runs; its
+# progress (--progress auto on a pipe: a plain line per run) says each look
+xp_progress=auto
 xp --baseline "$lb null" --candidate "$lb null --off" --until-decisive --max-repetitions 24 --out-dir null \
 	>null.out 2>&1 || { cat null.out; fail "null"; }
+xp_progress=never
 [ "$(verdict null)" != faster ] || fail "null: faster"
 grep -q '^look [0-9] of [0-9] at [0-9]*+[0-9]*: .*at [0-9.]*%: ' null.out || { cat null.out; fail "null: no look in the progress"; }
 # usage

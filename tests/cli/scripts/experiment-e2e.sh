@@ -9,7 +9,17 @@ set -u
 xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir run >out.txt 2>err.txt
 rc=$?
 [ $rc = 0 ] || { cat err.txt; fail "exit $rc"; }
-[ ! -s err.txt ] || { cat err.txt; fail "stderr is not a terminal: nothing may be printed there"; }
+[ ! -s err.txt ] || { cat err.txt; fail "--progress never: nothing may be printed on stderr"; }
+# the receipts state what fak observed of the host, and which controls it did not
+# observe (the criterion requires them; no run reports them, no envelope pins them)
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -1 | sed 's/@/at/g; s/[[:space:]]\{1,\}/ /g; s/ $//')
+for arm in baseline candidate; do
+	jq -e --arg k "$(uname -r)" --arg c "${cpu:-unknown}" '.experiment.host.kernel_release == $k
+		and (.experiment.host.cpu_model == $c or ($c == "unknown" and .experiment.host.cpu_model != ""))
+		and .experiment.controls_not_observed == ["batch", "sampling", "cache_state"]
+		and (.experiment | has("engine_runtime") | not)' run/$arm.json >/dev/null ||
+		fail "$arm receipt: host $(jq -c '.experiment | {host, controls_not_observed}' run/$arm.json), want $cpu, $(uname -r)"
+done
 grep -q '^gate       [a-z]*: ' out.txt && grep -q '^           (fak native-performance --gate run/gate-request.json)$' out.txt || fail "no gate line in the summary"
 for f in baseline.json candidate.json comparison.json gate-request.json gate.json \
 	attestations/baseline-warmup-1.json attestations/candidate-warmup-1.json \

@@ -36,6 +36,9 @@ order=$(jq -r '[.experiment.schedule[] | .arm[0:1] + (if .kind == "warmup" then 
 [ "$(jq -c '[.repetitions[].end_to_end_milliseconds]' run/candidate.json)" = "[64,64,64]" ] || fail "candidate ms"
 jq -e '.experiment.metrics_parser == "llama-bench/v1" and .experiment.quality_attestation.workload.parser == "quality-line/v1"
 	and .quality.score == 1 and (.commands | length) == 2' run/candidate.json >/dev/null || fail "candidate receipt"
+# the engine's runtime as every repetition's row states it (no backends: the rows say none)
+jq -e '.experiment.engine_runtime == {"build_commit": "de3ff81"}' run/candidate.json >/dev/null ||
+	fail "candidate receipt: engine_runtime $(jq -c .experiment.engine_runtime run/candidate.json)"
 "$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json >/dev/null ||
 	fail "--compare refused"
 jq '.quality.score = 0.5' run/candidate.json >q.json
