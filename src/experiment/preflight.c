@@ -319,11 +319,15 @@ static void size_text(int64_t bytes, char *out, size_t cap)
  * bounds and its attestation, then the documents. On a filesystem with
  * less free space the experiment could fail part way, so it does not
  * start. (A log is written whole and cut to its bound after its run: a
- * command that prints far beyond the bound needs that much for a while.) */
+ * command that prints far beyond the bound needs that much for a while.)
+ * --until-decisive counts the envelope's repetitions, not its ceiling: the
+ * pairs it may add are not planned, and a full disk then fails their run by
+ * name. */
 static void check_space(const struct xp *x, struct findings *out)
 {
 	const char *d = x->o->out_dir;
-	size_t runs = 2 * ((size_t)x->env->warmups + x->reps + (x->o->quality_cmd ? 1 : 0));
+	size_t reps = x->o->until_decisive ? (size_t)x->env->repetitions : x->reps;
+	size_t runs = 2 * ((size_t)x->env->warmups + reps + (x->o->quality_cmd ? 1 : 0));
 	int64_t out_bound, err_bound, need;
 	char *at = NULL;
 	struct statvfs sv;

@@ -8,6 +8,7 @@
 # cases/<name>/expected.err  exact stderr
 # cases/<name>/expected.code exit status
 # scripts/<name>.sh          a test of its own: passes when it exits 0
+# scripts/<name>.sh exiting 77  cannot run its case on this host: named, not counted
 #
 # Both see FAK (the binary), ROOT (the repository), FIX (tests/fixtures),
 # under LC_ALL=C and TZ=UTC. UPDATE=1 rewrites the expected files of the
@@ -73,6 +74,7 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 pass=0
 fail=0
 skipped=
+notrun=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -126,8 +128,14 @@ done
 # that some of them measure)
 xargs -P "${SCRIPT_JOBS:-1}" -I{} sh "$self" --script "$work" {} <"$work/scripts"
 while read -r name; do
-	if [ "$(cat "$work/script-$name.rc" 2>/dev/null)" = 0 ]; then
+	rc=$(cat "$work/script-$name.rc" 2>/dev/null)
+	if [ "$rc" = 0 ]; then
 		pass=$((pass + 1))
+	elif [ "$rc" = 77 ]; then
+		# the script could not run its case on this host and said why (its
+		# last line): neither passed nor failed, and named below
+		notrun="$notrun
+  $name: $(tail -1 "$work/script-$name.log")"
 	else
 		echo "FAIL script $name:"
 		tail -40 "$work/script-$name.log"
@@ -136,6 +144,7 @@ while read -r name; do
 done <"$work/scripts"
 
 [ -z "$skipped" ] || echo "skipped (FAK_TEST_SKIP_SLOW/FAK_TEST_SKIP_ONCE):$skipped"
+[ -z "$notrun" ] || echo "not run on this host (exit 77, the script's reason):$notrun"
 
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]

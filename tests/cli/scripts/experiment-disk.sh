@@ -10,8 +10,8 @@
 set -eu
 if [ -z "${FAK_TEST_IN_NS:-}" ]; then
 	if ! unshare -rm true 2>/dev/null; then
-		echo "experiment-disk: unshare -rm is not allowed here: no tmpfs, nothing checked"
-		exit 0
+		echo "experiment-disk: unshare -rm is not allowed here: no tmpfs, nothing checked" >&2
+		exit 77
 	fi
 	FAK_TEST_IN_NS=1 exec unshare -rm sh "$0"
 fi
