@@ -343,6 +343,7 @@ void xp_preflight(struct xp *x, struct findings *out)
 	check_lever(x, out);
 	if (!x->lever)
 		return;
+	xp_parity_preflight(x, out);
 	check_platform(x, out);
 	check_artifact(x, out);
 	check_identity(x, out);

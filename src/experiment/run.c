@@ -203,7 +203,9 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 		sb_release(&why);
 		return;
 	}
-	if (r->workload.has_metrics && !receipt_identity_agrees(x->env, &m->identity, &why)) {
+	if (x->o->parity ? !xp_parity_identity(x, s, r, &why)
+			 : r->workload.has_metrics &&
+				   !receipt_identity_agrees(x->env, &m->identity, &why)) {
 		findings_addf(out, "%s %s; see %s/%s.stdout", title, why.buf, x->dir_logs, name);
 		sb_release(&why);
 		return;
