@@ -352,6 +352,9 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 
 	if (report_format(eo->format, eo->json, fmt, msg, sizeof(msg)) < 0)
 		return usage_error(msg);
+	if (eo->parity && *fmt != RENDER_TEXT && *fmt != RENDER_JSON)
+		return usage_error("--parity prints its summary as text or json: a parity ratio "
+				   "has no comparison table");
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!required[i][1] || !*required[i][1]) {
 			snprintf(msg, sizeof(msg), "--%s is required and must not be empty",

@@ -611,6 +611,7 @@ struct plan {
 	const char *from, *version;
 	const struct witness_paths *paths;
 	bool from_dir;			/* an experiment folder, not a gate request */
+	bool parity;			/* a parity campaign's folder (par) */
 	/* how findings name the gate request ("gate-request.json" in a folder,
 	 * else the file passed) and its two receipts */
 	char *req_name, *arm_names[2];
@@ -632,8 +633,7 @@ struct plan {
 	/* why the attempt is refused: reported with the other findings, not
 	 * before them (the phases after it still run) */
 	struct findings attempt_refusals;
-	/* a parity campaign's folder (parity.json), not an A/B's */
-	bool parity;
+	/* a parity campaign's folder (parity.json), not an A/B's: parity */
 	struct witness_parity par;
 };
 

@@ -113,7 +113,7 @@ void witness_check_numerical(const struct lever *l, const struct receipt *cand,
 						   "\"%s\" %s %g is missing: %s states only %s",
 					      l->id, t->metric, t->op, t->value, cand_name, sb.buf);
 			sb_release(&sb);
-		} else if (!graph_threshold_met(t, wv)) {
+		} else if (worst && !graph_threshold_met(t, wv)) {
 			if (worst->name[0])
 				findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
 						   "\"%s\" is %g in %s's run %s (the worst of "
