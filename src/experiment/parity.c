@@ -172,6 +172,7 @@ int xp_parity_assemble(struct xp *x, struct xp_result *res, struct findings *out
 			.engine = r->workload.metrics.identity.engine,
 			.tokens_per_second = r->workload.metrics.tokens_per_second,
 			.has_throughput = r->workload.metrics.has_throughput,
+			.verdict = r->verdict,
 			.artifact_unseen = r->workload.artifact.looked &&
 					   r->workload.artifact.observable &&
 					   !r->workload.artifact.observed,

@@ -96,6 +96,12 @@ json_t *receipt_parity_of_runs(const char *const engines[2], const struct parity
 				      r->kind, r->index + 1);
 		if (strcmp(r->kind, WL_KIND_REPETITION))
 			continue;
+		if (strcmp(r->verdict, "clean"))
+			findings_addf(out, "run %s of the %s arm (repetition %lld): verdict %s, "
+					   "not clean: a parity ratio counts only repetitions "
+					   "measured on a quiet host (the criterion's host "
+					   "policy); run the campaign again", r->digest, r->arm,
+				      r->index + 1, r->verdict);
 		if (!r->has_throughput || r->index < 0 || (size_t)r->index >= n ||
 		    seen[arm][r->index]) {
 			findings_addf(out, "run %s: not one repetition of the %s arm with a "

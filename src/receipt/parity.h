@@ -45,12 +45,16 @@ struct parity_run {
 	/* the run was watched, the OS shows other processes' files, and no
 	 * process of the command had the artifact open or mapped */
 	bool artifact_unseen;
+	/* the attestation's verdict: a repetition counts only when "clean",
+	 * as the gate's evidence floor says */
+	const char *verdict;
 };
 
 /* The parity member parity.json's runs give: the arms' repetitions, by
  * index, engines[0] (the baseline arm) over engines[1] (the candidate).
  * Findings when a run's engine is not its arm's, a run never touched the
- * artifact, or a repetition is missing; NULL then. New object. */
+ * artifact, a repetition is not clean or is missing; NULL then. New
+ * object. */
 json_t *receipt_parity_of_runs(const char *const engines[2], const struct parity_run *runs,
 			       size_t n, struct findings *out);
 

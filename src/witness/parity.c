@@ -120,7 +120,8 @@ static void read_run(const char *dir, struct witness_parity *wp, const struct cr
 	receipt_step_name(&step, name, sizeof(name));
 	path = xasprintf("%s/attestations/%s.json", dir, name);
 	*pr = (struct parity_run){ .arm = u->arm, .kind = u->kind, .index = u->index,
-				   .digest = u->attestation_digest, .engine = engine };
+				   .digest = u->attestation_digest, .engine = engine,
+				   .verdict = "unread" };
 	if (attest_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
 		findings_addf(out, "attestations/%s.json: %s", name, e.msg);
 	} else {
@@ -152,6 +153,7 @@ static void read_run(const char *dir, struct witness_parity *wp, const struct cr
 				      c->minimum_quality_score);
 		else {
 			snprintf(engine, WL_IDENTITY_MAX, "%s", w->metrics.identity.engine);
+			pr->verdict = strcmp(a.att->verdict, "clean") ? "investigate" : "clean";
 			pr->tokens_per_second = w->metrics.tokens_per_second;
 			pr->has_throughput = w->has_metrics && w->metrics.has_throughput;
 			pr->artifact_unseen = w->artifact.looked && w->artifact.observable &&

@@ -34,7 +34,15 @@ if xp ab >ab.txt 2>&1; then fail "an A/B of a parity lever ran"; fi
 grep -q "^  lever \"$lever\" needs a parity campaign of fak-native against example-blocked (its next_witness_requirement), not an A/B: run it with --parity" ab.txt ||
 	{ cat ab.txt; fail "the A/B refusal"; }
 
-xp run PARITY_ENGINE=example-blocked >xp.txt 2>&1 || { cat xp.txt; fail "the campaign"; }
+# a repetition on a host busier than the criterion's policy makes the campaign fail
+# (every repetition must be clean): measured again, up to four times
+for try in 1 2 3 4; do
+	rm -rf run witnesses
+	xp run PARITY_ENGINE=example-blocked >xp.txt 2>&1 && break
+	grep -q 'not clean: a parity ratio counts only repetitions measured on a quiet host' xp.txt &&
+		[ $try -lt 4 ] || { cat xp.txt; fail "the campaign"; }
+	echo "try $try: a repetition was not clean"
+done
 grep -q '^parity: fak-native / example-blocked tok/s [0-9.]* (90% interval ' xp.txt || { cat xp.txt; fail "summary"; }
 jq -e '.result == "parity" and ([.arms[].engine] == ["fak-native", "example-blocked"])
 	and .parity.ratio < 1 and (.arms[1].command | contains("--kernel blocked --engine example-blocked"))' \
