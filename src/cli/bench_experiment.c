@@ -38,7 +38,7 @@ static const char usage[] =
 	"           [--format text|json|md|csv | --json] [--baseline-duration DUR]"
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
-	"           [--allow-declared-identity] [--parity]\n"
+	"           [--allow-declared-identity] [--parity [--candidate-metrics KIND]]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
 
 static const char about[] =
@@ -68,7 +68,7 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps, *witness_root;
+	const char *max_log, *max_reps, *witness_root, *cand_metrics;
 	bool until_decisive, allow_declared_identity, parity;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -429,7 +429,21 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		}
 		o->parser = mp->id;
 	}
-	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON))
+	if (eo->cand_metrics) {
+		const struct metrics_parser *mp = metrics_parser_for_option(eo->cand_metrics);
+
+		if (!eo->parity)
+			return usage_error("--candidate-metrics goes with --parity: the arms of an "
+					   "A/B are read alike");
+		if (!mp) {
+			snprintf(msg, sizeof(msg), "--candidate-metrics must be one of %s",
+				 METRICS_OPTIONS);
+			return usage_error(msg);
+		}
+		o->candidate_parser = mp->id;
+	}
+	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON) &&
+	    (!o->candidate_parser || !strcmp(o->candidate_parser, WL_PARSER_JSON)))
 		return usage_error("--quality-command goes with --metrics llama-bench; "
 				   "the json metrics line carries the quality");
 	return 0;
@@ -479,6 +493,9 @@ static const struct opt opts[] = {
 	{ "parity", NULL,
 	  "a parity campaign: the arms are the lever's two engines; writes parity.json",
 	  OPT_FLAG(EX(parity)) },
+	{ "candidate-metrics", "KIND",
+	  "with --parity: the candidate engine's metrics, json or llama-bench",
+	  OPT_VALUE(EX(cand_metrics)) },
 	{ "max-repetitions", "N",
 	  "with --until-decisive: at most N repetitions per arm (default 60)",
 	  OPT_VALUE(EX(max_reps)) },

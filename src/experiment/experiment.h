@@ -75,6 +75,9 @@ struct xp_opts {
 	const char *ledger;
 	const char *last_accepted;	/* receipt file, or NULL: this run's baseline */
 	const char *parser;		/* WL_PARSER_JSON | WL_PARSER_LLAMA_BENCH */
+	/* --candidate-metrics, with parity only: the candidate arm's parser
+	 * (the other engine's benchmark, e.g. llama-bench), else NULL */
+	const char *candidate_parser;
 	const char *quality_cmd;	/* required with llama-bench, else NULL */
 	/* Bound of each captured log (0: WL_LOG_BOUND_DEFAULT): a longer
 	 * stream keeps its head and tail (xp_bound_log). */

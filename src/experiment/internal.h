@@ -68,6 +68,10 @@ struct xp {
 	char look_text[320];		/* the last look, for progress; "" none */
 };
 
+/* The parser of arm's runs (not its quality runs): the candidate's own with
+ * --candidate-metrics, else the experiment's. Static storage. */
+const char *xp_arm_parser(const struct xp_opts *o, int arm);
+
 /* preflight.c: every input, before anything runs. Findings name the flag
  * that supplies what is missing. On success the output folder exists with
  * its logs/ and attestations/ folders. */

@@ -54,12 +54,19 @@ void xp_parity_preflight(struct xp *x, struct findings *out)
 				   "--last-accepted receipt");
 }
 
+const char *xp_arm_parser(const struct xp_opts *o, int arm)
+{
+	return arm && o->candidate_parser ? o->candidate_parser : o->parser;
+}
+
 bool xp_parity_identity(const struct xp *x, const struct receipt_step *s,
 			const struct attestation *r, struct strbuf *why)
 {
 	const struct wl_identity *id = &r->workload.metrics.identity;
 	const char *want = x->lever->requirement.engines.v[s->arm];
 
+	if (!strcmp(s->kind, WL_KIND_QUALITY))
+		return true;	/* it checks the arm's output; its engine is the arm's runs' */
 	if (!r->workload.has_metrics || !id->engine[0]) {
 		sb_addf(why, "states no engine: a parity campaign observes each arm's engine, so "
 			"the %s arm's metrics line must state \"engine\": \"%s\"",
@@ -132,6 +139,8 @@ static json_t *campaign_json(const struct xp *x, json_t *parity)
 	jset_str(xo, "id", x->experiment_id);
 	jset_str(xo, "order", receipt_order_names[x->o->order]);
 	jset_str(xo, "metrics_parser", x->o->parser);
+	if (x->o->candidate_parser)
+		jset_str(xo, "candidate_metrics_parser", x->o->candidate_parser);
 	for (size_t k = 0; k < x->nr_done; k++) {
 		const struct receipt_step *s = &x->steps[k];
 		json_t *u = jobj();

@@ -202,7 +202,8 @@ static void check_commands(struct xp *x, struct findings *out)
 		else
 			check_text_as(cmds[i].flag, c, true, out);
 	}
-	if (!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) && !o->quality_cmd)
+	if ((!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) ||
+	     !strcmp(xp_arm_parser(o, 1), WL_PARSER_LLAMA_BENCH)) && !o->quality_cmd)
 		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "
 				   "llama-bench prints no quality");
 	if (strlen(x->env->id) >= WL_ID_MAX || strlen(x->lever->id) >= WL_ID_MAX)

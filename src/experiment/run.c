@@ -92,7 +92,8 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	w->label.index = s->index;
 	attestation_copy(w->command, sizeof(w->command),
 		    quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
-	attestation_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
+	attestation_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY
+							: xp_arm_parser(x->o, s->arm));
 	if (!quality)
 		attestation_copy(w->program_sha256, sizeof(w->program_sha256),
 				 x->program_sha256[s->arm]);

@@ -51,7 +51,8 @@ struct parity_run {
 };
 
 /* The parity member parity.json's runs give: the arms' repetitions, by
- * index, engines[0] (the baseline arm) over engines[1] (the candidate).
+ * index, engines[0] (the baseline arm) over engines[1] (the candidate);
+ * every run but a quality run states its arm's engine.
  * Findings when a run's engine is not its arm's, a run never touched the
  * artifact, a repetition is not clean or is missing; NULL then. New
  * object. */

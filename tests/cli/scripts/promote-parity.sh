@@ -8,7 +8,9 @@
 # from them, a lever that needs another kind or the engines the other way round;
 # then records the ratio as the lever's witness and a DIAGNOSTIC index row that
 # quotes no gain (the envelope's CURRENT row stands); --verify-witnesses verifies it,
-# and --enable refuses it (a ratio of two engines is no effect of the lever).
+# and --enable refuses it (a ratio of two engines is no effect of the lever). The
+# other engine may be read by its own benchmark's parser (--candidate-metrics
+# llama-bench), its identity then what llama-bench states.
 # fak-test: slow
 set -u
 . "$FIX/experiment/lib.sh"
@@ -125,4 +127,23 @@ jq '.parity.ratio = 0.99' "wit/$w/parity.json" >edited.json && cp edited.json "w
 if "$FAK" native-performance --graph graph.json --index index.json --verify-witnesses wit >v.txt 2>&1; then
 	fail "an edited parity.json verified"; fi
 grep -q "$w/parity.json: .* bytes with sha256 " v.txt || { cat v.txt; fail "the edited witness file"; }
+
+# the other engine's own benchmark: llama-bench output for the candidate arm
+# (--candidate-metrics), its engine observed by its parser, a quality run per arm
+cp "$FIX"/metrics/llama-bench-real/pg4-8.json .
+printf '#!/bin/sh\nsleep 0.2 <"$FAK_ARTIFACT"\necho "{\\"name\\": \\"exact_match\\", \\"score\\": 1, \\"higher_is_better\\": true}"\n' >q.sh
+chmod +x q.sh
+need "$parity"
+xp_witnesses=wl
+rm -rf l runs.count
+xp --parity --candidate-metrics llama-bench --quality-command ./q.sh --baseline 'TPS=100 ./bench.sh' \
+	--candidate 'sleep 0.2 <"$FAK_ARTIFACT"; cat pg4-8.json' --out-dir l >l.out 2>&1 || { cat l.out; fail "campaign l"; }
+jq -e '.experiment.metrics_parser == "json-line/v1" and .experiment.candidate_metrics_parser == "llama-bench/v1"
+	and ([.experiment.schedule[] | select(.kind == "quality")] | length) == 2' l/parity.json >/dev/null ||
+	{ cat l/parity.json; fail "campaign l: parity.json"; }
+jq -e '.workload.parser == "llama-bench/v1" and .workload.metrics.engine == "llama.cpp"' \
+	l/attestations/candidate-1.json >/dev/null || fail "campaign l: the candidate's sealed identity"
+"$FAK" native-performance --graph graph.json --index index.start --witness-root wl --promote l >out.txt 2>err.txt &&
+	grep -q '^promoted cpu.fast in test-cpu-p4-t8: parity: fak-native / llama.cpp tok/s ' out.txt ||
+	{ cat out.txt err.txt; fail "campaign l: promote"; }
 echo ok
