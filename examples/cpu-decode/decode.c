@@ -469,7 +469,25 @@ static __m128i block_products(const int8_t *q, const __m128i x[4])
  * block sums are reduced together, and the four accumulators advance in
  * one float vector, lane k computing exactly what dot_scalar computes for
  * row k. */
-static void dot4_sse2(const struct q8block *rows, const struct q8act *x, float out[4])
+/* A scale as a TF32 tensor core reads it: the float's mantissa rounded to its
+ * upper 10 bits (to nearest, ties to even). Scales are finite and positive. */
+static float tf32(float d)
+{
+	uint32_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	u += 0xfffu + ((u >> 13) & 1u);
+	u &= ~0x1fffu;
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+/* The blocked kernel, with the block scales at full precision or (tf32,
+ * the reduced-precision variant) rounded to TF32 before use: it rounds
+ * differently from the scalar kernel, so its logits are no longer
+ * bit-identical (--numerical measures how far they move). */
+static void dot4_sse2_scaled(const struct q8block *rows, const struct q8act *x, bool round,
+			     float out[4])
 {
 	__m128 acc = _mm_setzero_ps();
 
@@ -491,26 +509,32 @@ static void dot4_sse2(const struct q8block *rows, const struct q8act *x, float o
 		u0 = _mm_add_epi32(t0, t1);
 		u1 = _mm_add_epi32(t2, t3);
 		isum = _mm_add_epi32(_mm_unpacklo_epi64(u0, u1), _mm_unpackhi_epi64(u0, u1));
-		scale = _mm_mul_ps(_mm_setr_ps(r0->d, r1->d, r2->d, r3->d), _mm_set1_ps(x->d[b]));
+		if (round)
+			scale = _mm_mul_ps(_mm_setr_ps(tf32(r0->d), tf32(r1->d), tf32(r2->d),
+						       tf32(r3->d)),
+					   _mm_set1_ps(tf32(x->d[b])));
+		else
+			scale = _mm_mul_ps(_mm_setr_ps(r0->d, r1->d, r2->d, r3->d),
+					   _mm_set1_ps(x->d[b]));
 		acc = _mm_add_ps(acc, _mm_mul_ps(scale, _mm_cvtepi32_ps(isum)));
 	}
 	_mm_storeu_ps(out, acc);
 }
 
-static void matmul_blocked(const struct matrix *w, size_t r0, size_t r1, const struct q8act *x,
-			   size_t n, float *y)
+static void matmul_scaled(const struct matrix *w, size_t r0, size_t r1, const struct q8act *x,
+			  size_t n, bool round, float *y)
 {
 	for (size_t r = r0; r < r1; r += 4)
 		for (size_t v = 0; v < n; v++) {
 			float o[4];
 
-			dot4_sse2(w->w + r * NB, &x[v], o);
+			dot4_sse2_scaled(w->w + r * NB, &x[v], round, o);
 			memcpy(&y[v * w->rows + r], o, sizeof(o));
 		}
 }
 
 /* One row through the same per-lane arithmetic. */
-static float dot_blocked(const struct q8block *row, const struct q8act *x)
+static float dot_scaled(const struct q8block *row, const struct q8act *x, bool round)
 {
 	float acc = 0.0f;
 
@@ -521,9 +545,32 @@ static float dot_blocked(const struct q8block *row, const struct q8act *x)
 		s = block_products(row[b].q, xv);
 		s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
 		s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-		acc += (row[b].d * x->d[b]) * (float)_mm_cvtsi128_si32(s);
+		acc += (round ? tf32(row[b].d) * tf32(x->d[b]) : row[b].d * x->d[b]) *
+		       (float)_mm_cvtsi128_si32(s);
 	}
 	return acc;
+}
+
+static void matmul_blocked(const struct matrix *w, size_t r0, size_t r1, const struct q8act *x,
+			   size_t n, float *y)
+{
+	matmul_scaled(w, r0, r1, x, n, false, y);
+}
+
+static float dot_blocked(const struct q8block *row, const struct q8act *x)
+{
+	return dot_scaled(row, x, false);
+}
+
+static void matmul_blocked_tf32(const struct matrix *w, size_t r0, size_t r1,
+				const struct q8act *x, size_t n, float *y)
+{
+	matmul_scaled(w, r0, r1, x, n, true, y);
+}
+
+static float dot_blocked_tf32(const struct q8block *row, const struct q8act *x)
+{
+	return dot_scaled(row, x, true);
 }
 #endif
 
@@ -540,11 +587,17 @@ static const struct kernel kernels[] = {
 #endif
 };
 
+#if defined(__SSE2__)
+/* --tf32-head: the output product (the logits) in reduced precision */
+static const struct kernel head_tf32 = { "blocked-tf32", matmul_blocked_tf32, dot_blocked_tf32 };
+#endif
+
 /* ---- the model ------------------------------------------------------------ */
 
 struct run {
 	const struct model *m;
 	const struct kernel *k;
+	const struct kernel *head;	/* the output product's: k, or --tf32-head's */
 	bool row_check;
 	float state[LAYERS][DIM];	/* per-layer running context */
 	uint64_t digest;		/* FNV-1a over the bits of every logit */
@@ -570,18 +623,18 @@ _Static_assert(CHUNK_ROWS % CHECK_EVERY == 0 && CHUNK_ROWS % 4 == 0 && DIM % 4 =
  * 1 row in CHECK_EVERY is computed again, right after its chunk while its
  * weights are still cached, and must agree bit for bit: about 8% more
  * arithmetic and no more memory traffic. */
-static void product(const struct run *run, const struct matrix *w, const struct q8act *x,
-		    size_t n, float *y)
+static void product(const struct run *run, const struct kernel *k, const struct matrix *w,
+		    const struct q8act *x, size_t n, float *y)
 {
 	for (size_t r0 = 0; r0 < w->rows; r0 += CHUNK_ROWS) {
 		size_t r1 = r0 + CHUNK_ROWS < w->rows ? r0 + CHUNK_ROWS : w->rows;
 
-		run->k->matmul(w, r0, r1, x, n, y);
+		k->matmul(w, r0, r1, x, n, y);
 		if (!run->row_check)
 			continue;
 		for (size_t r = r0; r < r1; r += CHECK_EVERY)
 			for (size_t v = 0; v < n; v++) {
-				float again = run->k->dot(w->w + r * NB, &x[v]);
+				float again = k->dot(w->w + r * NB, &x[v]);
 
 				if (float_bits(again) != float_bits(y[v * w->rows + r]))
 					die("row re-check failed: row %zu of a product differs "
@@ -646,7 +699,7 @@ static void layers(struct run *run, float *h, size_t n, struct q8act *xq, float 
 			}
 			quantize(mixed, &xq[t]);
 		}
-		product(run, &run->m->layer[l], xq, n, y);
+		product(run, run->k, &run->m->layer[l], xq, n, y);
 		for (size_t t = 0; t < n; t++) {
 			for (size_t i = 0; i < DIM; i++) {
 				float v = y[t * DIM + i];
@@ -664,7 +717,7 @@ static int next_token(struct run *run, const float *h, struct q8act *xq, float *
 	int best = 0;
 
 	quantize(h, xq);
-	product(run, &run->m->out, xq, 1, logits);
+	product(run, run->head, &run->m->out, xq, 1, logits);
 	for (int i = 0; i < VOCAB; i++) {
 		uint32_t bits = float_bits(logits[i]);
 
@@ -763,8 +816,9 @@ static const char *const phase_names[NR_PHASES] = {
 
 struct options {
 	const char *weights, *reference, *write_ref, *profile, *generate;
-	const struct kernel *kernel;
-	bool row_check, roof;
+	const char *engine;	/* the engine the metrics line states: fak-native */
+	const struct kernel *kernel, *head;
+	bool row_check, roof, numerical;
 	size_t prompt, decode;
 };
 
@@ -787,6 +841,63 @@ static void write_profile(const struct options *o, const double start[NR_PHASES]
 	write_text(o->profile, &txt);
 }
 
+/* How far this run's logits are from the reference kernel's (--numerical):
+ * the lowest cosine similarity of a step's logits, the fraction of steps whose
+ * argmax agrees, the largest absolute difference of any logit. */
+struct numerical {
+	double cosine, argmax_match, max_abs;
+};
+
+/* Runs the same steps again with the scalar kernel, the reference (no row
+ * check), teacher-forced on this run's tokens, and compares each step's
+ * logits with got[step * VOCAB ...]. Not timed: after the measured phases. */
+static void numerical_check(const struct model *m, const struct options *o, const int *tokens,
+			    const float *got, struct numerical *out)
+{
+	static struct run ref;	/* as run_decode's: not on the stack */
+	size_t p = o->prompt, t = o->decode, agree = 0;
+	float *h = xmalloc(p * DIM * sizeof(*h)), *y = xcalloc(p * DIM, sizeof(*y));
+	float *logits = xcalloc(VOCAB, sizeof(*logits));
+	struct q8act *xq = xmalloc(p * sizeof(*xq));
+
+	ref = (struct run){ .m = m, .k = &kernels[0], .head = &kernels[0], .row_check = false };
+	*out = (struct numerical){ .cosine = 1 };
+	for (size_t i = 0; i < t; i++) {
+		const float *g = got + i * VOCAB;
+		double dot = 0, nr = 0, ng = 0, c;
+		int best;
+
+		if (!i) {
+			for (size_t k = 0; k < p; k++)
+				embed(m, prompt_token(k), &h[k * DIM]);
+			layers(&ref, h, p, xq, y);
+			best = next_token(&ref, &h[(p - 1) * DIM], xq, logits);
+		} else {
+			embed(m, tokens[i - 1], h);
+			layers(&ref, h, 1, xq, y);
+			best = next_token(&ref, h, xq, logits);
+		}
+		agree += best == tokens[i];
+		for (size_t v = 0; v < VOCAB; v++) {
+			double d = fabs((double)logits[v] - (double)g[v]);
+
+			dot += (double)logits[v] * g[v];
+			nr += (double)logits[v] * logits[v];
+			ng += (double)g[v] * g[v];
+			if (d > out->max_abs)
+				out->max_abs = d;
+		}
+		c = nr > 0 && ng > 0 ? dot / sqrt(nr * ng) : (nr == ng ? 1 : 0);
+		if (c < out->cosine)
+			out->cosine = c;
+	}
+	out->argmax_match = (double)agree / (double)t;
+	free(h);
+	free(y);
+	free(logits);
+	free(xq);
+}
+
 static void run_decode(const struct options *o)
 {
 	static struct run run;	/* 384 KiB of state: not on the stack */
@@ -797,6 +908,10 @@ static void run_decode(const struct options *o)
 	float *logits = xcalloc(VOCAB, sizeof(*logits));
 	struct q8act *xq = xmalloc(p * sizeof(*xq));
 	int *tokens = xmalloc(t * sizeof(*tokens)), *want = xmalloc(t * sizeof(*want));
+	/* --numerical: every step's logits, kept for the comparison */
+	float *kept = o->numerical ? xmalloc(t * VOCAB * sizeof(*kept)) : NULL;
+	struct numerical num = { 0 };
+	char numtext[160] = "";
 
 	if (o->profile)
 		check_output(o->profile, true);
@@ -805,7 +920,7 @@ static void run_decode(const struct options *o)
 	else
 		read_reference(o->reference, p, t, want);
 	load(&m, o->weights);
-	run = (struct run){ .m = &m, .k = o->kernel, .row_check = o->row_check,
+	run = (struct run){ .m = &m, .k = o->kernel, .head = o->head, .row_check = o->row_check,
 			    .digest = UINT64_C(0xcbf29ce484222325) };
 	start[LOAD] = 0;
 	dur[LOAD] = (mark = now_ms()) - t0;
@@ -818,6 +933,8 @@ static void run_decode(const struct options *o)
 	dur[PREFILL] = now_ms() - t0 - start[PREFILL];
 	start[FIRST] = start[PREFILL] + dur[PREFILL];
 	tokens[0] = next_token(&run, &h[(p - 1) * DIM], xq, logits);
+	if (kept)
+		memcpy(kept, logits, VOCAB * sizeof(*kept));
 	dur[FIRST] = (mark = now_ms()) - t0 - start[FIRST];
 
 	/* decode: each token in turn */
@@ -826,6 +943,8 @@ static void run_decode(const struct options *o)
 		embed(&m, tokens[i - 1], h);
 		layers(&run, h, 1, xq, y);
 		tokens[i] = next_token(&run, h, xq, logits);
+		if (kept)
+			memcpy(kept + i * VOCAB, logits, VOCAB * sizeof(*kept));
 	}
 	dur[DECODE] = (mark = now_ms()) - t0 - start[DECODE];
 	if (!(dur[DECODE] > 0))
@@ -840,6 +959,14 @@ static void run_decode(const struct options *o)
 			matched += tokens[i] == want[i];
 	}
 	dur[VERIFY] = (mark = now_ms()) - t0 - start[VERIFY];
+	if (kept) {
+		numerical_check(&m, o, tokens, kept, &num);
+		snprintf(numtext, sizeof(numtext),
+			 ", \"numerical\": {\"cosine\": %.17g, \"argmax_match\": %.17g, "
+			 "\"max_abs\": %.9g}",
+			 num.cosine, num.argmax_match, num.max_abs);
+		mark = now_ms();
+	}
 
 	start[TEARDOWN] = mark - t0;
 	free(m.blocks);
@@ -856,10 +983,11 @@ static void run_decode(const struct options *o)
 	printf("{\"tokens_per_second\": %.3f, \"end_to_end_milliseconds\": %.3f, "
 	       "\"ttft_milliseconds\": %.3f, \"prefill_milliseconds\": %.3f, "
 	       "\"decode_milliseconds\": %.3f, \"quality\": {\"name\": \"exact_match\", "
-	       "\"score\": %.17g, \"higher_is_better\": true}, \"engine\": \"fak-native\", "
+	       "\"score\": %.17g, \"higher_is_better\": true}%s, \"engine\": \"%s\", "
 	       "\"forward_path\": \"cpu/q8-matvec-v1\"}\n",
 	       (double)(t - 1) / (dur[DECODE] / 1e3), dur[PREFILL] + dur[FIRST] + dur[DECODE],
-	       dur[PREFILL] + dur[FIRST], dur[PREFILL], dur[DECODE], (double)matched / (double)t);
+	       dur[PREFILL] + dur[FIRST], dur[PREFILL], dur[DECODE], (double)matched / (double)t,
+	       numtext, o->engine);
 	if (o->profile)
 		write_profile(o, start, dur, m.bytes);
 	free(h);
@@ -868,6 +996,7 @@ static void run_decode(const struct options *o)
 	free(xq);
 	free(tokens);
 	free(want);
+	free(kept);
 }
 
 /* Read-only sweeps of the weights: the memory-read roof of a token. */
@@ -905,7 +1034,8 @@ static void print_usage(FILE *f)
 {
 	fprintf(f, "usage: decode --generate FILE\n"
 		   "       decode --weights FILE (--reference FILE | --write-reference FILE)\n"
-		   "              [--kernel scalar|blocked] [--no-row-check]\n"
+		   "              [--kernel scalar|blocked] [--no-row-check] [--tf32-head]\n"
+		   "              [--numerical] [--engine NAME]\n"
 		   "              [--prompt-tokens P] [--decode-tokens T] [--profile FILE]\n"
 		   "       decode --weights FILE --roof\n"
 		   "       decode --help\n");
@@ -946,6 +1076,18 @@ static void parse(int argc, char **argv, struct options *o)
 			o->row_check = false;
 			continue;
 		}
+		if (!strcmp(a, "--tf32-head")) {
+#if defined(__SSE2__)
+			o->head = &head_tf32;
+			continue;
+#else
+			usage("--tf32-head needs SSE2 (x86-64)");
+#endif
+		}
+		if (!strcmp(a, "--numerical")) {
+			o->numerical = true;
+			continue;
+		}
 		if (!strcmp(a, "--roof")) {
 			o->roof = true;
 			continue;
@@ -967,6 +1109,8 @@ static void parse(int argc, char **argv, struct options *o)
 			s = &o->profile;
 		else if (!strcmp(a, "--generate"))
 			s = &o->generate;
+		else if (!strcmp(a, "--engine"))
+			s = &o->engine;
 		else if (!strcmp(a, "--prompt-tokens"))
 			o->prompt = count(a, v, 1);
 		else if (!strcmp(a, "--decode-tokens"))
@@ -991,6 +1135,13 @@ static void parse(int argc, char **argv, struct options *o)
 		if (s)
 			*s = v;
 	}
+	if (!o->head)
+		o->head = o->kernel;
+	if (!o->engine)
+		o->engine = "fak-native";
+	for (const char *c = o->engine; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || strchr("._+-", *c)))
+			usage("--engine: lowercase letters, digits, '.', '_', '+' and '-' only");
 	if (o->generate) {
 		if (argc != 3)
 			usage("--generate takes no other option");

@@ -541,3 +541,28 @@ int sh_words(const char *cmd, struct strbuf *out, size_t *n, bool *expands)
 		(*n)++;
 	}
 }
+
+_Static_assert(STR_ID_MAX == 128, "str_id_problem's text says 128");
+
+const char *str_id_problem(const char *s)
+{
+	size_t n;
+
+	for (n = 0; s[n]; n++) {
+		bool sep = s[n] == '.' || s[n] == '_' || s[n] == '-';
+		bool lower_or_digit = (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9');
+
+		if (!sep && !lower_or_digit)
+			return "holds a byte other than a lowercase letter, a digit, '.', '_' "
+			       "and '-'";
+		if (sep && (!n || !s[n + 1]))
+			return "starts or ends with '.', '_' or '-'";
+		if (sep && (s[n - 1] == '.' || s[n - 1] == '_' || s[n - 1] == '-'))
+			return "holds two of '.', '_' and '-' in a row";
+	}
+	if (!n)
+		return "is empty";
+	if (n > STR_ID_MAX)
+		return "is longer than 128 bytes";
+	return NULL;
+}

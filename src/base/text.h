@@ -59,6 +59,13 @@ bool str_scrubbed_command(const char *s, struct strbuf *why);
  * `invalid UTF-8 at byte 2`. */
 bool str_printable(const char *s, const char *keep, struct strbuf *why);
 
+/* The id form of graphs, index keys and named metrics: lowercase letters and
+ * digits joined by single '.', '_' or '-', at most STR_ID_MAX bytes. NULL
+ * when s has it, else what is wrong ("is empty", "holds two of '.', '_'
+ * and '-' in a row", ...; static storage). */
+#define STR_ID_MAX 128
+const char *str_id_problem(const char *s);
+
 /* Appends s in double quotes with `"`, `\` and control characters escaped
  * (\n, \t, \xNN), as used for ids in findings. */
 void sb_add_quoted(struct strbuf *sb, const char *s);

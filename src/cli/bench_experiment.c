@@ -22,6 +22,7 @@
 #include "sampler/simulated.h"
 #include "receipt/gate.h"
 #include "receipt/ledger.h"
+#include "receipt/parity.h"
 #include "render/chart.h"
 #include "sampler/workload.h"
 
@@ -37,7 +38,7 @@ static const char usage[] =
 	"           [--format text|json|md|csv | --json] [--baseline-duration DUR]"
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
-	"           [--allow-declared-identity]\n"
+	"           [--allow-declared-identity] [--parity [--candidate-metrics KIND]]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] [--progress auto|always|never] ...";
 
 static const char about[] =
@@ -57,6 +58,9 @@ static const char about[] =
 	"docs/witnesses when no --graph is given) the experiment is recorded in its attempt\n"
 	"ledger DIR/attempts.jsonl before the first run and again when it ends, and the\n"
 	"out-dir gets attempt.json; only a recorded experiment can be promoted.\n"
+	"With --parity, LEVER's next witness is a parity campaign of two engines: the baseline\n"
+	"arm runs the first engine, the candidate the second, each run must state its engine,\n"
+	"and DIR gets parity.json (their tok/s ratio, labelled parity) instead of receipts.\n"
 	"Exit 0 when the receipts were written, 1 when an input is missing or a run failed (its\n"
 	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
 
@@ -64,8 +68,8 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps, *witness_root, *progress;
-	bool until_decisive, allow_declared_identity;
+	const char *max_log, *max_reps, *witness_root, *progress, *cand_metrics;
+	bool until_decisive, allow_declared_identity, parity;
 	struct optlist profiles, modules;
 	bool show_output, json;
 	struct sampler_flags sf;
@@ -310,6 +314,35 @@ static int summary(const struct ex_opts *eo, const char *ledger, enum render_for
 	return EXIT_OK;
 }
 
+/* A parity campaign's summary: the ratio, never a gain of either engine. */
+static int parity_summary(const struct ex_opts *eo, const char *ledger, enum render_format fmt,
+			  const struct xp_result *res)
+{
+	json_t *doc = jobj();
+	const json_t *par = json_object_get(res->comparison, "parity");
+	char *att = attempt_text(res, json_string_value(json_object_get(res->comparison,
+									"lever_id")),
+				 ledger, doc), *text = receipt_parity_text(par);
+
+	jset_str(doc, "schema", "fak-bench-experiment-summary/v1");
+	jset_str(doc, "out_dir", eo->out_dir);
+	jset_new(doc, "parity", json_incref(res->comparison));
+	if (fmt == RENDER_JSON) {
+		struct strbuf sb = STRBUF_INIT;
+
+		json_write_pretty(&sb, doc);
+		fwrite(sb.buf, 1, sb.len, stdout);
+		sb_release(&sb);
+	} else {
+		printf("%s\n%s\nwrote %s/" PARITY_FILE " (sha256 %s)\nattempt %s\n", text,
+		       PARITY_NOTE, eo->out_dir, res->sha256[0], att);
+	}
+	free(text);
+	free(att);
+	json_decref(doc);
+	return EXIT_OK;
+}
+
 /* ---- options ------------------------------------------------------------- */
 
 static int parse_modules(const struct optlist *l, struct xp_module **out, char ***copies)
@@ -386,6 +419,9 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 
 	if (report_format(eo->format, eo->json, fmt, msg, sizeof(msg)) < 0)
 		return usage_error(msg);
+	if (eo->parity && *fmt != RENDER_TEXT && *fmt != RENDER_JSON)
+		return usage_error("--parity prints its summary as text or json: a parity ratio "
+				   "has no comparison table");
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		if (!required[i][1] || !*required[i][1]) {
 			snprintf(msg, sizeof(msg), "--%s is required and must not be empty",
@@ -415,6 +451,7 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		return usage_error("--max-repetitions goes with --until-decisive");
 	o->until_decisive = eo->until_decisive;
 	o->allow_declared_identity = eo->allow_declared_identity;
+	o->parity = eo->parity;
 	o->max_repetitions = XP_DEFAULT_MAX_REPETITIONS;
 	if (eo->max_reps) {
 		char *end;
@@ -459,7 +496,21 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		}
 		o->parser = mp->id;
 	}
-	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON))
+	if (eo->cand_metrics) {
+		const struct metrics_parser *mp = metrics_parser_for_option(eo->cand_metrics);
+
+		if (!eo->parity)
+			return usage_error("--candidate-metrics goes with --parity: the arms of an "
+					   "A/B are read alike");
+		if (!mp) {
+			snprintf(msg, sizeof(msg), "--candidate-metrics must be one of %s",
+				 METRICS_OPTIONS);
+			return usage_error(msg);
+		}
+		o->candidate_parser = mp->id;
+	}
+	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON) &&
+	    (!o->candidate_parser || !strcmp(o->candidate_parser, WL_PARSER_JSON)))
 		return usage_error("--quality-command goes with --metrics llama-bench; "
 				   "the json metrics line carries the quality");
 	return 0;
@@ -519,6 +570,12 @@ static const struct opt opts[] = {
 	{ "allow-declared-identity", NULL,
 	  "the gate passes an engine the runs did not state (never promoted)",
 	  OPT_FLAG(EX(allow_declared_identity)) },
+	{ "parity", NULL,
+	  "a parity campaign: the arms are the lever's two engines; writes parity.json",
+	  OPT_FLAG(EX(parity)) },
+	{ "candidate-metrics", "KIND",
+	  "with --parity: the candidate engine's metrics, json or llama-bench",
+	  OPT_VALUE(EX(cand_metrics)) },
 	{ "max-repetitions", "N",
 	  "with --until-decisive: at most N repetitions per arm (default 60)",
 	  OPT_VALUE(EX(max_reps)) },
@@ -691,7 +748,8 @@ int bench_experiment(int argc, char **argv)
 		rc = 128 + res.signal;
 		break;
 	case XP_DONE:
-		rc = summary(&eo, ledger, fmt, &res);
+		rc = o.parity ? parity_summary(&eo, ledger, fmt, &res)
+			      : summary(&eo, ledger, fmt, &res);
 		break;
 	}
 	xp_result_release(&res);

@@ -260,8 +260,13 @@ static void promote_report(const struct promotion *p, const struct witness_paths
 	sb_addf(sb, "  graph    %s: %s witnessed; not enabled: once the default path uses "
 		"it, --enable %s --default-path RECEIPT (step 6)\n", paths->graph, p->lever_id,
 		p->lever_id);
-	sb_addf(sb, "  index    %s: a CURRENT row for %s%s\n", paths->index, p->envelope_id,
-		p->demoted ? "; the previous CURRENT row is HISTORICAL" : "");
+	if (p->diagnostic)
+		sb_addf(sb, "  index    %s: a DIAGNOSTIC row for %s (it quotes no gain; the "
+			"envelope's CURRENT row stands)\n", paths->index, p->envelope_id);
+	else
+		sb_addf(sb, "  index    %s: a CURRENT row for %s%s\n", paths->index,
+			p->envelope_id,
+			p->demoted ? "; the previous CURRENT row is HISTORICAL" : "");
 }
 
 int np_promote(const struct np_ctx *c)

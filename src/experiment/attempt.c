@@ -46,6 +46,8 @@ static const char *verdict_of(const struct xp_result *res, bool failed)
 		return "failed";
 	if (res->status == XP_INTERRUPTED)
 		return "interrupted";
+	if (json_is_string(json_object_get(res->comparison, "result")))
+		return json_string_value(json_object_get(res->comparison, "result"));
 	v = json_object_get(json_object_get(json_object_get(res->comparison, "statistics"),
 					    "tokens_per_second"), "verdict");
 	return json_is_string(v) && *json_string_value(v) ? json_string_value(v) : "failed";

@@ -184,7 +184,7 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 		goto out;
 	}
 	leftovers(&x, res);
-	if (xp_assemble(&x, res, out, e) < 0)
+	if ((o->parity ? xp_parity_assemble(&x, res, out, e) : xp_assemble(&x, res, out, e)) < 0)
 		goto out;
 	if (res->status != XP_INTERRUPTED)
 		res->status = out->nr ? XP_RUN_FAILED : XP_DONE;

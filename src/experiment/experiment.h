@@ -82,6 +82,9 @@ struct xp_opts {
 	const char *ledger;
 	const char *last_accepted;	/* receipt file, or NULL: this run's baseline */
 	const char *parser;		/* WL_PARSER_JSON | WL_PARSER_LLAMA_BENCH */
+	/* --candidate-metrics, with parity only: the candidate arm's parser
+	 * (the other engine's benchmark, e.g. llama-bench), else NULL */
+	const char *candidate_parser;
 	const char *quality_cmd;	/* required with llama-bench, else NULL */
 	/* Bound of each captured log (0: WL_LOG_BOUND_DEFAULT): a longer
 	 * stream keeps its head and tail (xp_bound_log). */
@@ -97,6 +100,9 @@ struct xp_opts {
 	 * declared engine identity (receipt/identity.h); promotion still
 	 * refuses it (its strict policy does not allow it) */
 	bool allow_declared_identity;
+	/* --parity: the arms are the lever's parity requirement's two
+	 * engines, and the result is parity.json, not receipts */
+	bool parity;
 	const char *machine_id_file;	/* NULL: the system's */
 	const char *proc_root;
 	/* Sampler flags: windows, timeout, policy, attribution, limits. argv,
@@ -154,7 +160,8 @@ struct xp_result {
 	enum xp_status status;
 	struct xp_attempt attempt;	/* any status but XP_REFUSED */
 	int signal;		/* XP_INTERRUPTED */
-	/* XP_DONE: the documents as written (new references). */
+	/* XP_DONE: the documents as written (new references); with parity,
+	 * comparison is parity.json (sha256[0] its digest) and nothing else */
 	json_t *comparison, *gate;
 	json_t *receipts[2];	/* baseline, candidate */
 	int gate_class;		/* enum gate_class */

@@ -75,6 +75,10 @@ struct xp {
 	char look_text[320];		/* the last look, for progress; "" none */
 };
 
+/* The parser of arm's runs (not its quality runs): the candidate's own with
+ * --candidate-metrics, else the experiment's. Static storage. */
+const char *xp_arm_parser(const struct xp_opts *o, int arm);
+
 /* preflight.c: every input, before anything runs, and every check that can
  * fail before the first run (where the command runs, the disk space its
  * logs may take): a refused experiment leaves no folder behind. Findings
@@ -142,5 +146,19 @@ json_t *xp_sequential_json(const struct xp *x);
  * or res->status XP_INTERRUPTED (a stop arrived first: nothing written), or
  * -1. */
 int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struct err *e);
+
+/* parity.c: --parity (docs/experiments.md, "A parity campaign"). The
+ * preflight refuses --parity for a lever that needs no parity campaign, an
+ * A/B of one that does, and the options a campaign does not take; identity
+ * says whether run r of step s shows its arm's engine (the lever's
+ * requirement's engines, in order; the envelope's engine is also held to
+ * the envelope), why not in why; assemble writes parity.json (the ratio of
+ * the arms' throughput) into the output folder instead of receipts, and
+ * res->comparison gets it, as xp_assemble's contract says. */
+void xp_parity_preflight(struct xp *x, struct findings *out);
+bool xp_parity_identity(const struct xp *x, const struct receipt_step *s,
+			const struct attestation *r, struct strbuf *why);
+int xp_parity_assemble(struct xp *x, struct xp_result *res, struct findings *out,
+		       struct err *e);
 
 #endif

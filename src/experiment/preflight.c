@@ -204,7 +204,8 @@ static void check_commands(struct xp *x, struct findings *out)
 		else
 			check_text_as(cmds[i].flag, c, true, out);
 	}
-	if (!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) && !o->quality_cmd)
+	if ((!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) ||
+	     !strcmp(xp_arm_parser(o, 1), WL_PARSER_LLAMA_BENCH)) && !o->quality_cmd)
 		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "
 				   "llama-bench prints no quality");
 	if (strlen(x->env->id) >= WL_ID_MAX || strlen(x->lever->id) >= WL_ID_MAX)
@@ -416,6 +417,7 @@ void xp_preflight(struct xp *x, struct findings *out)
 	check_lever(x, out);
 	if (!x->lever)
 		return;
+	xp_parity_preflight(x, out);
 	check_platform(x, out);
 	check_artifact(x, out);
 	check_identity(x, out);

@@ -114,7 +114,8 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	w->label.index = s->index;
 	attestation_copy(w->command, sizeof(w->command),
 		    quality ? x->o->quality_cmd : x->o->cmd[s->arm]);
-	attestation_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY : x->o->parser);
+	attestation_copy(w->parser, sizeof(w->parser), quality ? WL_PARSER_QUALITY
+							: xp_arm_parser(x->o, s->arm));
 	if (!quality)
 		attestation_copy(w->program_sha256, sizeof(w->program_sha256),
 				 x->program_sha256[s->arm]);
@@ -247,7 +248,9 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 		sb_release(&why);
 		return;
 	}
-	if (r->workload.has_metrics && !receipt_identity_agrees(x->env, &m->identity, &why)) {
+	if (x->o->parity ? !xp_parity_identity(x, s, r, &why)
+			 : r->workload.has_metrics &&
+				   !receipt_identity_agrees(x->env, &m->identity, &why)) {
 		findings_addf(out, "%s %s; see %s/%s.stdout", title, why.buf, x->dir_logs, name);
 		sb_release(&why);
 		return;

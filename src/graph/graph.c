@@ -6,6 +6,7 @@
 #include "base/jfields.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 #include "base/xalloc.h"
 #include "graph/graph.h"
 
@@ -103,28 +104,11 @@ bool graph_engine_valid(const char *s)
 	return n && !s[n] && n <= GRAPH_ENGINE_MAX;
 }
 
-_Static_assert(GRAPH_ID_MAX == 128, "graph_id_problem's text says 128");
+_Static_assert(GRAPH_ID_MAX == STR_ID_MAX, "an id is str_id_problem's form");
 
 const char *graph_id_problem(const char *s)
 {
-	size_t n;
-
-	for (n = 0; s[n]; n++) {
-		bool sep = s[n] == '.' || s[n] == '_' || s[n] == '-';
-
-		if (!sep && !lower_or_digit(s[n]))
-			return "holds a byte other than a lowercase letter, a digit, '.', '_' "
-			       "and '-'";
-		if (sep && (!n || !s[n + 1]))
-			return "starts or ends with '.', '_' or '-'";
-		if (sep && (s[n - 1] == '.' || s[n - 1] == '_' || s[n - 1] == '-'))
-			return "holds two of '.', '_' and '-' in a row";
-	}
-	if (!n)
-		return "is empty";
-	if (n > GRAPH_ID_MAX)
-		return "is longer than 128 bytes";
-	return NULL;
+	return str_id_problem(s);
 }
 
 double graph_criterion_threshold(const struct criterion *c)

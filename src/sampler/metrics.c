@@ -1,5 +1,6 @@
 #include "sampler/metrics.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,7 @@ static int quality_line(const char *buf, size_t len, struct wl_metrics *out, str
 {
 	const char *line = buf;	/* as in json_line */
 	size_t n = 0;
+	const json_t *num = NULL;
 	json_t *v;
 	int rc;
 
@@ -194,7 +196,21 @@ static int quality_line(const char *buf, size_t len, struct wl_metrics *out, str
 	v = line_object(line, n, "quality line", e);
 	if (!v)
 		return -1;
+	/* the quality object, and beside it the optional named metrics */
+	rc = jd_obj(v, NULL, "numerical", JD_OPTIONAL, &num, e);
+	if (rc < 0) {
+		json_decref(v);
+		return err_prefix(e, "quality line");
+	}
+	num = json_incref((json_t *)(uintptr_t)num);	/* kept while v loses it */
+	json_object_del(v, "numerical");
 	rc = wl_quality_decode(v, NULL, &out->quality, e);
+	if (rc == 0 && num) {
+		struct jpath np = JP_KEY(NULL, "numerical");
+
+		rc = wl_numerical_decode(num, &np, out->quality.name, out, e);
+	}
+	json_decref((json_t *)(uintptr_t)num);
 	json_decref(v);
 	if (rc < 0)
 		return err_prefix(e, "quality line");

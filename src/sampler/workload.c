@@ -1,6 +1,8 @@
 #include "sampler/workload.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,6 +110,13 @@ json_t *wl_metrics_to_json(const struct wl_metrics *m)
 		jset_bool(q, "higher_is_better", m->quality.higher_is_better);
 		jset_new(o, "quality", q);
 	}
+	if (m->nr_numerical) {
+		json_t *n = jobj();
+
+		for (size_t i = 0; i < m->nr_numerical; i++)
+			jset_num(n, m->numerical[i].name, m->numerical[i].value);
+		jset_new(o, "numerical", n);
+	}
 	if (m->derivation[0])
 		jset_str(o, "derivation", m->derivation);
 	wl_identity_to_json(&m->identity, o);
@@ -155,11 +164,70 @@ int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality
 	return 0;
 }
 
+static int cmp_numerical(const void *a, const void *b)
+{
+	return strcmp(((const struct wl_numerical *)a)->name,
+		      ((const struct wl_numerical *)b)->name);
+}
+
+int wl_numerical_decode(const json_t *o, const struct jpath *at, const char *quality_name,
+			struct wl_metrics *m, struct err *e)
+{
+	const char *k;
+	json_t *v;
+	size_t n = json_object_size(o);
+
+	m->nr_numerical = 0;
+	if (!json_is_object(o))
+		return jpath_err(e, at, "expected an object of named numbers");
+	if (!n)
+		return jpath_err(e, at, "holds no metric; leave it out instead");
+	if (n > WL_NUMERICAL_MAX)
+		return jpath_err(e, at, "holds %zu metrics, at most %d", n, WL_NUMERICAL_MAX);
+	json_object_foreach ((json_t *)(uintptr_t)o, k, v) {	/* read only */
+		struct jpath kp = JP_KEY(at, k);
+		struct wl_numerical *x = &m->numerical[m->nr_numerical];
+		const char *why = str_id_problem(k);
+
+		if (why) {
+			m->nr_numerical = 0;
+			return jpath_err(e, &kp,
+					 "a metric name %s; a name is lowercase letters and digits "
+					 "joined by single '.', '_' or '-', at most %d bytes", why,
+					 STR_ID_MAX);
+		}
+		if (quality_name && !strcmp(k, quality_name)) {
+			m->nr_numerical = 0;
+			return jpath_err(e, &kp, "is the quality's metric; state it once, in the "
+					 "quality object");
+		}
+		if (jd_num(o, at, k, JD_REQUIRED, &x->value, e) < 0) {
+			m->nr_numerical = 0;
+			return -1;
+		}
+		memcpy(x->name, k, strlen(k) + 1);
+		m->nr_numerical++;
+	}
+	qsort(m->numerical, m->nr_numerical, sizeof(m->numerical[0]), cmp_numerical);
+	return 0;
+}
+
+const double *wl_metric_value(const struct wl_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->nr_numerical; i++)
+		if (!strcmp(m->numerical[i].name, name))
+			return &m->numerical[i].value;
+	if (m->has_quality && !strcmp(m->quality.name, name))
+		return &m->quality.score;
+	return NULL;
+}
+
 int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics *m, struct err *e)
 {
 	static const char *const keys[] = { "tokens_per_second", "end_to_end_milliseconds",
 					    "ttft_milliseconds", "prefill_milliseconds",
-					    "decode_milliseconds", "quality", "derivation",
+					    "decode_milliseconds", "quality", "numerical",
+					    "derivation",
 					    "engine", "forward_path", "build_commit",
 					    "backends", "model_file", "model_type", NULL };
 	static const char *const derivations[] = { WL_DERIVATION_PG, WL_DERIVATION_PP_TG,
@@ -195,6 +263,16 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
 	}
 	if (!m->has_throughput && !m->has_quality)
 		return jpath_err(e, at, "holds neither throughput nor quality");
+	rc = jd_obj(o, at, "numerical", JD_OPTIONAL, &q, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		struct jpath np = JP_KEY(at, "numerical");
+
+		if (!m->has_quality)
+			return jpath_err(e, &np, "goes with a quality object");
+		TRY(wl_numerical_decode(q, &np, m->quality.name, m, e));
+	}
 	rc = jd_str(o, at, "derivation", JD_OPTIONAL, &d, e);
 	if (rc < 0)
 		return -1;
@@ -217,9 +295,21 @@ static bool same(bool ha, double a, bool hb, double b)
 	return ha == hb && (!ha || a == b);
 }
 
+static bool numerical_equal(const struct wl_metrics *a, const struct wl_metrics *b)
+{
+	if (a->nr_numerical != b->nr_numerical)
+		return false;
+	for (size_t i = 0; i < a->nr_numerical; i++)
+		if (strcmp(a->numerical[i].name, b->numerical[i].name) ||
+		    a->numerical[i].value != b->numerical[i].value)
+			return false;
+	return true;
+}
+
 bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b)
 {
-	return same(a->has_throughput, a->tokens_per_second, b->has_throughput,
+	return numerical_equal(a, b) &&
+	       same(a->has_throughput, a->tokens_per_second, b->has_throughput,
 		    b->tokens_per_second) &&
 	       same(a->has_throughput, a->end_to_end_ms, b->has_throughput, b->end_to_end_ms) &&
 	       same(a->has_ttft, a->ttft_ms, b->has_ttft, b->ttft_ms) &&

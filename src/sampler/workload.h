@@ -31,6 +31,20 @@ struct wl_quality {
 	bool higher_is_better;
 };
 
+/* Named numerical metrics beside the one quality the criterion judges
+ * (docs/experiments.md, "Numerical metrics"): a metrics or quality line's
+ * optional `numerical` object, e.g. {"cosine": 0.9991, "argmax_match": 1,
+ * "max_abs": 0.004}. Names have the id form (str_id_problem), values are
+ * finite numbers; at most WL_NUMERICAL_MAX, kept sorted by name. A lever's
+ * numerical next witness names them (docs/graph.md). */
+#define WL_NUMERICAL_MAX 16
+#define WL_NUMERICAL_NAME_MAX 129	/* bytes, NUL included: STR_ID_MAX + 1 */
+
+struct wl_numerical {
+	char name[WL_NUMERICAL_NAME_MAX];
+	double value;		/* finite */
+};
+
 /* What the engine that ran said about itself (docs/receipts.md, "What binds
  * a witness to its engine"): a metrics line may state `engine` and
  * `forward_path`; llama-bench/v1 runs are llama.cpp's (WL_ENGINE_LLAMA_CPP)
@@ -57,6 +71,8 @@ struct wl_metrics {
 	double ttft_ms, prefill_ms, decode_ms;	/* [0, 1e12] */
 	bool has_quality;
 	struct wl_quality quality;
+	size_t nr_numerical;	/* 0: no numerical member */
+	struct wl_numerical numerical[WL_NUMERICAL_MAX];
 	/* How llama-bench rows became these numbers (WL_DERIVATION_*); "" for
 	 * a metrics line, which states its numbers itself. */
 	char derivation[8];
@@ -156,8 +172,8 @@ struct workload {
 
 /* The JSON form in documented key order (new reference): tokens_per_second,
  * end_to_end_milliseconds, ttft_milliseconds, prefill_milliseconds,
- * decode_milliseconds, quality {name, score, higher_is_better}; members
- * that are not set are omitted. */
+ * decode_milliseconds, quality {name, score, higher_is_better}, numerical
+ * {NAME: value...} (sorted by name); members that are not set are omitted. */
 json_t *wl_metrics_to_json(const struct wl_metrics *m);
 /* Strict inverse of wl_metrics_to_json for a sealed document (borrowed):
  * unknown keys, wrong types and out-of-range values are errors with the
@@ -169,6 +185,16 @@ int wl_metrics_decode(const json_t *o, const struct jpath *at, struct wl_metrics
  * the experiment's metrics parsers. */
 int wl_quality_decode(const json_t *q, const struct jpath *at, struct wl_quality *out,
 		      struct err *e);
+/* The `numerical` member at `at` (borrowed: the object itself): 1 to
+ * WL_NUMERICAL_MAX members, each an id-form name (not quality_name, the
+ * metric the quality object states; NULL: none) and a finite number,
+ * sorted by name into m->numerical. */
+int wl_numerical_decode(const json_t *o, const struct jpath *at, const char *quality_name,
+			struct wl_metrics *m, struct err *e);
+/* The value of metric `name` in m: a numerical member, or the quality's
+ * score when name is the quality's name. NULL when m states no such. */
+const double *wl_metric_value(const struct wl_metrics *m, const char *name);
+
 /* The identity members of a sealed metrics object or a metrics line, in
  * documented order: engine, forward_path, build_commit, backends,
  * model_file, model_type. NULL-terminated. */

@@ -91,6 +91,14 @@ static int attempt(const json_t *doc, struct witness_attempt *a, struct err *e)
 	return 0;
 }
 
+bool witness_manifest_lists(const struct witness_manifest *m, const char *path)
+{
+	for (size_t i = 0; i < m->nr_files; i++)
+		if (!strcmp(m->files[i].path, path))
+			return true;
+	return false;
+}
+
 int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e)
 {
 	static const char *const keys[] = { "schema", "envelope_id", "lever_id", "observed_on",

@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
+#include "receipt/parity.h"
 #include "witness/internal.h"
 #include "witness/witness.h"
 
@@ -127,6 +128,10 @@ static void load_witness(struct enable *en, struct findings *out)
 	if (strlen(en->rel) < 12 || strncmp(en->rel + strlen(en->rel) - 12, hex, 12))
 		findings_addf(out, "witness %s: its MANIFEST.json is not the one the folder "
 				   "names; run --verify-witnesses", en->rel);
+	else if (witness_manifest_lists(&m, PARITY_FILE))
+		findings_addf(out, "lever \"%s\": its witness %s is a parity campaign, a ratio of "
+				   "two engines, not an effect of the lever that a default path "
+				   "can show: it enables nothing", l->id, en->rel);
 	else if (witness_file(en, &m, "baseline.json", &bb, out) == 0 &&
 		 witness_file(en, &m, "comparison.json", &cb, out) == 0) {
 		if (receipt_parse(&en->base, bb.buf, bb.len, "baseline.json", &e) < 0)

@@ -7,6 +7,7 @@
 #include "base/findings.h"
 #include "graph/graph.h"
 #include "index/index.h"
+#include "receipt/receipt.h"
 #include "witness/witness.h"
 
 /* The claim a promotion quotes, from a comparison document:
@@ -35,5 +36,35 @@ int witness_load_state(const struct witness_paths *paths, struct promotion *p, s
 /* The new graph and index (p->new_*) load and validate together, as any
  * later command will read them; p->next_lever gets the graph's next lever. */
 int witness_check_new(struct promotion *p, struct findings *out, struct err *e);
+
+/* A numerical next witness (requirement.c): every threshold of l's
+ * requirement met by every run of cand that states its quality (the metric a
+ * numerical member or the quality itself; a llama-bench arm's quality run,
+ * else every repetition; a receipt sealing none, its stated quality). One
+ * finding per threshold missing or missed, naming the worst run. */
+struct receipt;
+void witness_check_numerical(const struct lever *l, const struct receipt *cand,
+			     const char *cand_name, struct findings *out);
+
+/* A parity campaign's folder (parity.c): parity.json read (the members
+ * below point into doc; x holds its schedule, for the runs' check), then
+ * its runs: every attestation of the schedule verified and sealed as that
+ * run of this campaign, and the parity member derived again from them
+ * (recomputed), which parity.json must hold. */
+struct witness_parity {
+	struct strbuf bytes;
+	json_t *doc;
+	const char *lever_id, *envelope_id, *envelope_digest, *envelope_state, *machine_id;
+	const char *experiment_id;
+	const char *engines[2];		/* the arms' engines, in order */
+	struct receipt_experiment x;	/* id and schedule only; owned array */
+	json_t *recomputed;
+	char last_started[40];		/* the latest start of a run */
+};
+int witness_parity_read(const char *dir, struct witness_parity *wp, struct err *e);
+/* crit (NULL: not judged): every run's quality must meet it. */
+void witness_parity_runs(const char *dir, struct witness_parity *wp, const struct criterion *crit,
+			 struct findings *out);
+void witness_parity_release(struct witness_parity *wp);
 
 #endif

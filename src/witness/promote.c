@@ -15,6 +15,7 @@
 #include "base/xalloc.h"
 #include "receipt/gate.h"
 #include "receipt/ledger.h"
+#include "receipt/parity.h"
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "sampler/metrics.h"
@@ -160,11 +161,10 @@ static bool check_run(const char *dir, const char *name, const struct receipt_ex
 /* Every attestation file verifies; together they are exactly the runs of
  * the schedule, and the receipts embed the repetitions' ones. Every run's
  * logs match what its attestation sealed and re-parse to its metrics. */
-static void check_runs(const char *dir, const struct source *s, struct promotion *p,
+static void check_runs(const char *dir, const struct receipt_experiment *x, struct promotion *p,
 		       struct findings *out)
 {
 	char *adir = xasprintf("%s/attestations", dir);
-	const struct receipt_experiment *x = &s->cand.experiment;
 	bool *taken = xcalloc(x->nr_schedule + 1, sizeof(*taken));
 	size_t matched = 0;
 	json_t *logs = jarr(), *o;
@@ -236,7 +236,7 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 		findings_addf(out, "candidate.json: records no experiment; promote a manual loop's "
 				   "gate request instead");
 	else
-		check_runs(dir, s, p, out);
+		check_runs(dir, &s->cand.experiment, p, out);
 	add_file(p, "baseline.json", s->base_bytes.buf, s->base_bytes.len);
 	add_file(p, "candidate.json", s->cand_bytes.buf, s->cand_bytes.len);
 	add_file(p, "gate-request.json", s->req_bytes.buf, s->req_bytes.len);
@@ -464,36 +464,22 @@ static char *host_note(const struct criterion *c)
 			 h->maximum_psi_stall_percent);
 }
 
-static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day,
-		       long review_days, const char *lever, bool sealed, const char *host,
-		       const char *attempt)
+/* An index row of the witness folder rel (texts stolen), in the index's key
+ * order. New object. */
+static json_t *row_json(const struct envelope *env, const char *rel, long day, long review_days,
+			const char *lifecycle, char *highlight, char *status, char *engine,
+			bool quotes_gain)
 {
 	json_t *o = jobj();
 	char d[11], r[11];
-	char *s, *t2;
+	char *s;
 
 	date_format(day, d);
 	date_format(day + review_days, r);
-	/* a witnessed null explains why a lever stays off; it is no newer
-	 * result of the envelope, whose CURRENT row stands */
-	jset_str(o, "lifecycle", is_null_result(cmp) ? "DIAGNOSTIC" : "CURRENT");
+	jset_str(o, "lifecycle", lifecycle);
 	jset_str(o, "envelope_key", env->id);
-	t2 = witness_shift_text(cmp);
-	s = xasprintf("%s: %s with lever %s.", env->throughput_metric, t2, lever);
-	jset_str(o, "highlight", s);
-	free(s);
-	free(t2);
-	s = xasprintf("%s: gate pass against the accepted baseline; %s%s; decision %s; %s.",
-		      is_null_result(cmp) ? "NULL RESULT" : "PASS",
-		      sealed ? "every repetition measured and sealed by fak"
-			     : "the repetitions' values were typed in a manual loop, "
-			       "not sealed by fak",
-		      host,
-		      json_string_value(json_object_get(json_object_get(cmp, "decision"),
-							"summary")),
-		      attempt);
-	jset_str(o, "status", s);
-	free(s);
+	jset_str(o, "highlight", highlight);
+	jset_str(o, "status", status);
 	s = xasprintf(WITNESS_REF_PREFIX "%s", rel);
 	jset_str(o, "evidence", s);
 	free(s);
@@ -504,15 +490,41 @@ static json_t *new_row(const struct envelope *env, const char *rel, const json_t
 	jset_str(o, "model", s);
 	free(s);
 	jset_str(o, "artifact", env->quantization);
-	s = xasprintf("%s %s", env->engine, env->forward_path);
-	jset_str(o, "engine", s);
-	free(s);
+	jset_str(o, "engine", engine);
 	jset_str(o, "hardware", env->hardware);
 	jset_str(o, "metric", env->throughput_metric);
 	jset_str(o, "quality", "pass");
-	/* only a faster verdict is a gain; a witnessed null quotes none */
-	jset_bool(o, "quotes_gain", !strcmp(verdict_of(cmp), "faster"));
+	jset_bool(o, "quotes_gain", quotes_gain);
+	free(highlight);
+	free(status);
+	free(engine);
 	return o;
+}
+
+static json_t *new_row(const struct envelope *env, const char *rel, const json_t *cmp, long day,
+		       long review_days, const char *lever, bool sealed, const char *host,
+		       const char *attempt)
+{
+	char *t2 = witness_shift_text(cmp);
+	char *hl = xasprintf("%s: %s with lever %s.", env->throughput_metric, t2, lever);
+	char *st = xasprintf("%s: gate pass against the accepted baseline; %s%s; decision %s; %s.",
+			     is_null_result(cmp) ? "NULL RESULT" : "PASS",
+			     sealed ? "every repetition measured and sealed by fak"
+				    : "the repetitions' values were typed in a manual loop, "
+				      "not sealed by fak",
+			     host,
+			     json_string_value(json_object_get(json_object_get(cmp, "decision"),
+							       "summary")),
+			     attempt);
+
+	free(t2);
+	/* a witnessed null explains why a lever stays off; it is no newer
+	 * result of the envelope, whose CURRENT row stands; only a faster
+	 * verdict is a gain, a witnessed null quotes none */
+	return row_json(env, rel, day, review_days,
+			is_null_result(cmp) ? "DIAGNOSTIC" : "CURRENT", hl, st,
+			xasprintf("%s %s", env->engine, env->forward_path),
+			!strcmp(verdict_of(cmp), "faster"));
 }
 
 /* The manifest's "attempt": null for a manual loop. New reference. */
@@ -599,6 +611,7 @@ struct plan {
 	const char *from, *version;
 	const struct witness_paths *paths;
 	bool from_dir;			/* an experiment folder, not a gate request */
+	bool parity;			/* a parity campaign's folder (par) */
 	/* how findings name the gate request ("gate-request.json" in a folder,
 	 * else the file passed) and its two receipts */
 	char *req_name, *arm_names[2];
@@ -620,6 +633,8 @@ struct plan {
 	/* why the attempt is refused: reported with the other findings, not
 	 * before them (the phases after it still run) */
 	struct findings attempt_refusals;
+	/* a parity campaign's folder (parity.json), not an A/B's: parity */
+	struct witness_parity par;
 };
 
 /* How findings name the receipts: the files of an experiment folder, the
@@ -658,8 +673,16 @@ static int load_state(struct plan *pl, struct promotion *p, struct findings *out
  * or the request file; their bytes become witness files. */
 static int load_inputs(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
 {
-	(void)e;
-	if (pl->from_dir)
+	if (pl->parity) {
+		if (witness_parity_read(pl->from, &pl->par, e) < 0) {
+			findings_addf(out, "%s", e->msg);
+			return 0;
+		}
+		check_runs(pl->from, &pl->par.x, p, out);
+		witness_parity_runs(pl->from, &pl->par,
+				    graph_criterion(&pl->g, pl->par.envelope_id), out);
+		add_file(p, PARITY_FILE, pl->par.bytes.buf, pl->par.bytes.len);
+	} else if (pl->from_dir)
 		load_dir(pl->from, &pl->s, p, out);
 	else
 		load_request(pl->from, &pl->s, p, out);
@@ -702,10 +725,14 @@ static int load_attempt(struct plan *pl, struct promotion *p, struct findings *u
 	char id[33], started[JSON_DIGEST_LEN + 1], edig[JSON_DIGEST_LEN + 1];
 	struct ledger l;
 	struct err le;
+	/* the experiment, its lever and envelope: the receipts', or parity.json's */
+	const char *xid = pl->parity ? pl->par.experiment_id : pl->s.cand.experiment.id;
+	const char *lever = pl->parity ? pl->par.lever_id : pl->s.cand.changed_lever_id;
+	const char *envid = pl->parity ? pl->par.envelope_id : pl->s.cand.envelope_id;
 
 	(void)unused;
 	p->ledger = xasprintf("%s/" LEDGER_FILE, pl->paths->root);
-	if (!pl->from_dir || !pl->s.has_cand || !pl->s.cand.has_experiment)
+	if (!pl->parity && (!pl->from_dir || !pl->s.has_cand || !pl->s.cand.has_experiment))
 		return 0;
 	if (read_record(pl->from, id, started, &le) < 0) {
 		findings_addf(out, "%s; the experiment's attempt was not recorded (run without a "
@@ -713,16 +740,16 @@ static int load_attempt(struct plan *pl, struct promotion *p, struct findings *u
 				   "counts, and promote that one", le.msg, pl->paths->root);
 		return 0;
 	}
-	if (strcmp(id, pl->s.cand.experiment.id))
+	if (strcmp(id, xid))
 		findings_addf(out, "attempt.json: names experiment %s, the receipts %s", id,
-			      pl->s.cand.experiment.id);
+			      xid);
 	if (ledger_load(p->ledger, &l, &le) < 0) {
 		findings_addf(out, "%s", le.msg);
 		return 0;
 	}
 	st = ledger_find(&l, id, LEDGER_STARTED);
 	en = ledger_find(&l, id, LEDGER_ENDED);
-	env = graph_envelope(&pl->g, pl->s.cand.envelope_id);
+	env = graph_envelope(&pl->g, envid);
 	if (l.missing || !st)
 		findings_addf(out, "attempt %s is not in the ledger '%s'%s: the experiment was "
 				   "recorded in another witness root; promote into that one "
@@ -735,11 +762,11 @@ static int load_attempt(struct plan *pl, struct promotion *p, struct findings *u
 	else if (!en)
 		findings_addf(out, "the ledger '%s' records no end of attempt %s (it did not "
 				   "finish); run the experiment again", p->ledger, id);
-	else if (strcmp(st->lever_id, pl->s.cand.changed_lever_id) ||
-		 strcmp(st->envelope_id, pl->s.cand.envelope_id))
+	else if (strcmp(st->lever_id, lever) ||
+		 strcmp(st->envelope_id, envid))
 		findings_addf(out, "the ledger's attempt %s is of lever %s in %s, the receipts' "
 				   "of %s in %s", id, st->lever_id, st->envelope_id,
-			      pl->s.cand.changed_lever_id, pl->s.cand.envelope_id);
+			      lever, envid);
 	else if (env && graph_envelope_digest(env, edig, e) == 0 &&
 		 strcmp(edig, st->envelope_digest))
 		findings_addf(out, "envelope \"%s\" is %s in '%s', %s when attempt %s ran: the "
@@ -770,6 +797,8 @@ static int recompute(struct plan *pl, struct promotion *p, struct findings *out,
 
 	(void)p;
 	(void)e;
+	if (pl->parity)
+		return 0;	/* derived again from the runs by load_inputs */
 	/* the decision widened for every attempt of the lever so far
 	 * (docs/receipts.md, "Attempts"); a manual loop counts as one */
 	attempts = pl->attempt.recorded && pl->attempt.n > 1 ? (size_t)pl->attempt.n : 1;
@@ -855,7 +884,6 @@ static void check_sealed(struct plan *pl, struct findings *out)
 static void check_requirement(const struct plan *pl, struct findings *out)
 {
 	const struct witness_requirement *r = &pl->l->requirement;
-	const struct receipt_quality *q = &pl->s.cand.quality;
 
 	if (!pl->l->has_requirement || !strcmp(r->kind, "decode"))
 		return;
@@ -874,20 +902,47 @@ static void check_requirement(const struct plan *pl, struct findings *out)
 			      pl->l->id, r->engines.v[0], r->engines.v[1]);
 		return;
 	}
-	/* numerical: every threshold, on the candidate's sealed quality */
-	for (size_t i = 0; i < r->nr_metrics; i++) {
-		const struct witness_threshold *t = &r->metrics[i];
+	/* numerical: every threshold, on every candidate run */
+	witness_check_numerical(pl->l, &pl->s.cand, s_name(pl, 1), out);
+}
 
-		if (strcmp(t->metric, q->name))
-			findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
-					   "\"%s\" %s %g is missing: %s states only \"%s\"",
-				      pl->l->id, t->metric, t->op, t->value, s_name(pl, 1),
-				      q->name);
-		else if (!graph_threshold_met(t, q->score))
-			findings_addf(out, "lever \"%s\" needs a numerical witness: metric "
-					   "\"%s\" is %g in %s, not %s %g", pl->l->id, t->metric,
-				      q->score, s_name(pl, 1), t->op, t->value);
+/* A parity campaign witnesses only a lever whose next witness is one, of
+ * the same two engines in the same order, in the envelope as it ran. */
+static void check_parity(struct plan *pl, struct findings *out)
+{
+	const struct witness_parity *w = &pl->par;
+	const struct lever *l = graph_lever(&pl->g, w->lever_id);
+	const struct witness_requirement *r = l ? &l->requirement : NULL;
+	const struct envelope *env = graph_envelope(&pl->g, w->envelope_id);
+	char edig[JSON_DIGEST_LEN + 1];
+	struct err e;
+
+	pl->l = l;
+	if (!l || !env || strcmp(l->app.envelope_id, env->id)) {
+		findings_addf(out, "the campaign was made against another graph: '%s' has no lever "
+				   "\"%s\" of envelope \"%s\"", pl->paths->graph, w->lever_id,
+			      w->envelope_id);
+		return;
 	}
+	if (!l->has_requirement || strcmp(r->kind, "parity"))
+		findings_addf(out, "lever \"%s\" needs %s (its next_witness_requirement), not a "
+				   "parity campaign: a ratio of two engines witnesses no lever "
+				   "of one", l->id, l->has_requirement ? r->kind : "a decode A/B");
+	else if (strcmp(r->engines.v[0], w->engines[0]) || strcmp(r->engines.v[1], w->engines[1]))
+		findings_addf(out, "lever \"%s\" needs a parity campaign of %s against %s; %s "
+				   "ran %s against %s", l->id, r->engines.v[0], r->engines.v[1],
+			      PARITY_FILE, w->engines[0], w->engines[1]);
+	if (graph_envelope_digest(env, edig, &e) == 0 && strcmp(edig, w->envelope_digest))
+		findings_addf(out, "envelope \"%s\" is %s in '%s', %s when the campaign ran: the "
+				   "envelope changed since; run the campaign again", env->id, edig,
+			      pl->paths->graph, w->envelope_digest);
+	pl->sealed = true;
+	if (!graph_lever_ready(&pl->g, l))
+		findings_addf(out, "lever \"%s\" is not ready in '%s' any more (enabled, "
+			      "witnessed, or a dependency off): the graph changed since the "
+			      "campaign; run it again", l->id, pl->paths->graph);
+	else
+		pl->env = env;
 }
 
 /* Only a pass goes, and not on its own: the policy, the arms, the seals,
@@ -897,6 +952,10 @@ static int check_consistency(struct plan *pl, struct promotion *p, struct findin
 {
 	(void)p;
 	(void)e;
+	if (pl->parity) {
+		check_parity(pl, out);
+		return 0;
+	}
 	if (pl->cls != GATE_PASS)
 		findings_addf(out, "gate: %s (%s); only a pass is promoted",
 			      json_string_value(json_object_get(pl->verdict, "classification")),
@@ -936,11 +995,20 @@ static int build_witness_files(struct plan *pl, struct promotion *p, struct find
 	struct stat st;
 	json_t *manifest;
 
-	add_json(p, "comparison.json", pl->cmp);
-	add_json(p, "gate.json", pl->verdict);
+	if (!pl->parity) {
+		add_json(p, "comparison.json", pl->cmp);
+		add_json(p, "gate.json", pl->verdict);
+	}
 	qsort(p->files, p->nr_files, sizeof(*p->files), cmp_files);
-	if (observed_day(&pl->s.cand, &pl->observed, e) < 0)
+	if (pl->parity) {
+		int64_t ns;
+
+		if (timestamp_parse(pl->par.last_started, &ns) < 0)
+			return err_set(e, "the campaign's runs record no start time");
+		pl->observed = (long)(ns / 1000000000 / 86400);
+	} else if (observed_day(&pl->s.cand, &pl->observed, e) < 0) {
 		return -1;
+	}
 	date_format(pl->observed, pl->day);
 	sha256_hex(p->old_graph.buf, p->old_graph.len, graph_sha);
 	manifest = manifest_json(p, pl->env, pl->l->id, pl->day, pl->version, graph_sha);
@@ -973,12 +1041,15 @@ static int change_graph(struct plan *pl, struct promotion *p, struct findings *o
 		free(host);
 		return -1;
 	}
-	p->summary = witness_shift_text(pl->cmp);
-	texts[0] = xasprintf("%s; gate pass, observed %s", p->summary, pl->day);
+	p->summary = pl->parity ? receipt_parity_text(pl->par.recomputed)
+				: witness_shift_text(pl->cmp);
+	texts[0] = xasprintf("%s; %s, observed %s", p->summary,
+			     pl->parity ? "a parity campaign, no gate" : "gate pass", pl->day);
 	words = attempt_words(&pl->attempt);
 	texts[1] = xasprintf("%s%s, %s, promoted by fak %s; manifest %s",
-			     pl->sealed ? "fak bench experiment (sealed metrics)"
-					: "a manual loop (values typed in, not sealed by fak)",
+			     pl->parity ? "fak bench experiment --parity (sealed metrics)"
+			     : pl->sealed ? "fak bench experiment (sealed metrics)"
+					  : "a manual loop (values typed in, not sealed by fak)",
 			     host, words, pl->version, p->manifest_digest);
 	free(words);
 	free(host);
@@ -994,6 +1065,24 @@ static int change_graph(struct plan *pl, struct promotion *p, struct findings *o
 	return 0;
 }
 
+/* A parity campaign's row: DIAGNOSTIC, quoting no gain; the envelope's
+ * CURRENT row stands. New object. */
+static json_t *parity_row(const struct plan *pl, const char *rel, const struct criterion *crit,
+			  const char *summary, const char *host, const char *attempt)
+{
+	const struct envelope *env = pl->env;
+	const char *const *en = pl->par.engines;
+
+	return row_json(env, rel, pl->observed, graph_criterion_review_period_days(crit),
+			"DIAGNOSTIC",
+			xasprintf("%s: %s (lever %s).", env->throughput_metric, summary,
+				  pl->l->id),
+			xasprintf("PARITY: %s against %s on one artifact and envelope, every run "
+				  "measured and sealed by fak%s; a ratio, not a throughput result "
+				  "of either engine; %s.", en[0], en[1], host, attempt),
+			xasprintf("%s against %s (parity)", en[0], en[1]), false);
+}
+
 /* The new index (p->new_index): this folder's row CURRENT, the previous
  * one of the envelope HISTORICAL. */
 static int change_index(struct plan *pl, struct promotion *p, struct findings *out, struct err *e)
@@ -1002,10 +1091,14 @@ static int change_index(struct plan *pl, struct promotion *p, struct findings *o
 	char *retention = xasprintf("superseded on %s by " WITNESS_REF_PREFIX "%s", pl->day,
 				    p->rel);
 	char *host = host_note(crit), *words = attempt_words(&pl->attempt);
-	json_t *row = new_row(pl->env, p->rel, pl->cmp, pl->observed,
-			      graph_criterion_review_period_days(crit), pl->l->id, pl->sealed,
-			      host, words);
-	json_t *tree = promoted_index(&pl->idx, row, is_null_result(pl->cmp) ? NULL : pl->env->id,
+	json_t *row = pl->parity ? parity_row(pl, p->rel, crit, p->summary, host, words)
+				 : new_row(pl->env, p->rel, pl->cmp, pl->observed,
+					   graph_criterion_review_period_days(crit), pl->l->id,
+					   pl->sealed, host, words);
+	/* a witnessed null or a parity ratio is no newer result of the envelope */
+	p->diagnostic = pl->parity || is_null_result(pl->cmp);
+	json_t *tree = promoted_index(&pl->idx, row,
+				      pl->parity || is_null_result(pl->cmp) ? NULL : pl->env->id,
 				      retention, &p->demoted);
 
 	(void)out;
@@ -1056,6 +1149,7 @@ static void plan_release(struct plan *pl)
 	json_decref(pl->cmp);
 	json_decref(pl->verdict);
 	source_release(&pl->s);
+	witness_parity_release(&pl->par);
 	if (pl->have_idx)
 		index_release(&pl->idx);
 	if (pl->have_g)
@@ -1083,6 +1177,12 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 	if (stat(from, &st) < 0)
 		return err_errno(e, errno, "cannot read '%s'", from);
 	pl.from_dir = S_ISDIR(st.st_mode);
+	if (pl.from_dir) {
+		char *pp = xasprintf("%s/" PARITY_FILE, from);
+
+		pl.parity = stat(pp, &st) == 0;
+		free(pp);
+	}
 	pl.req_name = xstrdup(pl.from_dir ? "gate-request.json" : from);
 	pl.arm_names[0] = pl.from_dir ? xstrdup("baseline.json")
 				      : xasprintf("%s: last_accepted", pl.req_name);

@@ -15,6 +15,7 @@
 #include "receipt/receipt.h"
 #include "sampler/attest.h"
 #include "receipt/gate.h"
+#include "receipt/parity.h"
 #include "witness/internal.h"
 #include "receipt/ledger.h"
 #include "witness/witness.h"
@@ -186,6 +187,30 @@ out:
 		sb_release(&sb[i]);
 }
 
+/* A parity campaign's folder: its ratio derived again from the sealed runs
+ * it keeps must be parity.json's; *claim gets the ratio's text. */
+static void recompute_parity(const char *dir, const char *rel, const struct graph *g,
+			     char **claim, struct findings *out)
+{
+	struct witness_parity wp;
+	struct findings why = FINDINGS_INIT;
+	struct err e;
+
+	*claim = NULL;
+	if (witness_parity_read(dir, &wp, &e) < 0) {
+		findings_addf(out, "%s/%s", rel, e.msg);
+		witness_parity_release(&wp);
+		return;
+	}
+	witness_parity_runs(dir, &wp, graph_criterion(g, wp.envelope_id), &why);
+	for (size_t i = 0; i < why.nr; i++)
+		findings_addf(out, "%s/%s", rel, why.items[i]);
+	if (!why.nr && wp.recomputed)
+		*claim = receipt_parity_text(wp.recomputed);
+	findings_release(&why);
+	witness_parity_release(&wp);
+}
+
 /* The ledger of the witness root as verify found it. */
 struct chain {
 	struct ledger l;
@@ -324,7 +349,9 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	for (size_t k = 0; k < actual.n; k++)
 		if (actual.v[k])
 			findings_addf(out, "%s/%s: not listed in the manifest", rel, actual.v[k]);
-	if (out->nr == before)
+	if (out->nr == before && witness_manifest_lists(&m, PARITY_FILE))
+		recompute_parity(dir, rel, g, claim, out);
+	else if (out->nr == before)
 		recompute(dir, rel, g, &m.attempt, claim, out);
 	witness_manifest_release(&m);
 out:

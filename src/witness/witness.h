@@ -68,6 +68,9 @@ struct promotion {
 	char **disabled;	/* conflicting levers turned off */
 	size_t nr_disabled;
 	char *demoted;		/* the previous CURRENT row's envelope key, or NULL */
+	/* the new row is DIAGNOSTIC (a witnessed null, a parity ratio): the
+	 * envelope's CURRENT row stands */
+	bool diagnostic;
 	struct witness_attempt attempt;
 	char *ledger;		/* the ledger's path */
 };
@@ -149,6 +152,8 @@ struct witness_manifest {
 	struct witness_attempt attempt;	/* "attempt": null for a manual loop */
 };
 int witness_manifest_parse(const char *buf, size_t len, struct witness_manifest *m, struct err *e);
+/* Whether the manifest lists the file path ("parity.json"). */
+bool witness_manifest_lists(const struct witness_manifest *m, const char *path);
 void witness_manifest_release(struct witness_manifest *m);
 
 struct witness_journal {

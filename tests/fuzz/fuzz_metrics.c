@@ -1,15 +1,17 @@
 /* libFuzzer target: every metrics parser of `fak bench experiment` on the
  * same bytes (no selector byte, so the corpus is the fixtures as they are):
- * json-line, quality-line, and llama-bench for the envelope shapes P32/T64,
- * P1/T64, P4/T8 (the real llama-bench fixtures) and P0/T64 (decode only). What a parser accepts
- * must hold the members its parser promises, stay within the receipts' bounds, and survive the
- * sealed form unchanged; a refusal leaves nothing behind and says why. */
+ * json-line, quality-line (each with its optional named numerical metrics), and
+ * llama-bench for the envelope shapes P32/T64, P1/T64, P4/T8 (the real llama-bench
+ * fixtures) and P0/T64 (decode only). What a parser accepts must hold the members its
+ * parser promises, stay within the receipts' bounds, and survive the sealed form
+ * unchanged; a refusal leaves nothing behind and says why. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
+#include "base/text.h"
 #include "sampler/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,6 +43,14 @@ static void check(const char *id, const uint8_t *data, size_t size, long long p,
 		abort();
 	if (m.has_quality && (!m.quality.name[0] || strlen(m.quality.name) >= WL_QUALITY_NAME_MAX))
 		abort();
+	/* named metrics: only beside a quality, id-form names in order, none the quality's */
+	if (m.nr_numerical > WL_NUMERICAL_MAX || (m.nr_numerical && !m.has_quality))
+		abort();
+	for (size_t i = 0; i < m.nr_numerical; i++)
+		if (str_id_problem(m.numerical[i].name) ||
+		    !strcmp(m.numerical[i].name, m.quality.name) ||
+		    (i && strcmp(m.numerical[i - 1].name, m.numerical[i].name) >= 0))
+			abort();
 	/* sealed form: render, parse back, decode, compare */
 	j = wl_metrics_to_json(&m);
 	json_write_compact(&sb, j);

@@ -505,6 +505,120 @@ Test(metrics, quality_line_refusals)
 	       "true]\"");
 }
 
+/* ---- named numerical metrics ----------------------------------------------- */
+
+static void q8_metrics(const struct wl_metrics *m)
+{
+	cr_assert_eq(m->nr_numerical, 3);
+	cr_assert_str_eq(m->numerical[0].name, "argmax_match");
+	cr_assert_eq(m->numerical[0].value, 1);
+	cr_assert_str_eq(m->numerical[1].name, "cosine");
+	cr_assert_eq(m->numerical[1].value, 0.99912);
+	cr_assert_str_eq(m->numerical[2].name, "max_abs");
+	cr_assert_eq(m->numerical[2].value, 0.0041);
+	cr_assert_eq(*wl_metric_value(m, "max_abs"), 0.0041);
+	cr_assert_eq(*wl_metric_value(m, "exact_match"), 1);
+	cr_assert_null(wl_metric_value(m, "rouge"));
+}
+
+Test(metrics, numerical_members_accepted_and_sealed_sorted)
+{
+	struct wl_metrics m = accept_file(JSONL, FIX "line/json-line-numerical.txt", 32, 64);
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	q8_metrics(&m);
+	cr_assert_str_eq(m.identity.engine, "fak-native");
+	j = wl_metrics_to_json(&m);
+	json_write_compact(&sb, json_object_get(j, "numerical"));
+	cr_assert_str_eq(sb.buf, "{\"argmax_match\":1,\"cosine\":0.99912,\"max_abs\":0.0041}");
+	json_decref(j);
+	sb_release(&sb);
+	m = accept_file(QUAL, FIX "line/quality-line-numerical.txt", 32, 64);
+	q8_metrics(&m);
+	cr_assert(m.has_quality && !m.has_throughput);
+	cr_assert_str_eq(m.quality.name, "exact_match");
+	/* sixteen members, names of 128 bytes */
+	{
+		struct strbuf l = STRBUF_INIT;
+		char name[130];
+
+		memset(name, 'a', 128);
+		name[128] = '\0';
+		sb_adds(&l, HEAD QUALITY ", \"numerical\": {");
+		for (int i = 0; i < 15; i++)
+			sb_addf(&l, "\"m%d\": %d, ", i, -i);
+		sb_addf(&l, "\"%s\": 0.5}}", name);
+		m = accept(JSONL, l.buf);
+		cr_assert_eq(m.nr_numerical, 16);
+		cr_assert_eq(*wl_metric_value(&m, name), 0.5);
+		cr_assert_eq(*wl_metric_value(&m, "m14"), -14);
+		sb_release(&l);
+	}
+}
+
+#define NUM(body) HEAD QUALITY ", \"numerical\": " body "}"
+#define QNUM(body) "{\"name\": \"exact_match\", \"score\": 1, \"higher_is_better\": true, " \
+		   "\"numerical\": " body "}"
+
+Test(metrics, numerical_refusals)
+{
+	struct strbuf l = STRBUF_INIT, w = STRBUF_INIT;
+	char name[130];
+
+	refuse(JSONL, NUM("[0.999]"),
+	       "metrics line: numerical: expected an object, found an array");
+	refuse(JSONL, NUM("{}"), "metrics line: numerical: holds no metric; leave it out instead");
+	refuse(JSONL, NUM("{\"Cosine\": 0.999}"),
+	       "metrics line: numerical.Cosine: a metric name holds a byte other than a lowercase "
+	       "letter, a digit, '.', '_' and '-'; a name is lowercase letters and digits joined "
+	       "by single '.', '_' or '-', at most 128 bytes");
+	refuse(JSONL, NUM("{\"max__abs\": 0.1}"),
+	       "metrics line: numerical.max__abs: a metric name holds two of '.', '_' and '-' in "
+	       "a row; a name is lowercase letters and digits joined by single '.', '_' or '-', "
+	       "at most 128 bytes");
+	refuse(JSONL, NUM("{\"cosine\": \"0.999\"}"),
+	       "metrics line: numerical.cosine: expected a number, found a string");
+	refuse(JSONL, NUM("{\"cosine\": null}"),
+	       "metrics line: numerical.cosine: expected a number, found null");
+	refuse(JSONL, NUM("{\"exact_match\": 1}"),
+	       "metrics line: numerical.exact_match: is the quality's metric; state it once, in "
+	       "the quality object");
+	refuse(QUAL, QNUM("{\"exact_match\": 0.5}"),
+	       "quality line: numerical.exact_match: is the quality's metric; state it once, in "
+	       "the quality object");
+	refuse(QUAL, QNUM("{\"cosine\": true}"),
+	       "quality line: numerical.cosine: expected a number, found a boolean");
+	refuse(QUAL, QNUM("7"), "quality line: numerical: expected an object, found an integer");
+	memset(name, 'a', 129);
+	name[129] = '\0';
+	sb_addf(&l, NUM("{\"%s\": 1}"), name);
+	sb_addf(&w, "metrics line: numerical.%s: a metric name is longer than 128 bytes; a name "
+		"is lowercase letters and digits joined by single '.', '_' or '-', at most 128 "
+		"bytes", name);
+	refuse(JSONL, l.buf, w.buf);
+	sb_release(&w);
+	sb_reset(&l);
+	sb_adds(&l, HEAD QUALITY ", \"numerical\": {");
+	for (int i = 0; i < 17; i++)
+		sb_addf(&l, "%s\"m%d\": 1", i ? ", " : "", i);
+	sb_adds(&l, "}}");
+	refuse(JSONL, l.buf, "metrics line: numerical: holds 17 metrics, at most 16");
+	sb_release(&l);
+}
+
+Test(metrics, numerical_sealed_form_refusals)
+{
+	struct wl_metrics m;
+	struct err e;
+	json_t *j = json_loads("{\"tokens_per_second\": 1, \"end_to_end_milliseconds\": 1, "
+			       "\"numerical\": {\"cosine\": 1}}", 0, NULL);
+
+	cr_assert_eq(wl_metrics_decode(j, NULL, &m, &e), -1);
+	cr_assert_str_eq(e.msg, "numerical: goes with a quality object");
+	json_decref(j);
+}
+
 /* ---- llama-bench/v1: the shapes real versions print ------------------------ */
 
 /* The start of the refusal when no result has the envelope's shape. */

@@ -12,9 +12,7 @@
 # fak-test: slow
 set -u
 . "$ROOT/tests/lib.sh"
-build=$(dirname "$FAK")
-make -s -C "$ROOT" BUILD="$build" example-build >build.log 2>&1 || { cat build.log; fail "example-build"; }
-printf '0123456789abcdef0123456789abcdef\n' >machine-id
+. "$FIX/cpu-example.sh"
 jq '.criteria[] |= (.maximum_noise_percent = 25 | .host_policy = {"maximum_non_sut_cpu_percent": 100,
 	"maximum_sampler_duty_percent": 100, "maximum_psi_stall_percent": 100})' \
 	"$ROOT/examples/cpu-decode/graph.json" >graph.json
@@ -23,20 +21,7 @@ cp "$ROOT/examples/cpu-decode/index.json" index.json
 cp "$ROOT/docs/QWEN-PERFORMANCE-INDEX.md" page.md
 np() { "$FAK" native-performance --graph graph.json "$@"; }
 
-try=1
-while :; do
-	# each try in a fresh ledger: a retry is an attempt, and promotion would widen the
-	# decision for it (docs/receipts.md "Attempts"; promote-attempts tests that)
-	rm -rf witnesses
-	GRAPH=$PWD/graph.json WITNESS_ROOT=$PWD/witnesses BUILD=${build#"$ROOT"/} FAK=$FAK "$ROOT/examples/cpu-decode/experiment.sh" "$PWD/run$try" \
-		--baseline-duration 100ms --interval 20ms --machine-id-file "$PWD/machine-id" >xp.txt 2>&1 ||
-		{ cat xp.txt; fail "experiment"; }
-	[ "$(jq -r .classification run$try/gate.json)" = pass ] && break
-	echo "attempt $try: gate $(jq -r '.classification + ": " + .reason' run$try/gate.json)"
-	[ $try -lt 6 ] || fail "no passing run in 6 attempts"
-	try=$((try + 1))
-done
-run=run$try
+example_until_pass
 
 # a numerical next witness on the real example: its quality run states exact_match (the
 # fraction of greedy tokens equal to the reference, Q8_1's "exact argmax"); a gate that also
@@ -49,7 +34,7 @@ jq '(.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec") | .next_witness
 if np --index index.json --witness-root witnesses --promote $run >out.txt 2>err.txt; then
 	fail "a numerical witness with missing metrics was promoted"; fi
 grep -q '^fak native-performance: promote: refused; nothing written (2 findings):$' err.txt &&
-	grep -q '^  lever "cpu.q8-row-blocked-sse2-matvec" needs a numerical witness: metric "cosine" >= 0.995 is missing: candidate.json states only "exact_match"$' err.txt &&
+	grep -q '^  lever "cpu.q8-row-blocked-sse2-matvec" needs a numerical witness: metric "cosine" >= 0.995 is missing: candidate.json.s run candidate-1 states only "exact_match"$' err.txt &&
 	grep -q '^  lever "cpu.q8-row-blocked-sse2-matvec" needs a numerical witness: metric "max_abs" <= 0.02 is missing' err.txt ||
 	{ cat err.txt; fail "the numerical refusal"; }
 jq '(.levers[] | select(.id == "cpu.q8-row-blocked-sse2-matvec") | .next_witness_requirement) =
