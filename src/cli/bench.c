@@ -15,9 +15,9 @@
 #include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
-#include "sampler/attest.h"
-#include "sampler/metrics.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "workload/metrics.h"
+#include "attestation/attestation.h"
 #include "sampler/run.h"
 
 #define CMD "bench system-baseline"

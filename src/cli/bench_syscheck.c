@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
+#include "render/syscheck.h"
 #include "sampler/proc_read.h"
 #include "sampler/syscheck.h"
 

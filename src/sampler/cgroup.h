@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sampler/proc_parse.h"
-#include "sampler/attestation.h"
+#include "base/proc_parse.h"
+#include "attestation/attestation.h"
 
 struct cgroup {
 	bool active;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "sampler/metrics.h"
+#include "workload/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
