@@ -15,7 +15,7 @@
 static int usage_error(const char *cmd, const char *usage, const char *msg)
 {
 	cli_errorf(cmd, "%s", msg);
-	fprintf(stderr, "%s\n", usage);
+	opts_usage_print(stderr, usage);
 	return EXIT_USAGE;
 }
 
