@@ -191,6 +191,28 @@ void opts_names(char *out, size_t cap, const struct opt *opts, uint64_t bits)
 	}
 }
 
+/* "  --name ARG   help", the help wrapped at USAGE_WIDTH under its column
+ * (31): it breaks at a blank, and a word longer than the room stays whole. */
+static void help_line(FILE *f, const char *left, const char *help, const char *more)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const size_t col = 31;
+	size_t from = 0, brk = 0;
+
+	sb_addf(&sb, "%s%s", help, more);
+	fprintf(f, "  %-28s ", left);
+	for (size_t i = 0; i < sb.len; i++) {
+		if (sb.buf[i] == ' ')
+			brk = i;
+		if (col + (i - from) + 1 > USAGE_WIDTH && brk > from) {
+			fprintf(f, "%.*s\n%*s", (int)(brk - from), sb.buf + from, (int)col, "");
+			from = brk + 1;
+		}
+	}
+	fprintf(f, "%s\n", sb.buf + from);
+	sb_release(&sb);
+}
+
 void opts_help(FILE *f, const char *usage, const char *about, const struct opt *opts)
 {
 	opts_usage_print(f, usage);
@@ -200,10 +222,9 @@ void opts_help(FILE *f, const char *usage, const char *about, const struct opt *
 
 		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
 			 o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s%s\n", left, o->help,
-			o->kind == OPT_KIND_LIST ? " (repeatable)" : "");
+		help_line(f, left, o->help, o->kind == OPT_KIND_LIST ? " (repeatable)" : "");
 	}
-	fprintf(f, "  %-28s %s\n", "--help", "show this help and exit");
+	help_line(f, "--help", "show this help and exit", "");
 }
 
 void optlist_release(struct optlist *l)
