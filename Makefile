@@ -65,7 +65,8 @@ endif
 NOT_HERE := $(if $(filter darwin,$(PLATFORM)),src/sampler/census.c,src/sampler/census_darwin.c)
 LIB_SRC  := $(filter-out $(NOT_HERE), \
 	    $(sort $(wildcard src/base/*.c src/graph/*.c src/render/*.c src/receipt/*.c \
-                              src/sampler/*.c src/profile/*.c src/index/*.c src/stats/*.c \
+                              src/attestation/*.c src/sampler/*.c src/workload/*.c \
+                              src/profile/*.c src/index/*.c src/stats/*.c \
                               src/experiment/*.c src/witness/*.c src/serve/*.c \
                               src/cli/*.c) \
                     src/platform/common.c src/platform/$(PLATFORM).c))

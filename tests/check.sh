@@ -9,7 +9,8 @@
 #   tests/check.sh           make check: everything
 #   tests/check.sh --fast    make check-fast: the gcc build and its suite
 #                            without the slowest tests (the scripts run
-#                            $SCRIPT_JOBS, default nproc, at a time), cppcheck
+#                            $SCRIPT_JOBS, default nproc, at a time), the
+#                            style, floor and complexity checks, cppcheck
 #                            on the C files changed since HEAD
 #
 # The ASan pass skips the scripts marked "# fak-test: once" (they exercise
@@ -57,6 +58,7 @@ if [ "${1:-}" = --fast ]; then
 	suite build test
 	stage "style (100 columns)" tests/style.sh
 	stage "layers (includes point down)" tests/layers.sh
+	stage "complexity (100 lines, McCabe 30)" tests/complexity.sh
 	files=$(changed_c)
 	if [ -z "$files" ]; then
 		echo "== cppcheck: no C file changed since HEAD"
@@ -81,6 +83,7 @@ stage "clang build" sh -c "make -s -j$jobs BUILD=build-clang CC=clang build-clan
 stage lint make -s -j"$jobs" lint
 stage "style (100 columns)" tests/style.sh
 stage "layers (includes point down)" tests/layers.sh
+stage "complexity (100 lines, McCabe 30)" tests/complexity.sh
 stage fuzz make -s -j"$jobs" fuzz
 # every C file compiled and linked for macOS with Zig's clang (Zig runs on x86_64 Linux)
 if [ "$(uname -sm)" = "Linux x86_64" ]; then

@@ -8,13 +8,15 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 floors='base 0
 platform 1
+attestation 2
 graph 2
-sampler 2
 stats 2
 index 3
 profile 3
 receipt 3
+sampler 3
 serve 3
+workload 3
 experiment 4
 render 4
 witness 4

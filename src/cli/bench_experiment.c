@@ -18,13 +18,13 @@
 #include "cli/sampler_flags.h"
 #include "experiment/experiment.h"
 #include "platform/platform.h"
-#include "sampler/metrics.h"
-#include "sampler/simulated.h"
+#include "workload/metrics.h"
+#include "attestation/simulated.h"
 #include "receipt/gate.h"
 #include "receipt/ledger.h"
 #include "receipt/parity.h"
 #include "render/chart.h"
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 
 #define CMD "bench experiment"
 

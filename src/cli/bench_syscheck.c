@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
+#include "render/syscheck.h"
 #include "sampler/proc_read.h"
 #include "sampler/syscheck.h"
 
@@ -61,7 +62,7 @@ int bench_system_check(int argc, char **argv)
 	psi = o.psi;
 	if (rest < argc) {
 		cli_errorf(CMD, "unexpected argument '%s'", argv[rest]);
-		fprintf(stderr, "%s\n", sc_usage);
+		opts_usage_print(stderr, sc_usage);
 		return EXIT_USAGE;
 	}
 	syscheck_defaults(&so);

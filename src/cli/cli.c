@@ -39,6 +39,32 @@ static int completion(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The subcommands of `fak bench`, each once: dispatch, `fak bench --help`,
+ * the list in `fak --help`, the man page and the completion. */
+const struct command bench_commands[] = {
+	{ "system-baseline", bench_system_baseline, "sample system load around a benchmark command",
+	  "[options] -- COMMAND [ARGS...]\n--verify FILE [--log FILE]", &bench_system_baseline_spec,
+	  NULL },
+	{ "system-check", bench_system_check, "what on this machine would disturb a benchmark",
+	  "[--json] [--sample DUR]", &bench_system_check_spec, NULL },
+	{ "experiment", bench_experiment,
+	  "one lever's A/B: sealed runs, receipts, comparison, gate",
+	  "LEVER --baseline CMD --candidate CMD --out-dir DIR [options]", &bench_experiment_spec,
+	  NULL },
+	{ "trace", bench_trace, "write or check a serving arrival trace (seeded, canonical)",
+	  "(--rate R [--burstiness B] | --concurrency C) [options]\n--check FILE",
+	  &bench_trace_spec, NULL },
+	{ "serve", bench_serve, "replay a trace against a local OpenAI-compatible server",
+	  "--endpoint URL --trace FILE [options]\n--from-log FILE [options]", &bench_serve_spec,
+	  NULL },
+	{ 0 },
+};
+
+int cmd_bench(int argc, char **argv)
+{
+	return cmd_dispatch("bench", bench_commands, argc, argv);
+}
+
 /* Every command once. Entries without a help line are not listed in the
  * usage: --version, and the generators of the man page and the bash
  * completion that `make` installs. */
@@ -71,7 +97,8 @@ static void usage(FILE *f)
 const char cli_exit_status[] =
 	"exit status: 0 success, 1 invalid input, failed validation or refusal, 2 usage error,\n"
 	"3 gate regression, 4 gate investigate (with --fail-on-investigate); bench\n"
-	"system-baseline exits with its command's status.\n";
+	"system-baseline exits with its command's status, bench system-check 1 when something\n"
+	"disturbs a benchmark, bench experiment 128+N when signal N stopped it.\n";
 
 /* Diagnostics quote outside input: a control character in it shows as
  * U+FFFD, never reaching the terminal as a control sequence. */

@@ -56,6 +56,9 @@ char *cli_witness_root(const char *flag, bool checkout);
 struct cmd_spec;
 int bench_experiment(int argc, char **argv);
 extern const struct cmd_spec bench_experiment_spec;
+/* `fak bench system-baseline` (bench_baseline.c). */
+int bench_system_baseline(int argc, char **argv);
+extern const struct cmd_spec bench_system_baseline_spec;
 /* `fak bench system-check` (bench_syscheck.c). */
 int bench_system_check(int argc, char **argv);
 extern const struct cmd_spec bench_system_check_spec;

@@ -42,7 +42,7 @@ const char *cmd_usage(const struct cmd_spec *spec)
 int cmd_usage_error(const char *cmd, const struct cmd_spec *spec, const char *why)
 {
 	cli_errorf(cmd, "%s", why);
-	fprintf(stderr, "%s\n", cmd_usage(spec));
+	opts_usage_print(stderr, cmd_usage(spec));
 	return EXIT_USAGE;
 }
 

@@ -45,7 +45,7 @@ struct command {
 	const struct command *subs;	/* NULL, or the subcommands */
 };
 
-/* The top-level table (cli.c) and that of `fak bench` (bench.c). */
+/* The top-level table and that of `fak bench`, both in cli.c. */
 extern const struct command cli_commands[];
 extern const struct command bench_commands[];
 

@@ -11,7 +11,7 @@
 #include "receipt/gate.h"
 #include "receipt/receipt.h"
 #include "render/render.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 
 /* Prints findings under `what` (or the error when there are none). */
 static int refuse(const char *what, struct findings *f, const struct err *e)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
 
@@ -28,6 +29,53 @@ static const char **value_at(const struct opt *o, void *dst)
 static struct optlist *list_at(const struct opt *o, void *dst)
 {
 	return (struct optlist *)(void *)((char *)dst + o->off);
+}
+
+/* Usage lines are printed wrapped at fak's output width; a continuation
+ * line starts under the command name ("usage: fak " is 11 columns). The man
+ * page fills the same text itself (cli_doc.c). */
+#define USAGE_WIDTH 100
+#define USAGE_INDENT "           "
+
+/* Appends one usage line of n bytes to sb, wrapped: it breaks only between
+ * two bracket groups that no other encloses ("[--seed N] [--out FILE]"), so
+ * that "-- COMMAND [ARGS...]" stays together, or before an alternative of
+ * such a group ("| --dot ..."). A part longer than the width stays whole. */
+static void usage_wrap(struct strbuf *sb, const char *line, size_t n)
+{
+	size_t from = 0, brk = 0, col0 = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (line[i] == '[' || line[i] == '(')
+			depth++;
+		else if ((line[i] == ']' || line[i] == ')') && depth > 0)
+			depth--;
+		else if (line[i] == ' ' && i > 0 && i + 1 < n &&
+			 ((depth == 0 && strchr("])", line[i - 1]) && strchr("[(", line[i + 1])) ||
+			  (depth == 1 && line[i + 1] == '|')))
+			brk = i;
+		if (col0 + (i - from) + 1 > USAGE_WIDTH && brk > from) {
+			sb_add(sb, line + from, brk - from);
+			sb_adds(sb, "\n" USAGE_INDENT);
+			col0 = strlen(USAGE_INDENT);
+			from = brk + 1;
+		}
+	}
+	sb_add(sb, line + from, n - from);
+}
+
+void opts_usage_print(FILE *f, const char *usage)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *s = usage, *nl; *s; s = nl ? nl + 1 : s + strlen(s)) {
+		nl = strchr(s, '\n');
+		usage_wrap(&sb, s, nl ? (size_t)(nl - s) : strlen(s));
+		sb_addch(&sb, '\n');
+	}
+	fputs(sb.buf ? sb.buf : "\n", f);
+	sb_release(&sb);
 }
 
 enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt *opts, void *dst,
@@ -61,19 +109,19 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 		o = lookup(opts, name, len);
 		if (!o) {
 			cli_errorf(cmd, "unknown option '%s'", a);
-			fprintf(stderr, "%s\n", usage);
+			opts_usage_print(stderr, usage);
 			return OPTS_ERROR;
 		}
 		if (o->kind != OPT_KIND_LIST && (seen >> (o - opts) & 1)) {
 			cli_errorf(cmd, "option '--%s' is given twice; give it once", o->name);
-			fprintf(stderr, "%s\n", usage);
+			opts_usage_print(stderr, usage);
 			return OPTS_ERROR;
 		}
 		seen |= (uint64_t)1 << (o - opts);
 		if (o->kind == OPT_KIND_FLAG) {
 			if (eq && strcmp(eq + 1, "true") && strcmp(eq + 1, "false")) {
 				cli_errorf(cmd, "option '--%s' takes no value", o->name);
-				fprintf(stderr, "%s\n", usage);
+				opts_usage_print(stderr, usage);
 				return OPTS_ERROR;
 			}
 			*flag_at(o, dst) = !eq || !strcmp(eq + 1, "true");
@@ -92,7 +140,7 @@ enum opts_result opts_parse(const char *cmd, const char *usage, const struct opt
 			}
 		} else {
 			cli_errorf(cmd, "option '--%s' needs a value (%s)", o->name, o->arg);
-			fprintf(stderr, "%s\n", usage);
+			opts_usage_print(stderr, usage);
 			return OPTS_ERROR;
 		}
 	}
@@ -143,18 +191,40 @@ void opts_names(char *out, size_t cap, const struct opt *opts, uint64_t bits)
 	}
 }
 
+/* "  --name ARG   help", the help wrapped at USAGE_WIDTH under its column
+ * (31): it breaks at a blank, and a word longer than the room stays whole. */
+static void help_line(FILE *f, const char *left, const char *help, const char *more)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const size_t col = 31;
+	size_t from = 0, brk = 0;
+
+	sb_addf(&sb, "%s%s", help, more);
+	fprintf(f, "  %-28s ", left);
+	for (size_t i = 0; i < sb.len; i++) {
+		if (sb.buf[i] == ' ')
+			brk = i;
+		if (col + (i - from) + 1 > USAGE_WIDTH && brk > from) {
+			fprintf(f, "%.*s\n%*s", (int)(brk - from), sb.buf + from, (int)col, "");
+			from = brk + 1;
+		}
+	}
+	fprintf(f, "%s\n", sb.buf + from);
+	sb_release(&sb);
+}
+
 void opts_help(FILE *f, const char *usage, const char *about, const struct opt *opts)
 {
-	fprintf(f, "%s\n\n%s\n\noptions:\n", usage, about);
+	opts_usage_print(f, usage);
+	fprintf(f, "\n%s\n\noptions:\n", about);
 	for (const struct opt *o = opts; o->name; o++) {
 		char left[64];
 
 		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
 			 o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s%s\n", left, o->help,
-			o->kind == OPT_KIND_LIST ? " (repeatable)" : "");
+		help_line(f, left, o->help, o->kind == OPT_KIND_LIST ? " (repeatable)" : "");
 	}
-	fprintf(f, "  %-28s %s\n", "--help", "show this help and exit");
+	help_line(f, "--help", "show this help and exit", "");
 }
 
 void optlist_release(struct optlist *l)

@@ -64,6 +64,9 @@ uint64_t opts_given(const struct opt *opts, const void *dst);
 int opts_empty(const struct opt *opts, const void *dst);
 /* The options of bits as "--a", "--a and --b", "--a, --b and --c". */
 void opts_names(char *out, size_t cap, const struct opt *opts, uint64_t bits);
+/* A usage text and a newline on f, every line wrapped at 100 columns (a
+ * continuation line indented under the command name). */
+void opts_usage_print(FILE *f, const char *usage);
 /* usage line, blank line, then one line per option. */
 void opts_help(FILE *f, const char *usage, const char *about, const struct opt *opts);
 void optlist_release(struct optlist *l);

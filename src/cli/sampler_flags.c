@@ -8,14 +8,14 @@
 
 #include "base/dates.h"
 #include "cli/cli.h"
-#include "sampler/proc_parse.h"
+#include "base/proc_parse.h"
 #include "sampler/proc_read.h"
-#include "sampler/simulated.h"
+#include "attestation/simulated.h"
 
 static int usage_error(const char *cmd, const char *usage, const char *msg)
 {
 	cli_errorf(cmd, "%s", msg);
-	fprintf(stderr, "%s\n", usage);
+	opts_usage_print(stderr, usage);
 	return EXIT_USAGE;
 }
 

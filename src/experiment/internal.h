@@ -6,8 +6,8 @@
 
 #include "experiment/experiment.h"
 #include "receipt/receipt.h"
-#include "sampler/attestation.h"
-#include "sampler/workload.h"
+#include "attestation/attestation.h"
+#include "attestation/workload.h"
 #include "stats/stats.h"
 
 /* The disk space the preflight counts beside the logs: each run's

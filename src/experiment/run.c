@@ -14,8 +14,8 @@
 #include "base/xalloc.h"
 #include "experiment/internal.h"
 #include "receipt/identity.h"
-#include "sampler/metrics.h"
-#include "sampler/attest.h"
+#include "workload/metrics.h"
+#include "attestation/attest.h"
 
 /* a valid graph id always fits the sealed label, never cut */
 _Static_assert(GRAPH_ID_MAX < WL_ID_MAX, "graph ids fit the attestation's label");

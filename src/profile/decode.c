@@ -208,8 +208,8 @@ static int decode_root(struct profile *p, struct err *e)
 	return 0;
 }
 
-int profile_decode(struct profile *p, const char *buf, size_t len, const char *name,
-		   struct err *e)
+int profile_parse(struct profile *p, const char *buf, size_t len, const char *name,
+		  struct err *e)
 {
 	memset(p, 0, sizeof(*p));
 	p->doc = json_parse_strict(buf, len, NULL, e);
@@ -232,7 +232,7 @@ int profile_load(struct profile *p, const char *path, struct err *e)
 		sb_release(&sb);
 		return -1;
 	}
-	rc = profile_decode(p, sb.buf, sb.len, path, e);
+	rc = profile_parse(p, sb.buf, sb.len, path, e);
 	sb_release(&sb);
 	return rc;
 }

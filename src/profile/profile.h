@@ -84,11 +84,11 @@ struct profile {
 	} override;
 };
 
-/* Strict decode of one bundle. name is used in messages:
+/* Strict parse of one bundle (its bytes). name is used in messages:
  * "cannot decode profile '<name>': <JSON path>: <reason>". On failure p is
  * left released. Size is not checked here (see profile_load). */
-int profile_decode(struct profile *p, const char *buf, size_t len, const char *name,
-		   struct err *e);
+int profile_parse(struct profile *p, const char *buf, size_t len, const char *name,
+		  struct err *e);
 /* Read path (at most PROFILE_MAX_BYTES) and decode it. */
 int profile_load(struct profile *p, const char *path, struct err *e);
 void profile_release(struct profile *p);

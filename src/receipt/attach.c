@@ -4,7 +4,7 @@
 
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 
 json_t *receipt_attach(const struct receipt *r, const json_t *attestation, const struct graph *g,
 		       const char **what, struct findings *out, struct err *e)

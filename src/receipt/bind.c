@@ -15,8 +15,8 @@
 #include "base/digest.h"
 #include "base/xalloc.h"
 #include "receipt/bind.h"
-#include "sampler/attest.h"
-#include "sampler/workload.h"
+#include "attestation/attest.h"
+#include "attestation/workload.h"
 
 static void num(char buf[JSON_NUMBER_MAX], double d)
 {

@@ -6,7 +6,7 @@
 
 #include "base/findings.h"
 #include "receipt/receipt.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 /* atts[i] is the decoded attestation r->system_baselines[i] (n of them),
  * NULL where attest_check failed (that has its own finding). Appends one

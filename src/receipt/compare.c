@@ -6,7 +6,7 @@
 #include "base/xalloc.h"
 #include "receipt/gpu_check.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 #include "stats/stats.h"
 
 /* ---- drift ---------------------------------------------------------------- */

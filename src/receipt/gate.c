@@ -15,7 +15,7 @@
 #include "base/jfields.h"
 #include "base/xalloc.h"
 #include "stats/stats.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 #define GATE_MAX_BYTES ((size_t)64 << 20)
 

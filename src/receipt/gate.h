@@ -13,7 +13,7 @@
 #include "base/strbuf.h"
 #include "graph/graph.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 
 /* What gate_evaluate says when the last accepted receipt's quality fails
  * the policy (the runner, whose last accepted receipt is its own baseline

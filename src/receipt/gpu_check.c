@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "base/xalloc.h"
-#include "sampler/attest.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "attestation/attestation.h"
 
 static uint64_t disqualifying_bits(const struct gpu_policy *gp)
 {

@@ -1,7 +1,7 @@
 #ifndef FAK_RECEIPT_GPU_CHECK_H
 #define FAK_RECEIPT_GPU_CHECK_H
 /* The criterion's optional GPU policy (graph/graph.h struct gpu_policy)
- * applied to sealed GPU sections (sampler/gpu.h), as docs/graph.md "GPU
+ * applied to sealed GPU sections (attestation/gpu_section.h), as docs/graph.md "GPU
  * policy" states it: failed readings, unreadable readings unless allowed, coverage
  * below the minimum, disqualifying clock-event reasons, SM and memory
  * clock drift from the target (else the mean) beyond the tolerance. */
@@ -10,7 +10,7 @@
 #include "base/strbuf.h"
 #include "graph/graph.h"
 #include "receipt/receipt.h"
-#include "sampler/gpu.h"
+#include "attestation/gpu_section.h"
 
 /* 0 when the section qualifies; -1 with the first violation appended to
  * why (device, reason, clocks). present false: the attestation has no GPU

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "receipt/receipt.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 /* Whether word is one of the words of text, split at the characters seps. */
 static bool has_word(const char *text, const char *word, const char *seps)

@@ -9,7 +9,7 @@
 
 #include "base/strbuf.h"
 #include "graph/graph.h"
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 
 /* Whether what a run stated about its engine agrees with envelope env: the
  * engine and the forward path it states are the envelope's, a build commit

@@ -7,7 +7,7 @@
 
 #include "base/json.h"
 #include "base/xalloc.h"
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 #include "stats/stats.h"
 
 json_t *receipt_parity_json(const char *engine_a, const double *a, size_t na,

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 
 const char *const receipt_order_names[3] = { "interleaved", "random", "blocked" };
 const char *const receipt_arm_names[2] = { "baseline", "candidate" };

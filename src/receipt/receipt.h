@@ -16,7 +16,7 @@
 #include "base/findings.h"
 #include "base/json.h"
 #include "graph/graph.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 #include "stats/stats.h"
 
 #define RECEIPT_SCHEMA_V1 "fak-native-performance-receipt/v1"
@@ -220,7 +220,7 @@ struct receipt {
 #define RECEIPT_IDENTITY_DECLARED "declared"
 
 /* Why an attestation sealed under a test seam (its `simulated` names,
- * sampler/simulated.h) is refused wherever a receipt is read; the names
+ * attestation/simulated.h) is refused wherever a receipt is read; the names
  * follow. */
 #define RECEIPT_SIMULATED_WHY                                                            \
 	"is simulated, not evidence of a host: it was sealed while a test variable "   \

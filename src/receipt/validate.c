@@ -13,7 +13,7 @@
 #include "receipt/bind.h"
 #include "receipt/identity.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 
 /* ---- string classes ------------------------------------------------------ */
 

@@ -10,8 +10,8 @@
 #include <sys/types.h>
 
 #include "base/err.h"
-#include "sampler/proc_parse.h"
-#include "sampler/attestation.h"
+#include "base/proc_parse.h"
+#include "attestation/attestation.h"
 
 struct census_cfg {
 	const char *proc_root;		/* "/proc" or a fixture tree */

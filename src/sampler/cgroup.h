@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sampler/proc_parse.h"
-#include "sampler/attestation.h"
+#include "base/proc_parse.h"
+#include "attestation/attestation.h"
 
 struct cgroup {
 	bool active;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/dates.h"
+#include "sampler/gpu.h"
 
 int64_t cadence_next(const struct cadence *c, int64_t cost_ns, bool *overloaded)
 {

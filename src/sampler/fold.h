@@ -9,7 +9,7 @@
 
 #include "base/err.h"
 #include "sampler/census.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 /* The adaptive census cadence: the next interval keeps the census at 80 %
  * of the duty ceiling (interval >= cost * 125 / max_duty), never below the

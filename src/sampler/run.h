@@ -10,7 +10,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "sampler/child.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 #define ATTRIBUTION_AUTO "auto"
 #define ATTRIBUTION_CGROUP "cgroup"

@@ -13,7 +13,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
-#include "sampler/proc_parse.h"
+#include "base/proc_parse.h"
 
 #define SYSCHECK_SCHEMA	       "fak.system-check/v1"
 #define SYSCHECK_TEXT_MAX      320
@@ -59,12 +59,5 @@ const char *sys_root_default(void);
 /* Reads the machine and judges every check, in table order. Fails only when
  * the proc root itself cannot be read (no /proc/stat). */
 int syscheck_run(const struct syscheck_opts *o, struct syscheck_result *r, struct err *e);
-
-const char *syscheck_status_name(enum syscheck_status s);
-
-/* One line per finding, then a summary line. */
-void syscheck_render_text(const struct syscheck_result *r, struct strbuf *out);
-/* New reference: {"schema", "disturbing", "findings": [...]}. */
-json_t *syscheck_to_json(const struct syscheck_result *r);
 
 #endif

@@ -64,11 +64,53 @@ out:
 	return rc;
 }
 
-/* The lever: known, not enabled yet, witnessed by a folder of the root
- * (not a null result); the folder's baseline receipt and comparison. */
-static void load_witness(struct enable *en, struct findings *out)
+/* The lever: known, not enabled yet, witnessed by a folder of the root that
+ * belongs to its envelope and lever; NULL with the reason in out. */
+static const struct lever *witnessed_lever(const struct enable *en, struct findings *out)
 {
 	const struct lever *l = graph_lever(&en->g, en->lever_id);
+	size_t n = strlen(WITNESS_REF_PREFIX);
+
+	if (!l) {
+		findings_addf(out, "unknown lever \"%s\"", en->lever_id);
+		return NULL;
+	}
+	if (l->enabled) {
+		findings_addf(out, "lever \"%s\" is enabled already", l->id);
+		return NULL;
+	}
+	if (!l->has_witnessed) {
+		findings_addf(out, "lever \"%s\" is not witnessed: promote a passing experiment "
+				   "of it first (--promote, the source's step 5); a lever is "
+				   "enabled only once witnessed", l->id);
+		return NULL;
+	}
+	if (!l->witnessed.receipt || strncmp(l->witnessed.receipt, WITNESS_REF_PREFIX, n)) {
+		findings_addf(out, "lever \"%s\" is witnessed by no witness folder (external "
+				   "evidence): no witnessed interval to check a default path "
+				   "against; witness it with fak bench experiment and --promote",
+			      l->id);
+		return NULL;
+	}
+	/* <envelope>/<lever>/<name>: a folder of this lever, nothing else */
+	const char *rel = l->witnessed.receipt + n;
+	size_t el = strlen(l->app.envelope_id), ll = strlen(l->id);
+
+	if (strncmp(rel, l->app.envelope_id, el) || rel[el] != '/' ||
+	    strncmp(rel + el + 1, l->id, ll) || rel[el + 1 + ll] != '/' || !rel[el + 2 + ll] ||
+	    strchr(rel + el + 2 + ll, '/') || rel[el + 2 + ll] == '.') {
+		findings_addf(out, "lever \"%s\": its witness %s is not a folder of its "
+				   "envelope and lever; run --verify-witnesses", l->id, rel);
+		return NULL;
+	}
+	return l;
+}
+
+/* The witnessed lever (witnessed_lever), the folder's baseline receipt and
+ * comparison. */
+static void load_witness(struct enable *en, struct findings *out)
+{
+	const struct lever *l = witnessed_lever(en, out);
 	struct strbuf mb = STRBUF_INIT, bb = STRBUF_INIT, cb = STRBUF_INIT;
 	struct witness_manifest m;
 	const json_t *d, *iv;
@@ -77,42 +119,8 @@ static void load_witness(struct enable *en, struct findings *out)
 	struct err e;
 	size_t n = strlen(WITNESS_REF_PREFIX);
 
-	if (!l) {
-		findings_addf(out, "unknown lever \"%s\"", en->lever_id);
+	if (!l)
 		return;
-	}
-	if (l->enabled) {
-		findings_addf(out, "lever \"%s\" is enabled already", l->id);
-		return;
-	}
-	if (!l->has_witnessed) {
-		findings_addf(out, "lever \"%s\" is not witnessed: promote a passing experiment "
-				   "of it first (--promote, the source's step 5); a lever is "
-				   "enabled only once witnessed", l->id);
-		return;
-	}
-	if (!l->witnessed.receipt || strncmp(l->witnessed.receipt, WITNESS_REF_PREFIX, n)) {
-		findings_addf(out, "lever \"%s\" is witnessed by no witness folder (external "
-				   "evidence): no witnessed interval to check a default path "
-				   "against; witness it with fak bench experiment and --promote",
-			      l->id);
-		return;
-	}
-	{
-		/* <envelope>/<lever>/<name>: a folder of this lever, nothing else */
-		const char *rel = l->witnessed.receipt + n;
-		size_t el = strlen(l->app.envelope_id), ll = strlen(l->id);
-
-		if (strncmp(rel, l->app.envelope_id, el) || rel[el] != '/' ||
-		    strncmp(rel + el + 1, l->id, ll) || rel[el + 1 + ll] != '/' ||
-		    !rel[el + 2 + ll] || strchr(rel + el + 2 + ll, '/') ||
-		    rel[el + 2 + ll] == '.') {
-			findings_addf(out, "lever \"%s\": its witness %s is not a folder of its "
-					   "envelope and lever; run --verify-witnesses", l->id,
-				      rel);
-			return;
-		}
-	}
 	en->l = l;
 	en->rel = xstrdup(l->witnessed.receipt + n);
 	mpath = xasprintf("%s/%s/MANIFEST.json", en->paths->root, en->rel);

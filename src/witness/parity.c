@@ -10,8 +10,8 @@
 #include "base/json.h"
 #include "base/xalloc.h"
 #include "receipt/parity.h"
-#include "sampler/attest.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "attestation/attestation.h"
 #include "witness/internal.h"
 
 #define PARITY_CAP ((size_t)16 << 20)

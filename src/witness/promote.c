@@ -17,9 +17,9 @@
 #include "receipt/ledger.h"
 #include "receipt/parity.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
-#include "sampler/metrics.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "workload/metrics.h"
+#include "attestation/attestation.h"
 #include "witness/internal.h"
 #include "witness/witness.h"
 

@@ -8,8 +8,8 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "attestation/attestation.h"
 #include "witness/internal.h"
 
 /* One run that states the candidate's quality: its sealed metrics and its

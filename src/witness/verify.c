@@ -13,7 +13,7 @@
 #include "base/strmap.h"
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 #include "receipt/gate.h"
 #include "receipt/parity.h"
 #include "witness/internal.h"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "sampler/attest.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "attestation/attestation.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 
 #include "base/json.h"
 #include "base/text.h"
-#include "sampler/metrics.h"
+#include "workload/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

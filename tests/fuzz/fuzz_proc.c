@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampler/proc_parse.h"
+#include "base/proc_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size > PROFILE_MAX_BYTES)
 		return 0;
-	if (profile_decode(&p, (const char *)data, size, "fuzz", &e) < 0)
+	if (profile_parse(&p, (const char *)data, size, "fuzz", &e) < 0)
 		return 0;
 	if (profile_classify(&p, &graph, &f, &cls, &e) == 0) {
 		json_t *doc = profile_class_json(&cls);

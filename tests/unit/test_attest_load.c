@@ -1,4 +1,4 @@
-/* sampler/attest.h: attest_load, the one loader of attestation files (the
+/* attestation/attest.h: attest_load, the one loader of attestation files (the
  * CLI's --verify and --attach-receipt, promotion's attestations/). Every
  * way it fails, with the exact message, and what it hands back. */
 #include <criterion/criterion.h>
@@ -9,8 +9,8 @@
 
 #include "base/file.h"
 #include "base/strbuf.h"
-#include "sampler/attest.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "attestation/attestation.h"
 
 #define FIX "tests/fixtures/attestations/"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "experiment/experiment.h"
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 
 /* The schedule as a string: "Bw0 Cw0 B0 C0 C1 B1" (B/C arm, w warm-up,
  * q quality, digits the index). */

@@ -7,7 +7,7 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "receipt/gpu_check.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 #include "sampler/gpu.h"
 
 static void reading(struct gpu_device *d, int64_t at_ms, int64_t sm, int64_t reasons)

@@ -1,4 +1,4 @@
-/* sampler/metrics: the json-line, quality-line and llama-bench parsers
+/* workload/metrics: the json-line, quality-line and llama-bench parsers
  * of `fak bench experiment`. Every acceptance checks the values and that
  * they survive the sealed form (wl_metrics_to_json, wl_metrics_decode);
  * every refusal checks the exact message and that nothing is left in the
@@ -10,7 +10,7 @@
 
 #include "base/file.h"
 #include "base/json.h"
-#include "sampler/metrics.h"
+#include "workload/metrics.h"
 
 #define FIX "tests/fixtures/metrics/"
 #define JSONL WL_PARSER_JSON

@@ -320,15 +320,15 @@ Test(profile, strict_decode_rejects_non_objects_and_trailing_values)
 			       &twice, &re),
 		     0);
 	sb_add(&twice, twice.buf, twice.len);
-	cr_expect_eq(profile_decode(&p, twice.buf, twice.len, "twice", &e), -1);
+	cr_expect_eq(profile_parse(&p, twice.buf, twice.len, "twice", &e), -1);
 	cr_expect_str_eq(e.msg, "cannot decode profile 'twice': line 64, column 1: end of file "
 				"expected near '{'");
 	sb_release(&twice);
 
-	cr_expect_eq(profile_decode(&p, "", 0, "empty", &e), -1);
+	cr_expect_eq(profile_parse(&p, "", 0, "empty", &e), -1);
 	cr_expect_str_eq(e.msg, "cannot decode profile 'empty': line 1, column 0: '[' or '{' "
 				"expected near end of file");
-	cr_expect_eq(profile_decode(&p, "[]", 2, "array", &e), -1);
+	cr_expect_eq(profile_parse(&p, "[]", 2, "array", &e), -1);
 	cr_expect_str_eq(e.msg, "cannot decode profile 'array': $: expected an object, found an "
 				"array");
 }

@@ -32,7 +32,7 @@ static inline void tp_load(struct profile *p, const char *name)
 }
 
 /* Decode fixture `name` with the first occurrence of `from` replaced by
- * `to` (from NULL: unchanged). Returns profile_decode's result. */
+ * `to` (from NULL: unchanged). Returns profile_parse's result. */
 static inline int tp_decode_edit(struct profile *p, const char *name, const char *from,
 				 const char *to, struct err *e)
 {
@@ -53,7 +53,7 @@ static inline int tp_decode_edit(struct profile *p, const char *name, const char
 	} else {
 		sb_add(&out, in.buf, in.len);
 	}
-	rc = profile_decode(p, out.buf, out.len, name, e);
+	rc = profile_parse(p, out.buf, out.len, name, e);
 	sb_release(&in);
 	sb_release(&out);
 	return rc;

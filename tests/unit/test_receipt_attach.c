@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 #include "test_receipt_util.h"
 
 #define FIX "tests/fixtures/receipts/"

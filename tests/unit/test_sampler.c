@@ -9,12 +9,12 @@
 #include "base/file.h"
 #include "base/json.h"
 #include "receipt/receipt.h"
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 #include "sampler/cgroup.h"
 #include "sampler/fold.h"
 #include "sampler/run.h"
-#include "sampler/metrics.h"
-#include "sampler/attestation.h"
+#include "workload/metrics.h"
+#include "attestation/attestation.h"
 
 #define MSEC ((int64_t)1000000)
 #define FIX "tests/fixtures/attestations/"

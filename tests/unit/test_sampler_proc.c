@@ -8,7 +8,7 @@
 
 #include "sampler/census.h"
 #include "sampler/fold.h"
-#include "sampler/proc_parse.h"
+#include "base/proc_parse.h"
 #include "sampler/proc_read.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)

@@ -7,7 +7,8 @@
 
 #include "base/file.h"
 #include "base/strbuf.h"
-#include "sampler/proc_parse.h"
+#include "base/proc_parse.h"
+#include "render/syscheck.h"
 #include "sampler/syscheck.h"
 
 #define S(lit) (lit), (sizeof(lit) - 1)

@@ -1,4 +1,4 @@
-#include "sampler/metrics.h"
+#include "workload/metrics.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include "base/strbuf.h"
 #include "base/text.h"
 #include "base/xalloc.h"
-#include "sampler/metric.h"
+#include "attestation/metric.h"
 
 static const struct metrics_parser parsers[] = {
 	{ WL_PARSER_JSON, "json", false, METRICS_TAIL_BYTES },

@@ -1,4 +1,4 @@
-#include "sampler/simulated.h"
+#include "attestation/simulated.h"
 
 #include <stdio.h>
 #include <stdlib.h>

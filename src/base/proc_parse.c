@@ -1,4 +1,4 @@
-#include "sampler/proc_parse.h"
+#include "base/proc_parse.h"
 
 #include <string.h>
 

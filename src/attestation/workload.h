@@ -3,7 +3,7 @@
 /* The workload section of a sealed attestation (fak.system-baseline/v2):
  * what `fak bench experiment` measured from the command's own output. The
  * sampler seals it with the rest of the attestation; the parsers that turn raw
- * output into these values are sampler/metrics.h's. */
+ * output into these values are workload/metrics.h's. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 
 #include "base/err.h"
 #include "base/json.h"
-#include "sampler/metric.h"
+#include "attestation/metric.h"
 
 /* Bounds of every metric, the same as the receipts' (receipt.h). */
 #define WL_MIN_TPS 1e-6

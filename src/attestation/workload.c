@@ -1,4 +1,4 @@
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,10 +13,10 @@
 
 #include "base/err.h"
 #include "base/json.h"
-#include "sampler/gpu.h"
-#include "sampler/metric.h"
-#include "sampler/simulated.h"
-#include "sampler/workload.h"
+#include "attestation/gpu_section.h"
+#include "attestation/metric.h"
+#include "attestation/simulated.h"
+#include "attestation/workload.h"
 
 #define ATTEST_MAX_CONSUMERS 5
 #define ATTEST_MAX_FINDINGS 28	/* the rules raise at most 24 at once */
@@ -199,7 +199,7 @@ struct attestation {
 	int64_t command_signal;		/* N, or 0 */
 	bool timed_out;
 	/* Schema v2 only: what `fak bench experiment` measured from the run's
-	 * own output (sampler/workload.h). */
+	 * own output (attestation/workload.h). */
 	bool has_workload;
 	struct workload workload;
 	/* With --wait-quiet only: the key is absent otherwise. */
@@ -208,11 +208,11 @@ struct attestation {
 	/* With --cpus only: the key is absent otherwise. */
 	bool has_cpus;
 	struct cpus_report cpus;
-	/* The test seams set when it was sealed (sampler/simulated.h); the key
+	/* The test seams set when it was sealed (attestation/simulated.h); the key
 	 * is absent when none was. */
 	struct simulated simulated;
 	char digest[JSON_DIGEST_LEN + 1];
-	/* The GPU section (sampler/gpu.h); absent from documents sealed before
+	/* The GPU section (attestation/gpu_section.h); absent from documents sealed before
 	 * fak read GPUs, present (if only as "unreadable") in every new one.
 	 * Last, so that an attestation without GPU devices never touches the device
 	 * array (about 100 KB): the sampler's RSS is a headline figure. */

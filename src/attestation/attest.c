@@ -1,5 +1,5 @@
 /* attest.h: decode and verify sealed attestations. */
-#include "sampler/attest.h"
+#include "attestation/attest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e)
 {

@@ -1,4 +1,4 @@
-/* gpu.h: the sealed "gpu" section in and out of JSON. Optional figures
+/* gpu_section.h: the sealed "gpu" section in and out of JSON. Optional figures
  * (-1 in memory) are omitted members; the summary, status and reason are
  * re-derived from the readings on decode, never trusted. */
 #include <string.h>
@@ -6,7 +6,7 @@
 #include "base/digest.h"
 #include "base/jfields.h"
 #include "base/xalloc.h"
-#include "sampler/gpu.h"
+#include "attestation/gpu_section.h"
 
 static int check_status(const char *status, const struct jpath *at, struct err *e)
 {

@@ -2,7 +2,7 @@
 #define FAK_SAMPLER_ATTEST_H
 /* System-baseline attestation (schema fak.system-baseline/v1): the sealed
  * document `fak bench system-baseline` writes. This header is the contract
- * that receipt/ (attach, gate) relies on; sampler/ implements it. */
+ * that receipt/ (attach, gate) relies on; attestation/ implements it. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "base/strbuf.h"
-#include "sampler/simulated.h"
+#include "attestation/simulated.h"
 
 #define ATTEST_SCHEMA "fak.system-baseline/v1"
 /* v1 plus the sealed workload section of `fak bench experiment` runs. */
@@ -59,7 +59,7 @@ int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e);
  * "canonical digest mismatch". Fills *facts on success. */
 int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e);
 
-/* ---- additions by sampler/ (the lines above are the original contract) -- */
+/* ---- additions by attestation/ (the lines above are the original contract) */
 
 struct attestation;
 

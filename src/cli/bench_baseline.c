@@ -1,4 +1,5 @@
-/* fak bench system-baseline: option parsing, then one call into sampler/. */
+/* fak bench system-baseline: option parsing, then one call into sampler/ (the
+ * subcommands of `fak bench` are a table in cli.c). */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -15,9 +16,9 @@
 #include "cli/command.h"
 #include "cli/opts.h"
 #include "cli/sampler_flags.h"
-#include "sampler/attest.h"
-#include "sampler/metrics.h"
-#include "sampler/attestation.h"
+#include "attestation/attest.h"
+#include "workload/metrics.h"
+#include "attestation/attestation.h"
 #include "sampler/run.h"
 
 #define CMD "bench system-baseline"
@@ -60,11 +61,12 @@ static const struct opt sb_opts[] = {
 };
 #undef SB
 
-static const struct cmd_spec sb_spec = { .usage = sb_usage, .about = sb_about, .opts = sb_opts };
+const struct cmd_spec bench_system_baseline_spec = { .usage = sb_usage, .about = sb_about,
+						     .opts = sb_opts };
 
 static int usage_error(const char *msg)
 {
-	return cmd_usage_error(CMD, &sb_spec, msg);
+	return cmd_usage_error(CMD, &bench_system_baseline_spec, msg);
 }
 
 /* The attestation's own checks, then with log the captured stdout. */
@@ -204,12 +206,12 @@ static int measure(const struct sb_opts *so, char **argv)
 	return res.exit_code;
 }
 
-static int system_baseline(int argc, char **argv)
+int bench_system_baseline(int argc, char **argv)
 {
 	struct sb_opts so = { 0 };
 	int rest, rc;
 
-	if ((rc = cmd_parse(CMD, &sb_spec, &so, argc, argv, &rest)) >= 0)
+	if ((rc = cmd_parse(CMD, &bench_system_baseline_spec, &so, argc, argv, &rest)) >= 0)
 		return rc;
 	if (so.log && !so.verify)
 		return usage_error("--log goes with --verify");
@@ -228,29 +230,4 @@ static int system_baseline(int argc, char **argv)
 	if (rest >= argc)
 		return usage_error("a command to run is required after --");
 	return measure(&so, argv + rest);
-}
-
-/* The subcommands of `fak bench`, each once: dispatch, `fak bench --help`,
- * the list in `fak --help`, the man page and the completion. */
-const struct command bench_commands[] = {
-	{ "system-baseline", system_baseline, "sample system load around a benchmark command",
-	  "[options] -- COMMAND [ARGS...]\n--verify FILE [--log FILE]", &sb_spec, NULL },
-	{ "system-check", bench_system_check, "what on this machine would disturb a benchmark",
-	  "[--json] [--sample DUR]", &bench_system_check_spec, NULL },
-	{ "experiment", bench_experiment,
-	  "one lever's A/B: sealed runs, receipts, comparison, gate",
-	  "LEVER --baseline CMD --candidate CMD --out-dir DIR [options]", &bench_experiment_spec,
-	  NULL },
-	{ "trace", bench_trace, "write or check a serving arrival trace (seeded, canonical)",
-	  "(--rate R [--burstiness B] | --concurrency C) [options]\n--check FILE",
-	  &bench_trace_spec, NULL },
-	{ "serve", bench_serve, "replay a trace against a local OpenAI-compatible server",
-	  "--endpoint URL --trace FILE [options]\n--from-log FILE [options]", &bench_serve_spec,
-	  NULL },
-	{ 0 },
-};
-
-int cmd_bench(int argc, char **argv)
-{
-	return cmd_dispatch("bench", bench_commands, argc, argv);
 }

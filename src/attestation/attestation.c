@@ -1,7 +1,7 @@
 /* The attestation model: policy, classification, validation, JSON in and
  * out, seal. Classification is one function used both when building and
  * when verifying, so a sealed attestation always re-derives its own verdict. */
-#include "sampler/attestation.h"
+#include "attestation/attestation.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -13,8 +13,8 @@
 #include "base/digest.h"
 #include "base/strbuf.h"
 #include "base/text.h"
-#include "sampler/attest.h"
-#include "sampler/proc_parse.h"
+#include "attestation/attest.h"
+#include "base/proc_parse.h"
 
 #define MS ((int64_t)1000000)
 

@@ -8,8 +8,8 @@
 
 #include "base/digest.h"
 #include "base/file.h"
-#include "sampler/metrics.h"
-#include "sampler/attestation.h"
+#include "workload/metrics.h"
+#include "attestation/attestation.h"
 
 int metrics_read_output(int fd, int64_t size, const struct metrics_parser *mp, struct strbuf *sb,
 		       char *why, size_t cap)

@@ -15,7 +15,7 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
-#include "sampler/workload.h"
+#include "attestation/workload.h"
 
 /* json-line/v1 and quality-line/v1 read only the last METRICS_TAIL_BYTES of
  * stdout. Their line, counted from its first byte to the end of stdout
