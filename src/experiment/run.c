@@ -25,6 +25,7 @@ struct hook {
 	const struct receipt_step *s;
 	int out_fd, err_fd;
 	char waiting[160];		/* why --wait-quiet rejected the last window */
+	struct xp_serving_run *serving;	/* a serving run, else NULL */
 };
 
 int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
@@ -101,12 +102,22 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
 	    digest_fd(h->err_fd, w->err.sha256, &w->err.bytes, e) < 0)
 		return err_prefix(e, "captured output");
-	if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why,
-				sizeof(why)) < 0) {
+	if (h->serving) {
+		xp_serving_fill(h->serving, res, h->err_fd, w);
+		if (res->exit_code && !w->metrics_error[0])
+			snprintf(w->metrics_error, sizeof(w->metrics_error),
+				 "not parsed: the server did not run until fak stopped it "
+				 "(exit status %d)", res->exit_code);
+		if (w->metrics_error[0])
+			w->has_metrics = false;
+	} else if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser),
+				       &sb, why, sizeof(why)) < 0) {
 		sb_release(&sb);
 		return err_errno(e, errno ? errno : EIO, "cannot read the captured output");
 	}
-	if (res->exit_code) {
+	if (h->serving) {
+		/* filled above */
+	} else if (res->exit_code) {
 		/* what a failed command printed measures nothing */
 		snprintf(w->metrics_error, sizeof(w->metrics_error),
 			 "not parsed: the command did not succeed (exit status %d)",
@@ -125,7 +136,7 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	{
 		const struct metrics_parser *mp = metrics_parser_find(w->parser);
 		int64_t bound = x->o->max_log_bytes ? x->o->max_log_bytes : WL_LOG_BOUND_DEFAULT;
-		int64_t whole = mp->whole ? (int64_t)mp->max_bytes : 0;
+		int64_t whole = mp && mp->whole ? (int64_t)mp->max_bytes : 0;
 		int64_t out_bound = whole > bound ? whole : bound;
 
 		if (xp_bound_log(h->out_fd, out_bound, &w->out, e) < 0 ||
@@ -236,6 +247,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	char name[64];
 	char *out_path = NULL, *err_path = NULL, *att_path = NULL;
 	struct hook h = { .x = x, .k = k, .s = s, .out_fd = -1, .err_fd = -1 };
+	struct xp_serving_run serving = { 0 };
 	struct child_stdio io;
 	struct run_opts ro = x->o->sampler;
 	struct run_result res;
@@ -273,6 +285,16 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 		err_errno(e, errno, "cannot set the run's environment");
 		goto out;
 	}
+	/* a serving run: the command is a server on $FAK_PORT, driven by the
+	 * client on the sampler's driver thread (the quality run is not) */
+	if (x->has_trace && strcmp(s->kind, WL_KIND_QUALITY)) {
+		if (xp_serving_prepare(x, name, &serving, e) < 0)
+			goto out;
+		h.serving = &serving;
+		ro.driver = xp_serving_driver;
+		ro.driver_ctx = &serving;
+		ro.stop_grace_ns = XP_SERVING_GRACE_NS;
+	}
 	done->rep = xmalloc(sizeof(*done->rep));
 	if (sampler_run(&ro, done->rep, &res, e) < 0) {
 		err_prefix(e, "%s", name);
@@ -307,5 +329,6 @@ out:
 	free(out_path);
 	free(err_path);
 	free(att_path);
+	xp_serving_release(&serving);
 	return rc;
 }

@@ -860,10 +860,22 @@ static void check_requirement(const struct plan *pl, struct findings *out)
 	if (!pl->l->has_requirement || !strcmp(r->kind, "decode"))
 		return;
 	if (!strcmp(r->kind, "serving")) {
-		findings_addf(out, "lever \"%s\" needs a serving receipt (its "
-				   "next_witness_requirement): serving receipts are not yet "
-				   "supported by --promote; a decode A/B does not witness it",
-			      pl->l->id);
+		/* a serving receipt of the trace its envelope pins (the same
+		 * trace in both arms: the comparison checked their equality) */
+		const struct receipt *c = &pl->s.cand;
+		const struct envelope *env = graph_envelope(&pl->g, pl->l->app.envelope_id);
+
+		if (!c->has_serving || !env || !env->has_serving)
+			findings_addf(out, "lever \"%s\" needs a serving receipt (its "
+					   "next_witness_requirement): %s is a decode A/B, which "
+					   "does not witness it; run fak bench experiment "
+					   "--serve-trace in an envelope that pins a trace "
+					   "(docs/serving.md)", pl->l->id, s_name(pl, 1));
+		else if (strcmp(c->serving.trace_sha256, env->serving.trace_sha256))
+			findings_addf(out, "lever \"%s\" needs a serving receipt of trace %s, "
+					   "which envelope \"%s\" pins; %s replayed %s",
+				      pl->l->id, env->serving.trace_sha256, env->id,
+				      s_name(pl, 1), c->serving.trace_sha256);
 		return;
 	}
 	if (!strcmp(r->kind, "parity")) {
