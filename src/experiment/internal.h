@@ -92,6 +92,8 @@ struct xp_serving_run {
 	struct serve_summary sum;
 	char log_sha256[65];
 	char health[1024];		/* the body of GET /health's 200 */
+	char health_after[1024];	/* and after the trace */
+	int64_t fallback_count;		/* its fallback_count after the trace; -1: none */
 	char error[ATTEST_DETAIL_MAX - 400];	/* why not, when !has_sum */
 };
 

@@ -106,12 +106,26 @@ static int free_port(int *port, struct err *e)
 	return 0;
 }
 
+/* A non-negative integer member of a /health body; -1 when there is none. */
+static int64_t health_count(const char *body, const char *key)
+{
+	json_error_t je;
+	json_t *o = json_loads(body, JSON_REJECT_DUPLICATES, &je);
+	json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+	int64_t n = json_is_integer(v) && json_integer_value(v) >= 0 ? json_integer_value(v)
+								       : -1;
+
+	json_decref(o);
+	return n;
+}
+
 int xp_serving_prepare(struct xp *x, const char *name, struct xp_serving_run *s, struct err *e)
 {
 	char port[16];
 
 	memset(s, 0, sizeof(*s));
 	s->x = x;
+	s->fallback_count = -1;
 	if (free_port(&s->port, e) < 0)
 		return -1;
 	snprintf(port, sizeof(port), "%d", s->port);
@@ -170,6 +184,10 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 		return;
 	}
 	serve_summarize(r, t->nr, h.open_loop, h.max_lag_ms, NULL, &s->sum);
+	/* what the engine says of itself after the trace: its fallbacks */
+	so.ready_ns = 1000000000;
+	if (serve_wait_ready(&so, s->health_after, sizeof(s->health_after), &e) == 0)
+		s->fallback_count = health_count(s->health_after, "fallback_count");
 	memcpy(h.trace_sha256, x->trace_sha256, sizeof(h.trace_sha256));
 	serve_log_head_line(&lb, &h);
 	for (size_t k = 0; k < t->nr; k++)
@@ -254,6 +272,7 @@ void xp_serving_fill(const struct xp_serving_run *s, const struct run_result *re
 	snprintf(v->stop_status, sizeof(v->stop_status), "%s",
 		 res->stopped ? res->stop_status : "exited before the stop");
 	v->killed = res->killed;
+	v->fallback_count = s->fallback_count;
 	v->startup_ms = s->startup_ms;
 	v->warmup_requests = s->warmup_requests;
 	v->client_cpu_ms = s->client_cpu_ms;

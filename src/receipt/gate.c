@@ -874,7 +874,7 @@ static bool identity_check(const struct receipt *a, const struct receipt *c,
  * its schedule beyond the sealed bound. Each a hard check. */
 static bool serving_checks(const struct receipt *c, json_t *checks)
 {
-	long long failed = 0, requests = 0, late = 0, behind = 0;
+	long long failed = 0, requests = 0, late = 0, behind = 0, fallbacks = 0, reported = 0;
 	double lag = 0, bound = 0;
 	bool bad;
 
@@ -888,6 +888,10 @@ static bool serving_checks(const struct receipt *c, json_t *checks)
 		if (s->lag_max_ms > lag)
 			lag = s->lag_max_ms;
 		bound = s->max_lag_ms;
+		if (s->fallback_count >= 0) {
+			fallbacks += s->fallback_count;
+			reported++;
+		}
 	}
 	bad = failed > 0;
 	add_check(checks, "serving_requests", pf(!bad), "failed=%lld of %lld requests over %zu "
@@ -896,7 +900,10 @@ static bool serving_checks(const struct receipt *c, json_t *checks)
 	add_check(checks, "serving_schedule", pf(!behind), "%lld repetition(s) fell behind: "
 		  "%lld sends later than %g ms (largest lag %.3f ms); the client could not keep "
 		  "the trace's schedule", behind, late, bound, lag);
-	return bad || behind;
+	add_check(checks, "serving_fallback", pf(!fallbacks), "%lld fallback(s) reported by the "
+		  "engine in %lld of %zu repetitions (fallback_count of its /health body after "
+		  "the trace)", fallbacks, reported, c->nr_reps);
+	return bad || behind || fallbacks;
 }
 
 static enum gate_class judge(const struct gate_request *q, const struct graph *g,

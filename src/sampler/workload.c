@@ -255,6 +255,7 @@ static const struct jfield serving_fields[] = {
 	JF(JF_NUM, struct wl_serving, client_cpu_ms, JF_REQ),
 	JF(JF_TEXT, struct wl_serving, stop_status, JF_REQ),
 	JF(JF_BOOL, struct wl_serving, killed, JF_REQ),
+	JF(JF_OPT_COUNT, struct wl_serving, fallback_count, JF_OPT),
 	JF_HANDS("metrics"),
 	JF_END,
 };
@@ -289,6 +290,7 @@ int wl_serving_decode(const json_t *o, const struct jpath *at, struct wl_serving
 	const json_t *m;
 
 	memset(s, 0, sizeof(*s));
+	s->fallback_count = -1;
 	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
 		names[i] = serving_metrics[i].name;
 	TRY(jf_decode(serving_fields, o, at, s, e));

@@ -135,7 +135,8 @@ struct wl_artifact_use {
  * per-request log, the server's start-up (spawn to the first 200 of GET
  * /health), the warm-up requests sent before the trace, the client's lag
  * facts and CPU (fak's own, not the server's), how the server was stopped,
- * and the summary's metrics in the order of serving_metrics. */
+ * the fallbacks the engine reported, and the summary's metrics in the order
+ * of serving_metrics. */
 #define WL_STOP_STATUS_MAX 48
 struct wl_serving {
 	bool present;
@@ -150,6 +151,9 @@ struct wl_serving {
 	double client_cpu_ms;
 	char stop_status[WL_STOP_STATUS_MAX];
 	bool killed;		/* SIGKILL after the grace period */
+	/* the fallbacks the engine reported after the trace (fallback_count
+	 * in its /health body); -1: it reported none */
+	int64_t fallback_count;
 	double values[SERVING_NR_METRICS];
 };
 

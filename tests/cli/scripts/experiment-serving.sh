@@ -6,8 +6,9 @@
 # server on $FAK_PORT; the receipts are serving receipts, the comparison
 # says the candidate's TTFT p95 fell with its interval, the gate passes, and
 # the serving lever's promotion (--dry-run) and --verify-witnesses accept
-# them. A candidate whose requests fail, one whose server dies and one that
-# never gets ready are refused by name.
+# them. A candidate whose requests fail, one whose client falls behind, one
+# whose engine reports fallbacks, one whose server dies and one that never
+# gets ready are refused by name.
 set -u
 . "$FIX/experiment/lib.sh"
 cp "$FIX/experiment/serve-trace.json" "$ROOT/tests/tools/serve_stub.py" .
@@ -59,8 +60,9 @@ grep -q '^ttft_p95_ms ' cmp.txt || { cat cmp.txt; fail "--compare names the prim
 grep -q 'ttft_p95_ms decides' cmp.txt || { cat cmp.txt; fail "--compare: what decides"; }
 [ "$(jq -r .classification run/gate.json)" = pass ] ||
 	{ jq . run/gate.json; fail "gate: not pass"; }
-jq -e '[.checks[] | select(.name == "serving_requests" or .name == "serving_schedule") | .status]
-	== ["pass", "pass"]' run/gate.json >/dev/null || { jq .checks run/gate.json; fail "serving checks"; }
+jq -e '[.checks[] | select(.name | startswith("serving_")) | .name + " " + .status]
+	== ["serving_requests pass", "serving_schedule pass", "serving_fallback pass"]' run/gate.json \
+	>/dev/null || { jq .checks run/gate.json; fail "serving checks"; }
 # an edited serving summary no longer matches its sealed run
 jq '.repetitions[0].serving.metrics.ttft_p95_ms = 1' run/candidate.json >edited.json
 if "$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate edited.json \
@@ -103,6 +105,15 @@ lag=100ms
 jq -e '.checks[] | select(.name == "serving_schedule") | .status == "fail"
 	and (.detail | test("^3 repetition\\(s\\) fell behind: [0-9]+ sends later than 0 ms"))' \
 	flag/gate.json >/dev/null || { jq .checks flag/gate.json; fail "lag: check"; }
+# an engine that reports fallbacks (fallback_count in /health after the trace): refused by name
+sx --baseline "$srv --ttft-ms 20" --candidate "$srv --ttft-ms 20 --fallbacks 2" --out-dir ffb \
+	>/dev/null 2>err.txt || { cat err.txt; fail "the fallback run failed"; }
+[ "$(jq -r .classification ffb/gate.json)" = regression ] || fail "fallback: gate"
+jq -e '.checks[] | select(.name == "serving_fallback") | .status == "fail" and .detail ==
+	"6 fallback(s) reported by the engine in 3 of 3 repetitions (fallback_count of its /health body after the trace)"' \
+	ffb/gate.json >/dev/null || { jq .checks ffb/gate.json; fail "fallback: check"; }
+jq -e 'all(.repetitions[]; .serving.fallback_count == 2)' ffb/candidate.json >/dev/null ||
+	fail "fallback: sealed"
 # a server that dies mid-run fails its run, naming it
 if sx --baseline "$srv --ttft-ms 20" --candidate "$srv --ttft-ms 20 --fault die" \
 	--out-dir fdie >/dev/null 2>err.txt; then fail "a dying server was accepted"; fi
