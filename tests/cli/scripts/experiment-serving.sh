@@ -24,7 +24,7 @@ jq --arg t "$trace" '.envelopes[0].serving = {trace_sha256: $t, primary_metric: 
 "$FAK" native-performance --graph graph.json >/dev/null || fail "the serving graph is refused"
 cat >quality.sh <<'SH'
 #!/bin/sh
-sleep 0.05 <"$FAK_ARTIFACT"
+sleep 0.3 <"$FAK_ARTIFACT"
 echo '{"name": "exact_match", "score": 1, "higher_is_better": true}'
 SH
 chmod +x quality.sh
@@ -32,6 +32,24 @@ chmod +x quality.sh
 srv='python3 serve_stub.py --port-file "$FAK_RUN.port" --bind-port "$FAK_PORT" --itl-ms 5 --engine fak-native --forward-path cpu/test-v1 3<"$FAK_ARTIFACT"'
 lag=100ms
 sx() { xp --serve-trace serve-trace.json --quality-command ./quality.sh --max-lag "$lag" "$@"; }
+# refused before anything runs: another trace than the pinned one, no quality
+# command, an envelope that pins no trace
+"$FAK" bench trace --rate 20 --requests 3 --out other.json 2>/dev/null || fail "other trace"
+other=$("$FAK" bench trace --check other.json | sed -n 's/^valid \(sha256:[0-9a-f]*\):.*/\1/p')
+if xp --serve-trace other.json --quality-command ./quality.sh --baseline "$srv" --candidate "$srv" \
+	--out-dir pre1 >/dev/null 2>e.txt; then fail "another trace was accepted"; fi
+grep -q "^  --serve-trace: 'other.json' is trace $other; envelope \"test-cpu-p4-t8\" pins $trace (give the pinned trace, or pin this one in the envelope)\$" e.txt ||
+	{ cat e.txt; fail "other trace: finding"; }
+if xp --serve-trace serve-trace.json --baseline "$srv" --candidate "$srv" --out-dir pre2 \
+	>/dev/null 2>e.txt; then fail "no quality command was accepted"; fi
+grep -q '^  --quality-command CMD is required with --serve-trace' e.txt || { cat e.txt; fail "quality: finding"; }
+jq 'del(.envelopes[0].serving)' graph.json >g.json && cp graph.json g1.json && mv g.json graph.json
+if xp --serve-trace serve-trace.json --quality-command ./quality.sh --baseline "$srv" \
+	--candidate "$srv" --out-dir pre3 >/dev/null 2>e.txt; then fail "a decode envelope was accepted"; fi
+mv g1.json graph.json
+grep -q '^  --serve-trace: envelope "test-cpu-p4-t8" has no serving member' e.txt ||
+	{ cat e.txt; fail "decode envelope: finding"; }
+[ ! -e pre1/baseline.json ] && [ ! -e pre3/logs/baseline-warmup-1.stdout ] || fail "a refused experiment ran"
 sx --baseline "$srv --ttft-ms 150" --candidate "$srv --ttft-ms 20" --out-dir run >out.txt 2>err.txt ||
 	{ cat out.txt err.txt; fail "the serving experiment failed"; }
 for r in run/baseline.json run/candidate.json; do
