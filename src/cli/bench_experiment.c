@@ -38,7 +38,8 @@ static const char usage[] =
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
 	"           [--allow-declared-identity]\n"
-	"           [--serve-trace FILE [--ready-timeout DUR] [--max-lag DUR]]\n"
+	"           [--serve-trace FILE [--ready-timeout DUR] [--max-lag DUR]"
+	" [--stop-grace DUR]]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] ...";
 
 static const char about[] =
@@ -56,7 +57,8 @@ static const char about[] =
 	"candidate) and FAK_RUN (the run's name, e.g. candidate-2).\n"
 	"With --serve-trace the commands are servers (docs/serving.md, \"The serving mode\"):\n"
 	"every run starts a fresh one on $FAK_PORT, waits for GET /health, replays the trace\n"
-	"the envelope pins, stops it (SIGTERM, SIGKILL after 5 s) and seals the summary.\n"
+	"the envelope pins, stops it (SIGTERM, SIGKILL after --stop-grace) and seals the\n"
+	"summary.\n"
 	"Every attempt counts: with a witness root (--witness-root DIR, else the checkout's\n"
 	"docs/witnesses when no --graph is given) the experiment is recorded in its attempt\n"
 	"ledger DIR/attempts.jsonl before the first run and again when it ends, and the\n"
@@ -68,7 +70,8 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps, *witness_root, *serve_trace, *ready_timeout, *max_lag;
+	const char *max_log, *max_reps, *witness_root, *serve_trace, *ready_timeout, *max_lag,
+		   *stop_grace;
 	bool until_decisive, allow_declared_identity;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -407,16 +410,21 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		o->serve_trace = eo->serve_trace;
 		o->serve_ready_ns = (int64_t)60 * 1000000000;
 		o->serve_max_lag_ns = 1000000;
+		o->serve_grace_ns = (int64_t)5 * 1000000000;
 		if ((rc = duration_opt(CMD, usage, "ready-timeout", eo->ready_timeout, 1000000,
 				       (int64_t)3600 * 1000000000, "1ms..1h",
 				       &o->serve_ready_ns)) ||
 		    (rc = duration_opt(CMD, usage, "max-lag", eo->max_lag, 0,
-				       (int64_t)3600 * 1000000000, "0..1h", &o->serve_max_lag_ns)))
+				       (int64_t)3600 * 1000000000, "0..1h",
+				       &o->serve_max_lag_ns)) ||
+		    (rc = duration_opt(CMD, usage, "stop-grace", eo->stop_grace, 0,
+				       (int64_t)600 * 1000000000, "0..10m", &o->serve_grace_ns)))
 			return rc;
 		return 0;
 	}
-	if (eo->ready_timeout || eo->max_lag)
-		return usage_error("--ready-timeout and --max-lag go with --serve-trace");
+	if (eo->ready_timeout || eo->max_lag || eo->stop_grace)
+		return usage_error("--ready-timeout, --max-lag and --stop-grace go with "
+				   "--serve-trace");
 	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON))
 		return usage_error("--quality-command goes with --metrics llama-bench or "
 				   "--serve-trace; the json metrics line carries the quality");
@@ -460,6 +468,9 @@ static const struct opt opts[] = {
 	{ "max-lag", "DUR",
 	  "with --serve-trace: a later send fell behind its schedule (default 1ms)",
 	  OPT_VALUE(EX(max_lag)) },
+	{ "stop-grace", "DUR",
+	  "with --serve-trace: SIGKILL a server this long after SIGTERM (default 5s)",
+	  OPT_VALUE(EX(stop_grace)) },
 	{ "last-accepted", "RECEIPT",
 	  "gate the candidate against this receipt (default: this baseline)",
 	  OPT_VALUE(EX(last_accepted)) },

@@ -82,6 +82,7 @@ struct xp_opts {
 	const char *serve_trace;
 	int64_t serve_ready_ns;		/* readiness timeout */
 	int64_t serve_max_lag_ns;	/* a send later than this fell behind */
+	int64_t serve_grace_ns;		/* SIGTERM, then SIGKILL this much later */
 	/* Bound of each captured log (0: WL_LOG_BOUND_DEFAULT): a longer
 	 * stream keeps its head and tail (xp_bound_log). */
 	int64_t max_log_bytes;

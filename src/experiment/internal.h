@@ -78,7 +78,6 @@ struct xp {
 #define XP_SERVING_WARMUP_REQUESTS 2	/* sent one at a time before the trace */
 #define XP_SERVING_TIMEOUT_NS ((int64_t)600 * 1000000000)	/* one response */
 #define XP_SERVING_STALL_NS ((int64_t)60 * 1000000000)	/* no byte for this long */
-#define XP_SERVING_GRACE_NS ((int64_t)5 * 1000000000)	/* SIGTERM, then SIGKILL */
 
 /* One serving run: what the driver found, for the workload hook. */
 struct xp_serving_run {

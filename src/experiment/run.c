@@ -293,7 +293,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 		h.serving = &serving;
 		ro.driver = xp_serving_driver;
 		ro.driver_ctx = &serving;
-		ro.stop_grace_ns = XP_SERVING_GRACE_NS;
+		ro.stop_grace_ns = x->o->serve_grace_ns;
 	}
 	done->rep = xmalloc(sizeof(*done->rep));
 	if (sampler_run(&ro, done->rep, &res, e) < 0) {

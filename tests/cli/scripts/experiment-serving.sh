@@ -132,6 +132,12 @@ jq -e '.checks[] | select(.name == "serving_fallback") | .status == "fail" and .
 	ffb/gate.json >/dev/null || { jq .checks ffb/gate.json; fail "fallback: check"; }
 jq -e 'all(.repetitions[]; .serving.fallback_count == 2)' ffb/candidate.json >/dev/null ||
 	fail "fallback: sealed"
+# a server that ignores SIGTERM is killed after --stop-grace; the run still counts
+sx --stop-grace 200ms --baseline "trap '' TERM; $srv --ttft-ms 20" --candidate "$srv --ttft-ms 20" \
+	--out-dir fkill >/dev/null 2>err.txt || { cat err.txt; fail "the SIGTERM-deaf server failed"; }
+jq -e 'all(.repetitions[]; .serving.killed and .serving.stop_status == "killed after the grace period")' \
+	fkill/baseline.json >/dev/null || { jq '.repetitions[].serving' fkill/baseline.json; fail "kill: sealed"; }
+jq -e 'all(.repetitions[]; .serving.killed | not)' fkill/candidate.json >/dev/null || fail "kill: candidate"
 # a server that dies mid-run fails its run, naming it
 if sx --baseline "$srv --ttft-ms 20" --candidate "$srv --ttft-ms 20 --fault die" \
 	--out-dir fdie >/dev/null 2>err.txt; then fail "a dying server was accepted"; fi
