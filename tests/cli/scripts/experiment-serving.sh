@@ -76,6 +76,10 @@ jq -e '.decision.metric == "ttft_p95_ms" and .decision.verdict == "faster"
 	>cmp.txt || fail "--compare"
 grep -q '^ttft_p95_ms ' cmp.txt || { cat cmp.txt; fail "--compare names the primary metric"; }
 grep -q 'ttft_p95_ms decides' cmp.txt || { cat cmp.txt; fail "--compare: what decides"; }
+"$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json \
+	--format md >cmp.md || fail "--compare --format md"
+grep -q '^| ttft_p95_ms | ' cmp.md && grep -q '^\*\*Decision\*\* (ttft_p95_ms decides, tok/s and ms are secondary): faster' cmp.md ||
+	{ cat cmp.md; fail "--compare --format md names the primary metric"; }
 [ "$(jq -r .classification run/gate.json)" = pass ] ||
 	{ jq . run/gate.json; fail "gate: not pass"; }
 jq -e '[.checks[] | select(.name | startswith("serving_")) | .name + " " + .status]
