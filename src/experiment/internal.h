@@ -72,6 +72,7 @@ struct xp {
 	bool has_trace;
 	struct trace trace;
 	char trace_sha256[JSON_DIGEST_LEN + 1];
+	int primary;			/* the envelope's primary serving metric */
 };
 
 /* serving.c: the serving mode (docs/serving.md, "The serving mode"). */

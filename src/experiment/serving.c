@@ -70,6 +70,10 @@ int xp_serving_preflight(struct xp *x, struct findings *out)
 		return 0;
 	}
 	x->has_trace = true;
+	/* valid graph: a known metric */
+	x->primary = serving_metric_find(x->env->serving.primary_metric);
+	if (x->primary < 0)
+		BUG("primary metric \"%s\"", x->env->serving.primary_metric);
 	for (size_t i = 0; i < f.nr; i++)
 		findings_addf(out, "--serve-trace: '%s' is not a usable trace: %s", o->serve_trace,
 			      f.items[i]);

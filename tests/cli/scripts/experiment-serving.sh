@@ -111,6 +111,17 @@ cp graph.json g0.json
 "$FAK" native-performance --graph graph.json --index index.json --witness-root wit \
 	--verify-witnesses >v.txt 2>&1 || { cat v.txt; fail "--verify-witnesses"; }
 cp g0.json graph.json
+# --until-decisive looks at the primary metric: a candidate with the better TTFT
+# but the worse throughput (ITL 60 ms against 5) is faster, decided at one look
+sx --until-decisive --max-repetitions 4 --baseline "$srv --ttft-ms 150" \
+	--candidate "$srv --ttft-ms 20 --itl-ms 60" --out-dir seq >seq.txt 2>err.txt ||
+	{ cat err.txt; fail "the sequential serving experiment failed"; }
+jq -e '.experiment.sequential.looks | length == 1
+	and .[0].verdict == "faster"' seq/candidate.json >/dev/null ||
+	{ jq .experiment.sequential seq/candidate.json; fail "sequential: looks"; }
+jq -e '.decision.verdict == "faster" and .statistics.tokens_per_second.verdict == "slower"' \
+	seq/comparison.json >/dev/null || { jq '.decision, .statistics.tokens_per_second.verdict' \
+	seq/comparison.json; fail "sequential: decision"; }
 # faults: every second request answers 500: the gate refuses by name
 sx --baseline "$srv --ttft-ms 20" --candidate "$srv --ttft-ms 20 --fault status500 --fault-every 2" \
 	--out-dir f500 >/dev/null 2>err.txt || { cat err.txt; fail "the 500 run failed"; }
