@@ -7,8 +7,10 @@
 # says the candidate's TTFT p95 fell with its interval, the gate passes, and
 # the serving lever's promotion (--dry-run) and --verify-witnesses accept
 # them. A candidate whose requests fail, one whose client falls behind, one
-# whose engine reports fallbacks, one whose server dies and one that never
-# gets ready are refused by name.
+# whose engine reports fallbacks and whose quality is below the criterion,
+# one whose server dies and one that never gets ready are refused by name;
+# --until-decisive looks at the primary metric; a server deaf to SIGTERM is
+# killed after --stop-grace.
 set -u
 . "$FIX/experiment/lib.sh"
 cp "$FIX/experiment/serve-trace.json" "$ROOT/tests/tools/serve_stub.py" .
@@ -25,7 +27,9 @@ jq --arg t "$trace" '.envelopes[0].serving = {trace_sha256: $t, primary_metric: 
 cat >quality.sh <<'SH'
 #!/bin/sh
 sleep 0.3 <"$FAK_ARTIFACT"
-echo '{"name": "exact_match", "score": 1, "higher_is_better": true}'
+score=1
+[ "${QBAD:-}" = "$FAK_ARM" ] && score=0.5
+echo "{\"name\": \"exact_match\", \"score\": $score, \"higher_is_better\": true}"
 SH
 chmod +x quality.sh
 # a server holds the model open (fd 3) while it serves, as an engine does
@@ -138,10 +142,15 @@ lag=100ms
 jq -e '.checks[] | select(.name == "serving_schedule") | .status == "fail"
 	and (.detail | test("^3 repetition\\(s\\) fell behind: [0-9]+ sends later than 0 ms"))' \
 	flag/gate.json >/dev/null || { jq .checks flag/gate.json; fail "lag: check"; }
-# an engine that reports fallbacks (fallback_count in /health after the trace): refused by name
+# an engine that reports fallbacks (fallback_count in /health after the trace)
+# and whose quality (the quality command's) is below the criterion: refused by name
+export QBAD=candidate
 sx --baseline "$srv --ttft-ms 20" --candidate "$srv --ttft-ms 20 --fallbacks 2" --out-dir ffb \
 	>/dev/null 2>err.txt || { cat err.txt; fail "the fallback run failed"; }
+unset QBAD
 [ "$(jq -r .classification ffb/gate.json)" = regression ] || fail "fallback: gate"
+jq -e '.checks[] | select(.name == "quality") | .status == "fail" and .detail == "exact_match=0.5 floor=1"' \
+	ffb/gate.json >/dev/null || { jq .checks ffb/gate.json; fail "quality: check"; }
 jq -e '.checks[] | select(.name == "serving_fallback") | .status == "fail" and .detail ==
 	"6 fallback(s) reported by the engine in 3 of 3 repetitions (fallback_count of its /health body after the trace)"' \
 	ffb/gate.json >/dev/null || { jq .checks ffb/gate.json; fail "fallback: check"; }
