@@ -130,6 +130,7 @@ int xp_serving_prepare(struct xp *x, const char *name, struct xp_serving_run *s,
 	memset(s, 0, sizeof(*s));
 	s->x = x;
 	s->fallback_count = -1;
+	s->client_cpu_ms = -1;
 	if (free_port(&s->port, e) < 0)
 		return -1;
 	snprintf(port, sizeof(port), "%d", s->port);
@@ -212,7 +213,7 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 			close(fd);
 	}
 	sb_release(&lb);
-	s->client_cpu_ms = cpu0 < 0 ? 0 : thread_cpu_ms() - cpu0;
+	s->client_cpu_ms = cpu0 < 0 ? -1 : thread_cpu_ms() - cpu0;
 	s->has_sum = !s->error[0];
 }
 

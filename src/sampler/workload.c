@@ -252,10 +252,10 @@ static const struct jfield serving_fields[] = {
 	JF(JF_BOOL, struct wl_serving, fell_behind, JF_REQ),
 	JF(JF_NUM, struct wl_serving, lag_p99_ms, JF_REQ),
 	JF(JF_NUM, struct wl_serving, lag_max_ms, JF_REQ),
-	JF(JF_NUM, struct wl_serving, client_cpu_ms, JF_REQ),
 	JF(JF_TEXT, struct wl_serving, stop_status, JF_REQ),
 	JF(JF_BOOL, struct wl_serving, killed, JF_REQ),
 	JF(JF_OPT_COUNT, struct wl_serving, fallback_count, JF_OPT),
+	JF_HANDS("client_cpu_ms"),	/* absent where the OS does not tell it */
 	JF_HANDS("metrics"),
 	JF_END,
 };
@@ -264,6 +264,8 @@ json_t *wl_serving_to_json(const struct wl_serving *s)
 {
 	json_t *o = jf_to_json(serving_fields, s), *m = jobj();
 
+	if (s->client_cpu_ms >= 0)
+		jset_num(o, "client_cpu_ms", s->client_cpu_ms);
 	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
 		jset_num(m, serving_metrics[i].name, s->values[i]);
 	jset_new(o, "metrics", m);
@@ -288,6 +290,7 @@ int wl_serving_decode(const json_t *o, const struct jpath *at, struct wl_serving
 	const char *num_keys[] = { "startup_ms", "max_lag_ms", "lag_p99_ms", "lag_max_ms",
 				   "client_cpu_ms" };
 	const json_t *m;
+	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->fallback_count = -1;
@@ -300,8 +303,13 @@ int wl_serving_decode(const json_t *o, const struct jpath *at, struct wl_serving
 				 "digits, log_sha256 64 lowercase hex digits");
 	if (s->completed + s->failed != s->requests)
 		return jpath_err(e, at, "completed and failed must add up to requests");
+	rc = jd_num(o, at, "client_cpu_ms", JD_OPTIONAL, &s->client_cpu_ms, e);
+	if (rc < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
 		TRY(serving_value(num_keys[i], *nums[i], at, e));
+	if (rc)
+		s->client_cpu_ms = -1;
 	TRY(jd_obj(o, at, "metrics", JD_REQUIRED, &m, e));
 	TRY(jd_object(m, &mp, names, e));
 	for (size_t i = 0; i < SERVING_NR_METRICS; i++) {

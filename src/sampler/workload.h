@@ -148,7 +148,7 @@ struct wl_serving {
 	int64_t late;		/* sends beyond it */
 	bool fell_behind;
 	double lag_p99_ms, lag_max_ms;
-	double client_cpu_ms;
+	double client_cpu_ms;	/* -1: the OS does not tell a thread's CPU */
 	char stop_status[WL_STOP_STATUS_MAX];
 	bool killed;		/* SIGKILL after the grace period */
 	/* the fallbacks the engine reported after the trace (fallback_count

@@ -471,6 +471,14 @@ Test(serve_sealed, the_serving_member_reads_back_and_refuses)
 	cr_assert_eq(wl_serving_decode(o, NULL, &back, &e), 0, "%s", e.msg);
 	cr_assert_eq(memcmp(&w, &back, sizeof(w)), 0);
 	json_decref(o);
+	/* a CPU the OS does not tell is absent, not 0 */
+	w.client_cpu_ms = -1;
+	o = wl_serving_to_json(&w);
+	cr_assert_null(json_object_get(o, "client_cpu_ms"));
+	cr_assert_eq(wl_serving_decode(o, NULL, &back, &e), 0, "%s", e.msg);
+	cr_assert_eq(back.client_cpu_ms, -1);
+	json_decref(o);
+	w.client_cpu_ms = 3;
 	o = wl_serving_to_json(&w);
 	json_object_set_new(o, "failed", json_integer(3));
 	refused(o, "$: completed and failed must add up to requests");
