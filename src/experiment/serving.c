@@ -93,7 +93,7 @@ static int free_port(int *port, struct err *e)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);	/* closed before any spawn */
 
 	if (fd < 0)
 		return err_errno(e, errno, "cannot open a socket to find a free port");
