@@ -109,6 +109,15 @@ grep -q "^  repetitions\[1\].serving.trace_sha256: sha256:0*1, not the receipt's
 # the serving lever's promotion accepts the serving receipt of the pinned trace
 "$FAK" native-performance --graph graph.json --index index.json --witness-root wit --promote run \
 	--dry-run >p.txt 2>&1 || { cat p.txt; fail "--promote --dry-run refused"; }
+# a per-request log edited after the run: refused, by its digest and by its summary
+cp -r run runx
+sed '2s/"first_chunk_ns":\([0-9]*\)/"first_chunk_ns":\19/' run/logs/candidate-2.requests.jsonl \
+	>runx/logs/candidate-2.requests.jsonl
+cmp -s run/logs/candidate-2.requests.jsonl runx/logs/candidate-2.requests.jsonl && fail "log not edited"
+if "$FAK" native-performance --graph graph.json --index index.json --witness-root wit --promote runx \
+	--dry-run >/dev/null 2>e.txt; then fail "an edited per-request log was accepted"; fi
+grep -q "^  logs/candidate-2.stdout: 'runx/logs/candidate-2.requests.jsonl' is not the per-request log the attestation sealed: " e.txt &&
+	grep -q '^  logs/candidate-2.requests.jsonl: ' e.txt || { cat e.txt; fail "edited log: findings"; }
 cp graph.json g0.json
 "$FAK" native-performance --graph graph.json --index index.json --witness-root wit --promote run \
 	>p.txt 2>&1 || { cat p.txt; fail "--promote refused"; }
