@@ -617,7 +617,8 @@ static int check_workload(const struct workload *w, struct err *e)
 	const struct wl_metrics *m = &w->metrics;
 	bool json = !strcmp(w->parser, WL_PARSER_JSON),
 	     llama = !strcmp(w->parser, WL_PARSER_LLAMA_BENCH),
-	     quality = !strcmp(w->parser, WL_PARSER_QUALITY);
+	     quality = !strcmp(w->parser, WL_PARSER_QUALITY),
+	     serving = !strcmp(w->parser, WL_PARSER_SERVING);
 
 	if (!l->envelope_id[0] || !l->lever_id[0] ||
 	    (strcmp(l->arm, "baseline") && strcmp(l->arm, "candidate")))
@@ -642,8 +643,11 @@ static int check_workload(const struct workload *w, struct err *e)
 		return err_set(e, "workload: stream digests must be 64 lowercase hex digits");
 	if (w->program_sha256[0] && !digest_is_hex(w->program_sha256))
 		return err_set(e, "workload.program_sha256: must be 64 lowercase hex digits");
-	if (!json && !llama && !quality)
+	if (!json && !llama && !quality && !serving)
 		return err_set(e, "workload.parser: unknown parser \"%s\"", w->parser);
+	if (serving != w->serving.present)
+		return err_set(e, "workload.serving: present exactly in a serving run (parser %s)",
+			       WL_PARSER_SERVING);
 	if (quality != !strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.parser: the quality-line parser serves exactly the "
 				  "quality runs");
@@ -652,10 +656,12 @@ static int check_workload(const struct workload *w, struct err *e)
 		return err_set(e, "workload: decode_tokens must be positive");
 	if (w->has_metrics == !!w->metrics_error[0])
 		return err_set(e, "workload: holds either metrics or metrics_error");
-	if (w->has_metrics && (m->has_throughput != !quality || m->has_quality != !llama))
+	if (w->has_metrics &&
+	    (m->has_throughput != !quality || m->has_quality != !(llama || serving)))
 		return err_set(e, "workload.metrics: %s",
 			       quality ? "a quality run holds the quality only"
 			       : llama ? "llama-bench metrics hold no quality"
+			       : serving ? "serving metrics hold no quality"
 				       : "json-line metrics hold throughput and quality");
 	return 0;
 }
@@ -1098,6 +1104,8 @@ static json_t *workload_json(const struct workload *w)
 		jset_str(o, "artifact_observation", w->artifact.observation);
 	if (w->program_sha256[0])
 		jset_str(o, "program_sha256", w->program_sha256);
+	if (w->serving.present)
+		jset_new(o, "serving", wl_serving_to_json(&w->serving));
 	return o;
 }
 
@@ -1473,7 +1481,8 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 					     "prompt_tokens", "decode_tokens", "metrics",
 					     "metrics_error", "peak_rss_bytes",
 					     "fak_rss_at_fork_bytes", "artifact_observed",
-					     "artifact_observation", "program_sha256", NULL };
+					     "artifact_observation", "program_sha256", "serving",
+					     NULL };
 	struct jpath kp = JP_KEY(at, "workload"), mp = JP_KEY(&kp, "metrics");
 	const json_t *x, *m;
 	int rc;
@@ -1501,6 +1510,14 @@ static int get_workload(const json_t *o, const struct jpath *at, struct workload
 	if (get_text(x, &kp, "program_sha256", JD_OPTIONAL, w->program_sha256,
 		     sizeof(w->program_sha256), e) < 0)
 		return -1;
+	rc = jd_obj(x, &kp, "serving", JD_OPTIONAL, &m, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		struct jpath sp = JP_KEY(&kp, "serving");
+
+		TRY(wl_serving_decode(m, &sp, &w->serving, e));
+	}
 	return get_artifact_use(x, &kp, &w->artifact, e);
 }
 

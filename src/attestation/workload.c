@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/digest.h"
+#include "base/jfields.h"
 #include "base/strbuf.h"
 #include "base/text.h"
 
@@ -322,4 +324,88 @@ bool wl_metrics_equal(const struct wl_metrics *a, const struct wl_metrics *b)
 		(!strcmp(a->quality.name, b->quality.name) &&
 		 same(true, a->quality.score, true, b->quality.score) &&
 		 a->quality.higher_is_better == b->quality.higher_is_better));
+}
+
+/* ---- the serving member -------------------------------------------- */
+
+/* Every member but the metrics, in documented order. */
+static const struct jfield serving_fields[] = {
+	JF(JF_TEXT, struct wl_serving, trace_sha256, JF_REQ),
+	JF(JF_TEXT, struct wl_serving, log_sha256, JF_REQ),
+	JF(JF_COUNT, struct wl_serving, requests, JF_REQ),
+	JF(JF_COUNT, struct wl_serving, completed, JF_REQ),
+	JF(JF_COUNT, struct wl_serving, failed, JF_REQ),
+	JF(JF_COUNT, struct wl_serving, warmup_requests, JF_REQ),
+	JF(JF_NUM, struct wl_serving, startup_ms, JF_REQ),
+	JF(JF_NUM, struct wl_serving, max_lag_ms, JF_REQ),
+	JF(JF_COUNT, struct wl_serving, late, JF_REQ),
+	JF(JF_BOOL, struct wl_serving, fell_behind, JF_REQ),
+	JF(JF_NUM, struct wl_serving, lag_p99_ms, JF_REQ),
+	JF(JF_NUM, struct wl_serving, lag_max_ms, JF_REQ),
+	JF(JF_TEXT, struct wl_serving, stop_status, JF_REQ),
+	JF(JF_BOOL, struct wl_serving, killed, JF_REQ),
+	JF(JF_OPT_COUNT, struct wl_serving, fallback_count, JF_OPT),
+	JF_HANDS("client_cpu_ms"),	/* absent where the OS does not tell it */
+	JF_HANDS("metrics"),
+	JF_END,
+};
+
+json_t *wl_serving_to_json(const struct wl_serving *s)
+{
+	json_t *o = jf_to_json(serving_fields, s), *m = jobj();
+
+	if (s->client_cpu_ms >= 0)
+		jset_num(o, "client_cpu_ms", s->client_cpu_ms);
+	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
+		jset_num(m, serving_metrics[i].name, s->values[i]);
+	jset_new(o, "metrics", m);
+	return o;
+}
+
+/* A value of the record or its metrics: >= 0 (finite: jd_num). */
+static int serving_value(const char *key, double v, const struct jpath *at, struct err *e)
+{
+	struct jpath kp = JP_KEY(at, key);
+
+	return v >= 0 && v <= WL_MAX_MS ? 0 : jpath_err(e, &kp, "must be in [0, 1e12]");
+}
+
+int wl_serving_decode(const json_t *o, const struct jpath *at, struct wl_serving *s,
+		      struct err *e)
+{
+	static const char *names[SERVING_NR_METRICS + 1];
+	struct jpath mp = JP_KEY(at, "metrics");
+	const double *nums[] = { &s->startup_ms, &s->max_lag_ms, &s->lag_p99_ms, &s->lag_max_ms,
+				 &s->client_cpu_ms };
+	const char *num_keys[] = { "startup_ms", "max_lag_ms", "lag_p99_ms", "lag_max_ms",
+				   "client_cpu_ms" };
+	const json_t *m;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->fallback_count = -1;
+	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
+		names[i] = serving_metrics[i].name;
+	TRY(jf_decode(serving_fields, o, at, s, e));
+	if (strncmp(s->trace_sha256, "sha256:", 7) || !digest_is_hex(s->trace_sha256 + 7) ||
+	    !digest_is_hex(s->log_sha256))
+		return jpath_err(e, at, "trace_sha256 must be \"sha256:\" and 64 lowercase hex "
+				 "digits, log_sha256 64 lowercase hex digits");
+	if (s->completed + s->failed != s->requests)
+		return jpath_err(e, at, "completed and failed must add up to requests");
+	rc = jd_num(o, at, "client_cpu_ms", JD_OPTIONAL, &s->client_cpu_ms, e);
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		TRY(serving_value(num_keys[i], *nums[i], at, e));
+	if (rc)
+		s->client_cpu_ms = -1;
+	TRY(jd_obj(o, at, "metrics", JD_REQUIRED, &m, e));
+	TRY(jd_object(m, &mp, names, e));
+	for (size_t i = 0; i < SERVING_NR_METRICS; i++) {
+		TRY(jd_num(m, &mp, serving_metrics[i].name, JD_REQUIRED, &s->values[i], e));
+		TRY(serving_value(serving_metrics[i].name, s->values[i], &mp, e));
+	}
+	s->present = true;
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "attestation/metric.h"
+#include "base/serving_metric.h"
 
 /* Bounds of every metric, the same as the receipts' (receipt.h). */
 #define WL_MIN_TPS 1e-6
@@ -24,6 +25,11 @@
 #define WL_PARSER_JSON "json-line/v1"
 #define WL_PARSER_LLAMA_BENCH "llama-bench/v1"
 #define WL_PARSER_QUALITY "quality-line/v1"
+/* A serving run (docs/serving.md, "The serving mode"): the command is a
+ * server, fak's client replayed the pinned trace against it; the metrics
+ * are the summary's output throughput and duration, the rest is sealed in
+ * the workload's serving member. */
+#define WL_PARSER_SERVING "serving/v1"
 
 struct wl_quality {
 	char name[WL_QUALITY_NAME_MAX];
@@ -141,6 +147,38 @@ struct wl_artifact_use {
 /* Room the marker line between head and tail takes at most. */
 #define WL_LOG_MARKER_MAX 256
 
+/* What a serving run sealed: the trace it replayed, the digest of its
+ * per-request log, the server's start-up (spawn to the first 200 of GET
+ * /health), the warm-up requests sent before the trace, the client's lag
+ * facts and CPU (fak's own, not the server's), how the server was stopped,
+ * the fallbacks the engine reported, and the summary's metrics in the order
+ * of serving_metrics. */
+#define WL_STOP_STATUS_MAX 48
+struct wl_serving {
+	bool present;
+	char trace_sha256[JSON_DIGEST_LEN + 1];	/* "sha256:<hex>" */
+	char log_sha256[65];
+	int64_t requests, completed, failed, warmup_requests;
+	double startup_ms;
+	double max_lag_ms;	/* the bound a send may lag its schedule */
+	int64_t late;		/* sends beyond it */
+	bool fell_behind;
+	double lag_p99_ms, lag_max_ms;
+	double client_cpu_ms;	/* -1: the OS does not tell a thread's CPU */
+	char stop_status[WL_STOP_STATUS_MAX];
+	bool killed;		/* SIGKILL after the grace period */
+	/* the fallbacks the engine reported after the trace (fallback_count
+	 * in its /health body); -1: it reported none */
+	int64_t fallback_count;
+	double values[SERVING_NR_METRICS];
+};
+
+/* The serving member in documented order (new object), and its strict
+ * inverse (o borrowed). */
+json_t *wl_serving_to_json(const struct wl_serving *s);
+int wl_serving_decode(const json_t *o, const struct jpath *at, struct wl_serving *s,
+		      struct err *e);
+
 struct workload {
 	struct wl_label label;
 	char command[WL_COMMAND_MAX];	/* run as /bin/sh -c COMMAND */
@@ -168,6 +206,8 @@ struct workload {
 	 * before the first run; "" when the command does not name one a file
 	 * can be found for (a builtin, an expansion). Sealed as program_sha256. */
 	char program_sha256[65];
+	/* A serving run's facts (parser WL_PARSER_SERVING); present: sealed. */
+	struct wl_serving serving;
 };
 
 /* The JSON form in documented key order (new reference): tokens_per_second,

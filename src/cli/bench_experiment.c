@@ -39,6 +39,8 @@ static const char usage[] =
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
 	"           [--allow-declared-identity] [--parity [--candidate-metrics KIND]]\n"
+	"           [--serve-trace FILE [--ready-timeout DUR] [--max-lag DUR]"
+	" [--stop-grace DUR]]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] [--progress auto|always|never] ...";
 
 static const char about[] =
@@ -54,6 +56,10 @@ static const char about[] =
 	"/bin/sh -c; its environment has FAK_ARTIFACT (the absolute path of the --artifact\n"
 	"file: write -m \"$FAK_ARTIFACT\", since commands are public), FAK_ARM (baseline or\n"
 	"candidate) and FAK_RUN (the run's name, e.g. candidate-2).\n"
+	"With --serve-trace the commands are servers (docs/serving.md, \"The serving mode\"):\n"
+	"every run starts a fresh one on $FAK_PORT, waits for GET /health, replays the trace\n"
+	"the envelope pins, stops it (SIGTERM, SIGKILL after --stop-grace) and seals the\n"
+	"summary.\n"
 	"Every attempt counts: with a witness root (--witness-root DIR, else the checkout's\n"
 	"docs/witnesses when no --graph is given) the experiment is recorded in its attempt\n"
 	"ledger DIR/attempts.jsonl before the first run and again when it ends, and the\n"
@@ -68,7 +74,8 @@ struct ex_opts {
 	const char *graph, *baseline, *candidate, *out_dir, *artifact, *revision, *base_rev,
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
-	const char *max_log, *max_reps, *witness_root, *progress, *cand_metrics;
+	const char *max_log, *max_reps, *witness_root, *progress, *cand_metrics, *serve_trace,
+		   *ready_timeout, *max_lag, *stop_grace;
 	bool until_decisive, allow_declared_identity, parity;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -496,6 +503,36 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		}
 		o->parser = mp->id;
 	}
+	if (eo->serve_trace) {
+		int rc;
+
+		if (eo->metrics)
+			return usage_error("--serve-trace measures a server with fak's own client; "
+					   "it takes no --metrics (the commands are servers, not "
+					   "benchmarks)");
+		if (eo->parity || eo->cand_metrics)
+			return usage_error("--serve-trace and --parity do not go together: a "
+					   "parity campaign compares two engines' decode runs, a "
+					   "serving A/B two servers under one trace");
+		o->parser = WL_PARSER_SERVING;
+		o->serve_trace = eo->serve_trace;
+		o->serve_ready_ns = (int64_t)60 * 1000000000;
+		o->serve_max_lag_ns = 1000000;
+		o->serve_grace_ns = (int64_t)5 * 1000000000;
+		if ((rc = duration_opt(CMD, usage, "ready-timeout", eo->ready_timeout, 1000000,
+				       (int64_t)3600 * 1000000000, "1ms..1h",
+				       &o->serve_ready_ns)) ||
+		    (rc = duration_opt(CMD, usage, "max-lag", eo->max_lag, 0,
+				       (int64_t)3600 * 1000000000, "0..1h",
+				       &o->serve_max_lag_ns)) ||
+		    (rc = duration_opt(CMD, usage, "stop-grace", eo->stop_grace, 0,
+				       (int64_t)600 * 1000000000, "0..10m", &o->serve_grace_ns)))
+			return rc;
+		return 0;
+	}
+	if (eo->ready_timeout || eo->max_lag || eo->stop_grace)
+		return usage_error("--ready-timeout, --max-lag and --stop-grace go with "
+				   "--serve-trace");
 	if (eo->cand_metrics) {
 		const struct metrics_parser *mp = metrics_parser_for_option(eo->cand_metrics);
 
@@ -511,8 +548,8 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 	}
 	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON) &&
 	    (!o->candidate_parser || !strcmp(o->candidate_parser, WL_PARSER_JSON)))
-		return usage_error("--quality-command goes with --metrics llama-bench; "
-				   "the json metrics line carries the quality");
+		return usage_error("--quality-command goes with --metrics llama-bench or "
+				   "--serve-trace; the json metrics line carries the quality");
 	return 0;
 }
 
@@ -555,8 +592,20 @@ static const struct opt opts[] = {
 	{ "metrics", "KIND", "json (the metrics line, default) or llama-bench (-o json/jsonl)",
 	  OPT_VALUE(EX(metrics)) },
 	{ "quality-command", "CMD",
-	  "with llama-bench: run after each arm; its last line is the quality",
+	  "with llama-bench or a serving trace: the quality run after each arm",
 	  OPT_VALUE(EX(quality)) },
+	{ "serve-trace", "FILE",
+	  "serving mode: the arms are servers on $FAK_PORT; replay this trace",
+	  OPT_VALUE(EX(serve_trace)) },
+	{ "ready-timeout", "DUR",
+	  "with --serve-trace: how long GET /health may take to answer 200 (60s)",
+	  OPT_VALUE(EX(ready_timeout)) },
+	{ "max-lag", "DUR",
+	  "with --serve-trace: a later send fell behind its schedule (default 1ms)",
+	  OPT_VALUE(EX(max_lag)) },
+	{ "stop-grace", "DUR",
+	  "with --serve-trace: SIGKILL a server this long after SIGTERM (default 5s)",
+	  OPT_VALUE(EX(stop_grace)) },
 	{ "last-accepted", "RECEIPT",
 	  "gate the candidate against this receipt (default: this baseline)",
 	  OPT_VALUE(EX(last_accepted)) },

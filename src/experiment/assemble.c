@@ -178,7 +178,15 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 			.has_ttft = m->has_ttft, .ttft_ms = m->ttft_ms,
 			.has_prefill = m->has_prefill, .prefill_ms = m->prefill_ms,
 			.has_decode = m->has_decode, .decode_ms = m->decode_ms,
+			.has_serving = reps[i]->rep->workload.serving.present,
+			.serving = reps[i]->rep->workload.serving,
 		};
+	}
+	if (x->has_trace) {
+		r.has_serving = true;
+		r.serving = (struct receipt_serving){ x->env->serving.trace_sha256,
+						      x->env->serving.primary_metric,
+						      x->env->serving.direction };
 	}
 	r.reps = rv;
 	r.nr_reps = n;

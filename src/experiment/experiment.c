@@ -25,6 +25,8 @@ static void xp_release(struct xp *x)
 	free(x->dir_attestations);
 	if (x->has_last_accepted)
 		receipt_release(&x->last_accepted);
+	if (x->has_trace)
+		trace_release(&x->trace);
 }
 
 void xp_result_release(struct xp_result *res)

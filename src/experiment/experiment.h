@@ -86,6 +86,13 @@ struct xp_opts {
 	 * (the other engine's benchmark, e.g. llama-bench), else NULL */
 	const char *candidate_parser;
 	const char *quality_cmd;	/* required with llama-bench, else NULL */
+	/* --serve-trace: the serving mode (docs/serving.md): the commands are
+	 * servers, this trace (the envelope's serving.trace_sha256) is
+	 * replayed against each run's fresh server; parser WL_PARSER_SERVING */
+	const char *serve_trace;
+	int64_t serve_ready_ns;		/* readiness timeout */
+	int64_t serve_max_lag_ns;	/* a send later than this fell behind */
+	int64_t serve_grace_ns;		/* SIGTERM, then SIGKILL this much later */
 	/* Bound of each captured log (0: WL_LOG_BOUND_DEFAULT): a longer
 	 * stream keeps its head and tail (xp_bound_log). */
 	int64_t max_log_bytes;

@@ -8,6 +8,8 @@
 #include "receipt/receipt.h"
 #include "attestation/attestation.h"
 #include "attestation/workload.h"
+#include "serve/record.h"
+#include "serve/trace.h"
 #include "stats/stats.h"
 
 /* The disk space the preflight counts beside the logs: each run's
@@ -73,11 +75,52 @@ struct xp {
 	struct xp_look taken[STATS_MAX_LOOKS];
 	size_t nr_taken;
 	char look_text[320];		/* the last look, for progress; "" none */
+	/* --serve-trace: the pinned trace, loaded once */
+	bool has_trace;
+	struct trace trace;
+	char trace_sha256[JSON_DIGEST_LEN + 1];
+	int primary;			/* the envelope's primary serving metric */
 };
 
 /* The parser of arm's runs (not its quality runs): the candidate's own with
  * --candidate-metrics, else the experiment's. Static storage. */
 const char *xp_arm_parser(const struct xp_opts *o, int arm);
+
+/* serving.c: the serving mode (docs/serving.md, "The serving mode"). */
+#define XP_SERVING_WARMUP_REQUESTS 2	/* sent one at a time before the trace */
+#define XP_SERVING_TIMEOUT_NS ((int64_t)600 * 1000000000)	/* one response */
+#define XP_SERVING_STALL_NS ((int64_t)60 * 1000000000)	/* no byte for this long */
+
+/* One serving run: what the driver found, for the workload hook. */
+struct xp_serving_run {
+	const struct xp *x;
+	int port;
+	char endpoint[64];
+	char *log_path;			/* owned: logs/NAME.requests.jsonl */
+	double startup_ms, client_cpu_ms;
+	int64_t warmup_requests;
+	bool has_sum;			/* the trace ran and its log is written */
+	struct serve_summary sum;
+	char log_sha256[65];
+	char health[1024];		/* the body of GET /health's 200 */
+	char health_after[1024];	/* and after the trace */
+	int64_t fallback_count;		/* its fallback_count after the trace; -1: none */
+	char error[ATTEST_DETAIL_MAX - 400];	/* why not, when !has_sum */
+};
+
+/* Loads --serve-trace and checks it against the envelope's serving pin
+ * (findings in out). */
+int xp_serving_preflight(struct xp *x, struct findings *out);
+/* Picks the run's port and sets $FAK_PORT. -1 with e. */
+int xp_serving_prepare(struct xp *x, const char *name, struct xp_serving_run *s,
+		       struct err *e);
+/* The sampler's driver (run_opts.driver); ctx a struct xp_serving_run. */
+void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone);
+/* The run's metrics (or metrics_error, with the last lines of the
+ * server's stderr in err_fd) and its serving member. */
+void xp_serving_fill(const struct xp_serving_run *s, const struct run_result *res, int err_fd,
+		     struct workload *w);
+void xp_serving_release(struct xp_serving_run *s);
 
 /* preflight.c: every input, before anything runs, and every check that can
  * fail before the first run (where the command runs, the disk space its

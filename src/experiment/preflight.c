@@ -204,6 +204,8 @@ static void check_commands(struct xp *x, struct findings *out)
 		else
 			check_text_as(cmds[i].flag, c, true, out);
 	}
+	if (o->serve_trace)
+		xp_serving_preflight(x, out);
 	if ((!strcmp(o->parser, WL_PARSER_LLAMA_BENCH) ||
 	     !strcmp(xp_arm_parser(o, 1), WL_PARSER_LLAMA_BENCH)) && !o->quality_cmd)
 		findings_addf(out, "--quality-command CMD is required with --metrics llama-bench: "

@@ -28,6 +28,7 @@ struct hook {
 	const char *out_path, *err_path;
 	char waiting[160];		/* why --wait-quiet rejected the last window */
 	bool disk_full;			/* the logs' filesystem was full after the command */
+	struct xp_serving_run *serving;	/* a serving run, else NULL */
 };
 
 int xp_bound_log(int fd, int64_t bound, struct wl_stream *st, struct err *e)
@@ -77,7 +78,7 @@ void xp_log_bounds(const struct xp_opts *o, const char *parser, int64_t *out_bou
 {
 	const struct metrics_parser *mp = metrics_parser_find(parser);
 	int64_t bound = o->max_log_bytes ? o->max_log_bytes : WL_LOG_BOUND_DEFAULT;
-	int64_t whole = mp->whole ? (int64_t)mp->max_bytes : 0;
+	int64_t whole = mp && mp->whole ? (int64_t)mp->max_bytes : 0;
 
 	*out_bound = whole > bound ? whole : bound;
 	*err_bound = bound;
@@ -124,12 +125,22 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	if (digest_fd(h->out_fd, w->out.sha256, &w->out.bytes, e) < 0 ||
 	    digest_fd(h->err_fd, w->err.sha256, &w->err.bytes, e) < 0)
 		return err_prefix(e, "captured output");
-	if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser), &sb, why,
-				sizeof(why)) < 0) {
+	if (h->serving) {
+		xp_serving_fill(h->serving, res, h->err_fd, w);
+		if (res->exit_code && !w->metrics_error[0])
+			snprintf(w->metrics_error, sizeof(w->metrics_error),
+				 "not parsed: the server did not run until fak stopped it "
+				 "(exit status %d)", res->exit_code);
+		if (w->metrics_error[0])
+			w->has_metrics = false;
+	} else if (metrics_read_output(h->out_fd, w->out.bytes, metrics_parser_find(w->parser),
+				       &sb, why, sizeof(why)) < 0) {
 		sb_release(&sb);
 		return err_errno(e, errno ? errno : EIO, "cannot read the captured output");
 	}
-	if (res->exit_code) {
+	if (h->serving) {
+		/* filled above */
+	} else if (res->exit_code) {
 		/* what a failed command printed measures nothing */
 		snprintf(w->metrics_error, sizeof(w->metrics_error),
 			 "not parsed: the command did not succeed (exit status %d)",
@@ -272,6 +283,25 @@ static void judge(const struct xp *x, const struct receipt_step *s, const struct
 			      name);
 }
 
+/* The sampler's options of one run: the command, its captured stdio, the
+ * hooks, and the artifact identified before the run (xp_artifact_recheck). */
+static void step_opts(struct xp *x, struct hook *h, char **argv, struct child_stdio *io,
+		      struct run_opts *ro)
+{
+	ro->argv = argv;
+	ro->stdio = io;
+	ro->child_mask = &x->caller_mask;
+	ro->progress = quiet_progress;
+	ro->waiting = quiet_waiting;
+	ro->progress_ctx = h;
+	ro->workload = fill_workload;
+	ro->workload_ctx = h;
+	ro->watch_artifact = true;
+	ro->artifact_dev = x->artifact_id.dev;
+	ro->artifact_ino = x->artifact_id.ino;
+	ro->artifact_path = x->o->artifact;
+}
+
 int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct findings *out,
 		struct err *e)
 {
@@ -283,6 +313,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 	char name[64];
 	char *out_path = NULL, *err_path = NULL, *att_path = NULL;
 	struct hook h = { .x = x, .k = k, .s = s, .out_fd = -1, .err_fd = -1 };
+	struct xp_serving_run serving = { 0 };
 	struct child_stdio io;
 	struct run_opts ro = x->o->sampler;
 	struct run_result res;
@@ -303,24 +334,22 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 		goto out;
 	}
 	io = (struct child_stdio){ null_fd, h.out_fd, h.err_fd };
-	ro.argv = argv;
-	ro.stdio = &io;
-	ro.child_mask = &x->caller_mask;
-	ro.progress = quiet_progress;
-	ro.waiting = quiet_waiting;
-	ro.progress_ctx = &h;
-	ro.workload = fill_workload;
-	ro.workload_ctx = &h;
-	/* identified before this run (xp_artifact_recheck) */
-	ro.watch_artifact = true;
-	ro.artifact_dev = x->artifact_id.dev;
-	ro.artifact_ino = x->artifact_id.ino;
-	ro.artifact_path = x->o->artifact;
+	step_opts(x, &h, argv, &io, &ro);
 	/* the run knows its arm and name (docs/experiments.md): a quality
 	 * command checks the arm's own configuration */
 	if (setenv("FAK_ARM", receipt_arm_names[s->arm], 1) < 0 || setenv("FAK_RUN", name, 1) < 0) {
 		err_errno(e, errno, "cannot set the run's environment");
 		goto out;
+	}
+	/* a serving run: the command is a server on $FAK_PORT, driven by the
+	 * client on the sampler's driver thread (the quality run is not) */
+	if (x->has_trace && strcmp(s->kind, WL_KIND_QUALITY)) {
+		if (xp_serving_prepare(x, name, &serving, e) < 0)
+			goto out;
+		h.serving = &serving;
+		ro.driver = xp_serving_driver;
+		ro.driver_ctx = &serving;
+		ro.stop_grace_ns = x->o->serve_grace_ns;
 	}
 	done->rep = xmalloc(sizeof(*done->rep));
 	if (sampler_run(&ro, done->rep, &res, e) < 0) {
@@ -368,5 +397,6 @@ out:
 	free(out_path);
 	free(err_path);
 	free(att_path);
+	xp_serving_release(&serving);
 	return rc;
 }

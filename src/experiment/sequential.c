@@ -42,7 +42,10 @@ static size_t finished(const struct xp *x, size_t k, int arm, double *v)
 
 		if (s->arm != arm || strcmp(s->kind, WL_KIND_REPETITION))
 			continue;
-		if (v)
+		/* the decision's primary metric: tok/s, or the serving one */
+		if (v && x->has_trace)
+			v[s->index] = x->done[i].rep->workload.serving.values[x->primary];
+		else if (v)
 			v[s->index] = x->done[i].rep->workload.metrics.tokens_per_second;
 		n++;
 	}
@@ -68,7 +71,9 @@ bool xp_sequential_after(struct xp *x, size_t k, struct err *e, int *rc)
 	c = xcalloc(x->reps, sizeof(*c));
 	finished(x, k, RECEIPT_ARM_BASELINE, b);
 	finished(x, k, RECEIPT_ARM_CANDIDATE, c);
-	if (stats_compare(b, n, c, n, graph_criterion_threshold(x->crit), STATS_HIGHER_IS_BETTER,
+	if (stats_compare(b, n, c, n, graph_criterion_threshold(x->crit),
+			  !x->has_trace || serving_metrics[x->primary].higher_is_better
+				  ? STATS_HIGHER_IS_BETTER : STATS_LOWER_IS_BETTER,
 			  x->looks.level[j], &s, e) < 0) {
 		free(b);
 		free(c);

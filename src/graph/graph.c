@@ -279,6 +279,14 @@ static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 	jset_str(o, "comparability_rule", v->comparability_rule);
 	if (pinned && !v->required_evidence.is_null)
 		jset_new(o, "required_evidence", strlist_json(&v->required_evidence));
+	if (pinned && v->has_serving) {
+		json_t *sv = jobj();
+
+		jset_str(sv, "trace_sha256", v->serving.trace_sha256);
+		jset_str(sv, "primary_metric", v->serving.primary_metric);
+		jset_str(sv, "direction", v->serving.direction);
+		jset_new(o, "serving", sv);
+	}
 	return o;
 }
 

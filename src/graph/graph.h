@@ -46,6 +46,16 @@ struct envelope {
 	 * (is_null): both, as fak-native envelopes want; an engine without a
 	 * profiler or modules says [] or names the one it has. */
 	struct strlist required_evidence;
+	/* serving (optional, docs/graph.md "Serving envelopes"): its levers
+	 * are witnessed by serving runs of this trace (a server replaying it,
+	 * docs/serving.md), decided on the primary metric (a serving_metrics
+	 * name, base/serving_metric.h) in its direction ("lower" or
+	 * "higher", the metric's own) */
+	bool has_serving;
+	struct envelope_serving {
+		const char *trace_sha256;	/* "sha256:" and 64 lowercase hex */
+		const char *primary_metric, *direction;
+	} serving;
 };
 
 struct throughput {

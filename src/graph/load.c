@@ -102,12 +102,23 @@ static int strlist(struct jpull *p, const struct jpath *at, struct strlist *l)
 #define ENVELOPE_PLATFORM 16
 #define ENVELOPE_WARMUPS 17
 #define ENVELOPE_REQUIRED_EVIDENCE 18
+#define ENVELOPE_SERVING 19
 static const char *const envelope_keys[] = {
 	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware",
 	"memory_gib", "engine", "backend", "forward_path", "prompt_tokens", "decode_tokens",
 	"repetitions", "temperature", "throughput_metric", "comparability_rule", "platform",
-	"warmups", "required_evidence", NULL
+	"warmups", "required_evidence", "serving", NULL
 };
+static const char *const serving_keys[] = { "trace_sha256", "primary_metric", "direction",
+					    NULL };
+
+static int serving_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
+{
+	struct envelope_serving *v = dst;
+	const char **s[] = { &v->trace_sha256, &v->primary_metric, &v->direction };
+
+	return jp_string(p, at, s[i]);
+}
 static const char *const legacy_envelope_keys[] = {
 	"id", "model", "model_revision", "artifact_sha256", "quantization", "hardware",
 	"memory_gib", "engine", "backend", "forward_path", "prompt_tokens", "decode_tokens",
@@ -124,6 +135,10 @@ static int envelope_member(struct jpull *p, const struct jpath *at, size_t i, vo
 	long long *n[] = { [6] = &v->memory_gib, [10] = &v->prompt_tokens, [11] = &v->decode_tokens,
 			   [12] = &v->repetitions, [ENVELOPE_WARMUPS] = &v->warmups };
 
+	if (i == ENVELOPE_SERVING) {
+		v->has_serving = true;
+		return object(p, at, serving_keys, serving_member, &v->serving);
+	}
 	if (i == ENVELOPE_REQUIRED_EVIDENCE) {
 		struct strlist *l = &v->required_evidence;
 		void *a = NULL;
@@ -150,7 +165,8 @@ static int envelope(struct jpull *p, const struct jpath *at, void *dst)
 	v->required_evidence.is_null = true;
 	return object_opt(p, at, envelope_keys,
 			  (uint64_t)1 << ENVELOPE_PLATFORM | (uint64_t)1 << ENVELOPE_WARMUPS |
-				  (uint64_t)1 << ENVELOPE_REQUIRED_EVIDENCE,
+				  (uint64_t)1 << ENVELOPE_REQUIRED_EVIDENCE |
+				  (uint64_t)1 << ENVELOPE_SERVING,
 			  envelope_member, dst);
 }
 

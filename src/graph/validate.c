@@ -10,6 +10,7 @@
 #include "base/digest.h"
 #include "base/gpu_reasons.h"
 #include "base/json.h"
+#include "base/serving_metric.h"
 #include "base/text.h"
 #include "base/xalloc.h"
 #include "graph/graph.h"
@@ -369,6 +370,25 @@ static void validate_ids(const struct graph *g, struct findings *f)
 		check_id(f, "criterion", g->criteria[i].id);
 }
 
+/* A serving envelope's trace digest, primary metric and its direction. */
+static void validate_serving(struct findings *f, const struct envelope *v)
+{
+	const struct envelope_serving *s = &v->serving;
+	int m = serving_metric_find(s->primary_metric);
+
+	if (strncmp(s->trace_sha256, "sha256:", 7) || !digest_is_hex(s->trace_sha256 + 7))
+		add(f, "envelope %Q has serving.trace_sha256 %Q; want \"sha256:\" and the 64 "
+		       "lowercase hex digits `fak bench trace --check` prints", v->id,
+		    s->trace_sha256);
+	if (m < 0)
+		add(f, "envelope %Q has serving.primary_metric %Q; want a serving metric "
+		       "(docs/serving.md: ttft_p95_ms, itl_p50_ms, output_tokens_per_second, ...)",
+		    v->id, s->primary_metric);
+	else if (strcmp(s->direction, serving_direction_name(serving_metrics[m].higher_is_better)))
+		add(f, "envelope %Q has serving.direction %Q; %Q is better %s", v->id, s->direction,
+		    s->primary_metric, serving_direction_name(serving_metrics[m].higher_is_better));
+}
+
 /* An envelope's artifact is a sha256 or, not pinned yet, null; its
  * temperature any number >= 0. */
 static void validate_pins(const struct graph *g, struct findings *f)
@@ -383,6 +403,8 @@ static void validate_pins(const struct graph *g, struct findings *f)
 			add(f, "envelope %Q has artifact_sha256 %Q; want the artifact's sha256 "
 			       "(64 lowercase hex digits), or null while no artifact is pinned",
 			    v->id, v->artifact_sha256);
+		if (v->has_serving)
+			validate_serving(f, v);
 	}
 }
 

@@ -132,6 +132,20 @@ static void check_rep(const struct receipt *r, size_t i, const struct attestatio
 		    m->prefill_ms, out);
 	same_metric(i, "decode_milliseconds", p->has_decode, p->decode_ms, m->has_decode,
 		    m->decode_ms, out);
+	if (p->has_serving != rep->workload.serving.present) {
+		findings_addf(out, "repetitions[%zu].serving: %s", i, p->has_serving
+			      ? "system_baselines[i] sealed no serving run"
+			      : "missing: system_baselines[i] sealed a serving run");
+	} else if (p->has_serving) {
+		json_t *a = wl_serving_to_json(&p->serving),
+		       *b = wl_serving_to_json(&rep->workload.serving);
+
+		if (!json_equal(a, b))
+			findings_addf(out, "repetitions[%zu].serving: differs from what "
+					   "system_baselines[%zu] sealed", i, i);
+		json_decref(a);
+		json_decref(b);
+	}
 }
 
 int receipt_memory_from_reports(const struct attestation *const *reps, size_t n, long long *peak,
@@ -320,7 +334,8 @@ static void check_quality_run(const struct receipt *r, bool all_bound, struct fi
 static void check_experiment(const struct receipt *r, bool all_bound, struct findings *out)
 {
 	const struct receipt_experiment *x = &r->experiment;
-	bool llama = !strcmp(x->metrics_parser, WL_PARSER_LLAMA_BENCH);
+	bool llama = !strcmp(x->metrics_parser, WL_PARSER_LLAMA_BENCH) ||
+		     !strcmp(x->metrics_parser, WL_PARSER_SERVING);
 
 	if (!digest_is_hexn(x->id, 32))
 		findings_addf(out, "experiment.id: must be 32 lowercase hex digits");
@@ -334,12 +349,17 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 	if (x->has_seed && (x->seed < 0 || x->seed >= (1LL << 53)))
 		findings_addf(out, "experiment.seed: must be in [0, 2^53)");
 	if (!llama && strcmp(x->metrics_parser, WL_PARSER_JSON))
-		findings_addf(out, "experiment.metrics_parser: must be %s or %s, got \"%s\"",
-			      WL_PARSER_JSON, WL_PARSER_LLAMA_BENCH, x->metrics_parser);
+		findings_addf(out, "experiment.metrics_parser: must be %s, %s or %s, got \"%s\"",
+			      WL_PARSER_JSON, WL_PARSER_LLAMA_BENCH, WL_PARSER_SERVING,
+			      x->metrics_parser);
 	if (llama != (x->quality_attestation != NULL))
 		findings_addf(out, "experiment.quality_attestation: %s",
-			      llama ? "required with llama-bench metrics"
-				    : "only llama-bench metrics have one");
+			      llama ? "required with llama-bench and serving metrics"
+				    : "only llama-bench and serving metrics have one");
+	if (!strcmp(x->metrics_parser, WL_PARSER_SERVING) != r->has_serving)
+		findings_addf(out, "experiment.metrics_parser: %s", r->has_serving
+			      ? "a serving receipt's runs are serving runs (serving/v1)"
+			      : "serving runs make a serving receipt (its serving member)");
 	check_schedule(r, out);
 	if (x->quality_attestation)
 		check_quality_run(r, all_bound, out);

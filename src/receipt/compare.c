@@ -176,43 +176,135 @@ static json_t *metric_json(const struct stats_comparison *c, const char *unit)
 	return o;
 }
 
+const char *receipt_metric_name(int m)
+{
+	if (m == RECEIPT_TOKENS_PER_SECOND)
+		return "tokens_per_second";
+	if (m == RECEIPT_END_TO_END_MS)
+		return "end_to_end_milliseconds";
+	if (m < RECEIPT_SERVING_FIRST || m >= RECEIPT_SERVING_FIRST + SERVING_NR_METRICS)
+		BUG("metric %d", m);
+	return serving_metrics[m - RECEIPT_SERVING_FIRST].name;
+}
+
+int receipt_primary_metric(const struct receipt *base, const struct receipt *cand, int *m,
+			   struct err *e)
+{
+	int k;
+
+	*m = RECEIPT_TOKENS_PER_SECOND;
+	if (!base->has_serving && !cand->has_serving)
+		return 0;
+	if (!base->has_serving || !cand->has_serving)
+		return err_set(e, "only the %s receipt is a serving receipt",
+			       base->has_serving ? "baseline" : "candidate");
+	if (strcmp(base->serving.primary_metric, cand->serving.primary_metric))
+		return err_set(e, "serving.primary_metric: %s in the baseline, %s in the "
+			       "candidate", base->serving.primary_metric,
+			       cand->serving.primary_metric);
+	k = serving_metric_find(cand->serving.primary_metric);
+	if (k < 0)
+		return err_set(e, "serving.primary_metric: \"%s\" is no serving metric",
+			       cand->serving.primary_metric);
+	for (size_t i = 0; i < base->nr_reps || i < cand->nr_reps; i++)
+		if ((i < base->nr_reps && !base->reps[i].has_serving) ||
+		    (i < cand->nr_reps && !cand->reps[i].has_serving))
+			return err_set(e, "repetitions[%zu]: a serving receipt's repetition "
+				       "carries its serving summary", i);
+	*m = RECEIPT_SERVING_FIRST + k;
+	return 0;
+}
+
+static double rep_value(const struct receipt_rep *r, int m)
+{
+	if (m == RECEIPT_TOKENS_PER_SECOND)
+		return r->tokens_per_second;
+	if (m == RECEIPT_END_TO_END_MS)
+		return r->end_to_end_ms;
+	return r->serving.values[m - RECEIPT_SERVING_FIRST];
+}
+
 int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
-			   enum receipt_metric m, double threshold_percent, double level,
+			   int m, double threshold_percent, double level,
 			   struct stats_comparison *out, struct err *e)
 {
 	double *b = xcalloc(base->nr_reps ? base->nr_reps : 1, sizeof(*b));
 	double *c = xcalloc(cand->nr_reps ? cand->nr_reps : 1, sizeof(*c));
+	bool higher = m == RECEIPT_TOKENS_PER_SECOND ||
+		      (m >= RECEIPT_SERVING_FIRST &&
+		       serving_metrics[m - RECEIPT_SERVING_FIRST].higher_is_better);
 	int rc;
 
 	for (size_t i = 0; i < base->nr_reps; i++)
-		b[i] = m == RECEIPT_TOKENS_PER_SECOND ? base->reps[i].tokens_per_second :
-							 base->reps[i].end_to_end_ms;
+		b[i] = rep_value(&base->reps[i], m);
 	for (size_t i = 0; i < cand->nr_reps; i++)
-		c[i] = m == RECEIPT_TOKENS_PER_SECOND ? cand->reps[i].tokens_per_second :
-							 cand->reps[i].end_to_end_ms;
+		c[i] = rep_value(&cand->reps[i], m);
 	rc = stats_compare(b, base->nr_reps, c, cand->nr_reps, threshold_percent,
-			   m == RECEIPT_TOKENS_PER_SECOND ? STATS_HIGHER_IS_BETTER
-							  : STATS_LOWER_IS_BETTER,
-			   level, out, e);
+			   higher ? STATS_HIGHER_IS_BETTER : STATS_LOWER_IS_BETTER, level, out, e);
 	free(b);
 	free(c);
 	if (rc < 0)
-		err_prefix(e, "%s", m == RECEIPT_TOKENS_PER_SECOND ? "tokens_per_second" :
-								 "end_to_end_milliseconds");
+		err_prefix(e, "%s", receipt_metric_name(m));
 	return rc;
+}
+
+/* Every serving metric of serving receipts at the decision's level: the
+ * primary one (which decided) and the others, secondary. NULL for other
+ * receipts. */
+static json_t *serving_json(const struct receipt *base, const struct receipt *cand,
+			    const struct receipt_decision *d)
+{
+	json_t *o;
+
+	if (d->primary < RECEIPT_SERVING_FIRST)
+		return NULL;
+	o = jobj();
+	jset_str(o, "trace_sha256", cand->serving.trace_sha256);
+	jset_str(o, "primary_metric", receipt_metric_name(d->primary));
+	jset_str(o, "direction", cand->serving.direction);
+	for (int i = 0; i < SERVING_NR_METRICS; i++) {
+		int m = RECEIPT_SERVING_FIRST + i;
+		struct stats_comparison c;
+		json_t *x = jobj();
+		struct err e;
+
+		jset_str(x, "role", m == d->primary ? "primary" : "secondary");
+		jset_str(x, "direction",
+			 serving_direction_name(serving_metrics[i].higher_is_better));
+		if (receipt_metric_compare(base, cand, m, d->threshold_percent, d->level, &c,
+					   &e) < 0) {
+			jset_str(x, "error", e.msg);
+		} else {
+			jset_str(x, "verdict", stats_verdict_name(c.verdict));
+			receipt_shift_json(x, &c);
+		}
+		jset_new(o, serving_metrics[i].name, x);
+	}
+	return o;
 }
 
 /* Both metrics at the decision's level against its threshold (the primary
  * decides; docs/receipts.md). */
-static json_t *statistics_json(const struct receipt_decision *d)
+static json_t *statistics_json(const struct receipt *base, const struct receipt *cand,
+			       const struct receipt_decision *d)
 {
 	json_t *o = jobj(), *band = jobj();
+	struct stats_comparison tps = d->tps;
+	struct err e;
 
 	jset_num(o, "practical_threshold_percent", d->threshold_percent);
 	jset_num(band, "lower", d->tps.threshold_down_percent);
 	jset_num(band, "upper", d->tps.threshold_percent);
 	jset_new(o, "threshold_band_percent", band);
-	jset_new(o, "tokens_per_second", metric_json(&d->tps, "tok/s"));
+	/* a serving receipt's primary metric decides; its tok/s (the output
+	 * throughput) is then secondary, like its end to end */
+	if (d->primary != RECEIPT_TOKENS_PER_SECOND) {
+		jset_new(o, "primary", metric_json(&d->tps, receipt_metric_name(d->primary)));
+		if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND,
+					   d->threshold_percent, d->level, &tps, &e) < 0)
+			BUG("tok/s of valid receipts: %s", e.msg);
+	}
+	jset_new(o, "tokens_per_second", metric_json(&tps, "tok/s"));
 	jset_new(o, "end_to_end_milliseconds", metric_json(&d->ms, "ms"));
 	return o;
 }
@@ -491,7 +583,13 @@ json_t *receipt_compare_attempts(const struct receipt *base, const struct receip
 	jset_new(doc, "decision", receipt_decision_json(&d));
 	jset_new(doc, "baseline_samples", samples_json(&sb, vb));
 	jset_new(doc, "candidate_samples", samples_json(&sc, vc));
-	jset_new(doc, "statistics", statistics_json(&d));
+	jset_new(doc, "statistics", statistics_json(base, cand, &d));
+	{
+		json_t *sv = serving_json(base, cand, &d);
+
+		if (sv)
+			jset_new(doc, "serving", sv);
+	}
 	jset_new(doc, "order", order_json(base));
 	gpu = gpu_clocks_json(base, cand);
 	if (gpu)

@@ -16,17 +16,14 @@ static int compare_first(const struct receipt *base, const struct receipt *cand,
 			 double threshold, double level, struct stats_comparison *out,
 			 struct err *e)
 {
-	double *b = xcalloc(n ? n : 1, sizeof(*b)), *c = xcalloc(n ? n : 1, sizeof(*c));
-	int rc;
+	struct receipt b = *base, c = *cand;
+	int m;
 
-	for (size_t i = 0; i < n; i++) {
-		b[i] = base->reps[i].tokens_per_second;
-		c[i] = cand->reps[i].tokens_per_second;
-	}
-	rc = stats_compare(b, n, c, n, threshold, STATS_HIGHER_IS_BETTER, level, out, e);
-	free(b);
-	free(c);
-	return rc;
+	if (receipt_primary_metric(base, cand, &m, e) < 0)
+		return -1;
+	b.nr_reps = n;
+	c.nr_reps = n;
+	return receipt_metric_compare(&b, &c, m, threshold, level, out, e);
 }
 
 /* The sequential record of the receipts against its rule; returns the
@@ -148,7 +145,8 @@ int receipt_decide(const struct receipt *base, const struct receipt *cand,
 			return err_set(e, "the sequential record does not follow its rule");
 	}
 	d->level = stats_level_for_attempts(d->design_level, d->attempts);
-	if (receipt_metric_compare(base, cand, RECEIPT_TOKENS_PER_SECOND, d->threshold_percent,
+	if (receipt_primary_metric(base, cand, &d->primary, e) < 0 ||
+	    receipt_metric_compare(base, cand, d->primary, d->threshold_percent,
 				   d->level, &d->tps, e) < 0 ||
 	    receipt_metric_compare(base, cand, RECEIPT_END_TO_END_MS, d->threshold_percent,
 				   d->level, &d->ms, e) < 0)
@@ -161,7 +159,7 @@ json_t *receipt_decision_json(const struct receipt_decision *d)
 	const struct stats_comparison *c = &d->tps;
 	json_t *o = jobj(), *iv = jobj();
 
-	jset_str(o, "metric", "tokens_per_second");
+	jset_str(o, "metric", receipt_metric_name(d->primary));
 	jset_str(o, "verdict", stats_verdict_name(c->verdict));
 	jset_num(o, "shift_percent", c->shift_percent);
 	jset_num(iv, "lower", c->lower_percent);

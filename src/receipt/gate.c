@@ -869,6 +869,43 @@ static bool identity_check(const struct receipt *a, const struct receipt *c,
 	return !observed && !p->allow_declared_identity;
 }
 
+/* A serving candidate's runs (docs/receipts.md, "Serving receipts"):
+ * every request of every repetition completed, and no send fell behind
+ * its schedule beyond the sealed bound. Each a hard check. */
+static bool serving_checks(const struct receipt *c, json_t *checks)
+{
+	long long failed = 0, requests = 0, late = 0, behind = 0, fallbacks = 0, reported = 0;
+	double lag = 0, bound = 0;
+	bool bad;
+
+	for (size_t i = 0; i < c->nr_reps; i++) {
+		const struct wl_serving *s = &c->reps[i].serving;
+
+		failed += s->failed;
+		requests += s->requests;
+		late += s->late;
+		behind += s->fell_behind;
+		if (s->lag_max_ms > lag)
+			lag = s->lag_max_ms;
+		bound = s->max_lag_ms;
+		if (s->fallback_count >= 0) {
+			fallbacks += s->fallback_count;
+			reported++;
+		}
+	}
+	bad = failed > 0;
+	add_check(checks, "serving_requests", pf(!bad), "failed=%lld of %lld requests over %zu "
+		  "repetitions%s", failed, requests, c->nr_reps,
+		  bad ? "; see each run's per-request log" : "");
+	add_check(checks, "serving_schedule", pf(!behind), "%lld repetition(s) fell behind: "
+		  "%lld sends later than %g ms (largest lag %.3f ms); the client could not keep "
+		  "the trace's schedule", behind, late, bound, lag);
+	add_check(checks, "serving_fallback", pf(!fallbacks), "%lld fallback(s) reported by the "
+		  "engine in %lld of %zu repetitions (fallback_count of its /health body after "
+		  "the trace)", fallbacks, reported, c->nr_reps);
+	return bad || behind || fallbacks;
+}
+
 static enum gate_class judge(const struct gate_request *q, const struct graph *g,
 			     const struct side *sa, const struct side *sc,
 			     const struct receipt_decision *d, json_t *checks,
@@ -914,6 +951,8 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 	ok = c->execution.fallback_count == 0;
 	hard |= !ok;
 	add_check(checks, "fallback", pf(ok), "count=%lld", c->execution.fallback_count);
+	if (c->has_serving)
+		hard |= serving_checks(c, checks);
 	ok = c->memory.peak_bytes <= p->maximum_peak_bytes;
 	hard |= !ok;
 	add_check(checks, "memory", pf(ok), "peak=%lld ceiling=%lld", c->memory.peak_bytes,

@@ -23,7 +23,7 @@ static const char *const top_keys[] = {
 	"machine", "controls", "unchanged_controls", "changed_axes", "repetitions",
 	"ambient_evidence", "memory", "execution", "quality", "comparison", "module_versions",
 	"commands", "profiler_artifacts", "system_baselines", "experiment", "envelope_state",
-	"engine_identity", NULL,
+	"engine_identity", "serving", NULL,
 };
 
 /* ---- small decoders ------------------------------------------------------ */
@@ -112,9 +112,12 @@ static int dec_rep(struct receipt_rep *rep, const json_t *o, const struct jpath 
 {
 	static const char *const keys[] = {
 		"end_to_end_milliseconds", "tokens_per_second", "ttft_milliseconds",
-		"prefill_milliseconds", "decode_milliseconds", "system_baseline_digest", NULL,
+		"prefill_milliseconds", "decode_milliseconds", "system_baseline_digest",
+		"serving", NULL,
 	};
 	const char *d = NULL;
+	const json_t *sv;
+	int rc;
 
 	if (jd_object(o, at, keys, e) < 0 ||
 	    jd_num(o, at, "end_to_end_milliseconds", JD_REQUIRED, &rep->end_to_end_ms, e) < 0 ||
@@ -125,6 +128,29 @@ static int dec_rep(struct receipt_rep *rep, const json_t *o, const struct jpath 
 	    jd_str(o, at, "system_baseline_digest", JD_OPTIONAL, &d, e) < 0)
 		return -1;
 	rep->system_baseline_digest = d && *d ? d : NULL;
+	rc = jd_obj(o, at, "serving", JD_OPTIONAL, &sv, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0) {
+		struct jpath sp = JP_KEY(at, "serving");
+
+		if (wl_serving_decode(sv, &sp, &rep->serving, e) < 0)
+			return -1;
+		rep->has_serving = true;
+	}
+	return 0;
+}
+
+static int dec_serving(struct receipt_serving *s, const json_t *o, const struct jpath *at,
+		       struct err *e)
+{
+	static const char *const keys[] = { "trace_sha256", "primary_metric", "direction", NULL };
+
+	if (jd_object(o, at, keys, e) < 0 ||
+	    jd_str(o, at, "trace_sha256", JD_REQUIRED, &s->trace_sha256, e) < 0 ||
+	    jd_str(o, at, "primary_metric", JD_REQUIRED, &s->primary_metric, e) < 0 ||
+	    jd_str(o, at, "direction", JD_REQUIRED, &s->direction, e) < 0)
+		return -1;
 	return 0;
 }
 
@@ -571,6 +597,11 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	}
 	if (rc)
 		r->engine_identity = NULL;
+	kp = JP_KEY(at, "serving");
+	rc = jd_obj(v, at, "serving", JD_OPTIONAL, &o, e);
+	if (rc < 0 || (rc == 0 && dec_serving(&r->serving, o, &kp, e) < 0))
+		return -1;
+	r->has_serving = rc == 0;
 	return 0;
 }
 
@@ -668,6 +699,8 @@ static json_t *rep_json(const struct receipt_rep *rep)
 		jset_num(o, "decode_milliseconds", rep->decode_ms);
 	if (rep->system_baseline_digest)
 		jset_str(o, "system_baseline_digest", rep->system_baseline_digest);
+	if (rep->has_serving)
+		jset_new(o, "serving", wl_serving_to_json(&rep->serving));
 	return o;
 }
 
@@ -766,5 +799,12 @@ json_t *receipt_to_json(const struct receipt *r)
 		jset_new(o, "envelope_state", json_deep_copy(r->envelope_state.json));
 	if (r->engine_identity)
 		jset_str(o, "engine_identity", r->engine_identity);
+	if (r->has_serving) {
+		x = jobj();
+		jset_str(x, "trace_sha256", r->serving.trace_sha256);
+		jset_str(x, "primary_metric", r->serving.primary_metric);
+		jset_str(x, "direction", r->serving.direction);
+		jset_new(o, "serving", x);
+	}
 	return o;
 }

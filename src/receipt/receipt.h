@@ -46,6 +46,19 @@ struct receipt_rep {
 	bool has_ttft, has_prefill, has_decode;
 	double ttft_ms, prefill_ms, decode_ms;
 	const char *system_baseline_digest;	/* NULL when absent or "" */
+	/* A serving receipt's repetition: its run's sealed serving facts and
+	 * summary (attestation/workload.h), as the attestation seals them. */
+	bool has_serving;
+	struct wl_serving serving;
+};
+
+/* A serving receipt's `serving` member (docs/receipts.md, "Serving
+ * receipts"): the trace every repetition replayed, and the primary metric
+ * the decision reads (a serving_metrics name) with its direction. */
+struct receipt_serving {
+	const char *trace_sha256;	/* "sha256:<hex>" */
+	const char *primary_metric;
+	const char *direction;		/* "lower" | "higher" */
 };
 
 /* Legacy per-repetition ambient evidence (fak-native-ambient-evidence/v1). */
@@ -211,6 +224,8 @@ struct receipt {
 	/* RECEIPT_IDENTITY_OBSERVED or _DECLARED; NULL when absent (written
 	 * before fak recorded it: declared). */
 	const char *engine_identity;
+	bool has_serving;
+	struct receipt_serving serving;
 };
 
 /* Where a receipt's engine identity comes from (receipt/identity.h):
@@ -379,14 +394,24 @@ json_t *receipt_compare_attempts(const struct receipt *base, const struct receip
 				 const struct graph *g, size_t attempts, const char **what,
 				 struct findings *out);
 
-/* The two compared metrics of a repetition. */
-enum receipt_metric { RECEIPT_TOKENS_PER_SECOND, RECEIPT_END_TO_END_MS };
+/* The compared metrics of a repetition: tokens per second, end to end,
+ * and of a serving receipt RECEIPT_SERVING_FIRST + i, serving_metrics[i]
+ * (base/serving_metric.h) of its repetitions' serving summaries. */
+enum receipt_metric { RECEIPT_TOKENS_PER_SECOND, RECEIPT_END_TO_END_MS, RECEIPT_SERVING_FIRST };
+
+/* "tokens_per_second", "end_to_end_milliseconds", "ttft_p95_ms", ... */
+const char *receipt_metric_name(int m);
+/* The primary metric of a pair of receipts: the serving primary metric of
+ * serving receipts (both must name the same known one: -1 with e), else
+ * tokens per second. */
+int receipt_primary_metric(const struct receipt *base, const struct receipt *cand, int *m,
+			   struct err *e);
 
 /* stats_compare over metric m of every repetition of base and cand
- * (tokens per second: higher is better; milliseconds: lower is better).
- * The error names the metric. */
+ * (tokens per second: higher is better; milliseconds: lower is better; a
+ * serving metric: its own direction). The error names the metric. */
 int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
-			   enum receipt_metric m, double threshold_percent, double level,
+			   int m, double threshold_percent, double level,
 			   struct stats_comparison *out, struct err *e);
 
 /* ---- the decision (decide.c) ---------------------------------------------- */
@@ -400,7 +425,10 @@ int receipt_metric_compare(const struct receipt *base, const struct receipt *can
 #define RECEIPT_SEQUENTIAL_RULE "bonferroni-repeated-intervals/v1"
 
 struct receipt_decision {
-	struct stats_comparison tps, ms;	/* tps decides; ms is secondary */
+	/* tps: the primary metric, which decides (tokens per second, or a
+	 * serving receipt's primary serving metric); ms is secondary */
+	struct stats_comparison tps, ms;
+	int primary;			/* enum receipt_metric */
 	double threshold_percent;
 	bool threshold_declared;	/* the criterion's practical_threshold_percent */
 	double design_level;		/* of the design: fixed, or the last look's */

@@ -1,4 +1,5 @@
 /* `--baseline LEVER`: the receipt template of a lever's envelope. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,31 @@ static size_t unmet_deps(const struct graph *g, const struct lever *l, struct st
 		sb_addf(sb, "%s\"%s\"", n++ ? ", " : "", l->deps.v[i]);
 	}
 	return n;
+}
+
+/* A serving lever's template is a serving receipt: its envelope's pins, or
+ * placeholders where the envelope pins no trace yet. */
+static void template_serving(struct receipt *r, const struct envelope *env,
+			     const struct lever *l, struct receipt_rep *reps)
+{
+	const struct envelope_serving *sv = &env->serving;
+
+	if (!env->has_serving && !(l->has_requirement && !strcmp(l->requirement.kind, "serving")))
+		return;
+	r->has_serving = true;
+	r->serving = (struct receipt_serving){
+		env->has_serving ? sv->trace_sha256 : "FILL_TRACE_SHA256",
+		env->has_serving ? sv->primary_metric : "FILL_PRIMARY_SERVING_METRIC",
+		env->has_serving ? sv->direction : "FILL_DIRECTION",
+	};
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		struct wl_serving *w = &reps[i].serving;
+
+		reps[i].has_serving = true;
+		snprintf(w->trace_sha256, sizeof(w->trace_sha256), "%s", r->serving.trace_sha256);
+		memcpy(w->log_sha256, zero_sha256, sizeof(w->log_sha256));
+		snprintf(w->stop_status, sizeof(w->stop_status), "FILL_STOP_STATUS");
+	}
 }
 
 json_t *receipt_template(const struct graph *g, const char *lever_id, struct err *e)
@@ -125,6 +151,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	/* nothing the engine printed: the graph's word (the runner says
 	 * observed when every run stated it) */
 	r.engine_identity = RECEIPT_IDENTITY_DECLARED;
+	template_serving(&r, env, l, reps);
 	out = receipt_to_json(&r);
 	json_decref(state);
 	free(reps);

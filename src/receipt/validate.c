@@ -606,6 +606,47 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 			      env->id);
 }
 
+/* A serving receipt (docs/receipts.md, "Serving receipts"): the trace and
+ * primary metric of its envelope's serving pin, and a serving summary of
+ * that trace in every repetition. (A serving envelope keeps its decode
+ * receipts: the levers whose next witness is a decode A/B.) */
+static void check_serving(const struct receipt *r, const struct envelope *env,
+			  struct findings *out)
+{
+	const struct receipt_serving *s = &r->serving;
+
+	if (env && r->has_serving && !env->has_serving) {
+		findings_addf(out, "serving: envelope \"%s\" pins no serving trace: a serving "
+				   "receipt witnesses a serving envelope only (docs/graph.md, "
+				   "\"Serving envelopes\")", env->id);
+		return;
+	}
+	if (!r->has_serving) {
+		for (size_t i = 0; i < r->nr_reps; i++)
+			if (r->reps[i].has_serving) {
+				findings_addf(out, "repetitions[%zu].serving: only a serving "
+						   "receipt's repetitions carry one", i);
+				break;
+			}
+		return;
+	}
+	if (env && (strcmp(s->trace_sha256, env->serving.trace_sha256) ||
+		    strcmp(s->primary_metric, env->serving.primary_metric) ||
+		    strcmp(s->direction, env->serving.direction)))
+		findings_addf(out, "serving: trace %s, primary metric %s (%s); envelope \"%s\" "
+				   "pins trace %s, primary metric %s (%s)", s->trace_sha256,
+			      s->primary_metric, s->direction, env->id, env->serving.trace_sha256,
+			      env->serving.primary_metric, env->serving.direction);
+	for (size_t i = 0; i < r->nr_reps; i++)
+		if (!r->reps[i].has_serving)
+			findings_addf(out, "repetitions[%zu].serving: missing: a serving receipt's "
+					   "repetitions carry their run's serving summary", i);
+		else if (strcmp(r->reps[i].serving.trace_sha256, s->trace_sha256))
+			findings_addf(out, "repetitions[%zu].serving.trace_sha256: %s, not the "
+					   "receipt's trace %s", i, r->reps[i].serving.trace_sha256,
+				      s->trace_sha256);
+}
+
 void receipt_validate(const struct receipt *r, const struct graph *g, unsigned flags,
 		      struct findings *out)
 {
@@ -643,6 +684,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	receipt_envelope_check(r, g, out);
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
+	check_serving(r, env, out);
 	check_ambient(r, flags, out);
 	check_system_baselines(r, env, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), flags, out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)

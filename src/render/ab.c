@@ -17,7 +17,10 @@
 #define num fmt_num
 #define str fmt_str
 
-static const char *const metrics[] = { "tokens_per_second", "end_to_end_milliseconds" };
+/* A serving comparison's primary metric first (statistics.primary), then
+ * tok/s and ms; a decode comparison has only the two. */
+static const char *const metrics[] = { "primary", "tokens_per_second",
+				       "end_to_end_milliseconds" };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
 /* The envelope and lever of the result. */
@@ -145,6 +148,8 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 	for (size_t i = 0; i < NR_METRICS; i++) {
 		const json_t *m = get(st, metrics[i]);
 
+		if (!m)
+			continue;
 		sb_addf(out, "| %s | ", str(m, "unit"));
 		fmt_arm(buf, get(m, "baseline"));
 		sb_addf(out, "%s | ", buf);
@@ -162,7 +167,11 @@ static void md_metrics(struct strbuf *out, const json_t *cmp)
 			num(get(m, "candidate"), "repetitions"), fmt_verdict(str(m, "verdict")));
 	}
 	md_gpu_rows(out, get(cmp, "gpu_clocks"));
-	sb_adds(out, "\n**Decision** (tok/s decides, ms is secondary): ");
+	if (get(st, "primary"))
+		sb_addf(out, "\n**Decision** (%s decides, tok/s and ms are secondary): ",
+			str(get(st, "primary"), "unit"));
+	else
+		sb_adds(out, "\n**Decision** (tok/s decides, ms is secondary): ");
 	frontdoor_md_text(out, str(get(cmp, "decision"), "summary"), false);
 	sb_adds(out, ".\n");
 	fmt_band(buf, get(st, "threshold_band_percent"));

@@ -203,6 +203,8 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	bound_text(out, get(doc, "metrics_bound"));
 	order_text(out, get(doc, "order"));
 	sb_addch(out, '\n');
+	if (get(st, "primary"))
+		render_metric_line(out, get(st, "primary"));
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++)
 		render_metric_line(out, get(st, metrics[i]));
 	if (get(doc, "gpu_clocks"))
@@ -213,11 +215,13 @@ void render_comparison_text(struct strbuf *out, const json_t *doc)
 	fmt_band(band, get(st, "threshold_band_percent"));
 	snprintf(buf, sizeof(buf), "Median \u00b1noise, Hodges-Lehmann shift of the candidate as a "
 				   "ratio to the baseline, in percent, with its distribution-free "
-				   "interval, two-sided Mann-Whitney p. tok/s decides: faster or "
+				   "interval, two-sided Mann-Whitney p. %s decides: faster or "
 				   "slower when the whole interval lies beyond the %g%% practical "
 				   "threshold (the same ratio either way: %s), equivalent when it "
-				   "lies within it, otherwise undecided; ms is secondary.",
-		 num(st, "practical_threshold_percent"), band);
+				   "lies within it, otherwise undecided; %s secondary.",
+		 get(st, "primary") ? str(get(st, "primary"), "unit") : "tok/s",
+		 num(st, "practical_threshold_percent"), band,
+		 get(st, "primary") ? "tok/s and ms are" : "ms is");
 	wrap_init(&l, out, 0);
 	wrap_words(&l, buf);
 	wrap_end(&l);

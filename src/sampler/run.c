@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,20 @@
 #include "sampler/gpu.h"
 #include "sampler/proc_read.h"
 
+/* The driver's thread (run_opts.driver). */
+struct driver {
+	const struct run_opts *o;
+	pthread_t th;
+	bool started;
+	pid_t pid;
+	volatile int gone, done;
+};
+
 struct runner {
 	const struct run_opts *o;
+	struct driver drv;
+	int64_t stop_at;		/* when the stop's SIGTERM went; 0: not yet */
+	bool stop_killed;
 	struct census *c;
 	struct cadence cad;
 	struct platform_signals sig;
@@ -45,11 +58,20 @@ struct runner {
 	} art;
 };
 
-static int64_t self_cpu_ns(void)
+/* The sampler's own CPU: the process's, or with a driver on another
+ * thread, this thread's where the OS tells it (Linux). */
+static int64_t self_cpu_ns(const struct run_opts *o)
 {
 	struct rusage ru;
+	int who = RUSAGE_SELF;
 
-	if (getrusage(RUSAGE_SELF, &ru) < 0)
+#ifdef RUSAGE_THREAD
+	if (o->driver)
+		who = RUSAGE_THREAD;
+#else
+	(void)o;
+#endif
+	if (getrusage(who, &ru) < 0)
 		return 0;
 	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
 	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
@@ -70,6 +92,7 @@ static void handle_signals(struct runner *rn)
 			}
 			if (!rn->interrupted)
 				rn->interrupted = sig;
+			rn->drv.gone = 1;
 			rn->interrupts++;
 			if (!rn->child_running)
 				continue;
@@ -180,7 +203,7 @@ static int64_t advance(int64_t next, int64_t interval, int64_t now)
 static void baseline_window(struct runner *rn, struct fold *f)
 {
 	const struct run_opts *o = rn->o;
-	int64_t cpu0 = self_cpu_ns(), start, end, next;
+	int64_t cpu0 = self_cpu_ns(rn->o), start, end, next;
 
 	take(rn, f, CENSUS_ENDPOINT);
 	start = f->first.mono_ns;
@@ -206,7 +229,7 @@ static void baseline_window(struct runner *rn, struct fold *f)
 	}
 	if (o->progress && !rn->interrupted)
 		o->progress(o->progress_ctx, o->baseline_ns, o->baseline_ns);
-	f->process_cpu_ns = self_cpu_ns() - cpu0;
+	f->process_cpu_ns = self_cpu_ns(rn->o) - cpu0;
 }
 
 /* --wait-quiet: while the quiet window just taken is busy (host CPU above
@@ -261,6 +284,53 @@ static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_inpu
 	q->waited_ns = f->first.mono_ns - first;
 }
 
+/* ---- the driver ---------------------------------------------------- */
+
+static void *driver_main(void *arg)
+{
+	struct driver *d = arg;
+
+	d->o->driver(d->o->driver_ctx, d->pid, &d->gone);
+	d->done = 1;
+	/* wakes the census loop (SIGCHLD is blocked in every thread of fak and
+	 * read from the signal queue; a spurious one only reaps nothing) */
+	kill(getpid(), SIGCHLD);
+	return NULL;
+}
+
+/* sig to root and every descendant of it, deepest first. */
+#define STOP_MAX 1024
+static void stop_tree(pid_t root, int sig)
+{
+	static pid_t v[STOP_MAX];
+	size_t n = 1;
+
+	v[0] = root;
+	for (size_t i = 0; i < n && n < STOP_MAX; i++)
+		n += platform_children(v[i], v + n, STOP_MAX - n);
+	while (n--)
+		kill(v[n], sig);
+}
+
+/* With a driver that returned: SIGTERM to the tree, SIGKILL after the
+ * grace period. Returns the next time to look (0: none). */
+static int64_t driver_stop(struct runner *rn, int64_t now)
+{
+	int64_t grace = rn->o->stop_grace_ns;
+
+	if (!rn->drv.started || !rn->drv.done || rn->ch.exited)
+		return 0;
+	if (!rn->stop_at) {
+		stop_tree(rn->ch.pid, SIGTERM);
+		rn->stop_at = now ? now : 1;
+	}
+	if (!rn->stop_killed && now - rn->stop_at >= grace) {
+		stop_tree(rn->ch.pid, SIGKILL);
+		rn->stop_killed = true;
+	}
+	return rn->stop_killed ? 0 : rn->stop_at + grace;
+}
+
 /* Censuses an open of the artifact may add: at most one a millisecond. */
 #define ARTIFACT_WAKE_NS ((int64_t)1000000)
 
@@ -271,7 +341,7 @@ static void command_loop(struct runner *rn, struct fold *f)
 	take(rn, f, CENSUS_TREE);
 	next = f->last.mono_ns + rn->next_interval;
 	for (;;) {
-		int64_t now, wake;
+		int64_t now, wake, stop;
 
 		if (rn->sigchld) {
 			rn->sigchld = false;
@@ -280,6 +350,7 @@ static void command_loop(struct runner *rn, struct fold *f)
 		if (rn->ch.exited)
 			break;
 		now = child_mono_ns();
+		stop = driver_stop(rn, now);
 		if (rn->o->timeout_ns && now >= deadline && !rn->timed_out) {
 			kill(rn->ch.pid, SIGKILL);
 			rn->timed_out = true;
@@ -295,15 +366,48 @@ static void command_loop(struct runner *rn, struct fold *f)
 		wake = next;
 		if (rn->o->timeout_ns && !rn->timed_out && deadline < wake)
 			wake = deadline;
+		if (stop && stop < wake)
+			wake = stop;
 		wait_until(rn, wake);
 	}
+	rn->drv.gone = 1;
 	rn->child_running = false;
+}
+
+/* A command the driver's stop ended as asked: by the SIGTERM (or the
+ * SIGKILL after the grace period), or exiting 0 or 128 + SIGTERM. */
+static bool stopped_as_asked(const struct runner *rn, struct run_result *res)
+{
+	int st = rn->ch.status;
+
+	if (!rn->stop_at)
+		return false;
+	res->stopped = true;
+	res->killed = rn->stop_killed;
+	if (rn->stop_killed)
+		snprintf(res->stop_status, sizeof(res->stop_status),
+			 "killed after the grace period");
+	else if (WIFSIGNALED(st))
+		snprintf(res->stop_status, sizeof(res->stop_status), "signal %d", WTERMSIG(st));
+	else
+		snprintf(res->stop_status, sizeof(res->stop_status), "exit %d", WEXITSTATUS(st));
+	if (rn->stop_killed || rn->timed_out)
+		return !rn->timed_out;
+	return WIFSIGNALED(st) ? WTERMSIG(st) == SIGTERM
+			       : WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 128 + SIGTERM;
 }
 
 static void exit_status(const struct runner *rn, struct fold_input *in, struct run_result *res)
 {
 	int st = rn->ch.status;
 
+	if (stopped_as_asked(rn, res)) {
+		in->signal = 0;
+		in->exit_code = 0;
+		in->timed_out = false;
+		res->exit_code = 0;
+		return;
+	}
 	in->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	if (rn->timed_out)
 		in->exit_code = 124;
@@ -597,7 +701,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 	rn.gsec = &st->gpu;
 	rn.gpu = gpu_open(&st->gpu);
 	{
-		int64_t cpu0 = self_cpu_ns();
+		int64_t cpu0 = self_cpu_ns(o);
 
 		take(&rn, &st->command,
 		     CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
@@ -618,14 +722,27 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 			census_use_enumeration(rn.c, ENUM_CHILDREN, -1);
 		}
 		census_set_root(rn.c, rn.ch.pid);
+		if (o->driver) {
+			rn.drv.o = o;
+			rn.drv.pid = rn.ch.pid;
+			if (pthread_create(&rn.drv.th, NULL, driver_main, &rn.drv)) {
+				err_set(e, "cannot start the driver's thread");
+				goto out_census;
+			}
+			rn.drv.started = true;
+		}
 		command_loop(&rn, &st->command);
+		if (rn.drv.started) {
+			pthread_join(rn.drv.th, NULL);
+			rn.drv.started = false;
+		}
 		note_leftovers(o, &rn, st, &res->leftovers);
 		if (st->cg.active)
 			cgroup_root_exited(&st->cg, &in->cgroup);
 		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);
 		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE |
 					(cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
-		st->command.process_cpu_ns = self_cpu_ns() - cpu0;
+		st->command.process_cpu_ns = self_cpu_ns(o) - cpu0;
 		gpu_close(rn.gpu, &st->gpu);
 		rn.gpu = NULL;
 		if (st->cg.active)
@@ -677,6 +794,10 @@ out_census:
 		/* spawn failed after fork, or an error path: leave nothing behind */
 		kill(rn.ch.pid, SIGKILL);
 		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);
+	}
+	if (rn.drv.started) {
+		rn.drv.gone = 1;
+		pthread_join(rn.drv.th, NULL);
 	}
 	gpu_close(rn.gpu, &st->gpu);
 	census_free(rn.c);

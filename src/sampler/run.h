@@ -44,6 +44,14 @@ struct run_result {
 	int exit_code;		/* what fak exits with: the command's status */
 	int interrupted;	/* SIGINT/SIGTERM/SIGHUP number that stopped the run, else 0 */
 	struct run_leftovers leftovers;
+	/* With a driver: the driver returned and the sampler stopped the
+	 * command (SIGTERM to its tree, SIGKILL after the grace period).
+	 * killed: the grace period ran out. A command the sampler stopped and
+	 * that ended by that SIGTERM (or exited 0 or 143 after it) counts as
+	 * succeeded (exit_code 0); stop_status says how it really ended
+	 * ("signal 15", "exit 0", "killed after the grace period"). */
+	bool stopped, killed;
+	char stop_status[48];
 };
 
 struct run_opts {
@@ -93,6 +101,16 @@ struct run_opts {
 	 * seen yet: an open takes a census of the tree at once, so a reader
 	 * that holds it for less than an interval is seen too. NULL: none. */
 	const char *artifact_path;
+	/* A driver (may be NULL): run on a thread of its own once the command
+	 * started, with the command's pid and a flag that turns non-zero when
+	 * the command exited or the run was interrupted (the driver should
+	 * then end soon). The census loop goes on as without one; when the
+	 * driver returns, the sampler stops the command: SIGTERM to every
+	 * process of its tree, SIGKILL after stop_grace_ns. The driver's CPU
+	 * is fak's own: the sampler's cost is then its own thread's. */
+	void (*driver)(void *ctx, pid_t pid, const volatile int *gone);
+	void *driver_ctx;
+	int64_t stop_grace_ns;
 };
 
 /* What sampler_run would refuse about where the command runs, checked

@@ -369,25 +369,43 @@ static void finish(struct xfer *x, CURLcode rc, const struct trace_request *q)
 
 /* ---- readiness ------------------------------------------------------ */
 
-static size_t discard(char *buf, size_t size, size_t n, void *ctx)
+/* The body of a readiness answer, cut to its capacity. */
+struct body {
+	char *buf;
+	size_t len, cap;
+};
+
+static size_t keep(char *buf, size_t size, size_t n, void *ctx)
 {
-	(void)buf;
-	(void)ctx;
-	return size * n;
+	struct body *b = ctx;
+	size_t len = size * n, room = b->cap > b->len + 1 ? b->cap - b->len - 1 : 0;
+
+	if (b->buf && room) {
+		memcpy(b->buf + b->len, buf, len < room ? len : room);
+		b->len += len < room ? len : room;
+		b->buf[b->len] = '\0';
+	}
+	return len;
 }
 
-static int wait_ready(const struct serve_opts *o, struct err *e)
+int serve_wait_ready(const struct serve_opts *o, char *body, size_t cap, struct err *e)
 {
 	char url[2048], why[CURL_ERROR_SIZE + 64] = "no answer";
 	int64_t until = mono_ns() + o->ready_ns;
 	CURL *h;
 
+	TRY(curl_load(e));
 	TRY(endpoint_url(o->endpoint, "/health", url, sizeof(url), e));
-	h = CURL_FN.curl_easy_init();
-	if (!h)
+	if (CURL_FN.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return err_set(e, "libcurl failed to start");
+	h = CURL_FN.curl_easy_init();
+	if (!h) {
+		CURL_FN.curl_global_cleanup();
+		return err_set(e, "libcurl failed to start");
+	}
 	for (;;) {
 		char cerr[CURL_ERROR_SIZE] = "";
+		struct body b = { body, 0, cap };
 		long status = 0;
 		CURLcode rc;
 
@@ -396,7 +414,10 @@ static int wait_ready(const struct serve_opts *o, struct err *e)
 		CURL_FN.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
 		CURL_FN.curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
 		CURL_FN.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-		CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+		if (body && cap)
+			body[0] = '\0';
+		CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep);
+		CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
 		CURL_FN.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
 		CURL_FN.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 1000L);
 		rc = CURL_FN.curl_easy_perform(h);
@@ -410,12 +431,14 @@ static int wait_ready(const struct serve_opts *o, struct err *e)
 				 cerr[0] ? cerr : CURL_FN.curl_easy_strerror(rc));
 		if (mono_ns() >= until || (o->stop && *o->stop)) {
 			CURL_FN.curl_easy_cleanup(h);
+			CURL_FN.curl_global_cleanup();
 			return err_set(e, "server not ready: GET %s did not answer 200 within "
 				       "%.3gs (last: %s)", url, (double)o->ready_ns / 1e9, why);
 		}
 		usleep(50000);
 	}
 	CURL_FN.curl_easy_cleanup(h);
+	CURL_FN.curl_global_cleanup();
 	return 0;
 }
 
@@ -597,7 +620,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
 	if (CURL_FN.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return err_set(e, "libcurl failed to start");
-	if (o->ready_ns > 0 && wait_ready(o, e) < 0) {
+	if (o->ready_ns > 0 && serve_wait_ready(o, NULL, 0, e) < 0) {
 		CURL_FN.curl_global_cleanup();
 		return -1;
 	}

@@ -26,7 +26,7 @@ struct serve_opts {
 	void (*progress)(void *ctx, size_t done, size_t sent, size_t total);
 	void *progress_ctx;
 	/* set asynchronously (a signal) to stop: what was not sent is "not-sent" */
-	volatile int *stop;
+	const volatile int *stop;
 };
 
 /* The URL that requests go to ("…/v1/completions" when endpoint has no
@@ -34,6 +34,11 @@ struct serve_opts {
  * address (127.0.0.0/8, ::1, localhost): fak sends no traffic off this
  * machine. */
 int serve_endpoint(const char *endpoint, char *out, size_t cap, struct err *e);
+
+/* Waits up to o->ready_ns for GET /health on o->endpoint's host to answer
+ * 200 (o->stop ends the wait early); -1 with e saying what the last try
+ * got. body (may be NULL) gets the 200's body, cut to cap - 1 bytes. */
+int serve_wait_ready(const struct serve_opts *o, char *body, size_t cap, struct err *e);
 
 /* Runs the trace: every request gets a record (*recs, t->nr of them,
  * owned by the caller), failed or not. -1 with e only when the run could

@@ -536,3 +536,24 @@ json_t *serve_summary_to_json(const struct serve_summary *s)
 	jset_new(o, "schedule", l);
 	return o;
 }
+
+static void dist_values(const struct serve_dist *d, double *out)
+{
+	out[0] = d->mean;
+	out[1] = d->p50;
+	out[2] = d->p90;
+	out[3] = d->p95;
+	out[4] = d->p99;
+}
+
+void serve_summary_values(const struct serve_summary *s, double out[SERVING_NR_METRICS])
+{
+	dist_values(&s->ttft, out);
+	dist_values(&s->tpot, out + 5);
+	dist_values(&s->itl, out + 10);
+	dist_values(&s->e2el, out + 15);
+	out[20] = s->request_throughput;
+	out[21] = s->output_throughput;
+	out[22] = s->total_throughput;
+	out[23] = s->prefix_hit_rate;
+}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/serving_metric.h"
 #include "base/strbuf.h"
 
 #define SERVE_LOG_SCHEMA "fak-serving-log/v1"
@@ -121,5 +122,7 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 /* Parses "ttft_ms=200,tpot_ms=50,e2el_ms=1000". */
 int serve_slo_parse(const char *spec, struct serve_slo *slo, struct err *e);
 json_t *serve_summary_to_json(const struct serve_summary *s);
+/* The summary's values in the order of serving_metrics (base/serving_metric.h). */
+void serve_summary_values(const struct serve_summary *s, double out[SERVING_NR_METRICS]);
 
 #endif

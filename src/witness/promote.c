@@ -20,6 +20,7 @@
 #include "attestation/attest.h"
 #include "workload/metrics.h"
 #include "attestation/attestation.h"
+#include "serve/record.h"
 #include "witness/internal.h"
 #include "witness/witness.h"
 
@@ -123,6 +124,51 @@ static void check_run_logs(const char *ldir, const char *name, const char *stem,
 	}
 }
 
+/* A serving run's per-request log (logs/NAME.requests.jsonl, whose digest
+ * metrics_verify_log checked) summarized again gives exactly what its
+ * attestation sealed: the counts, the lag facts and every serving metric. */
+static void check_serving_log(const char *ldir, const char *name, const char *stem,
+			      const struct attestation *r, struct findings *out)
+{
+	const struct wl_serving *w = &r->workload.serving;
+	char *lp = xasprintf("%s/%s.requests.jsonl", ldir, stem);
+	struct strbuf buf = STRBUF_INIT;
+	struct serve_log_head h;
+	struct serve_record *recs = NULL;
+	struct serve_summary s;
+	double v[SERVING_NR_METRICS];
+	size_t n = 0;
+	struct err e;
+
+	if (!w->present || !r->workload.has_metrics)
+		goto out;
+	if (file_read(lp, SERVE_LOG_CAP, &buf, &e) < 0 ||
+	    serve_log_parse(buf.buf, buf.len, &h, &recs, &n, &e) < 0) {
+		findings_addf(out, "logs/%s.requests.jsonl: %s", stem, e.msg);
+		goto out;
+	}
+	serve_summarize(recs, n, h.open_loop, h.max_lag_ms, NULL, &s);
+	serve_summary_values(&s, v);
+	if (strcmp(h.trace_sha256, w->trace_sha256) || (int64_t)s.requests != w->requests ||
+	    (int64_t)s.failed != w->failed || (int64_t)s.late != w->late ||
+	    s.fell_behind != w->fell_behind || h.max_lag_ms != w->max_lag_ms) {
+		findings_addf(out, "logs/%s.requests.jsonl: its trace, requests, failures or lag "
+				   "differ from what attestations/%s sealed", stem, name);
+		goto out;
+	}
+	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
+		if (v[i] != w->values[i]) {
+			findings_addf(out, "logs/%s.requests.jsonl: summarized again, %s is %.17g; "
+					   "attestations/%s sealed %.17g", stem,
+				      serving_metrics[i].name, v[i], name, w->values[i]);
+			break;
+		}
+out:
+	serve_records_release(recs, n);
+	sb_release(&buf);
+	free(lp);
+}
+
 /* One file of attestations/: it verifies, it is a run of the schedule not
  * taken yet (taken[] marks it), and its logs check. Returns whether it
  * matched a run. */
@@ -149,6 +195,7 @@ static bool check_run(const char *dir, const char *name, const struct receipt_ex
 			findings_addf(out, "attestations/%s: %s is not a run of the experiment's "
 				      "schedule, or a second copy of one", name, a.facts.digest);
 		check_run_logs(ldir, name, stem, a.att, logs, out);
+		check_serving_log(ldir, name, stem, a.att, out);
 		free(stem);
 		free(rel);
 	}
@@ -888,10 +935,22 @@ static void check_requirement(const struct plan *pl, struct findings *out)
 	if (!pl->l->has_requirement || !strcmp(r->kind, "decode"))
 		return;
 	if (!strcmp(r->kind, "serving")) {
-		findings_addf(out, "lever \"%s\" needs a serving receipt (its "
-				   "next_witness_requirement): serving receipts are not yet "
-				   "supported by --promote; a decode A/B does not witness it",
-			      pl->l->id);
+		/* a serving receipt of the trace its envelope pins (the same
+		 * trace in both arms: the comparison checked their equality) */
+		const struct receipt *c = &pl->s.cand;
+		const struct envelope *env = graph_envelope(&pl->g, pl->l->app.envelope_id);
+
+		if (!c->has_serving || !env || !env->has_serving)
+			findings_addf(out, "lever \"%s\" needs a serving receipt (its "
+					   "next_witness_requirement): %s is a decode A/B, which "
+					   "does not witness it; run fak bench experiment "
+					   "--serve-trace in an envelope that pins a trace "
+					   "(docs/serving.md)", pl->l->id, s_name(pl, 1));
+		else if (strcmp(c->serving.trace_sha256, env->serving.trace_sha256))
+			findings_addf(out, "lever \"%s\" needs a serving receipt of trace %s, "
+					   "which envelope \"%s\" pins; %s replayed %s",
+				      pl->l->id, env->serving.trace_sha256, env->id,
+				      s_name(pl, 1), c->serving.trace_sha256);
 		return;
 	}
 	if (!strcmp(r->kind, "parity")) {

@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/digest.h"
 #include "base/file.h"
+#include "base/xalloc.h"
 #include "workload/metrics.h"
 #include "attestation/attestation.h"
 
@@ -46,6 +48,42 @@ bool metrics_log_matches(const struct wl_stream *st, int64_t bytes, const char *
 	return bytes == st->bytes && !strcmp(sha256, st->sha256);
 }
 
+/* A serving run: its stdout is the server's, which fak does not parse; its
+ * metrics come from the per-request log beside it (NAME.requests.jsonl for
+ * NAME.stdout), whose digest the attestation seals. */
+static int verify_serving(const struct attestation *r, const char *log_path, char *summary,
+			  size_t cap, struct err *e)
+{
+	const struct workload *w = &r->workload;
+	size_t n = strlen(log_path);
+	char *req, hex[65];
+	int64_t bytes;
+	int rc;
+
+	if (digest_file(log_path, hex, &bytes, e) < 0)
+		return -1;
+	if (!metrics_log_matches(&w->out, bytes, hex))
+		return err_set(e, "'%s' is not the sealed stdout of the server", log_path);
+	if (!w->has_metrics) {
+		snprintf(summary, cap, "log matches; the serving run yielded no metrics, as "
+			 "sealed");
+		return 0;
+	}
+	if (n < 7 || strcmp(log_path + n - 7, ".stdout"))
+		return err_set(e, "'%s': a serving run's per-request log is found beside its "
+			       "NAME.stdout", log_path);
+	req = xasprintf("%.*s.requests.jsonl", (int)(n - 7), log_path);
+	rc = digest_file(req, hex, &bytes, e);
+	if (rc == 0 && strcmp(hex, w->serving.log_sha256))
+		rc = err_set(e, "'%s' is not the per-request log the attestation sealed: sha256 "
+			     "%s, sealed %s", req, hex, w->serving.log_sha256);
+	if (rc == 0)
+		snprintf(summary, cap, "log matches; its per-request log matches the sealed "
+			 "sha256");
+	free(req);
+	return rc;
+}
+
 int metrics_verify_log(const struct attestation *r, const char *log_path, char *summary, size_t cap,
 		       struct err *e)
 {
@@ -61,6 +99,8 @@ int metrics_verify_log(const struct attestation *r, const char *log_path, char *
 	if (!r->has_workload)
 		return err_set(e, "the attestation is fak.system-baseline/v1: it seals no "
 			       "captured output to check a log against");
+	if (w->serving.present)
+		return verify_serving(r, log_path, summary, cap, e);
 	if (!mp)
 		return err_set(e, "unknown parser \"%s\"", w->parser);
 	if (digest_file(log_path, hex, &bytes, e) < 0)

@@ -3,13 +3,17 @@
 
     serve_stub.py --port-file FILE [--ttft-ms 20] [--itl-ms 5] [--fault KIND]
                   [--fault-every N] [--no-usage] [--cache-n N] [--bind-port P]
+                  [--engine NAME] [--forward-path TEXT] [--fallbacks N]
 
 Listens on 127.0.0.1 at a port the OS chooses (written to --port-file once it
 listens; --bind-port asks for one, to test a port already taken). Each request
 streams max_tokens chunks over SSE: the first --ttft-ms after the request was
 read, each next one --itl-ms later, at absolute times (time.monotonic), then a
 usage chunk and data: [DONE]. Deterministic: nothing random, the same script
-for every request. GET /health answers 200. Faults (--fault, for every request
+for every request. GET /health answers 200, its JSON body naming --engine and
+--forward-path when given (what fak bench experiment's serving mode seals as
+the engine's identity), and once a completion was served, fallback_count
+--fallbacks N. Faults (--fault, for every request
 or every Nth with --fault-every, counted from 1 in arrival order):
 
   status429, status500  that status with a JSON error body
@@ -70,7 +74,14 @@ class Handler(BaseHTTPRequestHandler):
         if ARGS.fault == "never-ready":
             self.plain(503, "application/json", '{"error":"loading model"}')
         elif self.path == "/health":
-            self.plain(200, "application/json", '{"status":"ok"}')
+            health = {"status": "ok"}
+            if ARGS.engine:
+                health["engine"] = ARGS.engine
+            if ARGS.forward_path:
+                health["forward_path"] = ARGS.forward_path
+            if ARGS.fallbacks is not None and COUNT > 0:
+                health["fallback_count"] = ARGS.fallbacks
+            self.plain(200, "application/json", json.dumps(health))
         else:
             self.plain(404, "text/plain", "not found")
 
@@ -159,6 +170,9 @@ def main():
     p.add_argument("--fault-every", type=int, default=0)
     p.add_argument("--no-usage", action="store_true")
     p.add_argument("--cache-n", type=int)
+    p.add_argument("--engine")
+    p.add_argument("--forward-path")
+    p.add_argument("--fallbacks", type=int)
     ARGS = p.parse_args()
     ThreadingHTTPServer.request_queue_size = 256
     ThreadingHTTPServer.daemon_threads = True

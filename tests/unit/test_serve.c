@@ -8,6 +8,7 @@
 
 #include "base/file.h"
 #include "base/json.h"
+#include "attestation/workload.h"
 #include "serve/record.h"
 #include "serve/sse.h"
 #include "serve/trace.h"
@@ -472,4 +473,91 @@ Test(serve_slo, parse)
 	cr_assert_eq(serve_slo_parse("ttft=200", &slo, &e), -1);
 	cr_assert_eq(serve_slo_parse("ttft_ms=-1", &slo, &e), -1);
 	cr_assert_eq(serve_slo_parse("ttft_ms=1x", &slo, &e), -1);
+}
+
+/* The serving metrics receipts and attestations name (base/serving_metric.h)
+ * are the summary's, in the table's order and directions; the sealed
+ * serving member reads back the same and refuses what cannot be. */
+Test(serve_sealed, the_metric_table_is_the_summarys)
+{
+	struct serve_summary s = { 0 };
+	double v[SERVING_NR_METRICS];
+	struct serve_dist *d[] = { &s.ttft, &s.tpot, &s.itl, &s.e2el };
+
+	for (size_t i = 0; i < 4; i++)
+		*d[i] = (struct serve_dist){ .mean = 10 * i + 1, .p50 = 10 * i + 2,
+					     .p90 = 10 * i + 3, .p95 = 10 * i + 4,
+					     .p99 = 10 * i + 5 };
+	s.request_throughput = 41;
+	s.output_throughput = 42;
+	s.total_throughput = 43;
+	s.prefix_hit_rate = 0.5;
+	serve_summary_values(&s, v);
+	cr_assert_eq(v[serving_metric_find("ttft_p95_ms")], 4);
+	cr_assert_eq(v[serving_metric_find("tpot_mean_ms")], 11);
+	cr_assert_eq(v[serving_metric_find("itl_p50_ms")], 22);
+	cr_assert_eq(v[serving_metric_find("e2el_p99_ms")], 35);
+	cr_assert_eq(v[serving_metric_find("output_tokens_per_second")], 42);
+	cr_assert_eq(v[serving_metric_find("prefix_hit_rate")], 0.5);
+	cr_assert_eq(serving_metric_find("ttft_p97_ms"), -1);
+	cr_assert(!serving_metrics[serving_metric_find("e2el_mean_ms")].higher_is_better);
+	cr_assert(serving_metrics[serving_metric_find("total_tokens_per_second")].higher_is_better);
+	cr_assert_str_eq(serving_direction_name(false), "lower");
+}
+
+static struct wl_serving sealed(void)
+{
+	struct wl_serving w = { .present = true, .requests = 8, .completed = 6, .failed = 2,
+				.warmup_requests = 2, .startup_ms = 250.5, .max_lag_ms = 1,
+				.late = 1, .fell_behind = true, .lag_p99_ms = 1.5,
+				.lag_max_ms = 2, .client_cpu_ms = 3, .killed = false };
+
+	snprintf(w.trace_sha256, sizeof(w.trace_sha256), "sha256:%064d", 7);
+	snprintf(w.log_sha256, sizeof(w.log_sha256), "%064d", 9);
+	snprintf(w.stop_status, sizeof(w.stop_status), "signal 15");
+	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
+		w.values[i] = (double)i / 4;
+	return w;
+}
+
+static void refused(json_t *o, const char *want)
+{
+	struct wl_serving back;
+	struct err e;
+
+	cr_assert_eq(wl_serving_decode(o, NULL, &back, &e), -1);
+	cr_assert_str_eq(e.msg, want);
+	json_decref(o);
+}
+
+Test(serve_sealed, the_serving_member_reads_back_and_refuses)
+{
+	struct wl_serving w = sealed(), back;
+	json_t *o = wl_serving_to_json(&w);
+	struct err e;
+
+	cr_assert_eq(wl_serving_decode(o, NULL, &back, &e), 0, "%s", e.msg);
+	cr_assert_eq(memcmp(&w, &back, sizeof(w)), 0);
+	json_decref(o);
+	/* a CPU the OS does not tell is absent, not 0 */
+	w.client_cpu_ms = -1;
+	o = wl_serving_to_json(&w);
+	cr_assert_null(json_object_get(o, "client_cpu_ms"));
+	cr_assert_eq(wl_serving_decode(o, NULL, &back, &e), 0, "%s", e.msg);
+	cr_assert_eq(back.client_cpu_ms, -1);
+	json_decref(o);
+	w.client_cpu_ms = 3;
+	o = wl_serving_to_json(&w);
+	json_object_set_new(o, "failed", json_integer(3));
+	refused(o, "$: completed and failed must add up to requests");
+	o = wl_serving_to_json(&w);
+	json_object_set_new(json_object_get(o, "metrics"), "ttft_p95_ms", json_real(-1));
+	refused(o, "metrics.ttft_p95_ms: must be in [0, 1e12]");
+	o = wl_serving_to_json(&w);
+	json_object_del(json_object_get(o, "metrics"), "itl_p99_ms");
+	refused(o, "metrics.itl_p99_ms: missing required field");
+	o = wl_serving_to_json(&w);
+	json_object_set_new(o, "trace_sha256", json_string("9985"));
+	refused(o, "$: trace_sha256 must be \"sha256:\" and 64 lowercase hex digits, log_sha256 64 "
+		   "lowercase hex digits");
 }

@@ -5,7 +5,8 @@
 # NUMERICAL the line's named metrics); a missing metric names the run that
 # lacks it, a missed threshold the worst run; a
 # parity witness is a matched campaign of two engines, never a throughput A/B;
-# serving receipts are not supported yet. Each refusal changes nothing; the
+# a serving witness is a serving receipt (experiment-serving.sh promotes one),
+# never a decode A/B. Each refusal changes nothing; the
 # met requirement promotes.
 # A busy host changes nothing: the fixture criterion's host policy
 # (tests/fixtures/experiment/promote.sh).
@@ -40,7 +41,7 @@ need '{"kind": "parity", "metrics": [], "engines": ["fak-native", "llama.cpp"]}'
 refused a '^  lever "cpu.fast" needs a parity campaign of fak-native against llama.cpp on one artifact and envelope (its next_witness_requirement): its result is a ratio labelled parity, never a throughput witness of either engine; a throughput A/B does not witness it$'
 
 need '{"kind": "serving", "metrics": []}'
-refused a '^  lever "cpu.fast" needs a serving receipt (its next_witness_requirement): serving receipts are not yet supported by --promote; a decode A/B does not witness it$'
+refused a '^  lever "cpu.fast" needs a serving receipt (its next_witness_requirement): candidate.json is a decode A/B, which does not witness it; run fak bench experiment --serve-trace in an envelope that pins a trace (docs/serving.md)$'
 
 # met: every threshold holds, and a decode requirement is the A/B itself
 need '{"kind": "numerical", "metrics": [{"metric": "exact_match", "op": "==", "value": 1}]}'
