@@ -62,6 +62,9 @@ struct witness_parity {
 	char last_started[40];		/* the latest start of a run */
 };
 int witness_parity_read(const char *dir, struct witness_parity *wp, struct err *e);
+/* The same from len bytes at buf (copied; the fuzz target's entry): on -1,
+ * e says why and wp still needs witness_parity_release. */
+int witness_parity_parse(const char *buf, size_t len, struct witness_parity *wp, struct err *e);
 /* crit (NULL: not judged): every run's quality must meet it. */
 void witness_parity_runs(const char *dir, struct witness_parity *wp, const struct criterion *crit,
 			 struct findings *out);

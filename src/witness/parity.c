@@ -73,34 +73,50 @@ static int read_schedule(struct witness_parity *wp, struct err *e)
 	return 0;
 }
 
+/* parity.json's members, from wp->bytes. */
+static int parse(struct witness_parity *wp, struct err *e)
+{
+	const char *schema, *result;
+
+	wp->doc = json_parse_strict(wp->bytes.buf, wp->bytes.len, PARITY_FILE, e);
+	if (!wp->doc)
+		return -1;
+	TRY(jd_str(wp->doc, NULL, "schema", JD_REQUIRED, &schema, e));
+	TRY(jd_str(wp->doc, NULL, "result", JD_REQUIRED, &result, e));
+	TRY(jd_str(wp->doc, NULL, "lever_id", JD_REQUIRED, &wp->lever_id, e));
+	TRY(jd_str(wp->doc, NULL, "envelope_id", JD_REQUIRED, &wp->envelope_id, e));
+	TRY(jd_str(wp->doc, NULL, "envelope_digest", JD_REQUIRED, &wp->envelope_digest, e));
+	TRY(jd_str(wp->doc, NULL, "envelope_state", JD_REQUIRED, &wp->envelope_state, e));
+	TRY(jd_str(wp->doc, NULL, "machine_id", JD_REQUIRED, &wp->machine_id, e));
+	TRY(read_arms(wp, e));
+	TRY(read_schedule(wp, e));
+	if (strcmp(schema, PARITY_SCHEMA) || strcmp(result, "parity"))
+		return err_set(e, "not a parity campaign (schema %s, result \"parity\")",
+			       PARITY_SCHEMA);
+	return 0;
+}
+
+int witness_parity_parse(const char *buf, size_t len, struct witness_parity *wp, struct err *e)
+{
+	memset(wp, 0, sizeof(*wp));
+	if (len > PARITY_CAP)
+		return err_set(e, "%s: larger than %zu bytes", PARITY_FILE, PARITY_CAP);
+	sb_add(&wp->bytes, buf, len);
+	if (parse(wp, e) == 0)
+		return 0;
+	err_prefix(e, "%s", PARITY_FILE);
+	return -1;
+}
+
 int witness_parity_read(const char *dir, struct witness_parity *wp, struct err *e)
 {
 	char *path = xasprintf("%s/" PARITY_FILE, dir);
-	const char *schema, *result;
 	int rc = -1;
 
 	memset(wp, 0, sizeof(*wp));
-	if (file_read(path, PARITY_CAP, &wp->bytes, e) < 0)
-		goto out;
-	wp->doc = json_parse_strict(wp->bytes.buf, wp->bytes.len, PARITY_FILE, e);
-	if (!wp->doc)
-		goto out;
-	if (jd_str(wp->doc, NULL, "schema", JD_REQUIRED, &schema, e) < 0 ||
-	    jd_str(wp->doc, NULL, "result", JD_REQUIRED, &result, e) < 0 ||
-	    jd_str(wp->doc, NULL, "lever_id", JD_REQUIRED, &wp->lever_id, e) < 0 ||
-	    jd_str(wp->doc, NULL, "envelope_id", JD_REQUIRED, &wp->envelope_id, e) < 0 ||
-	    jd_str(wp->doc, NULL, "envelope_digest", JD_REQUIRED, &wp->envelope_digest, e) < 0 ||
-	    jd_str(wp->doc, NULL, "envelope_state", JD_REQUIRED, &wp->envelope_state, e) < 0 ||
-	    jd_str(wp->doc, NULL, "machine_id", JD_REQUIRED, &wp->machine_id, e) < 0 ||
-	    read_arms(wp, e) < 0 || read_schedule(wp, e) < 0)
-		goto out;
-	if (strcmp(schema, PARITY_SCHEMA) || strcmp(result, "parity")) {
-		err_set(e, "not a parity campaign (schema %s, result \"parity\")", PARITY_SCHEMA);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (rc < 0)
+	if (file_read(path, PARITY_CAP, &wp->bytes, e) == 0 && parse(wp, e) == 0)
+		rc = 0;
+	else
 		err_prefix(e, "%s", PARITY_FILE);
 	free(path);
 	return rc;
