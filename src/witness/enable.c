@@ -106,6 +106,35 @@ static const struct lever *witnessed_lever(const struct enable *en, struct findi
 	return l;
 }
 
+/* The witness's candidate.json meets the lever's requirement as the graph
+ * states it now (a requirement tightened since the promotion enables
+ * nothing); 0 when it does. */
+static int recheck(const struct enable *en, const struct witness_manifest *m,
+		   struct findings *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct findings f = FINDINGS_INIT;
+	struct receipt c;
+	struct err e;
+	size_t before = out->nr;
+
+	if (witness_file(en, m, "candidate.json", &sb, out) < 0) {
+		sb_release(&sb);
+		return -1;
+	}
+	if (receipt_parse(&c, sb.buf, sb.len, "candidate.json", &e) < 0) {
+		findings_addf(out, "witness %s: %s", en->rel, e.msg);
+	} else {
+		witness_recheck_requirement(en->l, &c, NULL, &f);
+		for (size_t i = 0; i < f.nr; i++)
+			findings_addf(out, "witness %s: %s", en->rel, f.items[i]);
+		receipt_release(&c);
+	}
+	findings_release(&f);
+	sb_release(&sb);
+	return out->nr == before ? 0 : -1;
+}
+
 /* The witnessed lever (witnessed_lever), the folder's baseline receipt and
  * comparison. */
 static void load_witness(struct enable *en, struct findings *out)
@@ -141,7 +170,8 @@ static void load_witness(struct enable *en, struct findings *out)
 				   "two engines, not an effect of the lever that a default path "
 				   "can show: it enables nothing", l->id, en->rel);
 	else if (witness_file(en, &m, "baseline.json", &bb, out) == 0 &&
-		 witness_file(en, &m, "comparison.json", &cb, out) == 0) {
+		 witness_file(en, &m, "comparison.json", &cb, out) == 0 &&
+		 recheck(en, &m, out) == 0) {
 		if (receipt_parse(&en->base, bb.buf, bb.len, "baseline.json", &e) < 0)
 			findings_addf(out, "witness %s: %s", en->rel, e.msg);
 		else
@@ -189,6 +219,13 @@ static void check_run(const struct enable *en, struct findings *out)
 		findings_addf(out, "'%s': quality %s %g misses the criterion's %g",
 			      en->receipt_path, r->quality.name, r->quality.score,
 			      c->minimum_quality_score);
+	/* a numerical gate holds on the default path too */
+	if (en->l->has_requirement && !strcmp(en->l->requirement.kind, "numerical")) {
+		char *who = xasprintf("'%s'", en->receipt_path);
+
+		witness_check_numerical(en->l, r, who, out);
+		free(who);
+	}
 }
 
 /* The default-path receipt: valid, of the lever and its envelope, made

@@ -46,6 +46,15 @@ struct receipt;
 void witness_check_numerical(const struct lever *l, const struct receipt *cand,
 			     const char *cand_name, struct findings *out);
 
+/* The lever's next_witness_requirement as the graph states it now, against
+ * the evidence of its witness folder (requirement.c): the A/B's candidate
+ * receipt (engines NULL) or a parity campaign's two engines (cand NULL). A
+ * requirement changed since the promotion (tightened, another kind, other
+ * engines) that the evidence does not meet is a finding naming what misses
+ * and saying to witness the lever again. */
+void witness_recheck_requirement(const struct lever *l, const struct receipt *cand,
+				 const char *const engines[2], struct findings *out);
+
 /* A parity campaign's folder (parity.c): parity.json read (the members
  * below point into doc; x holds its schedule, for the runs' check), then
  * its runs: every attestation of the schedule verified and sealed as that

@@ -128,3 +128,42 @@ void witness_check_numerical(const struct lever *l, const struct receipt *cand,
 	}
 	free(runs);
 }
+
+/* "witness it again under it (a new experiment, --promote), or restore the
+ * requirement it was promoted under" */
+#define AGAIN "the requirement changed since the promotion: the graph would claim the " \
+	      "lever witnessed under a requirement its evidence does not meet; witness it " \
+	      "again under it (a new experiment, --promote) or restore the requirement"
+
+void witness_recheck_requirement(const struct lever *l, const struct receipt *cand,
+				 const char *const engines[2], struct findings *out)
+{
+	const struct witness_requirement *r = &l->requirement;
+	const char *kind = l->has_requirement ? r->kind : "decode";
+	struct findings f = FINDINGS_INIT;
+
+	if (engines) {
+		if (strcmp(kind, "parity"))
+			findings_addf(out, "lever \"%s\" needs %s now (its "
+					   "next_witness_requirement), and this witness is a "
+					   "parity campaign: %s", l->id,
+				      !strcmp(kind, "decode") ? "a decode A/B" : kind, AGAIN);
+		else if (strcmp(r->engines.v[0], engines[0]) || strcmp(r->engines.v[1], engines[1]))
+			findings_addf(out, "lever \"%s\" needs a parity campaign of %s against "
+					   "%s now (its next_witness_requirement); this witness "
+					   "ran %s against %s: %s", l->id, r->engines.v[0],
+				      r->engines.v[1], engines[0], engines[1], AGAIN);
+		return;
+	}
+	if (!strcmp(kind, "parity") || (!strcmp(kind, "serving") && !cand->has_serving))
+		findings_addf(out, "lever \"%s\" needs a %s now (its next_witness_requirement), "
+				   "and this witness is a %s A/B: %s", l->id,
+			      !strcmp(kind, "parity") ? "parity campaign" : "serving receipt",
+			      cand->has_serving ? "serving" : "decode", AGAIN);
+	if (strcmp(kind, "numerical"))
+		return;
+	witness_check_numerical(l, cand, "candidate.json", &f);
+	for (size_t i = 0; i < f.nr; i++)
+		findings_addf(out, "%s now (its next_witness_requirement): %s", f.items[i], AGAIN);
+	findings_release(&f);
+}

@@ -114,11 +114,27 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 	}
 }
 
+/* The requirement of the folder's lever (l; NULL: the graph has no such
+ * lever, which the citations report) as the graph states it now. */
+static void recheck(const char *rel, const struct lever *l, const struct receipt *cand,
+		    const char *const engines[2], struct findings *out)
+{
+	struct findings f = FINDINGS_INIT;
+
+	if (!l)
+		return;
+	witness_recheck_requirement(l, cand, engines, &f);
+	for (size_t i = 0; i < f.nr; i++)
+		findings_addf(out, "%s: %s", rel, f.items[i]);
+	findings_release(&f);
+}
+
 /* The folder's comparison and gate, recomputed from its receipts and gate
  * request against the graph, must equal the documents it keeps and pass.
  * *claim gets the shift the folder proves (caller frees). */
 static void recompute(const char *dir, const char *rel, const struct graph *g,
-		      const struct witness_attempt *att, char **claim, struct findings *out)
+		      const struct lever *l, const struct witness_attempt *att, char **claim,
+		      struct findings *out)
 {
 	size_t attempts = att->recorded && att->n > 1 ? (size_t)att->n : 1;
 	static const char *const names[] = { "baseline.json", "candidate.json", "gate-request.json",
@@ -171,6 +187,7 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 		findings_addf(out, "%s/gate.json: not the passing verdict the gate request gives",
 			      rel);
 	*claim = witness_shift_text(cmp);
+	recheck(rel, l, &c, NULL, out);
 out:
 	if (hb)
 		receipt_release(&b);
@@ -190,7 +207,7 @@ out:
 /* A parity campaign's folder: its ratio derived again from the sealed runs
  * it keeps must be parity.json's; *claim gets the ratio's text. */
 static void recompute_parity(const char *dir, const char *rel, const struct graph *g,
-			     char **claim, struct findings *out)
+			     const struct lever *l, char **claim, struct findings *out)
 {
 	struct witness_parity wp;
 	struct findings why = FINDINGS_INIT;
@@ -207,6 +224,7 @@ static void recompute_parity(const char *dir, const char *rel, const struct grap
 		findings_addf(out, "%s/%s", rel, why.items[i]);
 	if (!why.nr && wp.recomputed)
 		*claim = receipt_parity_text(wp.recomputed);
+	recheck(rel, l, NULL, wp.engines, out);
 	findings_release(&why);
 	witness_parity_release(&wp);
 }
@@ -298,6 +316,7 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	struct strbuf mb = STRBUF_INIT;
 	struct refs actual = { 0 };
 	struct witness_manifest m;
+	const struct lever *l;
 	size_t before = out->nr;
 	struct err e;
 	char hex[65], *want;
@@ -349,10 +368,13 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	for (size_t k = 0; k < actual.n; k++)
 		if (actual.v[k])
 			findings_addf(out, "%s/%s: not listed in the manifest", rel, actual.v[k]);
+	l = graph_lever(g, m.lever_id);
+	if (l && strcmp(l->app.envelope_id, m.envelope_id))
+		l = NULL;
 	if (out->nr == before && witness_manifest_lists(&m, PARITY_FILE))
-		recompute_parity(dir, rel, g, claim, out);
+		recompute_parity(dir, rel, g, l, claim, out);
 	else if (out->nr == before)
-		recompute(dir, rel, g, &m.attempt, claim, out);
+		recompute(dir, rel, g, l, &m.attempt, claim, out);
 	witness_manifest_release(&m);
 out:
 	for (size_t k = 0; k < actual.n; k++)

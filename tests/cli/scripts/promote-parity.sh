@@ -117,6 +117,15 @@ w=$(cd wit && echo test-cpu-p4-t8/cpu.fast/*)
 "$FAK" native-performance --graph graph.json --index index.json --verify-witnesses wit >v.txt 2>&1 ||
 	{ cat v.txt; fail "--verify-witnesses"; }
 grep -q '^VERIFIED 1 witness folder under wit; ' v.txt || { cat v.txt; fail "verify output"; }
+# the requirement's engines changed after the promotion: the witness no longer meets it
+cp graph.json graph.promoted
+jq '(.levers[] | select(.id == "cpu.fast") | .next_witness_requirement.engines) = ["fak-native", "vllm"]' \
+	graph.promoted >graph.json
+if "$FAK" native-performance --graph graph.json --index index.json --verify-witnesses wit >v.txt 2>&1; then
+	fail "a parity witness of other engines verified"; fi
+grep -q "^  $w: lever \"cpu.fast\" needs a parity campaign of fak-native against vllm now (its next_witness_requirement); this witness ran fak-native against llama.cpp: the requirement changed since the promotion: .* witness it again under it (a new experiment, --promote) or restore the requirement\$" v.txt ||
+	{ cat v.txt; fail "verify: the changed engines not named"; }
+cp graph.promoted graph.json
 # a parity ratio enables nothing
 if "$FAK" native-performance --graph graph.json --index index.json --witness-root wit \
 	--enable cpu.fast --default-path p/parity.json >out.txt 2>err.txt; then fail "a parity witness enabled"; fi

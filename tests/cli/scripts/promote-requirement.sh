@@ -75,4 +75,47 @@ NUMERICAL='{"cosine": 0.9991, "argmax_match": 1, "max_abs": 0.004}' \
 	xp --baseline 'TPS=100 ./bench.sh' --candidate 'TPS=120 ./bench.sh' --out-dir b >b.out 2>&1 ||
 	{ cat b.out; fail "run b"; }
 promote b >out.txt 2>err.txt || { cat err.txt; fail "a met numerical gate of three metrics was refused"; }
+
+# the requirement tightened after the promotion (max_abs <= 0.02 becomes <= 0.0001): the
+# graph would claim the lever witnessed under a gate its evidence misses; verification and
+# --enable name the metric and say to witness it again
+np() { "$FAK" native-performance --graph graph.json --index index.json --witness-root wit "$@"; }
+np --verify-witnesses wit >v.txt 2>&1 || { cat v.txt; fail "the promoted numerical witness does not verify"; }
+w=$(cd wit && echo test-cpu-p4-t8/cpu.fast/*)
+tighten() {	# tighten JQ: graph.json with cpu.fast's requirement edited by JQ
+	jq "(.levers[] | select(.id == \"cpu.fast\") | .next_witness_requirement) |= ($1)" \
+		graph.json >graph.new && mv graph.new graph.json || fail "tighten $1"
+}
+cp graph.json graph.promoted
+tighten '.metrics[2].value = 0.0001'
+again_msg='the requirement changed since the promotion: the graph would claim the lever witnessed under a requirement its evidence does not meet; witness it again under it (a new experiment, --promote) or restore the requirement$'
+if np --verify-witnesses wit >v.txt 2>&1; then fail "a witness under a tightened max_abs verified"; fi
+grep -q "^  $w: lever \"cpu.fast\" needs a numerical witness: metric \"max_abs\" is 0.004 in candidate.json.s run candidate-[123] (the worst of 3), not <= 0.0001 now (its next_witness_requirement): $again_msg" v.txt ||
+	{ cat v.txt; fail "verify: the tightened max_abs not named"; }
+grep -q 'cosine\|argmax_match' v.txt && { cat v.txt; fail "verify: a met threshold named"; }
+if np --enable cpu.fast --default-path wit/$w/baseline.json >out.txt 2>err.txt; then
+	fail "enabled under a tightened max_abs"; fi
+grep -q "^  witness $w: lever \"cpu.fast\" needs a numerical witness: metric \"max_abs\" is 0.004 in candidate.json.s run candidate-[123] (the worst of 3), not <= 0.0001 now (its next_witness_requirement): $again_msg" err.txt ||
+	{ cat err.txt; fail "enable: the tightened max_abs not named"; }
+# another kind now: a parity campaign, which an A/B is not
+cp graph.promoted graph.json
+tighten '{"kind": "parity", "metrics": [], "engines": ["fak-native", "llama.cpp"]}'
+if np --verify-witnesses wit >v.txt 2>&1; then fail "an A/B verified as a parity witness"; fi
+grep -q "^  $w: lever \"cpu.fast\" needs a parity campaign now (its next_witness_requirement), and this witness is a decode A/B: $again_msg" v.txt ||
+	{ cat v.txt; fail "verify: the parity requirement not named"; }
+# as promoted: verified; the default path must meet the numerical gate as well
+cp graph.promoted graph.json
+np --verify-witnesses wit >v.txt 2>&1 || { cat v.txt; fail "the restored requirement does not verify"; }
+# a default-path receipt as promote-enable.sh makes one (the witness's baseline command at
+# r2, at the witnessed effect): it states no cosine, argmax_match or max_abs
+"$FAK" native-performance --graph graph.json --baseline cpu.fast >tpl.json || fail "template"
+jq --slurpfile t tpl.json 'del(.system_baselines, .experiment) | .engine_identity = "declared"
+	| .revision = "r2" | .repetitions |= map(del(.system_baseline_digest) | .tokens_per_second = 120
+		| .end_to_end_milliseconds = 66.667 | .decode_milliseconds = 66.667)
+	| .envelope_state = $t[0].envelope_state' "wit/$w/baseline.json" >def.json || fail "def.json"
+if np --enable cpu.fast --default-path def.json >out.txt 2>err.txt; then
+	fail "enabled by a default path without the numerical gate's metrics"; fi
+grep -q '^fak native-performance: enable: refused; nothing written (3 findings):$' err.txt &&
+	grep -q "^  lever \"cpu.fast\" needs a numerical witness: metric \"max_abs\" <= 0.02 is missing: 'def.json' states only \"exact_match\"\$" err.txt ||
+	{ cat err.txt; fail "enable: the default path's numerical gate not checked"; }
 echo ok
