@@ -125,6 +125,12 @@ if "$FAK" native-performance --graph graph.json --index index.json --verify-witn
 	fail "a parity witness of other engines verified"; fi
 grep -q "^  $w: lever \"cpu.fast\" needs a parity campaign of fak-native against vllm now (its next_witness_requirement); this witness ran fak-native against llama.cpp: the requirement changed since the promotion: .* witness it again under it (a new experiment, --promote) or restore the requirement\$" v.txt ||
 	{ cat v.txt; fail "verify: the changed engines not named"; }
+jq '(.levers[] | select(.id == "cpu.fast") | .next_witness_requirement) = {"kind": "decode", "metrics": []}' \
+	graph.promoted >graph.json
+if "$FAK" native-performance --graph graph.json --index index.json --verify-witnesses wit >v.txt 2>&1; then
+	fail "a parity witness of a decode lever verified"; fi
+grep -q "^  $w: lever \"cpu.fast\" needs a decode A/B now (its next_witness_requirement), and this witness is a parity campaign: the requirement changed since the promotion: " v.txt ||
+	{ cat v.txt; fail "verify: the changed kind not named"; }
 cp graph.promoted graph.json
 # a parity ratio enables nothing
 if "$FAK" native-performance --graph graph.json --index index.json --witness-root wit \
