@@ -69,6 +69,26 @@ expect_no_grep '>failed: ' c.svg
 expect_code 0 "$FAK" bench serve --from-log l.jsonl --trace t.json --chart c2.svg
 expect_file c.svg c2.svg
 
+# a closed loop has no schedule; more than 2,000 ITLs are drawn through
+# 2,000 steps of them, still from 0% to 100%
+serve_stub s2 --ttft-ms 2 --itl-ms 0.2
+"$FAK" bench trace --concurrency 8 --requests 40 --output-tokens 61 --seed 4 --out cl.json \
+	2>/dev/null
+expect_code 0 "$FAK" bench serve --endpoint "http://127.0.0.1:$STUB_PORT" --trace cl.json \
+	--chart cl.svg --format json
+geo cl.svg
+expect_grep '>schedule: closed loop</text>' cl.svg
+python3 - cl.svg out.txt <<'PY' || fail "cl.svg: the thinned ITL curve"
+import json, re, sys
+svg, s = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+n = s["itl_ms"]["n"]
+assert n == 2400, n
+line = re.findall(r'<polyline points="([^"]*)"', svg)[1]
+itl = [tuple(map(float, q.split(","))) for q in line.split()]
+stride = -(-n // 2000)
+assert len(itl) == 2 * -(-n // stride) + 1 and itl[0][1] == 360.0 and itl[-1][1] == 120.0, len(itl)
+PY
+
 # failures and a late send (the committed log)
 expect_code 1 "$FAK" bench serve --from-log "$FIX/serve/log.jsonl" --format json --chart f.svg
 cp out.txt fix.json
