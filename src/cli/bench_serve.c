@@ -16,6 +16,7 @@
 #include "cli/opts.h"
 #include "cli/report.h"
 #include "cli/sampler_flags.h"
+#include "render/chart.h"
 #include "render/serving.h"
 #include "serve/client.h"
 #include "serve/record.h"
@@ -270,8 +271,9 @@ static const char sv_usage[] =
 	"usage: fak bench serve --endpoint URL --trace FILE [--model NAME] [--log FILE]"
 	" [--slo ttft_ms=MS,tpot_ms=MS,e2el_ms=MS] [--max-lag 1ms] [--timeout 600s]"
 	" [--stall-timeout 60s] [--connect-timeout 5s] [--ready-timeout DUR]"
-	" [--format text|json|md|csv]\n"
-	"       fak bench serve --from-log FILE [--trace FILE] [--slo ...] [--format ...]";
+	" [--format text|json|md|csv] [--chart FILE]\n"
+	"       fak bench serve --from-log FILE [--trace FILE] [--slo ...] [--format ...]"
+	" [--chart FILE]";
 
 static const char sv_about[] =
 	"Replays a trace (fak bench trace) against an OpenAI-compatible /v1/completions\n"
@@ -283,11 +285,11 @@ static const char sv_about[] =
 	"kept: --log writes one JSON line per request (chunk arrivals, tokens, status, error).\n"
 	"Failed requests are counted by name and make the exit status 1. Only loopback\n"
 	"endpoints (127.0.0.0/8, ::1, localhost) are accepted. --from-log summarizes a log\n"
-	"again without sending anything.";
+	"again without sending anything. --chart draws the CDFs of TTFT, ITL and E2EL (SVG).";
 
 struct sv_opts {
 	const char *endpoint, *trace, *model, *log, *slo, *max_lag, *timeout, *stall, *connect,
-		*ready, *format, *from_log;
+		*ready, *format, *from_log, *chart;
 };
 
 #define SV(m) struct sv_opts, m
@@ -314,6 +316,8 @@ static const struct opt sv_opts[] = {
 	{ "format", "FORMAT", "text (default), json, md or csv", OPT_VALUE(SV(format)) },
 	{ "from-log", "FILE", "summarize a written log instead of sending",
 	  OPT_VALUE(SV(from_log)) },
+	{ "chart", "FILE", "write the latency chart (CDFs of TTFT, ITL, E2EL) as SVG",
+	  OPT_VALUE(SV(chart)) },
 	{ 0 },
 };
 #undef SV
@@ -377,13 +381,8 @@ static int judge(const struct serve_summary *s)
 
 	if (s->failed) {
 		struct strbuf sb = STRBUF_INIT;
-		const char *sep = "";
 
-		for (int k = 1; k < SERVE_NR_FAILS; k++)
-			if (s->fails[k]) {
-				sb_addf(&sb, "%s%zu %s", sep, s->fails[k], serve_fail_names[k]);
-				sep = ", ";
-			}
+		render_serving_failures(&sb, s);
 		cli_errorf(SCMD, "%zu of %zu requests failed: %s", s->failed, s->requests, sb.buf);
 		sb_release(&sb);
 		rc = EXIT_FAIL;
@@ -411,6 +410,52 @@ static void name_failures(const struct serve_record *r, size_t n)
 		}
 }
 
+/* --chart: checked before any work; never an input (the trace, the log
+ * read) nor the log written. Returns an exit status, or -1 when fine. */
+static int check_chart(const struct sv_opts *o)
+{
+	const char *ins[] = { o->trace, o->from_log };
+	struct err e;
+
+	if (!o->chart)
+		return -1;
+	if (file_check_output(o->chart, &e) < 0) {
+		cli_errorf(SCMD, "--chart: %s", e.msg);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < sizeof(ins) / sizeof(ins[0]); i++)
+		if (ins[i] && file_same(o->chart, ins[i])) {
+			cli_errorf(SCMD, "--chart: '%s' is an input of the run; give the chart "
+				   "another name", o->chart);
+			return EXIT_FAIL;
+		}
+	if (o->log && !strcmp(o->log, o->chart)) {
+		cli_errorf(SCMD, "--chart: '%s' is also the --log; give each its own name",
+			   o->chart);
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* The latency chart of n records and their summary, written atomically.
+ * Returns an exit status. */
+static int write_chart(const char *path, const struct serve_summary *s,
+		       const struct serve_record *r, size_t n, const char *digest)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct serve_latencies l;
+	struct err e;
+	int rc = EXIT_OK;
+
+	serve_latencies_of(r, n, &l);
+	render_chart_serve(&sb, s, &l, digest);
+	serve_latencies_release(&l);
+	if (file_write_atomic(path, sb.buf, sb.len, 0644, &e) < 0)
+		rc = cli_fail(SCMD, &e);
+	sb_release(&sb);
+	return rc;
+}
+
 static int from_log(const struct sv_opts *o, enum render_format fmt, const struct serve_slo *slo)
 {
 	struct strbuf buf = STRBUF_INIT;
@@ -419,7 +464,10 @@ static int from_log(const struct sv_opts *o, enum render_format fmt, const struc
 	struct serve_record *r;
 	size_t n;
 	struct err e;
+	int rc;
 
+	if ((rc = check_chart(o)) >= 0)
+		return rc;
 	if (o->trace) {
 		struct findings f = FINDINGS_INIT;
 		struct trace t;
@@ -457,6 +505,10 @@ static int from_log(const struct sv_opts *o, enum render_format fmt, const struc
 	}
 	sb_release(&buf);
 	serve_summarize(r, n, h.open_loop, h.max_lag_ms, slo, &s);
+	if (o->chart && (rc = write_chart(o->chart, &s, r, n, h.trace_sha256)) != EXIT_OK) {
+		serve_records_release(r, n);
+		return rc;
+	}
 	print_summary(fmt, &s, h.trace_sha256);
 	serve_records_release(r, n);
 	return judge(&s);
@@ -521,6 +573,8 @@ int bench_serve(int argc, char **argv)
 	}
 	so.endpoint = o.endpoint;
 	so.model = o.model;
+	if ((rc = check_chart(&o)) >= 0)
+		return rc;
 	/* the log is evidence: never written over a file, nor over the trace */
 	if (o.log) {
 		if (!access(o.log, F_OK)) {
@@ -574,6 +628,8 @@ int bench_serve(int argc, char **argv)
 			rc = cli_fail(SCMD, &e);
 		sb_release(&lb);
 	}
+	if (o.chart && rc == EXIT_OK)
+		rc = write_chart(o.chart, &s, r, t.nr, h.trace_sha256);
 	print_summary(fmt, &s, h.trace_sha256);
 	name_failures(r, t.nr);
 	i = judge(&s);

@@ -224,6 +224,16 @@ static double rep_value(const struct receipt_rep *r, int m)
 	return r->serving.values[m - RECEIPT_SERVING_FIRST];
 }
 
+/* Metric m of every repetition, in repetition order. */
+static json_t *primary_values(const struct receipt *r, int m)
+{
+	json_t *a = jarr();
+
+	for (size_t i = 0; i < r->nr_reps; i++)
+		jpush_new(a, json_real(rep_value(&r->reps[i], m)));
+	return a;
+}
+
 int receipt_metric_compare(const struct receipt *base, const struct receipt *cand,
 			   int m, double threshold_percent, double level,
 			   struct stats_comparison *out, struct err *e)
@@ -583,6 +593,13 @@ json_t *receipt_compare_attempts(const struct receipt *base, const struct receip
 	jset_new(doc, "decision", receipt_decision_json(&d));
 	jset_new(doc, "baseline_samples", samples_json(&sb, vb));
 	jset_new(doc, "candidate_samples", samples_json(&sc, vc));
+	if (d.primary != RECEIPT_TOKENS_PER_SECOND) {
+		/* what decided, run by run: the runs chart plots it */
+		jset_new(json_object_get(doc, "baseline_samples"), "primary",
+			 primary_values(base, d.primary));
+		jset_new(json_object_get(doc, "candidate_samples"), "primary",
+			 primary_values(cand, d.primary));
+	}
 	jset_new(doc, "statistics", statistics_json(base, cand, &d));
 	{
 		json_t *sv = serving_json(base, cand, &d);

@@ -8,6 +8,7 @@
 
 #include "base/strbuf.h"
 #include "graph/graph.h"
+#include "serve/record.h"
 
 /* The hill climb: one panel per envelope (climbs: g->nr_envelopes of them,
  * from graph_climbs), each with its own tok/s axis, never one axis for two
@@ -32,5 +33,15 @@ void render_chart_climb(struct strbuf *out, const struct graph *g,
  * calibration, never A/B. No label overlaps a point or another label. */
 void render_chart_runs(struct strbuf *out, const json_t *comparison, const json_t *gate,
 		       bool aa);
+
+/* The latency chart of a serving run (fak bench serve --chart): the
+ * empirical CDFs of TTFT, ITL and E2EL in ms (l: the sorted latencies of
+ * the completed requests, serve_latencies_of), on an x axis in decades when
+ * they span more than a factor 20, with each one's p50, p95 and p99 (from
+ * the summary) marked on its curve and listed beside the panel; the title
+ * counts the failed requests, the panel names each failure and states the
+ * schedule's verdict (kept, fell behind, or closed loop). */
+void render_chart_serve(struct strbuf *out, const struct serve_summary *sum,
+			const struct serve_latencies *l, const char *trace_sha256);
 
 #endif

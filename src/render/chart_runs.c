@@ -1,5 +1,6 @@
-/* The runs chart of a comparison: every repetition's tok/s in the order
- * the runs ran, each arm's median, and the shift with its interval. */
+/* The runs chart of a comparison: every repetition's value of the metric
+ * that decided (tok/s, or a serving comparison's primary metric) in the
+ * order the runs ran, each arm's median, and the shift with its interval. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,10 @@ struct point {
 /* The points in the order the runs ran (warm-ups have no value), or per
  * arm in repetition order when the receipts record no order. *n gets the
  * count; the caller frees the array. */
-static struct point *points(const json_t *doc, size_t *n, bool *ordered)
+static struct point *points(const json_t *doc, const char *key, size_t *n, bool *ordered)
 {
-	const json_t *v[2] = { get(get(doc, "baseline_samples"), "tokens_per_second"),
-			       get(get(doc, "candidate_samples"), "tokens_per_second") };
+	const json_t *v[2] = { get(get(doc, "baseline_samples"), key),
+			       get(get(doc, "candidate_samples"), key) };
 	const json_t *runs = get(get(doc, "order"), "runs"), *u;
 	size_t cap = json_array_size(v[0]) + json_array_size(v[1]), i;
 	struct point *p = xcalloc(cap + 1, sizeof(*p));
@@ -91,19 +92,22 @@ static size_t label_every(const struct point *p, size_t n, double step)
 	return n ? n : 1;
 }
 
-static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
+/* m: the statistics of the plotted metric; key: its member in the samples;
+ * head: the panel's head */
+static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m, const char *key,
+		       const char *head)
 {
 	static const char *const marks[] = { "base", "cand" },
 				 *const lines[] = { "base-line", "cand-line" };
 	size_t n, every;
 	bool ordered;
-	struct point *p = points(doc, &n, &ordered);
+	struct point *p = points(doc, key, &n, &ordered);
 	double lo = INFINITY, hi = -INFINITY, med[2], step, pad;
 	struct svg_axis a;
 	char buf[FMT_MAX * 2], v[2][FMT_PART];
 
 	svg_rect(out, 16, 86, 666, 338, "frame");
-	svg_text(out, 32, 106, "head", "start", "tok/s of every repetition", 0);
+	svg_text(out, 32, 106, "head", "start", head, 60);
 	med[0] = num(get(m, "baseline"), "median");
 	med[1] = num(get(m, "candidate"), "median");
 	for (size_t i = 0; i < n; i++) {
@@ -114,7 +118,7 @@ static void runs_panel(struct strbuf *out, const json_t *doc, const json_t *m)
 		lo = fmin(lo, med[k]);
 		hi = fmax(hi, med[k]);
 	}
-	/* a rate is never below zero: neither is its axis */
+	/* a rate or a latency is never below zero: neither is its axis */
 	pad = (hi - lo) * 0.08;
 	lo = fmax(0, lo - pad);
 	hi += pad;
@@ -259,8 +263,19 @@ void render_chart_runs(struct strbuf *out, const json_t *doc, const json_t *gate
 {
 	const json_t *st = get(doc, "statistics"), *m = get(st, "tokens_per_second"),
 		     *order = get(doc, "order");
-	const char *kind = aa ? "A/A" : "A/B";
-	struct strbuf t = STRBUF_INIT;
+	const char *kind = aa ? "A/A" : "A/B", *key = "tokens_per_second";
+	struct strbuf t = STRBUF_INIT, head = STRBUF_INIT;
+
+	/* a serving comparison is decided on its primary metric: plot that,
+	 * in its units and direction */
+	if (json_is_object(get(st, "primary"))) {
+		m = get(st, "primary");
+		key = "primary";
+		sb_addf(&head, "%s per run, %s is better", str(m, "unit"),
+			json_is_true(get(m, "higher_is_better")) ? "higher" : "lower");
+	} else {
+		sb_adds(&head, "tok/s of every repetition");
+	}
 
 	sb_addf(&t, "%s of %s on %s", kind, str(doc, "changed_lever_id"), str(doc, "envelope_id"));
 	if (aa)
@@ -286,8 +301,9 @@ void render_chart_runs(struct strbuf *out, const json_t *doc, const json_t *gate
 	svg_rect(out, 400, 63, 22, 10, "noise");
 	svg_text(out, 428, 72, "small", "start",
 		 "within the practical threshold: equivalent when the whole interval is", 0);
-	runs_panel(out, doc, m);
+	runs_panel(out, doc, m, key, head.buf);
 	shift_panel(out, st, m, get(doc, "decision"), gate);
 	svg_end(out);
 	sb_release(&t);
+	sb_release(&head);
 }

@@ -24,7 +24,7 @@ static void rows(const struct serve_summary *s, struct dist_row out[5])
 	out[4] = (struct dist_row){ "send_lag_ms", "send lag (ms)", &s->lag };
 }
 
-static void failures(struct strbuf *out, const struct serve_summary *s)
+void render_serving_failures(struct strbuf *out, const struct serve_summary *s)
 {
 	const char *sep = "";
 
@@ -46,7 +46,7 @@ void render_serving_text(struct strbuf *out, const struct serve_summary *s,
 		s->failed);
 	if (s->failed) {
 		sb_adds(out, " (");
-		failures(out, s);
+		render_serving_failures(out, s);
 		sb_adds(out, ")");
 	}
 	sb_addf(out, "\nduration           %.3f s\n", s->duration_s);
@@ -98,7 +98,7 @@ void render_serving_md(struct strbuf *out, const struct serve_summary *s,
 		s->completed, s->failed);
 	if (s->failed) {
 		sb_adds(out, " (");
-		failures(out, s);
+		render_serving_failures(out, s);
 		sb_adds(out, ")");
 	}
 	sb_addf(out, " |\n| duration (s) | %.3f |\n", s->duration_s);

@@ -14,5 +14,7 @@ void render_serving_text(struct strbuf *out, const struct serve_summary *s,
 void render_serving_md(struct strbuf *out, const struct serve_summary *s,
 		       const char *trace_sha256);
 void render_serving_csv(struct strbuf *out, const struct serve_summary *s);
+/* The failed requests by name: "3 http-status, 1 stalled" ("" for none). */
+void render_serving_failures(struct strbuf *out, const struct serve_summary *s);
 
 #endif

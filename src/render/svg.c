@@ -80,6 +80,14 @@ void svg_rect(struct strbuf *out, double x, double y, double w, double h, const 
 		x, y, w, h, cls);
 }
 
+void svg_polyline(struct strbuf *out, const double *xy, size_t n, const char *stroke)
+{
+	sb_adds(out, "<polyline points=\"");
+	for (size_t i = 0; i < n; i++)
+		sb_addf(out, "%s%.1f,%.1f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+	sb_addf(out, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", stroke);
+}
+
 void svg_circle(struct strbuf *out, double cx, double cy, double r, const char *cls)
 {
 	sb_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" class=\"%s\"/>\n", cx, cy, r, cls);

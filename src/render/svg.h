@@ -20,6 +20,9 @@ void svg_text(struct strbuf *out, double x, double y, const char *cls, const cha
 	      const char *text, size_t max_chars);
 void svg_line(struct strbuf *out, double x1, double y1, double x2, double y2, const char *cls);
 void svg_rect(struct strbuf *out, double x, double y, double w, double h, const char *cls);
+/* A line through n points (xy holds x0, y0, x1, y1, ...), unfilled, in the
+ * colour stroke (#rrggbb). */
+void svg_polyline(struct strbuf *out, const double *xy, size_t n, const char *stroke);
 void svg_circle(struct strbuf *out, double cx, double cy, double r, const char *cls);
 /* A diamond of half-diagonal r. */
 void svg_diamond(struct strbuf *out, double cx, double cy, double r, const char *cls);

@@ -344,6 +344,59 @@ void serve_dist_of(double *v, size_t n, struct serve_dist *d)
 	d->max = v[n - 1];
 }
 
+/* TTFT and E2EL of a completed request, in ms (vllm bench serve's). */
+static double ttft_ms(const struct serve_record *q)
+{
+	return (double)(q->first_ns - q->sent_ns) / 1e6;
+}
+
+static double e2el_ms(const struct serve_record *q)
+{
+	return (double)(q->end_ns - q->sent_ns) / 1e6;
+}
+
+/* The ITLs of a completed request, appended at itl[*n]. */
+static void itl_append(const struct serve_record *q, double *itl, size_t *n)
+{
+	for (size_t k = 1; k < q->nr_chunks; k++)
+		itl[(*n)++] = (double)(q->chunks_ns[k] - q->chunks_ns[k - 1]) / 1e6;
+}
+
+static size_t itl_count(const struct serve_record *r, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += r[i].fail == SERVE_OK && r[i].nr_chunks ? r[i].nr_chunks - 1 : 0;
+	return c;
+}
+
+void serve_latencies_of(const struct serve_record *r, size_t n, struct serve_latencies *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->ttft = xcalloc(n + 1, sizeof(double));
+	l->e2el = xcalloc(n + 1, sizeof(double));
+	l->itl = xcalloc(itl_count(r, n) + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].fail != SERVE_OK)
+			continue;
+		l->ttft[l->nr_ttft++] = ttft_ms(&r[i]);
+		l->e2el[l->nr_e2el++] = e2el_ms(&r[i]);
+		itl_append(&r[i], l->itl, &l->nr_itl);
+	}
+	qsort(l->ttft, l->nr_ttft, sizeof(double), cmp_double);
+	qsort(l->e2el, l->nr_e2el, sizeof(double), cmp_double);
+	qsort(l->itl, l->nr_itl, sizeof(double), cmp_double);
+}
+
+void serve_latencies_release(struct serve_latencies *l)
+{
+	free(l->ttft);
+	free(l->itl);
+	free(l->e2el);
+	memset(l, 0, sizeof(*l));
+}
+
 void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, double max_lag_ms,
 		     const struct serve_slo *slo, struct serve_summary *s)
 {
@@ -358,10 +411,7 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 	s->requests = n;
 	s->open_loop = open_loop;
 	s->max_lag_ms = max_lag_ms;
-	for (size_t i = 0; i < n; i++)
-		nr_itl += r[i].fail == SERVE_OK && r[i].nr_chunks ? r[i].nr_chunks - 1 : 0;
-	itl = xcalloc(nr_itl + 1, sizeof(double));
-	nr_itl = 0;
+	itl = xcalloc(itl_count(r, n) + 1, sizeof(double));
 	if (slo && (slo->ttft_ms > 0 || slo->tpot_ms > 0 || slo->e2el_ms > 0)) {
 		s->has_slo = true;
 		s->slo = *slo;
@@ -394,16 +444,15 @@ void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, dou
 			s->cached_reported++;
 			cached_prompt += q->prompt_tokens;
 		}
-		t = (double)(q->first_ns - q->sent_ns) / 1e6;
+		t = ttft_ms(q);
 		ttft[s->completed - 1] = t;
-		l = (double)(q->end_ns - q->sent_ns) / 1e6;
+		l = e2el_ms(q);
 		e2el[s->completed - 1] = l;
 		if (q->output_tokens > 1) {
 			p = (l - t) / (double)(q->output_tokens - 1);
 			tpot[nr_tpot++] = p;
 		}
-		for (size_t k = 1; k < q->nr_chunks; k++)
-			itl[nr_itl++] = (double)(q->chunks_ns[k] - q->chunks_ns[k - 1]) / 1e6;
+		itl_append(q, itl, &nr_itl);
 		if (s->has_slo) {
 			good = !(s->slo.ttft_ms > 0 && t > s->slo.ttft_ms) &&
 			       !(s->slo.tpot_ms > 0 && p > s->slo.tpot_ms) &&

@@ -115,6 +115,17 @@ struct serve_summary {
 };
 
 void serve_dist_of(double *v, size_t n, struct serve_dist *d);	/* sorts v */
+
+/* The latencies of the completed requests, each sorted ascending, in ms:
+ * what the summary's TTFT, ITL and E2EL are drawn from (a CDF plots them).
+ * The arrays are owned: serve_latencies_release. */
+struct serve_latencies {
+	double *ttft, *itl, *e2el;
+	size_t nr_ttft, nr_itl, nr_e2el;
+};
+
+void serve_latencies_of(const struct serve_record *r, size_t n, struct serve_latencies *l);
+void serve_latencies_release(struct serve_latencies *l);
 /* The summary of n records; open_loop says whether sends had a schedule
  * (lag counts only then); slo may be NULL. */
 void serve_summarize(const struct serve_record *r, size_t n, bool open_loop, double max_lag_ms,

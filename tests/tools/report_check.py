@@ -437,6 +437,12 @@ def main():
         np(g + ["--chart", "climb", "--out", svg])
         check_svg(svg, "climb " + (os.path.basename(graph) if graph else "committed"), names)
 
+    # the latency chart of a serving run, from the committed per-request log
+    # (failures and a late send: exit 1)
+    run(["bench", "serve", "--from-log", os.path.join(FIX, "serve", "log.jsonl"),
+         "--chart", "out/serve.svg"], ok=(1,))
+    check_svg("out/serve.svg", "serving latency chart", ["Serving latency: 10 requests, 3 failed"])
+
     print("checked %(md)d Markdown pages (%(cells)d cells), %(csv)d CSV files, %(svg)d charts" % checked)
     return 1 if failures else 0
 

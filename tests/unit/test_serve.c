@@ -432,6 +432,27 @@ Test(serve_summary, vllm_definitions_on_known_records)
 	cr_assert(s.fell_behind);
 }
 
+Test(serve_summary, the_latencies_a_chart_plots_are_the_summarys_sorted)
+{
+	struct serve_record r[3];
+	struct serve_latencies l;
+
+	two_requests(r);
+	serve_latencies_of(r, 3, &l);
+	/* the failed request has none; each array ascending */
+	cr_assert_eq(l.nr_ttft, 2);
+	cr_assert_float_eq(l.ttft[0], 20, 1e-9);
+	cr_assert_float_eq(l.ttft[1], 29, 1e-9);
+	cr_assert_eq(l.nr_e2el, 2);
+	cr_assert_float_eq(l.e2el[0], 21, 1e-9);
+	cr_assert_float_eq(l.e2el[1], 60, 1e-9);
+	cr_assert_eq(l.nr_itl, 2);
+	cr_assert_float_eq(l.itl[0], 10, 1e-9);
+	cr_assert_float_eq(l.itl[1], 20, 1e-9);
+	serve_latencies_release(&l);
+	cr_assert_null(l.ttft);
+}
+
 Test(serve_log, a_log_reads_back_as_written)
 {
 	struct serve_record r[3], *back;

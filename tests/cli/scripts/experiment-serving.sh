@@ -76,6 +76,29 @@ jq -e '.decision.metric == "ttft_p95_ms" and .decision.verdict == "faster"
 	and .serving.output_tokens_per_second.role == "secondary"
 	and .statistics.primary.unit == "ttft_p95_ms"' run/comparison.json >/dev/null ||
 	{ jq '.decision, .statistics.primary' run/comparison.json; fail "comparison"; }
+# chart.svg plots what decided: the primary metric of every run, in its
+# direction, with the medians of the comparison; never tok/s
+jq -e '.baseline_samples.primary | length == 3 and all(.[]; . > 100)' run/comparison.json >/dev/null &&
+	jq -e '.candidate_samples.primary | length == 3 and all(.[]; . < 100)' run/comparison.json \
+	>/dev/null || { jq '.baseline_samples, .candidate_samples' run/comparison.json; fail "primary samples"; }
+med=$(jq -r '[.statistics.primary.baseline.median, .statistics.primary.candidate.median]
+	| map(if . >= 100 then "\(. * 10 | round / 10)" else "\(. * 100 | round / 100)" end)
+	| "median: baseline \(.[0]), candidate \(.[1])"' run/comparison.json)
+grep -q '>ttft_p95_ms per run, lower is better</text>' run/chart.svg &&
+	grep -q ">decision: faster</text>" run/chart.svg && ! grep -q 'tok/s of every repetition' run/chart.svg ||
+	{ grep '<text' run/chart.svg; fail "chart.svg: the primary metric"; }
+python3 - "$med" run/chart.svg <<'PY' || fail "chart.svg: the medians"
+import re, sys
+want, svg = sys.argv[1], open(sys.argv[2]).read()
+got = re.search(r'>(median: baseline [^<]*)</text>', svg).group(1)
+nums = lambda s: [float(x) for x in re.findall(r"[0-9.]+", s)]
+ok = all(abs(a - b) <= 0.051 * max(1, abs(b) / 100) for a, b in zip(nums(got), nums(want)))
+sys.exit(0 if ok and len(nums(got)) == 2 else print(got, "!=", want) or 1)
+PY
+[ "$(grep -c 'class="base"' run/chart.svg)" = 4 ] && [ "$(grep -c 'class="cand"' run/chart.svg)" = 4 ] ||
+	fail "chart.svg: 3 runs of each arm and the legend"
+python3 "$ROOT/tests/tools/svg_geometry.py" run/chart.svg || fail "chart.svg: geometry"
+rsvg-convert run/chart.svg >/dev/null || fail "chart.svg: librsvg"
 "$FAK" native-performance --graph graph.json --compare run/baseline.json --candidate run/candidate.json \
 	>cmp.txt || fail "--compare"
 grep -q '^ttft_p95_ms ' cmp.txt || { cat cmp.txt; fail "--compare names the primary metric"; }
