@@ -205,7 +205,8 @@ example-llama-check: $(BUILD)/fak example-llama-build
 # flags the run (exit 1), which a busy host can cause.
 SERVE_MAX_LAG ?= 1ms
 example-serve: $(BUILD)/fak example-llama-build
-	@out=$(BUILD)/example-serve/experiment-$$(date -u +%Y%m%dT%H%M%SZ); \
+	@mkdir -p $(BUILD)/example-serve; \
+	out=$(BUILD)/example-serve/experiment-$$(date -u +%Y%m%dT%H%M%SZ); \
 	LLAMA_DIR=$(LLAMA_DIR) FAK=$(BUILD)/fak WITNESS_ROOT=$(BUILD)/example-serve/witnesses \
 	  examples/llama-server/experiment.sh $$out --max-lag $(SERVE_MAX_LAG) && \
 	$(BUILD)/fak native-performance --graph examples/llama-server/graph.json \
