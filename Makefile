@@ -81,7 +81,7 @@ TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard 
 .PHONY: all run check check-fast test unit cli sanitize lint tidy cppcheck fuzz bench install clean \
 	cross-check \
 	example-build example docs man example-llama-build example-llama example-llama-check \
-	example-serve example-serve-check
+	example-serve example-serve-load example-serve-check example-serve-ab-check
 all: $(BUILD)/fak
 # The man page and completion run the fak just built, so a cross build makes
 # them with `make man` on a machine that can run it (install needs them).
@@ -197,18 +197,32 @@ example-llama-check: $(BUILD)/fak example-llama-build
 	LLAMA_DIR=$(LLAMA_DIR) tests/example-llama.sh $(BUILD)/fak
 
 # The llama-server example (examples/llama-server/README.md): llama-server, built by
-# example-llama-build beside llama-bench, replays the committed trace under fak bench
-# serve; one run of load.sh into a new folder, its summary printed.
+# example-llama-build beside llama-bench. example-serve runs its serving A/B
+# (experiment.sh: llama-server.batched-prefill through fak bench experiment
+# --serve-trace) in a new folder, then the promotion's dry run; example-serve-load is
+# one run of load.sh (the committed trace under fak bench serve), its summary printed.
 # SERVE_MAX_LAG is fak bench serve's --max-lag: a send later than it after its schedule
 # flags the run (exit 1), which a busy host can cause.
 SERVE_MAX_LAG ?= 1ms
 example-serve: $(BUILD)/fak example-llama-build
+	@mkdir -p $(BUILD)/example-serve; \
+	out=$(BUILD)/example-serve/experiment-$$(date -u +%Y%m%dT%H%M%SZ); \
+	LLAMA_DIR=$(LLAMA_DIR) FAK=$(BUILD)/fak WITNESS_ROOT=$(BUILD)/example-serve/witnesses \
+	  examples/llama-server/experiment.sh $$out --max-lag $(SERVE_MAX_LAG) && \
+	$(BUILD)/fak native-performance --graph examples/llama-server/graph.json \
+	  --index examples/llama-cpp/index.json --witness-root $(BUILD)/example-serve/witnesses \
+	  --promote $$out --dry-run
+example-serve-load: $(BUILD)/fak example-llama-build
 	LLAMA_DIR=$(LLAMA_DIR) FAK=$(BUILD)/fak MAX_LAG=$(SERVE_MAX_LAG) examples/llama-server/load.sh \
 	  $(BUILD)/example-serve/run-$$(date -u +%Y%m%dT%H%M%SZ)
 # What `make check` runs of it: two runs checked request by request, and the named
-# failures of a stopped server and of one that cannot start (tests/example-serve.sh).
+# failures of a stopped server and of one that cannot start (tests/example-serve.sh);
+# then the serving A/B end to end: receipts, comparison, gate, a promotion into copies
+# and --verify-witnesses (tests/example-serve-ab.sh).
 example-serve-check: $(BUILD)/fak example-llama-build
 	LLAMA_DIR=$(LLAMA_DIR) tests/example-serve.sh $(BUILD)/fak
+example-serve-ab-check: $(BUILD)/fak example-llama-build
+	LLAMA_DIR=$(LLAMA_DIR) tests/example-serve-ab.sh $(BUILD)/fak
 
 # The macOS cross-compile check (part of `make check`): every C file of src/
 # but the Linux backend, compiled for each of CROSS_TARGETS with the clang of

@@ -96,5 +96,7 @@ fi
 stage "llama.cpp example" make -s example-llama-check
 # the real server under load: llama-server (built by the stage above) replays the trace
 stage "llama-server example" make -s example-serve-check
+# a serving A/B of the real server: receipts, comparison, gate, promotion, witnesses
+stage "llama-server A/B" make -s example-serve-ab-check
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

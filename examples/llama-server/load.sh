@@ -1,5 +1,5 @@
 #!/bin/sh
-# One serving run of the example (make example-serve): starts llama-server with the
+# One serving run of the example (make example-serve-load): starts llama-server with the
 # example's model on a port the OS picks, waits until /health answers 200, replays the
 # committed trace through fak bench serve (open loop, streaming, --format json), stops the
 # server (SIGTERM, SIGKILL after 10 s) and prints the summary (fak-serving-summary/v1) on

@@ -94,7 +94,8 @@ enum {
 	O_QUANTIZATION, O_HARDWARE, O_ENGINE, O_BACKEND, O_FORWARD_PATH, O_PLATFORM,
 	O_PROMPT_TOKENS, O_DECODE_TOKENS, O_WARMUPS, O_REPETITIONS, O_REQUIRED_EVIDENCE,
 	O_HOST_POLICY, O_ADD_LEVER, O_ENVELOPE, O_NAME, O_EXPECTED, O_PROVENANCE, O_DEPENDS_ON,
-	O_CONFLICTS_WITH, O_ISSUE, O_SET, O_ENABLE, O_DEFAULT_PATH,
+	O_CONFLICTS_WITH, O_ISSUE, O_SET, O_ENABLE, O_DEFAULT_PATH, O_SERVE_TRACE, O_PRIMARY_METRIC,
+	O_DIRECTION,
 };
 
 #define NP(m) struct np_opts, m
@@ -225,6 +226,15 @@ static const struct opt opts[] = {
 	[O_DEFAULT_PATH] = { "default-path", "RECEIPT",
 			     "with --enable: a receipt of the envelope's default command",
 			     OPT_VALUE(NP(default_path)) },
+	[O_SERVE_TRACE] = { "serve-trace", "FILE",
+			    "the arrival trace a serving envelope pins by its sha256",
+			    OPT_VALUE(NP(serve_trace)) },
+	[O_PRIMARY_METRIC] = { "primary-metric", "METRIC",
+			       "with --serve-trace: the metric that decides (ttft_p95_ms, ...)",
+			       OPT_VALUE(NP(primary_metric)) },
+	[O_DIRECTION] = { "direction", "lower|higher",
+			  "with --serve-trace: the primary metric's better way (its own)",
+			  OPT_VALUE(NP(direction)) },
 	{ 0 },
 };
 #undef NP
@@ -298,7 +308,7 @@ static const struct cmd_mode modes[] = {
 	  B(ARTIFACT) | B(MODEL) | B(MODEL_REVISION) | B(QUANTIZATION) | B(HARDWARE) |
 		  B(ENGINE) | B(BACKEND) | B(FORWARD_PATH) | B(PLATFORM) | B(PROMPT_TOKENS) |
 		  B(DECODE_TOKENS) | B(WARMUPS) | B(REPETITIONS) | B(REQUIRED_EVIDENCE) |
-		  B(HOST_POLICY) | B(SET),
+		  B(HOST_POLICY) | B(SERVE_TRACE) | B(PRIMARY_METRIC) | B(DIRECTION) | B(SET),
 	  0 },
 	{ "--add-lever",
 	  "--add-lever ID --name TEXT --expected TEXT --issue URL [...]",

@@ -34,6 +34,7 @@ struct np_opts {
 	const char *add_envelope, *artifact, *model, *model_revision, *quantization, *hardware;
 	const char *engine, *backend, *forward_path, *platform, *prompt_tokens, *decode_tokens;
 	const char *warmups, *repetitions, *required_evidence, *host_policy;
+	const char *serve_trace, *primary_metric, *direction;	/* the serving member */
 	const char *add_lever, *envelope, *name, *expected, *provenance, *issue;
 	struct optlist depends_on, conflicts_with, set;	/* owned arrays */
 };

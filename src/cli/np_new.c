@@ -17,12 +17,14 @@
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/json.h"
+#include "base/serving_metric.h"
 #include "base/text.h"
 #include "cli/cli.h"
 #include "cli/np.h"
 #include "experiment/experiment.h"
 #include "index/index.h"
 #include "platform/platform.h"
+#include "serve/trace.h"
 
 #define INDEX_SCHEMA "fak-performance-index/v1"
 
@@ -162,7 +164,7 @@ static json_t *host_policy_json(const char *s)
  * flag or command owns them. */
 static const char *const set_refused[] = {
 	"id", "artifact_sha256", "applicability", "enabled", "witnessed", "criterion.schema",
-	"expected.classification", NULL,
+	"expected.classification", "serving", NULL,
 };
 
 /* --set KEY=VALUE on root: KEY names a member already there (a dotted path
@@ -513,6 +515,66 @@ static int artifact_sha(const char *path, char hex[65])
 	return 0;
 }
 
+/* The envelope's serving member from --serve-trace, --primary-metric and
+ * --direction (docs/graph.md, "Serving envelopes"): the trace's sha256 read
+ * from the file as fak bench trace --check reads it, the metric one of the
+ * serving metrics, the direction its own (the default). *out stays NULL
+ * without --serve-trace. 0, or the exit code of the error it printed. */
+static int serving_json(const struct np_opts *o, json_t **out)
+{
+	char digest[72], why[160];
+	struct findings f = FINDINGS_INIT;
+	struct trace t = { 0 };
+	struct err e;
+	const char *dir;
+	int m, rc;
+
+	*out = NULL;
+	if (!o->serve_trace) {
+		if (o->primary_metric || o->direction)
+			return bad_flag(o->primary_metric ? "primary-metric" : "direction",
+					o->primary_metric ? o->primary_metric : o->direction,
+					"a serving envelope needs its trace: "
+					"add --serve-trace FILE");
+		return 0;
+	}
+	if (!o->primary_metric)
+		return bad_flag("serve-trace", o->serve_trace, "name the metric that decides with "
+				"--primary-metric (ttft_p95_ms, output_tokens_per_second, ...)");
+	if ((m = serving_metric_find(o->primary_metric)) < 0)
+		return bad_flag("primary-metric", o->primary_metric, "not a serving metric: "
+				"ttft, tpot, itl or e2el with _mean_ms, _p50_ms, _p90_ms, _p95_ms "
+				"or _p99_ms; request_throughput, output_tokens_per_second, "
+				"total_tokens_per_second or prefix_hit_rate");
+	dir = serving_direction_name(serving_metrics[m].higher_is_better);
+	if (o->direction && strcmp(o->direction, "lower") && strcmp(o->direction, "higher"))
+		return bad_flag("direction", o->direction, "want lower or higher");
+	if (o->direction && strcmp(o->direction, dir)) {
+		snprintf(why, sizeof(why), "%s is better %s", o->primary_metric, dir);
+		return bad_flag("direction", o->direction, why);
+	}
+	rc = trace_load(o->serve_trace, &t, &f, digest, &e);
+	trace_release(&t);
+	if (rc < 0) {
+		findings_release(&f);
+		return cli_fail(NP_CMD, &e);
+	}
+	if (f.nr) {
+		char what[300];
+
+		snprintf(what, sizeof(what), "--serve-trace '%s' is not a usable trace",
+			 o->serve_trace);
+		rc = cli_findings(NP_CMD, what, &f);
+		findings_release(&f);
+		return rc;
+	}
+	*out = jobj();
+	jset_str(*out, "trace_sha256", digest);
+	jset_str(*out, "primary_metric", o->primary_metric);
+	jset_str(*out, "direction", dir);
+	return 0;
+}
+
 int np_add_envelope(const struct np_ctx *c)
 {
 	const struct np_opts *o = c->o;
@@ -524,11 +586,12 @@ int np_add_envelope(const struct np_ctx *c)
 	struct platform_host host_now;
 	char hex[65], platform[64], hardware[128], what[256];
 	struct err e;
-	json_t *doc, *env, *crit, *root, *host = NULL;
+	json_t *doc, *env, *crit, *root, *host = NULL, *serving;
 	int rc;
 
 	if ((rc = check_values(o)) || (rc = check_target(o, "add-envelope")) ||
-	    (rc = need("add-envelope", required, sizeof(required) / sizeof(required[0]))))
+	    (rc = need("add-envelope", required, sizeof(required) / sizeof(required[0]))) ||
+	    (rc = serving_json(o, &serving)))
 		return rc;
 	if (graph_envelope(c->g, o->add_envelope)) {
 		cli_errorf(NP_CMD, "--add-envelope '%s': the graph has this envelope already; "
@@ -584,6 +647,8 @@ int np_add_envelope(const struct np_ctx *c)
 	jset_str(env, "comparability_rule", "same artifact sha256, P/T, warm-ups, repetitions, "
 		 "engine, forward path and machine");
 	jset_new(env, "required_evidence", evidence_json(o->required_evidence));
+	if (serving)
+		jset_new(env, "serving", serving);
 	crit = new_criterion(o->add_envelope, reps);
 	if (host)
 		jset_new(crit, "host_policy", host);

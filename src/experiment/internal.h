@@ -104,6 +104,7 @@ struct xp_serving_run {
 	char log_sha256[65];
 	char health[1024];		/* the body of GET /health's 200 */
 	char health_after[1024];	/* and after the trace */
+	char build_info[64];		/* llama-server's GET /props build_info, or "" */
 	int64_t fallback_count;		/* its fallback_count after the trace; -1: none */
 	char error[ATTEST_DETAIL_MAX - 400];	/* why not, when !has_sum */
 };

@@ -157,6 +157,25 @@ static void warm_up(struct xp_serving_run *s, const struct serve_opts *so)
 	s->warmup_requests = (int64_t)w.nr;
 }
 
+/* llama-server's build as GET /props states it ("build_info": "b1-de3ff81"),
+ * asked once (1 s) of a server whose /health names no engine; "" when it
+ * does not answer 200 with a JSON object holding that string. */
+static void props_build_info(const struct serve_opts *so, struct xp_serving_run *s)
+{
+	enum { PROPS_CAP = 1 << 16 };
+	char *body = malloc(PROPS_CAP);
+	json_t *o = NULL, *v;
+	struct err e;
+
+	s->build_info[0] = '\0';
+	if (body && serve_get(so, "/props", body, PROPS_CAP, &e) == 0 &&
+	    (o = json_loads(body, JSON_REJECT_DUPLICATES, NULL)) &&
+	    json_is_string(v = json_object_get(o, "build_info")))
+		snprintf(s->build_info, sizeof(s->build_info), "%s", json_string_value(v));
+	json_decref(o);
+	free(body);
+}
+
 void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 {
 	struct xp_serving_run *s = ctx;
@@ -193,6 +212,8 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 	so.ready_ns = 1000000000;
 	if (serve_wait_ready(&so, s->health_after, sizeof(s->health_after), &e) == 0)
 		s->fallback_count = health_count(s->health_after, "fallback_count");
+	if (!strstr(s->health, "\"engine\""))
+		props_build_info(&so, s);
 	memcpy(h.trace_sha256, x->trace_sha256, sizeof(h.trace_sha256));
 	serve_log_head_line(&lb, &h);
 	for (size_t k = 0; k < t->nr; k++)
@@ -245,12 +266,14 @@ static void last_lines(int fd, int64_t bytes, char *out, size_t cap)
  * forward_path members of its /health JSON body (docs/serving.md); a body
  * that is no JSON object, or members that are not valid identity text,
  * state nothing. */
-static void health_identity(const char *body, struct wl_identity *id)
+static void health_identity(const char *body, const char *build_info, struct wl_identity *id)
 {
 	json_error_t je;
 	json_t *o = json_loads(body, JSON_REJECT_DUPLICATES, &je), *x = jobj();
 	struct err e;
 	const char *keys[] = { "engine", "forward_path" };
+	size_t digits = build_info[0] == 'b' ? strspn(build_info + 1, "0123456789") : 0;
+	const char *commit = build_info + 1 + digits + 1;
 
 	memset(id, 0, sizeof(*id));
 	for (size_t i = 0; o && json_is_object(o) && i < 2; i++) {
@@ -258,6 +281,14 @@ static void health_identity(const char *body, struct wl_identity *id)
 
 		if (json_is_string(v))
 			json_object_set(x, keys[i], v);
+	}
+	/* llama-server's /props: "b<build number>-<commit>", as llama-bench's
+	 * build_commit names the build (the engine is llama.cpp) */
+	if (!json_object_get(x, "engine") && digits && build_info[1 + digits] == '-' &&
+	    strlen(commit) >= 7 && strlen(commit) <= 40 &&
+	    strspn(commit, "0123456789abcdef") == strlen(commit)) {
+		jset_str(x, "engine", WL_ENGINE_LLAMA_CPP);
+		jset_str(x, "build_commit", commit);
 	}
 	if (wl_identity_decode(x, NULL, id, &e) < 0)
 		memset(id, 0, sizeof(*id));
@@ -307,7 +338,7 @@ void xp_serving_fill(const struct xp_serving_run *s, const struct run_result *re
 			 "%s)", u->failed, u->requests, s->log_path);
 		return;
 	}
-	health_identity(s->health, &w->metrics.identity);
+	health_identity(s->health, s->build_info, &w->metrics.identity);
 	w->has_metrics = true;
 	w->metrics.has_throughput = true;
 	w->metrics.tokens_per_second = u->output_throughput;

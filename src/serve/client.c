@@ -390,12 +390,18 @@ static size_t keep(char *buf, size_t size, size_t n, void *ctx)
 
 int serve_wait_ready(const struct serve_opts *o, char *body, size_t cap, struct err *e)
 {
+	return serve_get(o, "/health", body, cap, e);
+}
+
+int serve_get(const struct serve_opts *o, const char *path, char *body, size_t cap,
+	      struct err *e)
+{
 	char url[2048], why[CURL_ERROR_SIZE + 64] = "no answer";
 	int64_t until = mono_ns() + o->ready_ns;
 	CURL *h;
 
 	TRY(curl_load(e));
-	TRY(endpoint_url(o->endpoint, "/health", url, sizeof(url), e));
+	TRY(endpoint_url(o->endpoint, path, url, sizeof(url), e));
 	if (CURL_FN.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return err_set(e, "libcurl failed to start");
 	h = CURL_FN.curl_easy_init();

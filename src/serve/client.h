@@ -39,6 +39,10 @@ int serve_endpoint(const char *endpoint, char *out, size_t cap, struct err *e);
  * 200 (o->stop ends the wait early); -1 with e saying what the last try
  * got. body (may be NULL) gets the 200's body, cut to cap - 1 bytes. */
 int serve_wait_ready(const struct serve_opts *o, char *body, size_t cap, struct err *e);
+/* The same for GET PATH ("/props") on that host: retried until it answers 200
+ * or o->ready_ns has passed. */
+int serve_get(const struct serve_opts *o, const char *path, char *body, size_t cap,
+	      struct err *e);
 
 /* Runs the trace: every request gets a record (*recs, t->nr of them,
  * owned by the caller), failed or not. -1 with e only when the run could

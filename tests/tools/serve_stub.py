@@ -82,6 +82,10 @@ class Handler(BaseHTTPRequestHandler):
             if ARGS.fallbacks is not None and COUNT > 0:
                 health["fallback_count"] = ARGS.fallbacks
             self.plain(200, "application/json", json.dumps(health))
+        elif self.path == "/props" and ARGS.build_info:
+            # llama-server's /props names its build (and much else)
+            props = {"build_info": ARGS.build_info, "total_slots": 4}
+            self.plain(200, "application/json", json.dumps(props))
         else:
             self.plain(404, "text/plain", "not found")
 
@@ -173,6 +177,7 @@ def main():
     p.add_argument("--engine")
     p.add_argument("--forward-path")
     p.add_argument("--fallbacks", type=int)
+    p.add_argument("--build-info")
     ARGS = p.parse_args()
     ThreadingHTTPServer.request_queue_size = 256
     ThreadingHTTPServer.daemon_threads = True

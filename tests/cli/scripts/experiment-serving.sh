@@ -204,6 +204,19 @@ if sx --ready-timeout 1s --baseline "$srv --ttft-ms 20" \
 	--out-dir fready >/dev/null 2>err.txt; then fail "a server never ready was accepted"; fi
 grep -q "candidate warm-up 1 failed: WORKLOAD_METRICS_INVALID: server not ready: GET http://127.0.0.1:[0-9]*/health did not answer 200 within 1s (last: HTTP 503); the server's last stderr lines: loading model: out of memory" err.txt ||
 	{ cat err.txt; fail "never ready: finding"; }
+# a server whose /health names no engine: llama-server's GET /props build_info
+# ("b<number>-<commit>") is its identity, as llama-bench's build_commit is (engine
+# llama.cpp, which this envelope does not run: the run is refused by name); a server with
+# neither states nothing (declared)
+anon='python3 serve_stub.py --port-file "$FAK_RUN.port" --bind-port "$FAK_PORT" --itl-ms 5 3<"$FAK_ARTIFACT"'
+if sx --baseline "$anon" --candidate "$anon --build-info b4242-0123abc" --out-dir props \
+	>/dev/null 2>err.txt; then fail "a llama.cpp server witnessed another engine's envelope"; fi
+jq -e '.workload.metrics.engine == "llama.cpp" and .workload.metrics.build_commit == "0123abc"' \
+	props/attestations/candidate-warmup-1.json >/dev/null ||
+	{ jq .workload.metrics props/attestations/candidate-warmup-1.json; fail "/props identity"; }
+jq -e '.workload.metrics | has("engine") | not' props/attestations/baseline-warmup-1.json \
+	>/dev/null || fail "a server that states nothing got an identity"
+grep -q '^  candidate warm-up 1 shows engine "llama.cpp" (build "0123abc"), but envelope "test-cpu-p4-t8" names engine "fak-native": a run of one engine cannot witness another.s envelope' err.txt || { cat err.txt; fail "/props: finding"; }
 # mixing the modes is refused
 if sx --metrics llama-bench --baseline x --candidate y --out-dir mix >/dev/null 2>e.txt; then
 	fail "--serve-trace with --metrics"; fi
