@@ -198,7 +198,7 @@ example-llama-check: $(BUILD)/fak example-llama-build
 
 # The llama-server example (examples/llama-server/README.md): llama-server, built by
 # example-llama-build beside llama-bench. example-serve runs its serving A/B
-# (experiment.sh: llama-server.batched-prefill through fak bench experiment
+# (experiment.sh: llama-server.shared-prefix-cache through fak bench experiment
 # --serve-trace) in a new folder, then the promotion's dry run; example-serve-load is
 # one run of load.sh (the committed trace under fak bench serve), its summary printed.
 # SERVE_MAX_LAG is fak bench serve's --max-lag: a send later than it after its schedule
