@@ -706,6 +706,29 @@ static int parse(int argc, char **argv, struct ex_opts *eo, const char **lever)
 	return 0;
 }
 
+/* What the runner reads of the command line, the graph and the view. */
+static void runner_options(const struct ex_opts *eo, const struct graph *g,
+			   struct xp_module *modules, struct view *view, struct xp_opts *o)
+{
+	o->g = g;
+	o->cmd[0] = eo->baseline;
+	o->cmd[1] = eo->candidate;
+	o->modules = modules;
+	o->nr_modules = eo->modules.n;
+	o->artifact = eo->artifact;
+	o->profile_artifacts = eo->profiles.v;
+	o->nr_profile_artifacts = eo->profiles.n;
+	o->out_dir = eo->out_dir;
+	o->last_accepted = eo->last_accepted;
+	o->quality_cmd = eo->quality;
+	o->machine_id_file = eo->machine_id_file;
+	o->proc_root = o->sampler.proc_root;
+	o->progress = progress;
+	o->show_output = eo->show_output ? show_output : NULL;
+	o->chart_runs = render_chart_runs;
+	o->ctx = view;
+}
+
 int bench_experiment(int argc, char **argv)
 {
 	struct ex_opts eo = { 0 };
@@ -751,23 +774,7 @@ int bench_experiment(int argc, char **argv)
 		ledger = xasprintf("%s/" LEDGER_FILE, root);
 	o.ledger = ledger;
 	host_policy_apply(&g, o.lever_id, &eo.sf, &o.sampler.policy);
-	o.g = &g;
-	o.cmd[0] = eo.baseline;
-	o.cmd[1] = eo.candidate;
-	o.modules = modules;
-	o.nr_modules = eo.modules.n;
-	o.artifact = eo.artifact;
-	o.profile_artifacts = eo.profiles.v;
-	o.nr_profile_artifacts = eo.profiles.n;
-	o.out_dir = eo.out_dir;
-	o.last_accepted = eo.last_accepted;
-	o.quality_cmd = eo.quality;
-	o.machine_id_file = eo.machine_id_file;
-	o.proc_root = o.sampler.proc_root;
-	o.progress = progress;
-	o.show_output = eo.show_output ? show_output : NULL;
-	o.chart_runs = render_chart_runs;
-	o.ctx = &view;
+	runner_options(&eo, &g, modules, &view, &o);
 	/* every run can name the checked model without a private path in its
 	 * command: -m "$FAK_ARTIFACT" */
 	if (eo.artifact) {
