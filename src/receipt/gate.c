@@ -830,20 +830,22 @@ static const char *revision_and_roles(const struct request_view *v, struct findi
 	return NULL;
 }
 
+/* A finding where a receipt's field is not what the policy names. */
+static void policy_differs(struct findings *out, const char *field, const char *got,
+			   const char *want)
+{
+	if (strcmp(got, want))
+		findings_addf(out, "%s: \"%s\", policy \"%s\"", field, got, want);
+}
+
 static const char *envelope_and_lever(const struct request_view *v, struct findings *out)
 {
-	if (strcmp(v->a->envelope_id, v->p->envelope_id))
-		findings_addf(out, "last_accepted.envelope_id: \"%s\", policy \"%s\"",
-			      v->a->envelope_id, v->p->envelope_id);
-	if (strcmp(v->c->envelope_id, v->p->envelope_id))
-		findings_addf(out, "candidate.envelope_id: \"%s\", policy \"%s\"",
-			      v->c->envelope_id, v->p->envelope_id);
-	if (strcmp(v->a->changed_lever_id, v->p->changed_lever_id))
-		findings_addf(out, "last_accepted.changed_lever_id: \"%s\", policy \"%s\"",
-			      v->a->changed_lever_id, v->p->changed_lever_id);
-	if (strcmp(v->c->changed_lever_id, v->p->changed_lever_id))
-		findings_addf(out, "candidate.changed_lever_id: \"%s\", policy \"%s\"",
-			      v->c->changed_lever_id, v->p->changed_lever_id);
+	policy_differs(out, "last_accepted.envelope_id", v->a->envelope_id, v->p->envelope_id);
+	policy_differs(out, "candidate.envelope_id", v->c->envelope_id, v->p->envelope_id);
+	policy_differs(out, "last_accepted.changed_lever_id", v->a->changed_lever_id,
+		       v->p->changed_lever_id);
+	policy_differs(out, "candidate.changed_lever_id", v->c->changed_lever_id,
+		       v->p->changed_lever_id);
 	if (out->nr) {
 		findings_sort(out);
 		return "gate: policy and receipts must use the exact envelope and lever";
@@ -1046,24 +1048,23 @@ static bool ambient_not_clean(const struct judging *j, json_t *checks, struct st
 
 /* Each check of the table adds its entry to checks (or none where it does
  * not apply) and returns true when it does not pass. */
+static bool not_required(json_t *checks, const char *name, const char *got, const char *want)
+{
+	bool ok = !strcmp(got, want);
+
+	add_check(checks, name, pf(ok), "got %s; require %s", got, want);
+	return !ok;
+}
+
 static bool check_engine(const struct judging *j, json_t *checks)
 {
-	const struct receipt *c = j->sc->r;
-	bool ok = !strcmp(c->execution.engine, j->p->required_engine);
-
-	add_check(checks, "engine", pf(ok), "got %s; require %s", c->execution.engine,
-		  j->p->required_engine);
-	return !ok;
+	return not_required(checks, "engine", j->sc->r->execution.engine, j->p->required_engine);
 }
 
 static bool check_forward_path(const struct judging *j, json_t *checks)
 {
-	const struct receipt *c = j->sc->r;
-	bool ok = !strcmp(c->execution.forward_path, j->p->required_forward_path);
-
-	add_check(checks, "forward_path", pf(ok), "got %s; require %s", c->execution.forward_path,
-		  j->p->required_forward_path);
-	return !ok;
+	return not_required(checks, "forward_path", j->sc->r->execution.forward_path,
+			    j->p->required_forward_path);
 }
 
 static bool check_identity(const struct judging *j, json_t *checks)
