@@ -611,15 +611,10 @@ static bool coverage_known(const char *s, bool enumeration)
 	       !strcmp(s, COVERAGE_SAMPLED);
 }
 
-static int check_workload(const struct workload *w, struct err *e)
+/* A run's label: its envelope, lever and arm, its experiment, machine and
+ * revision, the envelope state's digest where it has one, and its kind. */
+static int check_label(const struct wl_label *l, struct err *e)
 {
-	const struct wl_label *l = &w->label;
-	const struct wl_metrics *m = &w->metrics;
-	bool json = !strcmp(w->parser, WL_PARSER_JSON),
-	     llama = !strcmp(w->parser, WL_PARSER_LLAMA_BENCH),
-	     quality = !strcmp(w->parser, WL_PARSER_QUALITY),
-	     serving = !strcmp(w->parser, WL_PARSER_SERVING);
-
 	if (!l->envelope_id[0] || !l->lever_id[0] ||
 	    (strcmp(l->arm, "baseline") && strcmp(l->arm, "candidate")))
 		return err_set(e, "workload.label: names an envelope, a lever and the arm "
@@ -635,6 +630,19 @@ static int check_workload(const struct workload *w, struct err *e)
 	if (strcmp(l->kind, WL_KIND_WARMUP) && strcmp(l->kind, WL_KIND_REPETITION) &&
 	    strcmp(l->kind, WL_KIND_QUALITY))
 		return err_set(e, "workload.label.kind: must be warmup, repetition or quality");
+	return 0;
+}
+
+static int check_workload(const struct workload *w, struct err *e)
+{
+	const struct wl_label *l = &w->label;
+	const struct wl_metrics *m = &w->metrics;
+	bool json = !strcmp(w->parser, WL_PARSER_JSON),
+	     llama = !strcmp(w->parser, WL_PARSER_LLAMA_BENCH),
+	     quality = !strcmp(w->parser, WL_PARSER_QUALITY),
+	     serving = !strcmp(w->parser, WL_PARSER_SERVING);
+
+	TRY(check_label(l, e));
 	if (!w->command[0])
 		return err_set(e, "workload.command: must not be empty");
 	if (!digest_is_hex(w->out.sha256) || !digest_is_hex(w->err.sha256) ||

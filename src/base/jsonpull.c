@@ -328,6 +328,20 @@ int jp_require(struct jpull *p, const struct jpath *at, const char *const *keys,
 	return 0;
 }
 
+/* Whether the byte at i is a decimal digit (false past the end). */
+static bool digit_at(const struct jpull *p, size_t i)
+{
+	return i < p->len && p->buf[i] >= '0' && p->buf[i] <= '9';
+}
+
+/* The first position from i that holds no digit. */
+static size_t skip_digits(const struct jpull *p, size_t i)
+{
+	while (digit_at(p, i))
+		i++;
+	return i;
+}
+
 /* Strict JSON number grammar; *is_int when no fraction or exponent. */
 static int number_span(struct jpull *p, size_t *end, bool *is_int)
 {
@@ -337,30 +351,26 @@ static int number_span(struct jpull *p, size_t *end, bool *is_int)
 	*is_int = true;
 	if (i < p->len && b[i] == '-')
 		i++;
-	if (i < p->len && b[i] == '0') {
+	if (i < p->len && b[i] == '0')
 		i++;
-	} else if (i < p->len && b[i] >= '1' && b[i] <= '9') {
-		while (i < p->len && b[i] >= '0' && b[i] <= '9')
-			i++;
-	} else {
+	else if (digit_at(p, i))	/* 1 to 9: the 0 is above */
+		i = skip_digits(p, i);
+	else
 		return -1;
-	}
 	if (i < p->len && b[i] == '.') {
 		*is_int = false;
-		if (!(++i < p->len && b[i] >= '0' && b[i] <= '9'))
+		if (!digit_at(p, ++i))
 			return -1;
-		while (i < p->len && b[i] >= '0' && b[i] <= '9')
-			i++;
+		i = skip_digits(p, i);
 	}
 	if (i < p->len && (b[i] == 'e' || b[i] == 'E')) {
 		*is_int = false;
 		i++;
 		if (i < p->len && (b[i] == '+' || b[i] == '-'))
 			i++;
-		if (!(i < p->len && b[i] >= '0' && b[i] <= '9'))
+		if (!digit_at(p, i))
 			return -1;
-		while (i < p->len && b[i] >= '0' && b[i] <= '9')
-			i++;
+		i = skip_digits(p, i);
 	}
 	*end = i;
 	return 0;

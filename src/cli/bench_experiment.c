@@ -415,7 +415,8 @@ static int parse_log_bound(const char *s, int64_t *out)
 	return 0;
 }
 
-static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_format *fmt)
+/* The report's format, and the flags every experiment needs. */
+static int check_required(const struct ex_opts *eo, enum render_format *fmt)
 {
 	const char *const required[][2] = {
 		{ "baseline", eo->baseline },
@@ -435,6 +436,12 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 				 required[i][0]);
 			return usage_error(msg);
 		}
+	return 0;
+}
+
+/* The arms' revisions: one for both, or one each. */
+static int check_revisions(const struct ex_opts *eo, struct xp_opts *o)
+{
 	if (eo->revision && (eo->base_rev || eo->cand_rev))
 		return usage_error("give --revision, or --baseline-revision and "
 				   "--candidate-revision, not both");
@@ -442,6 +449,12 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		return usage_error("--baseline-revision and --candidate-revision go together");
 	o->revision[0] = eo->revision ? eo->revision : eo->base_rev;
 	o->revision[1] = eo->revision ? eo->revision : eo->cand_rev;
+	return 0;
+}
+
+/* The order of the arms' runs, interleaved unless --order says. */
+static int check_order(const struct ex_opts *eo, struct xp_opts *o)
+{
 	o->order = RECEIPT_ORDER_INTERLEAVED;
 	if (eo->order) {
 		size_t i;
@@ -452,8 +465,14 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 			return usage_error("--order must be interleaved, random or blocked");
 		o->order = (enum receipt_order)i;
 	}
-	if (eo->max_log && parse_log_bound(eo->max_log, &o->max_log_bytes))
-		return EXIT_USAGE;
+	return 0;
+}
+
+/* The sequential design's flags: --until-decisive and its cap. */
+static int check_repetitions(const struct ex_opts *eo, struct xp_opts *o)
+{
+	char msg[256];
+
 	if (eo->max_reps && !eo->until_decisive)
 		return usage_error("--max-repetitions goes with --until-decisive");
 	o->until_decisive = eo->until_decisive;
@@ -473,6 +492,12 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		}
 		o->max_repetitions = (size_t)v;
 	}
+	return 0;
+}
+
+/* A random order's seed, given or drawn; a look needs both arms alike. */
+static int check_seed(const struct ex_opts *eo, struct xp_opts *o)
+{
 	if (eo->until_decisive && eo->order && !strcmp(eo->order, "blocked"))
 		return usage_error("--until-decisive needs interleaved or random pairs, not "
 				   "--order blocked: a look must see both arms alike");
@@ -493,59 +518,91 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 			o->seed = r % RECEIPT_SEED_MAX;
 		}
 	}
-	{
-		const struct metrics_parser *mp =
-			metrics_parser_for_option(eo->metrics ? eo->metrics : "json");
+	return 0;
+}
 
-		if (!mp) {
-			snprintf(msg, sizeof(msg), "--metrics must be one of %s", METRICS_OPTIONS);
-			return usage_error(msg);
-		}
-		o->parser = mp->id;
-	}
-	if (eo->serve_trace) {
-		int rc;
+/* The metrics parser of the arms' output, json unless --metrics says. */
+static int check_metrics(const struct ex_opts *eo, struct xp_opts *o)
+{
+	char msg[256];
+	const struct metrics_parser *mp =
+		metrics_parser_for_option(eo->metrics ? eo->metrics : "json");
 
-		if (eo->metrics)
-			return usage_error("--serve-trace measures a server with fak's own client; "
-					   "it takes no --metrics (the commands are servers, not "
-					   "benchmarks)");
-		if (eo->parity || eo->cand_metrics)
-			return usage_error("--serve-trace and --parity do not go together: a "
-					   "parity campaign compares two engines' decode runs, a "
-					   "serving A/B two servers under one trace");
-		o->parser = WL_PARSER_SERVING;
-		o->serve_trace = eo->serve_trace;
-		o->serve_ready_ns = (int64_t)60 * 1000000000;
-		o->serve_max_lag_ns = 1000000;
-		o->serve_grace_ns = (int64_t)5 * 1000000000;
-		if ((rc = duration_opt(CMD, usage, "ready-timeout", eo->ready_timeout, 1000000,
-				       (int64_t)3600 * 1000000000, "1ms..1h",
-				       &o->serve_ready_ns)) ||
-		    (rc = duration_opt(CMD, usage, "max-lag", eo->max_lag, 0,
-				       (int64_t)3600 * 1000000000, "0..1h",
-				       &o->serve_max_lag_ns)) ||
-		    (rc = duration_opt(CMD, usage, "stop-grace", eo->stop_grace, 0,
-				       (int64_t)600 * 1000000000, "0..10m", &o->serve_grace_ns)))
-			return rc;
-		return 0;
+	if (!mp) {
+		snprintf(msg, sizeof(msg), "--metrics must be one of %s", METRICS_OPTIONS);
+		return usage_error(msg);
 	}
+	o->parser = mp->id;
+	return 0;
+}
+
+/* --serve-trace: a serving A/B, its client's flags and their bounds. */
+static int check_serving(const struct ex_opts *eo, struct xp_opts *o)
+{
+	int rc;
+
+	if (eo->metrics)
+		return usage_error("--serve-trace measures a server with fak's own client; "
+				   "it takes no --metrics (the commands are servers, not "
+				   "benchmarks)");
+	if (eo->parity || eo->cand_metrics)
+		return usage_error("--serve-trace and --parity do not go together: a "
+				   "parity campaign compares two engines' decode runs, a "
+				   "serving A/B two servers under one trace");
+	o->parser = WL_PARSER_SERVING;
+	o->serve_trace = eo->serve_trace;
+	o->serve_ready_ns = (int64_t)60 * 1000000000;
+	o->serve_max_lag_ns = 1000000;
+	o->serve_grace_ns = (int64_t)5 * 1000000000;
+	if ((rc = duration_opt(CMD, usage, "ready-timeout", eo->ready_timeout, 1000000,
+			       (int64_t)3600 * 1000000000, "1ms..1h",
+			       &o->serve_ready_ns)) ||
+	    (rc = duration_opt(CMD, usage, "max-lag", eo->max_lag, 0,
+			       (int64_t)3600 * 1000000000, "0..1h",
+			       &o->serve_max_lag_ns)) ||
+	    (rc = duration_opt(CMD, usage, "stop-grace", eo->stop_grace, 0,
+			       (int64_t)600 * 1000000000, "0..10m", &o->serve_grace_ns)))
+		return rc;
+	return 0;
+}
+
+/* --candidate-metrics: the candidate read by its own parser (--parity). */
+static int check_candidate_metrics(const struct ex_opts *eo, struct xp_opts *o)
+{
+	char msg[256];
+	const struct metrics_parser *mp = metrics_parser_for_option(eo->cand_metrics);
+
+	if (!eo->parity)
+		return usage_error("--candidate-metrics goes with --parity: the arms of an "
+				   "A/B are read alike");
+	if (!mp) {
+		snprintf(msg, sizeof(msg), "--candidate-metrics must be one of %s",
+			 METRICS_OPTIONS);
+		return usage_error(msg);
+	}
+	o->candidate_parser = mp->id;
+	return 0;
+}
+
+static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_format *fmt)
+{
+	int rc;
+
+	if ((rc = check_required(eo, fmt)) || (rc = check_revisions(eo, o)) ||
+	    (rc = check_order(eo, o)))
+		return rc;
+	if (eo->max_log && parse_log_bound(eo->max_log, &o->max_log_bytes))
+		return EXIT_USAGE;
+	if ((rc = check_repetitions(eo, o)) || (rc = check_seed(eo, o)) ||
+	    (rc = check_metrics(eo, o)))
+		return rc;
+	if (eo->serve_trace)
+		return check_serving(eo, o);
 	if (eo->ready_timeout || eo->max_lag || eo->stop_grace)
 		return usage_error("--ready-timeout, --max-lag and --stop-grace go with "
 				   "--serve-trace");
-	if (eo->cand_metrics) {
-		const struct metrics_parser *mp = metrics_parser_for_option(eo->cand_metrics);
-
-		if (!eo->parity)
-			return usage_error("--candidate-metrics goes with --parity: the arms of an "
-					   "A/B are read alike");
-		if (!mp) {
-			snprintf(msg, sizeof(msg), "--candidate-metrics must be one of %s",
-				 METRICS_OPTIONS);
-			return usage_error(msg);
-		}
-		o->candidate_parser = mp->id;
-	}
+	if (eo->cand_metrics && (rc = check_candidate_metrics(eo, o)))
+		return rc;
 	if (eo->quality && !strcmp(o->parser, WL_PARSER_JSON) &&
 	    (!o->candidate_parser || !strcmp(o->candidate_parser, WL_PARSER_JSON)))
 		return usage_error("--quality-command goes with --metrics llama-bench or "
@@ -706,6 +763,29 @@ static int parse(int argc, char **argv, struct ex_opts *eo, const char **lever)
 	return 0;
 }
 
+/* What the runner reads of the command line, the graph and the view. */
+static void runner_options(const struct ex_opts *eo, const struct graph *g,
+			   struct xp_module *modules, struct view *view, struct xp_opts *o)
+{
+	o->g = g;
+	o->cmd[0] = eo->baseline;
+	o->cmd[1] = eo->candidate;
+	o->modules = modules;
+	o->nr_modules = eo->modules.n;
+	o->artifact = eo->artifact;
+	o->profile_artifacts = eo->profiles.v;
+	o->nr_profile_artifacts = eo->profiles.n;
+	o->out_dir = eo->out_dir;
+	o->last_accepted = eo->last_accepted;
+	o->quality_cmd = eo->quality;
+	o->machine_id_file = eo->machine_id_file;
+	o->proc_root = o->sampler.proc_root;
+	o->progress = progress;
+	o->show_output = eo->show_output ? show_output : NULL;
+	o->chart_runs = render_chart_runs;
+	o->ctx = view;
+}
+
 int bench_experiment(int argc, char **argv)
 {
 	struct ex_opts eo = { 0 };
@@ -751,23 +831,7 @@ int bench_experiment(int argc, char **argv)
 		ledger = xasprintf("%s/" LEDGER_FILE, root);
 	o.ledger = ledger;
 	host_policy_apply(&g, o.lever_id, &eo.sf, &o.sampler.policy);
-	o.g = &g;
-	o.cmd[0] = eo.baseline;
-	o.cmd[1] = eo.candidate;
-	o.modules = modules;
-	o.nr_modules = eo.modules.n;
-	o.artifact = eo.artifact;
-	o.profile_artifacts = eo.profiles.v;
-	o.nr_profile_artifacts = eo.profiles.n;
-	o.out_dir = eo.out_dir;
-	o.last_accepted = eo.last_accepted;
-	o.quality_cmd = eo.quality;
-	o.machine_id_file = eo.machine_id_file;
-	o.proc_root = o.sampler.proc_root;
-	o.progress = progress;
-	o.show_output = eo.show_output ? show_output : NULL;
-	o.chart_runs = render_chart_runs;
-	o.ctx = &view;
+	runner_options(&eo, &g, modules, &view, &o);
 	/* every run can name the checked model without a private path in its
 	 * command: -m "$FAK_ARTIFACT" */
 	if (eo.artifact) {

@@ -85,6 +85,34 @@ static void leftovers(const struct xp *x, struct xp_result *res)
 	}
 }
 
+/* The experiment's id: 16 random bytes in hex. */
+static int draw_experiment_id(struct xp *x, struct err *e)
+{
+	unsigned char id[16];
+
+	if (platform_random(id, sizeof(id)) < 0)
+		return err_errno(e, errno, "cannot draw an experiment id");
+	for (int i = 0; i < 16; i++)
+		snprintf(x->experiment_id + 2 * i, 3, "%02x", id[i]);
+	return 0;
+}
+
+/* Step k's look at the pinned artifact before it runs, named by the steps
+ * it stands between; a finding in out where it is not what was pinned. */
+static void recheck_before_step(struct xp *x, size_t k, struct findings *out)
+{
+	char when[160], title[64], prev[64];
+
+	receipt_step_title(&x->steps[k], title, sizeof(title));
+	if (k) {
+		receipt_step_title(&x->steps[k - 1], prev, sizeof(prev));
+		snprintf(when, sizeof(when), "after %s, before %s", prev, title);
+	} else {
+		snprintf(when, sizeof(when), "before %s", title);
+	}
+	xp_artifact_recheck(x, when, false, out);
+}
+
 int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out, struct err *e)
 {
 	struct xp x = { .o = o };
@@ -109,16 +137,9 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	rc = -1;
 	/* a sequential plan adds its quality runs when it ends */
 	x.done = xcalloc(x.nr_steps + 2, sizeof(*x.done));
-	{
-		unsigned char id[16];
-
-		if (platform_random(id, sizeof(id)) < 0) {
-			err_errno(e, errno, "cannot draw an experiment id");
-			xp_release(&x);
-			return -1;
-		}
-		for (int i = 0; i < 16; i++)
-			snprintf(x.experiment_id + 2 * i, 3, "%02x", id[i]);
+	if (draw_experiment_id(&x, e) < 0) {
+		xp_release(&x);
+		return -1;
 	}
 	/* counted before the first run, so an aborted attempt counts too */
 	if (xp_attempt_start(&x, res, e) < 0) {
@@ -134,18 +155,10 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	sigprocmask(SIG_BLOCK, &stop, &x.caller_mask);
 	x.t0_ns = child_mono_ns();
 	for (size_t k = 0; k < x.nr_steps; k++) {
-		char when[160], title[64], prev[64];
 		int step;
 
 		/* the receipts say every run used the pinned artifact */
-		receipt_step_title(&x.steps[k], title, sizeof(title));
-		if (k) {
-			receipt_step_title(&x.steps[k - 1], prev, sizeof(prev));
-			snprintf(when, sizeof(when), "after %s, before %s", prev, title);
-		} else {
-			snprintf(when, sizeof(when), "before %s", title);
-		}
-		xp_artifact_recheck(&x, when, false, out);
+		recheck_before_step(&x, k, out);
 		if (out->nr) {
 			res->status = XP_RUN_FAILED;
 			rc = 0;

@@ -487,6 +487,105 @@ static bool repeats(const struct lever *l, size_t j, const char *ref, struct str
 	return false;
 }
 
+/* A lever's applicability: its envelope is registered, and the lever names
+ * that envelope's backend and platform. */
+static void check_applicability(const struct graph *g, struct findings *f,
+				const struct reg *envs, const struct lever *l)
+{
+	const struct envelope *v;
+	const char *plat;
+	size_t ei;
+
+	if (!reg_item(envs, l->app.envelope_id, &ei)) {
+		add(f, "lever %Q has invalid applicability envelope %Q", l->id,
+		    l->app.envelope_id);
+		return;
+	}
+	v = &g->envelopes[ei];
+	plat = graph_envelope_platform(v);
+	/* an envelope without a valid platform has its own finding */
+	if (plat && !graph_platform_valid(plat))
+		plat = NULL;
+	if (!eq(l->app.backend, v->backend) || (plat && !eq(l->app.platform, plat)))
+		add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q "
+		    "(%Q/%Q)", l->id, l->app.platform, l->app.backend, v->id,
+		    plat ? plat : "?", v->backend);
+}
+
+/* One registered lever's own fields: its enablement and status agree, it
+ * applies to its envelope, its effects are labeled as what they are, and it
+ * names its owner and next witness. */
+static void check_lever(const struct graph *g, struct findings *f, const struct reg *envs,
+			const struct lever *l)
+{
+	if (!valid_status(l->status) || (l->enabled && eq(l->status, "absent")) ||
+	    (!l->enabled && eq(l->status, "present")))
+		add(f, "lever %Q has invalid enablement/status %b/%Q", l->id, l->enabled,
+		    l->status);
+	check_applicability(g, f, envs, l);
+	if (!eq(l->expected.classification, "hypothesis") ||
+	    str_blank(l->expected.summary) || str_blank(l->expected.provenance))
+		add(f, "lever %Q expected effect must be a provenance-labeled hypothesis; "
+		    "witnessed evidence belongs in witnessed",
+		    l->id);
+	if (l->has_witnessed &&
+	    (!eq(l->witnessed.classification, "witnessed") ||
+	     str_blank(l->witnessed.summary) || str_blank(l->witnessed.provenance) ||
+	     str_blank(l->witnessed.receipt)))
+		add(f, "lever %Q witnessed effect must be receipt-backed witnessed "
+		    "evidence; projections belong in expected",
+		    l->id);
+	if (l->owner.number <= 0 || str_blank(l->owner.url) || str_blank(l->next_witness))
+		add(f, "lever %Q must name owning issue and exact next witness requirement",
+		    l->id);
+}
+
+/* Lever i's dependency and conflict references: each names a registered
+ * lever of the same envelope, once; its dependency edges go to deps from
+ * *k on (a registered lever's only). */
+static void check_references(const struct graph *g, struct findings *f,
+			     const struct reg *levers, size_t i, struct cyc *deps, size_t *k)
+{
+	const struct lever *l = &g->levers[i];
+	size_t nrefs = l->deps.n + l->conflicts.n;
+	struct strmap refs = STRMAP_INIT;	/* only for long lists */
+
+	for (size_t j = 0; j < nrefs; j++) {
+		const char *ref = j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
+		size_t ti;
+
+		if (!reg_item(levers, ref, &ti)) {
+			add(f, "lever %Q references unknown lever %Q", l->id, ref);
+			continue;
+		}
+		if (j < l->deps.n && levers->registered[i])
+			deps->deps[(*k)++] = ti;
+		if (!eq(g->levers[ti].app.envelope_id, l->app.envelope_id))
+			add(f, "cross-envelope edge %Q -> %Q", l->id, ref);
+		if (repeats(l, j, ref, nrefs > 8 ? &refs : NULL))
+			add(f, "lever %Q repeats dependency/conflict reference %Q", l->id, ref);
+	}
+	strmap_release(&refs);
+}
+
+/* A lever's conflicts with registered levers: named back, and never both
+ * enabled. */
+static void check_conflicts(const struct graph *g, struct findings *f,
+			    const struct reg *levers, const struct lever *l)
+{
+	for (size_t j = 0; j < l->conflicts.n; j++) {
+		const char *ref = l->conflicts.v[j];
+		size_t ti;
+
+		if (!reg_item(levers, ref, &ti))
+			continue;
+		if (!strlist_has(&g->levers[ti].conflicts, l->id))
+			add(f, "conflict edge %Q <-> %Q is not symmetric", l->id, ref);
+		if (l->enabled && g->levers[ti].enabled)
+			add(f, "conflicting levers %Q and %Q are both enabled", l->id, ref);
+	}
+}
+
 /* Also fills *deps with the dependency edges between registered levers,
  * resolved once here, for the cycle check. */
 static void validate_levers(const struct graph *g, struct findings *f, const struct reg *envs,
@@ -496,7 +595,6 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 
 	for (size_t i = 0; i < g->nr_levers; i++) {
 		const struct lever *l = &g->levers[i];
-		size_t ei;
 
 		if (str_blank(l->id)) {
 			add(f, "lever[%z] has empty id", i);
@@ -506,40 +604,7 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 			add(f, "duplicate lever id %Q", l->id);
 			continue;
 		}
-		if (!valid_status(l->status) || (l->enabled && eq(l->status, "absent")) ||
-		    (!l->enabled && eq(l->status, "present")))
-			add(f, "lever %Q has invalid enablement/status %b/%Q", l->id, l->enabled,
-			    l->status);
-		if (!reg_item(envs, l->app.envelope_id, &ei)) {
-			add(f, "lever %Q has invalid applicability envelope %Q", l->id,
-			    l->app.envelope_id);
-		} else {
-			const struct envelope *v = &g->envelopes[ei];
-			const char *plat = graph_envelope_platform(v);
-
-			/* an envelope without a valid platform has its own finding */
-			if (plat && !graph_platform_valid(plat))
-				plat = NULL;
-			if (!eq(l->app.backend, v->backend) || (plat && !eq(l->app.platform, plat)))
-				add(f, "lever %Q has invalid applicability %Q/%Q for envelope %Q "
-				    "(%Q/%Q)", l->id, l->app.platform, l->app.backend, v->id,
-				    plat ? plat : "?", v->backend);
-		}
-		if (!eq(l->expected.classification, "hypothesis") ||
-		    str_blank(l->expected.summary) || str_blank(l->expected.provenance))
-			add(f, "lever %Q expected effect must be a provenance-labeled hypothesis; "
-			    "witnessed evidence belongs in witnessed",
-			    l->id);
-		if (l->has_witnessed &&
-		    (!eq(l->witnessed.classification, "witnessed") ||
-		     str_blank(l->witnessed.summary) || str_blank(l->witnessed.provenance) ||
-		     str_blank(l->witnessed.receipt)))
-			add(f, "lever %Q witnessed effect must be receipt-backed witnessed "
-			    "evidence; projections belong in expected",
-			    l->id);
-		if (l->owner.number <= 0 || str_blank(l->owner.url) || str_blank(l->next_witness))
-			add(f, "lever %Q must name owning issue and exact next witness requirement",
-			    l->id);
+		check_lever(g, f, envs, l);
 	}
 
 	for (size_t i = 0; i < g->nr_levers; i++)
@@ -548,40 +613,9 @@ static void validate_levers(const struct graph *g, struct findings *f, const str
 	deps->dep_start = xmalloc(xmul(g->nr_levers + 1, sizeof(size_t)));
 	deps->deps = xmalloc(xmul(total ? total : 1, sizeof(size_t)));
 	for (size_t i = 0; i < g->nr_levers; i++) {
-		const struct lever *l = &g->levers[i];
-		size_t nrefs = l->deps.n + l->conflicts.n;
-		struct strmap refs = STRMAP_INIT;	/* only for long lists */
-
 		deps->dep_start[i] = k;
-		for (size_t j = 0; j < nrefs; j++) {
-			const char *ref =
-				j < l->deps.n ? l->deps.v[j] : l->conflicts.v[j - l->deps.n];
-			size_t ti;
-
-			if (!reg_item(levers, ref, &ti)) {
-				add(f, "lever %Q references unknown lever %Q", l->id, ref);
-				continue;
-			}
-			if (j < l->deps.n && levers->registered[i])
-				deps->deps[k++] = ti;
-			if (!eq(g->levers[ti].app.envelope_id, l->app.envelope_id))
-				add(f, "cross-envelope edge %Q -> %Q", l->id, ref);
-			if (repeats(l, j, ref, nrefs > 8 ? &refs : NULL))
-				add(f, "lever %Q repeats dependency/conflict reference %Q", l->id,
-				    ref);
-		}
-		strmap_release(&refs);
-		for (size_t j = 0; j < l->conflicts.n; j++) {
-			const char *ref = l->conflicts.v[j];
-			size_t ti;
-
-			if (!reg_item(levers, ref, &ti))
-				continue;
-			if (!strlist_has(&g->levers[ti].conflicts, l->id))
-				add(f, "conflict edge %Q <-> %Q is not symmetric", l->id, ref);
-			if (l->enabled && g->levers[ti].enabled)
-				add(f, "conflicting levers %Q and %Q are both enabled", l->id, ref);
-		}
+		check_references(g, f, levers, i, deps, &k);
+		check_conflicts(g, f, levers, &g->levers[i]);
 	}
 	deps->dep_start[g->nr_levers] = k;
 }

@@ -365,6 +365,55 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 		check_quality_run(r, all_bound, out);
 }
 
+/* Repetition i, bound by its sealed run: the run agrees with it, and with
+ * the experiment's entry and metrics parser where the receipt records one. */
+static void check_bound_rep(const struct receipt *r, size_t i, const struct attestation *rep,
+			    struct findings *out)
+{
+	check_rep(r, i, rep, out);
+	if (r->has_experiment) {
+		char where[48];
+
+		snprintf(where, sizeof(where), "system_baselines[%zu]", i);
+		check_entry(&r->experiment, r->role, WL_KIND_REPETITION, (long long)i, rep, where,
+			    out);
+	}
+	if (r->has_experiment && strcmp(rep->workload.parser, r->experiment.metrics_parser))
+		findings_addf(out, "system_baselines[%zu].workload.parser: %s, the "
+				   "experiment says %s",
+			      i, rep->workload.parser, r->experiment.metrics_parser);
+}
+
+/* Every repetition bound: the receipt's memory, and its quality where the
+ * json metrics line carries it, are what the bound runs measured. */
+static void check_measured(const struct receipt *r, const struct attestation **b, size_t bound,
+			   struct findings *out)
+{
+	long long peak = 0, resident = 0;
+	struct wl_quality q = { 0 };
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+	struct err e;
+
+	if (receipt_memory_from_reports(b, bound, &peak, &resident, &e) < 0)
+		findings_addf(out, "memory: %s", e.msg);
+	else if (peak != r->memory.peak_bytes || resident != r->memory.resident_bytes)
+		findings_addf(out, "memory: peak %lld and resident %lld differ from %lld "
+				   "and %lld, measured by the bound attestations",
+			      r->memory.peak_bytes, r->memory.resident_bytes, peak, resident);
+	if (strcmp(b[0]->workload.parser, WL_PARSER_JSON))
+		return;
+	if (receipt_quality_from_runs(b, bound, &q, &e) < 0) {
+		findings_addf(out, "quality: %s", e.msg);
+	} else if (strcmp(q.name, r->quality.name) || q.score != r->quality.score ||
+		   q.higher_is_better != r->quality.higher_is_better) {
+		num(x, r->quality.score);
+		num(y, q.score);
+		findings_addf(out, "quality: %s=%s differs from %s=%s, the worst "
+				   "score the bound repetitions sealed",
+			      r->quality.name, x, q.name, y);
+	}
+}
+
 void receipt_check_bindings(const struct receipt *r, const struct attestation *const *atts,
 			    size_t n, bool partial, struct findings *out)
 {
@@ -372,7 +421,6 @@ void receipt_check_bindings(const struct receipt *r, const struct attestation *c
 	size_t bound = 0, unbound = 0;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct attestation **b = xcalloc(n + 1, sizeof(*b));
-	struct err e;
 
 	if (n > r->nr_reps)
 		n = r->nr_reps;	/* overfill has its own finding */
@@ -386,18 +434,7 @@ void receipt_check_bindings(const struct receipt *r, const struct attestation *c
 			continue;
 		}
 		b[bound++] = rep;
-		check_rep(r, i, rep, out);
-		if (r->has_experiment) {
-			char where[48];
-
-			snprintf(where, sizeof(where), "system_baselines[%zu]", i);
-			check_entry(&r->experiment, r->role, WL_KIND_REPETITION, (long long)i, rep,
-				    where, out);
-		}
-		if (r->has_experiment && strcmp(rep->workload.parser, r->experiment.metrics_parser))
-			findings_addf(out, "system_baselines[%zu].workload.parser: %s, the "
-					   "experiment says %s",
-				      i, rep->workload.parser, r->experiment.metrics_parser);
+		check_bound_rep(r, i, rep, out);
 	}
 	for (size_t i = 1; i < bound; i++)
 		if (strcmp(b[i]->workload.metrics.derivation, b[0]->workload.metrics.derivation)) {
@@ -421,32 +458,8 @@ void receipt_check_bindings(const struct receipt *r, const struct attestation *c
 		findings_addf(out, "system_baselines: %zu of %zu repetitions are attached; a "
 				   "receipt of sealed runs binds every repetition",
 			      attached, r->nr_reps);
-	if (bound && bound == r->nr_reps && !unbound) {
-		long long peak = 0, resident = 0;
-
-		if (receipt_memory_from_reports(b, bound, &peak, &resident, &e) < 0)
-			findings_addf(out, "memory: %s", e.msg);
-		else if (peak != r->memory.peak_bytes || resident != r->memory.resident_bytes)
-			findings_addf(out, "memory: peak %lld and resident %lld differ from %lld "
-					   "and %lld, measured by the bound attestations",
-				      r->memory.peak_bytes, r->memory.resident_bytes, peak,
-				      resident);
-		if (!strcmp(b[0]->workload.parser, WL_PARSER_JSON)) {
-			struct wl_quality q = { 0 };
-			char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
-
-			if (receipt_quality_from_runs(b, bound, &q, &e) < 0) {
-				findings_addf(out, "quality: %s", e.msg);
-			} else if (strcmp(q.name, r->quality.name) || q.score != r->quality.score ||
-				   q.higher_is_better != r->quality.higher_is_better) {
-				num(x, r->quality.score);
-				num(y, q.score);
-				findings_addf(out, "quality: %s=%s differs from %s=%s, the worst "
-						   "score the bound repetitions sealed",
-					      r->quality.name, x, q.name, y);
-			}
-		}
-	}
+	if (bound && bound == r->nr_reps && !unbound)
+		check_measured(r, b, bound, out);
 	if (r->has_experiment)
 		check_experiment(r, bound && bound == r->nr_reps && !unbound, out);
 	free(b);

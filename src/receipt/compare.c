@@ -488,54 +488,40 @@ json_t *receipt_compare(const struct receipt *base, const struct receipt *cand,
 	return receipt_compare_attempts(base, cand, g, 1, what, out);
 }
 
-json_t *receipt_compare_attempts(const struct receipt *base, const struct receipt *cand,
-				 const struct graph *g, size_t attempts, const char **what,
-				 struct findings *out)
+/* Whether base and cand are the two arms of one comparison: valid, their
+ * runs verified, baseline then candidate, one envelope and lever, no
+ * drifted axis, one measurement, one experiment; what refuses them (the
+ * findings in out), or NULL. */
+static const char *incomparable(const struct receipt *base, const struct receipt *cand,
+				const struct graph *g, struct findings *out)
 {
-	const struct criterion *crit;
-	struct receipt_decision d;
-	struct stats sb, sc;
-	struct err e;
-	json_t *vb, *vc, *doc, *gpu;
-
 	receipt_validate(base, g, 0, out);
-	if (out->nr) {
-		*what = "compare: baseline: invalid native-performance receipt";
-		return NULL;
-	}
+	if (out->nr)
+		return "compare: baseline: invalid native-performance receipt";
 	receipt_validate(cand, g, 0, out);
-	if (out->nr) {
-		*what = "compare: candidate: invalid native-performance receipt";
-		return NULL;
-	}
+	if (out->nr)
+		return "compare: candidate: invalid native-performance receipt";
 	invalid_runs(base, out);
-	if (out->nr) {
-		*what = "compare: baseline: a repetition's system baseline is invalid";
-		return NULL;
-	}
+	if (out->nr)
+		return "compare: baseline: a repetition's system baseline is invalid";
 	invalid_runs(cand, out);
-	if (out->nr) {
-		*what = "compare: candidate: a repetition's system baseline is invalid";
-		return NULL;
-	}
+	if (out->nr)
+		return "compare: candidate: a repetition's system baseline is invalid";
 	if (strcmp(base->role, "baseline") || strcmp(cand->role, "candidate")) {
-		*what = "compare: comparison requires baseline then candidate roles";
 		findings_addf(out, "role: baseline file has role \"%s\", candidate file has role "
 				   "\"%s\"", base->role, cand->role);
-		return NULL;
+		return "compare: comparison requires baseline then candidate roles";
 	}
 	drift_str("envelope_id", base->envelope_id, cand->envelope_id, out);
 	drift_str("changed_lever_id", base->changed_lever_id, cand->changed_lever_id, out);
 	if (out->nr) {
-		*what = "compare: receipts target different envelope or lever";
 		findings_sort(out);
-		return NULL;
+		return "compare: receipts target different envelope or lever";
 	}
 	receipt_drift(base, cand, RECEIPT_DRIFT_EXECUTION, out);
 	if (out->nr) {
-		*what = "compare: receipts are incomparable: an undeclared control axis drifted";
 		findings_sort(out);
-		return NULL;
+		return "compare: receipts are incomparable: an undeclared control axis drifted";
 	}
 	{
 		/* llama-bench's pP+tgT row and its pP/tgT pair measure different
@@ -545,14 +531,31 @@ json_t *receipt_compare_attempts(const struct receipt *base, const struct receip
 		if (db && dc && strcmp(db, dc)) {
 			findings_addf(out, "metrics.derivation: baseline \"%s\", candidate \"%s\"",
 				      db, dc);
-			*what = "compare: the arms' metrics are not the same measurement";
-			return NULL;
+			return "compare: the arms' metrics are not the same measurement";
 		}
 	}
 	same_experiment(base, cand, out);
 	if (out->nr) {
-		*what = "compare: the receipts are not the two arms of one experiment";
 		findings_sort(out);
+		return "compare: the receipts are not the two arms of one experiment";
+	}
+	return NULL;
+}
+
+json_t *receipt_compare_attempts(const struct receipt *base, const struct receipt *cand,
+				 const struct graph *g, size_t attempts, const char **what,
+				 struct findings *out)
+{
+	const struct criterion *crit;
+	const char *refused;
+	struct receipt_decision d;
+	struct stats sb, sc;
+	struct err e;
+	json_t *vb, *vc, *doc, *gpu;
+
+	refused = incomparable(base, cand, g, out);
+	if (refused) {
+		*what = refused;
 		return NULL;
 	}
 

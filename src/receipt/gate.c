@@ -339,117 +339,155 @@ static const char *artifact_unseen(const struct attest_facts *f)
 	return "artifact_observed is false";
 }
 
+/* What a side's system baselines are judged against: the policy bound
+ * (and its name, for the details) and the digests already seen, so no
+ * attestation serves two repetitions. */
+struct sb_judging {
+	bool allow_sampled;
+	struct policy strict;
+	struct strbuf bound;
+	struct seen *seen;
+	size_t nr_seen;
+};
+
+/* A side that cannot carry system baselines one for one with its
+ * repetitions; true, with the reason in detail, when it cannot. */
+static bool side_unfit(const struct gate_sb_side *sd, struct strbuf *detail)
+{
+	if (sd->has_ambient) {
+		sb_addf(detail, "%s mixes legacy ambient evidence with system baseline "
+				"attestations", sd->name);
+		return true;
+	}
+	if (!sd->is_v2) {
+		sb_addf(detail, "%s uses a legacy receipt schema that cannot carry system "
+				"baseline attestations", sd->name);
+		return true;
+	}
+	if (sd->nr_system_baselines != sd->nr_reps) {
+		sb_addf(detail, "%s has %zu system baselines for %zu repetitions", sd->name,
+			sd->nr_system_baselines, sd->nr_reps);
+		return true;
+	}
+	return false;
+}
+
+/* Repetition i's sealed run proves the host was what it says: verified,
+ * bound to it alone, low-cardinality, and its attribution exact (or
+ * sampled with the policy's opt-in). True, with the reason in detail, when
+ * it does not. */
+static bool rep_unproven(const struct gate_sb_side *sd, size_t i, struct sb_judging *sj,
+			 struct strbuf *detail)
+{
+	const struct gate_sb_rep *r = &sd->reps[i];
+	const struct attest_facts *f = &r->facts;
+
+	if (!r->verified) {
+		sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
+				"%s.system_baselines[%zu] fails verification: %s",
+			sd->name, i, sd->name, i, r->why.msg[0] ? r->why.msg : "unknown");
+		return true;
+	}
+	if (!strcmp(f->verdict, "invalid")) {
+		sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
+				"its verdict is invalid", sd->name, i);
+		return true;
+	}
+	if (f->has_top_consumers) {
+		sb_addf(detail, "%s repetition %zu contains high-cardinality process identities",
+			sd->name, i);
+		return true;
+	}
+	if (!r->binding || strcmp(r->binding, f->digest)) {
+		sb_addf(detail, "%s repetition %zu has an invalid or reused system "
+				"baseline binding", sd->name, i);
+		return true;
+	}
+	for (size_t j = 0; j < sj->nr_seen; j++)
+		if (!strcmp(sj->seen[j].digest, f->digest)) {
+			sb_addf(detail, "%s repetition %zu reuses system baseline evidence from "
+					"%s repetition %zu",
+				sd->name, i, sj->seen[j].side, sj->seen[j].rep);
+			return true;
+		}
+	sj->seen[sj->nr_seen++] = (struct seen){ f->digest, sd->name, i };
+	if (!strcmp(f->coverage, "sampled_pid_ppid_tree")) {
+		if (!sj->allow_sampled) {
+			sb_addf(detail, "%s repetition %zu uses sampled descendant attribution "
+					"without policy opt-in", sd->name, i);
+			return true;
+		}
+	} else if (!coverage_is_exact(f->coverage)) {
+		sb_addf(detail, "%s repetition %zu has unknown descendant attribution", sd->name,
+			i);
+		return true;
+	}
+	return false;
+}
+
+/* Repetition i's sealed run was clean: the artifact seen in use, a policy
+ * at least as strict as the bound, and a clean baseline with every CPU
+ * figure known. True, with the reason in detail, when it was not. */
+static bool rep_unclean(const struct gate_sb_side *sd, size_t i, const struct sb_judging *sj,
+			struct strbuf *detail)
+{
+	const struct attest_facts *f = &sd->reps[i].facts;
+	char why[160];
+
+	if (f->has_workload && !f->artifact_observed) {
+		sb_addf(detail, "%s repetition %zu does not show the pinned artifact in use: %s",
+			sd->name, i, artifact_unseen(f));
+		return true;
+	}
+	if (looser_policy(f, &sj->strict, why, sizeof(why))) {
+		sb_addf(detail, "%s repetition %zu was sealed under a looser policy than %s (%s)",
+			sd->name, i, sj->bound.buf, why);
+		return true;
+	}
+	if (f->baseline_samples < 2 || f->baseline_duration_ns <= 0 ||
+	    !f->baseline_host_cpu_available || strcmp(f->verdict, "clean") ||
+	    !f->host_cpu_available || !f->sut_cpu_available || !f->non_sut_cpu_available) {
+		sb_addf(detail, "%s repetition %zu has a contaminated or required-unknown system "
+				"baseline (verdict %s)", sd->name, i, f->verdict);
+		return true;
+	}
+	return false;
+}
+
+/* The first side or repetition that does not qualify, in order; true,
+ * with the reason in detail, when there is one. */
+static bool sb_disqualified(const struct gate_sb_side sides[2], struct sb_judging *sj,
+			    struct strbuf *detail)
+{
+	for (int s = 0; s < 2; s++) {
+		if (side_unfit(&sides[s], detail))
+			return true;
+		for (size_t i = 0; i < sides[s].nr_system_baselines; i++)
+			if (rep_unproven(&sides[s], i, sj, detail) ||
+			    rep_unclean(&sides[s], i, sj, detail))
+				return true;
+	}
+	return false;
+}
+
 bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
 		   const struct criterion *crit, struct strbuf *detail)
 {
-	struct seen *seen = xcalloc(sides[0].nr_system_baselines + sides[1].nr_system_baselines + 1,
-				    sizeof(*seen));
-	size_t nr_seen = 0;
+	struct sb_judging sj = { .allow_sampled = allow_sampled, .bound = STRBUF_INIT };
 	bool ok = false;
-	struct policy strict;
-	struct strbuf bound = STRBUF_INIT;
-	char why[160];
 
-	host_bound(crit, &strict, &bound);
-
-	for (int s = 0; s < 2; s++) {
-		const struct gate_sb_side *sd = &sides[s];
-
-		if (sd->has_ambient) {
-			sb_addf(detail, "%s mixes legacy ambient evidence with system baseline "
-					"attestations", sd->name);
-			goto out;
-		}
-		if (!sd->is_v2) {
-			sb_addf(detail, "%s uses a legacy receipt schema that cannot carry system "
-					"baseline attestations", sd->name);
-			goto out;
-		}
-		if (sd->nr_system_baselines != sd->nr_reps) {
-			sb_addf(detail, "%s has %zu system baselines for %zu repetitions", sd->name,
-				sd->nr_system_baselines, sd->nr_reps);
-			goto out;
-		}
-		for (size_t i = 0; i < sd->nr_system_baselines; i++) {
-			const struct gate_sb_rep *r = &sd->reps[i];
-			const struct attest_facts *f = &r->facts;
-
-			if (!r->verified) {
-				sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
-						"%s.system_baselines[%zu] fails verification: %s",
-					sd->name, i, sd->name, i,
-					r->why.msg[0] ? r->why.msg : "unknown");
-				goto out;
-			}
-			if (!strcmp(f->verdict, "invalid")) {
-				sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
-						"its verdict is invalid",
-					sd->name, i);
-				goto out;
-			}
-			if (f->has_top_consumers) {
-				sb_addf(detail, "%s repetition %zu contains high-cardinality "
-						"process identities",
-					sd->name, i);
-				goto out;
-			}
-			if (!r->binding || strcmp(r->binding, f->digest)) {
-				sb_addf(detail, "%s repetition %zu has an invalid or reused system "
-						"baseline binding", sd->name, i);
-				goto out;
-			}
-			for (size_t j = 0; j < nr_seen; j++)
-				if (!strcmp(seen[j].digest, f->digest)) {
-					sb_addf(detail, "%s repetition %zu reuses system baseline "
-							"evidence from %s repetition %zu",
-						sd->name, i, seen[j].side, seen[j].rep);
-					goto out;
-				}
-			seen[nr_seen++] = (struct seen){ f->digest, sd->name, i };
-			if (!strcmp(f->coverage, "sampled_pid_ppid_tree")) {
-				if (!allow_sampled) {
-					sb_addf(detail, "%s repetition %zu uses sampled descendant "
-							"attribution without policy opt-in",
-						sd->name, i);
-					goto out;
-				}
-			} else if (!coverage_is_exact(f->coverage)) {
-				sb_addf(detail, "%s repetition %zu has unknown descendant "
-						"attribution",
-					sd->name, i);
-				goto out;
-			}
-			if (f->has_workload && !f->artifact_observed) {
-				sb_addf(detail, "%s repetition %zu does not show the pinned "
-						"artifact in use: %s", sd->name, i,
-					artifact_unseen(f));
-				goto out;
-			}
-			if (looser_policy(f, &strict, why, sizeof(why))) {
-				sb_addf(detail, "%s repetition %zu was sealed under a looser "
-						"policy than %s (%s)",
-					sd->name, i, bound.buf, why);
-				goto out;
-			}
-			if (f->baseline_samples < 2 || f->baseline_duration_ns <= 0 ||
-			    !f->baseline_host_cpu_available || strcmp(f->verdict, "clean") ||
-			    !f->host_cpu_available || !f->sut_cpu_available ||
-			    !f->non_sut_cpu_available) {
-				sb_addf(detail, "%s repetition %zu has a contaminated or "
-						"required-unknown system baseline (verdict %s)",
-					sd->name, i, f->verdict);
-				goto out;
-			}
-		}
+	sj.seen = xcalloc(sides[0].nr_system_baselines + sides[1].nr_system_baselines + 1,
+			  sizeof(*sj.seen));
+	host_bound(crit, &sj.strict, &sj.bound);
+	if (!sb_disqualified(sides, &sj, detail)) {
+		sb_adds(detail, "every repetition has a clean system baseline with host/SUT/"
+				"non-SUT CPU attribution");
+		if (crit && crit->has_host_policy)
+			sb_addf(detail, " under %s", sj.bound.buf);
+		ok = true;
 	}
-	sb_adds(detail, "every repetition has a clean system baseline with host/SUT/non-SUT CPU "
-			"attribution");
-	if (crit && crit->has_host_policy)
-		sb_addf(detail, " under %s", bound.buf);
-	ok = true;
-out:
-	sb_release(&bound);
-	free(seen);
+	sb_release(&sj.bound);
+	free(sj.seen);
 	return ok;
 }
 
@@ -712,122 +750,192 @@ static void check_artifact_hash(const char *who, const struct receipt *r, struct
 				   "new envelope) and measure again", who, h);
 }
 
-static const char *structural(const struct gate_request *q, const struct graph *g,
-			      struct findings *out)
-{
-	const struct gate_policy *p = &q->policy;
-	const struct receipt *a = &q->last_accepted, *c = &q->candidate;
-	const struct criterion *crit;
-	struct receipt norm;
-	unsigned flags = p->require_system_baseline ? RECEIPT_SKIP_SYSTEM_BASELINES : 0;
-	bool req_v1 = !strcmp(q->schema, GATE_REQUEST_V1);
+/* What the structural checks read of a gate request. */
+struct request_view {
+	const struct gate_request *q;
+	const struct graph *g;
+	const struct gate_policy *p;
+	const struct receipt *a, *c;	/* last accepted, candidate */
+};
 
-	if (!req_v1 && strcmp(q->schema, GATE_REQUEST_V2)) {
+/* The structural checks of a gate request, in order: each returns what
+ * refuses the request (its findings in out), or NULL to go on. */
+static const char *request_schema(const struct request_view *v, struct findings *out)
+{
+	if (strcmp(v->q->schema, GATE_REQUEST_V1) && strcmp(v->q->schema, GATE_REQUEST_V2)) {
 		findings_addf(out, "schema: must be \"%s\" or \"%s\", got \"%s\"", GATE_REQUEST_V1,
-			      GATE_REQUEST_V2, q->schema);
+			      GATE_REQUEST_V2, v->q->schema);
 		return "gate: invalid gate request";
 	}
-	crit = receipt_criterion(a, g, out);
+	return NULL;
+}
+
+static const char *policy_bounds(const struct request_view *v, struct findings *out)
+{
+	const struct criterion *crit = receipt_criterion(v->a, v->g, out);
+
 	if (!crit)
 		return "gate: last accepted comparison criterion is not resolved";
-	check_bounds(p, crit, out);
+	check_bounds(v->p, crit, out);
 	if (out->nr)
 		return "gate: gate policy bounds are absent, stale, or do not match the criterion "
 		       "resolved from run identity";
-	check_policy(p, g, out);
-	if (req_v1 && strcmp(p->schema, GATE_POLICY_V1))
+	return NULL;
+}
+
+static const char *policy_valid(const struct request_view *v, struct findings *out)
+{
+	check_policy(v->p, v->g, out);
+	if (!strcmp(v->q->schema, GATE_REQUEST_V1) && strcmp(v->p->schema, GATE_POLICY_V1))
 		findings_addf(out, "policy.schema: a v1 gate request requires a v1 gate policy");
 	if (out->nr)
 		return "gate: invalid envelope-scoped gate policy";
+	return NULL;
+}
 
-	receipt_validate(a, g, flags, out);
+static const char *receipts_valid(const struct request_view *v, struct findings *out)
+{
+	unsigned flags = v->p->require_system_baseline ? RECEIPT_SKIP_SYSTEM_BASELINES : 0;
+	struct receipt norm;
+
+	receipt_validate(v->a, v->g, flags, out);
 	if (out->nr)
 		return "gate: last accepted: invalid native-performance receipt";
 	/* The execution identity and the comparison identity of the candidate are
 	 * judged by checks below, not refused here. */
-	norm = *c;
-	norm.execution.engine = a->execution.engine;
-	norm.execution.forward_path = a->execution.forward_path;
+	norm = *v->c;
+	norm.execution.engine = v->a->execution.engine;
+	norm.execution.forward_path = v->a->execution.forward_path;
 	norm.execution.fallback_count = 0;
-	norm.comparison = a->comparison;
-	receipt_validate(&norm, g, flags, out);
+	norm.comparison = v->a->comparison;
+	receipt_validate(&norm, v->g, flags, out);
 	if (out->nr)
 		return "gate: candidate: invalid native-performance receipt";
+	return NULL;
+}
 
-	if (strcmp(a->revision, p->accepted_revision)) {
+static const char *revision_and_roles(const struct request_view *v, struct findings *out)
+{
+	if (strcmp(v->a->revision, v->p->accepted_revision)) {
 		findings_addf(out, "policy.accepted_revision: \"%s\", "
 				   "last_accepted.revision \"%s\"",
-			      p->accepted_revision, a->revision);
+			      v->p->accepted_revision, v->a->revision);
 		return "gate: policy is bound to another accepted revision";
 	}
-	if (strcmp(a->role, "baseline") || strcmp(c->role, "candidate")) {
+	if (strcmp(v->a->role, "baseline") || strcmp(v->c->role, "candidate")) {
 		findings_addf(out, "role: last_accepted has role \"%s\", candidate has role \"%s\"",
-			      a->role, c->role);
+			      v->a->role, v->c->role);
 		return "gate: gate requires a baseline last_accepted and a candidate";
 	}
-	if (strcmp(a->envelope_id, p->envelope_id))
-		findings_addf(out, "last_accepted.envelope_id: \"%s\", policy \"%s\"",
-			      a->envelope_id, p->envelope_id);
-	if (strcmp(c->envelope_id, p->envelope_id))
-		findings_addf(out, "candidate.envelope_id: \"%s\", policy \"%s\"", c->envelope_id,
-			      p->envelope_id);
-	if (strcmp(a->changed_lever_id, p->changed_lever_id))
-		findings_addf(out, "last_accepted.changed_lever_id: \"%s\", policy \"%s\"",
-			      a->changed_lever_id, p->changed_lever_id);
-	if (strcmp(c->changed_lever_id, p->changed_lever_id))
-		findings_addf(out, "candidate.changed_lever_id: \"%s\", policy \"%s\"",
-			      c->changed_lever_id, p->changed_lever_id);
+	return NULL;
+}
+
+/* A finding where a receipt's field is not what the policy names. */
+static void policy_differs(struct findings *out, const char *field, const char *got,
+			   const char *want)
+{
+	if (strcmp(got, want))
+		findings_addf(out, "%s: \"%s\", policy \"%s\"", field, got, want);
+}
+
+static const char *envelope_and_lever(const struct request_view *v, struct findings *out)
+{
+	policy_differs(out, "last_accepted.envelope_id", v->a->envelope_id, v->p->envelope_id);
+	policy_differs(out, "candidate.envelope_id", v->c->envelope_id, v->p->envelope_id);
+	policy_differs(out, "last_accepted.changed_lever_id", v->a->changed_lever_id,
+		       v->p->changed_lever_id);
+	policy_differs(out, "candidate.changed_lever_id", v->c->changed_lever_id,
+		       v->p->changed_lever_id);
 	if (out->nr) {
 		findings_sort(out);
 		return "gate: policy and receipts must use the exact envelope and lever";
 	}
-	check_artifact_hash("last_accepted", a, out);
-	check_artifact_hash("candidate", c, out);
-	if (out->nr)
-		return GATE_WHAT_ARTIFACT_HASH;
-	if (!quality_ok(&a->quality, p)) {
-		char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+	return NULL;
+}
 
-		num(x, isfinite(a->quality.score) ? a->quality.score : 0);
-		num(y, p->minimum_quality_score);
-		findings_addf(out, "last_accepted.quality: %s=%s does not meet the policy %s %s",
-			      a->quality.name, x,
-			      p->quality_higher_is_better ? "floor" : "ceiling", y);
-		return GATE_WHAT_ACCEPTED_QUALITY;
-	}
-	receipt_drift(a, c, 0, out);
+static const char *artifact_hashes(const struct request_view *v, struct findings *out)
+{
+	check_artifact_hash("last_accepted", v->a, out);
+	check_artifact_hash("candidate", v->c, out);
+	return out->nr ? GATE_WHAT_ARTIFACT_HASH : NULL;
+}
+
+static const char *accepted_quality(const struct request_view *v, struct findings *out)
+{
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+
+	if (quality_ok(&v->a->quality, v->p))
+		return NULL;
+	num(x, isfinite(v->a->quality.score) ? v->a->quality.score : 0);
+	num(y, v->p->minimum_quality_score);
+	findings_addf(out, "last_accepted.quality: %s=%s does not meet the policy %s %s",
+		      v->a->quality.name, x, v->p->quality_higher_is_better ? "floor" : "ceiling",
+		      y);
+	return GATE_WHAT_ACCEPTED_QUALITY;
+}
+
+static const char *no_drift(const struct request_view *v, struct findings *out)
+{
+	receipt_drift(v->a, v->c, 0, out);
 	if (out->nr) {
 		findings_sort(out);
 		return "gate: receipts are incomparable: an envelope control axis drifted";
 	}
-	if ((long long)a->nr_reps < p->minimum_repetitions)
-		findings_addf(out, "last_accepted.repetitions: %zu, policy requires at least %lld",
-			      a->nr_reps, p->minimum_repetitions);
-	if ((long long)c->nr_reps < p->minimum_repetitions)
-		findings_addf(out, "candidate.repetitions: %zu, policy requires at least %lld",
-			      c->nr_reps, p->minimum_repetitions);
-	if (out->nr)
-		return "gate: too few repetitions for the policy";
-	if (p->require_ambient_evidence) {
-		const struct receipt *rs[2] = { a, c };
-		const char *names[2] = { "last_accepted", "candidate" };
+	return NULL;
+}
 
-		for (int s = 0; s < 2; s++) {
-			if (rs[s]->nr_ambient != rs[s]->nr_reps)
-				findings_addf(out, "%s.ambient_evidence: %zu entries must align "
-						   "1:1 with %zu repetitions",
-					      names[s], rs[s]->nr_ambient, rs[s]->nr_reps);
-		}
-		if (out->nr)
-			return "gate: ambient evidence does not align with repetitions";
+static const char *enough_repetitions(const struct request_view *v, struct findings *out)
+{
+	if ((long long)v->a->nr_reps < v->p->minimum_repetitions)
+		findings_addf(out, "last_accepted.repetitions: %zu, policy requires at least %lld",
+			      v->a->nr_reps, v->p->minimum_repetitions);
+	if ((long long)v->c->nr_reps < v->p->minimum_repetitions)
+		findings_addf(out, "candidate.repetitions: %zu, policy requires at least %lld",
+			      v->c->nr_reps, v->p->minimum_repetitions);
+	return out->nr ? "gate: too few repetitions for the policy" : NULL;
+}
+
+static const char *ambient_aligned(const struct request_view *v, struct findings *out)
+{
+	const struct receipt *rs[2] = { v->a, v->c };
+	const char *names[2] = { "last_accepted", "candidate" };
+
+	if (!v->p->require_ambient_evidence)
+		return NULL;
+	for (int s = 0; s < 2; s++) {
+		if (rs[s]->nr_ambient != rs[s]->nr_reps)
+			findings_addf(out, "%s.ambient_evidence: %zu entries must align "
+					   "1:1 with %zu repetitions",
+				      names[s], rs[s]->nr_ambient, rs[s]->nr_reps);
+	}
+	return out->nr ? "gate: ambient evidence does not align with repetitions" : NULL;
+}
+
+/* The structural checks in the order they refuse a request: the first
+ * that refuses decides what the gate says. */
+static const char *(*const structural_checks[])(const struct request_view *v,
+						struct findings *out) = {
+	request_schema,	    policy_bounds,	policy_valid,	 receipts_valid,
+	revision_and_roles, envelope_and_lever, artifact_hashes, accepted_quality,
+	no_drift,	    enough_repetitions, ambient_aligned,
+};
+
+static const char *structural(const struct gate_request *q, const struct graph *g,
+			      struct findings *out)
+{
+	const struct request_view v = { q, g, &q->policy, &q->last_accepted, &q->candidate };
+
+	for (size_t i = 0; i < sizeof(structural_checks) / sizeof(structural_checks[0]); i++) {
+		const char *what = structural_checks[i](&v, out);
+
+		if (what)
+			return what;
 	}
 	return NULL;
 }
 
 /* ---- evaluate ------------------------------------------------------------- */
 
-/* Checks in order; returns the classification. *sb_investigate tells
- * whether system-baseline evidence caused an investigate. */
 /* The names of the failed checks, "engine, memory". */
 static void failed_checks(const json_t *checks, struct strbuf *out)
 {
@@ -840,9 +948,6 @@ static void failed_checks(const json_t *checks, struct strbuf *out)
 				json_string_value(json_object_get(c, "name")));
 }
 
-/* Checks in order; returns the classification, and in *why the rule that
- * decided it, in words. *sb_investigate tells whether system-baseline
- * evidence caused an investigate. */
 /* The identity check: pass when both receipts' engine identity is
  * observed (validation checked it against their sealed runs), or when the
  * policy allows a declared one; otherwise it investigates. True when it
@@ -906,120 +1011,205 @@ static bool serving_checks(const struct receipt *c, json_t *checks)
 	return bad || behind || fallbacks;
 }
 
-static enum gate_class judge(const struct gate_request *q, const struct graph *g,
-			     const struct side *sa, const struct side *sc,
-			     const struct receipt_decision *d, json_t *checks,
-			     bool *sb_investigate, struct strbuf *why)
+/* What the checks of judge() read: the policy, the graph and both sides. */
+struct judging {
+	const struct gate_policy *p;
+	const struct graph *g;
+	const struct side *sa, *sc;
+};
+
+/* What a check that does not pass makes of the candidate: a hard check's
+ * failure is a regression; the others investigate, or (the throughput
+ * floor) regress only when nothing else already decided. */
+enum judged { JUDGED_HARD, JUDGED_IDENTITY, JUDGED_FLOOR, JUDGED_SYSTEM_BASELINE, JUDGED_GPU,
+	      JUDGED_N };
+
+/* Legacy ambient mode without a clean floor: any non-clean verdict
+ * investigates at once, naming the first one. True when one does. */
+static bool ambient_not_clean(const struct judging *j, json_t *checks, struct strbuf *why)
 {
-	const struct gate_policy *p = &q->policy;
-	const struct criterion *crit;
-	bool gpu_bad = false, id_investigate;
-	const struct receipt *a = sa->r, *c = sc->r;
-	const struct receipt_quality *ql = &c->quality;
-	double cm = sc->used.median;
-	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX], *text;
-	bool hard = false, floor_fail, ok;
+	const struct side *ss[2] = { j->sa, j->sc };
+	const char *names[2] = { "last accepted", "candidate" };
 
-	/* Legacy ambient mode without a clean floor: any non-clean verdict
-	 * investigates at once, naming the first one. */
-	if (p->require_ambient_evidence && !p->minimum_clean_repetitions) {
-		const struct side *ss[2] = { sa, sc };
-		const char *names[2] = { "last accepted", "candidate" };
+	if (!j->p->require_ambient_evidence || j->p->minimum_clean_repetitions)
+		return false;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < ss[s]->r->nr_reps; i++)
+			if (strcmp(ss[s]->ev[i].status, "clean")) {
+				add_check(checks, "ambient_evidence", "fail",
+					  "%s repetition %zu verdict=%s", names[s], i,
+					  ss[s]->ev[i].status);
+				sb_addf(why, "the ambient evidence of %s repetition %zu is %s",
+					names[s], i, ss[s]->ev[i].status);
+				return true;
+			}
+	return false;
+}
 
-		for (int s = 0; s < 2; s++)
-			for (size_t i = 0; i < ss[s]->r->nr_reps; i++)
-				if (strcmp(ss[s]->ev[i].status, "clean")) {
-					add_check(checks, "ambient_evidence", "fail",
-						  "%s repetition %zu verdict=%s", names[s], i,
-						  ss[s]->ev[i].status);
-					sb_addf(why, "the ambient evidence of %s "
-						     "repetition %zu is %s",
-						names[s], i, ss[s]->ev[i].status);
-					return GATE_INVESTIGATE;
-				}
-	}
+/* Each check of the table adds its entry to checks (or none where it does
+ * not apply) and returns true when it does not pass. */
+static bool not_required(json_t *checks, const char *name, const char *got, const char *want)
+{
+	bool ok = !strcmp(got, want);
 
-	ok = !strcmp(c->execution.engine, p->required_engine);
-	hard |= !ok;
-	add_check(checks, "engine", pf(ok), "got %s; require %s", c->execution.engine,
-		  p->required_engine);
-	ok = !strcmp(c->execution.forward_path, p->required_forward_path);
-	hard |= !ok;
-	add_check(checks, "forward_path", pf(ok), "got %s; require %s", c->execution.forward_path,
-		  p->required_forward_path);
-	id_investigate = identity_check(a, c, p, checks);
-	ok = c->execution.fallback_count == 0;
-	hard |= !ok;
+	add_check(checks, name, pf(ok), "got %s; require %s", got, want);
+	return !ok;
+}
+
+static bool check_engine(const struct judging *j, json_t *checks)
+{
+	return not_required(checks, "engine", j->sc->r->execution.engine, j->p->required_engine);
+}
+
+static bool check_forward_path(const struct judging *j, json_t *checks)
+{
+	return not_required(checks, "forward_path", j->sc->r->execution.forward_path,
+			    j->p->required_forward_path);
+}
+
+static bool check_identity(const struct judging *j, json_t *checks)
+{
+	return identity_check(j->sa->r, j->sc->r, j->p, checks);
+}
+
+static bool check_fallback(const struct judging *j, json_t *checks)
+{
+	const struct receipt *c = j->sc->r;
+	bool ok = c->execution.fallback_count == 0;
+
 	add_check(checks, "fallback", pf(ok), "count=%lld", c->execution.fallback_count);
-	if (c->has_serving)
-		hard |= serving_checks(c, checks);
-	ok = c->memory.peak_bytes <= p->maximum_peak_bytes;
-	hard |= !ok;
+	return !ok;
+}
+
+static bool check_serving(const struct judging *j, json_t *checks)
+{
+	return j->sc->r->has_serving && serving_checks(j->sc->r, checks);
+}
+
+static bool check_memory(const struct judging *j, json_t *checks)
+{
+	const struct receipt *c = j->sc->r;
+	bool ok = c->memory.peak_bytes <= j->p->maximum_peak_bytes;
+
 	add_check(checks, "memory", pf(ok), "peak=%lld ceiling=%lld", c->memory.peak_bytes,
-		  p->maximum_peak_bytes);
-	ok = quality_ok(ql, p);
-	hard |= !ok;
+		  j->p->maximum_peak_bytes);
+	return !ok;
+}
+
+static bool check_quality(const struct judging *j, json_t *checks)
+{
+	const struct receipt_quality *ql = &j->sc->r->quality;
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+	bool ok = quality_ok(ql, j->p);
+
 	num(x, ql->score);
-	num(y, p->minimum_quality_score);
+	num(y, j->p->minimum_quality_score);
 	add_check(checks, "quality", pf(ok), "%s=%s %s=%s", ql->name, x,
-		  p->quality_higher_is_better ? "floor" : "ceiling", y);
-	floor_fail = !(cm >= p->minimum_throughput_tokens_per_second);
-	num(x, cm);
-	num(y, p->minimum_throughput_tokens_per_second);
-	add_check(checks, "throughput_floor", pf(!floor_fail), "median=%s floor=%s", x, y);
-	*sb_investigate = false;
-	if (p->require_system_baseline) {
-		struct gate_sb_side sides[2] = {
-			{ "last_accepted", a->has_ambient, !strcmp(a->schema, RECEIPT_SCHEMA_V2),
-			  a->nr_reps, a->nr_system_baselines, sa->sb },
-			{ "candidate", c->has_ambient, !strcmp(c->schema, RECEIPT_SCHEMA_V2),
-			  c->nr_reps, c->nr_system_baselines, sc->sb },
-		};
-		struct strbuf detail = STRBUF_INIT;
+		  j->p->quality_higher_is_better ? "floor" : "ceiling", y);
+	return !ok;
+}
 
-		*sb_investigate = !gate_sb_judge(sides, p->allow_sampled_system_baseline,
-						 graph_criterion(g, p->envelope_id), &detail);
-		add_check(checks, "system_baseline", *sb_investigate ? "investigate" : "pass", "%s",
-			  detail.buf);
-		sb_release(&detail);
-	}
+static bool check_throughput_floor(const struct judging *j, json_t *checks)
+{
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX];
+	bool fail = !(j->sc->used.median >= j->p->minimum_throughput_tokens_per_second);
 
-	crit = graph_criterion(g, p->envelope_id);
-	if (crit && crit->has_gpu_policy) {
-		struct strbuf detail = STRBUF_INIT;
+	num(x, j->sc->used.median);
+	num(y, j->p->minimum_throughput_tokens_per_second);
+	add_check(checks, "throughput_floor", pf(!fail), "median=%s floor=%s", x, y);
+	return fail;
+}
 
-		gpu_bad = gpu_check_receipt(&crit->gpu_policy, a, "last_accepted", &detail) < 0 ||
-			  gpu_check_receipt(&crit->gpu_policy, c, "candidate", &detail) < 0;
-		add_check(checks, "gpu", gpu_bad ? "investigate" : "pass", "%s",
-			  gpu_bad ? detail.buf
-				  : "every run's GPU clocks qualify under the criterion");
-		sb_release(&detail);
-	}
+static bool check_system_baseline(const struct judging *j, json_t *checks)
+{
+	const struct receipt *a = j->sa->r, *c = j->sc->r;
+	struct gate_sb_side sides[2] = {
+		{ "last_accepted", a->has_ambient, !strcmp(a->schema, RECEIPT_SCHEMA_V2),
+		  a->nr_reps, a->nr_system_baselines, j->sa->sb },
+		{ "candidate", c->has_ambient, !strcmp(c->schema, RECEIPT_SCHEMA_V2),
+		  c->nr_reps, c->nr_system_baselines, j->sc->sb },
+	};
+	struct strbuf detail = STRBUF_INIT;
+	bool investigate;
 
-	if (hard) {
+	if (!j->p->require_system_baseline)
+		return false;
+	investigate = !gate_sb_judge(sides, j->p->allow_sampled_system_baseline,
+				     graph_criterion(j->g, j->p->envelope_id), &detail);
+	add_check(checks, "system_baseline", investigate ? "investigate" : "pass", "%s",
+		  detail.buf);
+	sb_release(&detail);
+	return investigate;
+}
+
+static bool check_gpu(const struct judging *j, json_t *checks)
+{
+	const struct criterion *crit = graph_criterion(j->g, j->p->envelope_id);
+	struct strbuf detail = STRBUF_INIT;
+	bool bad;
+
+	if (!crit || !crit->has_gpu_policy)
+		return false;
+	bad = gpu_check_receipt(&crit->gpu_policy, j->sa->r, "last_accepted", &detail) < 0 ||
+	      gpu_check_receipt(&crit->gpu_policy, j->sc->r, "candidate", &detail) < 0;
+	add_check(checks, "gpu", bad ? "investigate" : "pass", "%s",
+		  bad ? detail.buf : "every run's GPU clocks qualify under the criterion");
+	sb_release(&detail);
+	return bad;
+}
+
+/* The gate's checks in the order the report lists them, each with what
+ * its failure makes of the candidate. */
+static const struct judge_check {
+	bool (*run)(const struct judging *j, json_t *checks);
+	enum judged effect;
+} judge_checks[] = {
+	{ check_engine, JUDGED_HARD },
+	{ check_forward_path, JUDGED_HARD },
+	{ check_identity, JUDGED_IDENTITY },
+	{ check_fallback, JUDGED_HARD },
+	/* a serving candidate's runs (docs/receipts.md, "Serving receipts") */
+	{ check_serving, JUDGED_HARD },
+	{ check_memory, JUDGED_HARD },
+	{ check_quality, JUDGED_HARD },
+	{ check_throughput_floor, JUDGED_FLOOR },
+	{ check_system_baseline, JUDGED_SYSTEM_BASELINE },
+	{ check_gpu, JUDGED_GPU },
+};
+
+/* The classification from the checks that did not pass, in the order of
+ * the rules: hard failures, then the evidence that investigates, then the
+ * floor, then the one decision. */
+static enum gate_class classify(const struct judging *j, const bool flagged[JUDGED_N],
+				const struct receipt_decision *d, json_t *checks,
+				bool *sb_investigate, struct strbuf *why)
+{
+	char x[JSON_NUMBER_MAX], y[JSON_NUMBER_MAX], *text;
+
+	if (flagged[JUDGED_HARD]) {
 		sb_adds(why, "hard checks failed: ");
 		failed_checks(checks, why);
 		return GATE_REGRESSION;
 	}
-	if (*sb_investigate) {
+	if (flagged[JUDGED_SYSTEM_BASELINE]) {
 		sb_adds(why, "the system-baseline evidence does not qualify (see the "
 			     "system_baseline check)");
 		return GATE_INVESTIGATE;
 	}
-	if (gpu_bad) {
+	if (flagged[JUDGED_GPU]) {
 		sb_adds(why, "the GPU evidence does not qualify (see the gpu check)");
 		*sb_investigate = true;
 		return GATE_INVESTIGATE;
 	}
-	if (id_investigate) {
+	if (flagged[JUDGED_IDENTITY]) {
 		sb_adds(why, "the engine identity is declared, not observed (see the identity "
 			     "check)");
 		*sb_investigate = true;
 		return GATE_INVESTIGATE;
 	}
-	num(x, cm);
-	num(y, p->minimum_throughput_tokens_per_second);
-	if (floor_fail) {
+	num(x, j->sc->used.median);
+	num(y, j->p->minimum_throughput_tokens_per_second);
+	if (flagged[JUDGED_FLOOR]) {
 		sb_addf(why, "the candidate median %s tok/s is below the floor %s", x, y);
 		return GATE_REGRESSION;
 	}
@@ -1040,6 +1230,25 @@ static enum gate_class judge(const struct gate_request *q, const struct graph *g
 		break;
 	}
 	return GATE_PASS;
+}
+
+/* Checks in order; returns the classification, and in *why the rule that
+ * decided it, in words. *sb_investigate tells whether system-baseline
+ * evidence caused an investigate. */
+static enum gate_class judge(const struct gate_request *q, const struct graph *g,
+			     const struct side *sa, const struct side *sc,
+			     const struct receipt_decision *d, json_t *checks,
+			     bool *sb_investigate, struct strbuf *why)
+{
+	const struct judging j = { &q->policy, g, sa, sc };
+	bool flagged[JUDGED_N] = { false };
+
+	if (ambient_not_clean(&j, checks, why))
+		return GATE_INVESTIGATE;
+	for (size_t i = 0; i < sizeof(judge_checks) / sizeof(judge_checks[0]); i++)
+		flagged[judge_checks[i].effect] |= judge_checks[i].run(&j, checks);
+	*sb_investigate = flagged[JUDGED_SYSTEM_BASELINE];
+	return classify(&j, flagged, d, checks, sb_investigate, why);
 }
 
 /* The decision over the population the gate reads: every repetition, or

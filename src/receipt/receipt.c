@@ -504,20 +504,13 @@ static int dec_state(struct receipt_state *s, const json_t *o, const struct jpat
 
 /* ---- decode -------------------------------------------------------------- */
 
-static int decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e)
+/* The run's own facts: the machine, the controls and axes, the
+ * repetitions and their ambient evidence, memory, execution and quality. */
+static int decode_run(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e)
 {
 	const json_t *o;
 	struct jpath kp;
 	int rc;
-
-	if (jd_object(v, at, top_keys, e) < 0 ||
-	    jd_str(v, at, "schema", JD_REQUIRED, &r->schema, e) < 0 ||
-	    jd_str(v, at, "role", JD_REQUIRED, &r->role, e) < 0 ||
-	    jd_str(v, at, "envelope_id", JD_REQUIRED, &r->envelope_id, e) < 0 ||
-	    jd_str(v, at, "changed_lever_id", JD_REQUIRED, &r->changed_lever_id, e) < 0 ||
-	    jd_str(v, at, "revision", JD_REQUIRED, &r->revision, e) < 0 ||
-	    jd_str(v, at, "artifact_sha256", JD_REQUIRED, &r->artifact_sha256, e) < 0)
-		return -1;
 
 	kp = JP_KEY(at, "machine");
 	if (jd_obj(v, at, "machine", JD_REQUIRED, &o, e) < 0 || dec_machine(r, o, &kp, e) < 0)
@@ -556,26 +549,18 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 	if (jd_obj(v, at, "quality", JD_REQUIRED, &o, e) < 0 ||
 	    dec_quality(&r->quality, o, &kp, e) < 0)
 		return -1;
+	return 0;
+}
 
-	/* The comparison identity is required from v2 on; a v1 receipt may
-	 * omit it (all zero). */
-	r->comparison = (struct receipt_comparison){ "", "", 0, "" };
-	kp = JP_KEY(at, "comparison");
-	rc = jd_obj(v, at, "comparison",
-		    strcmp(r->schema, RECEIPT_SCHEMA_V1) ? JD_REQUIRED : JD_OPTIONAL, &o, e);
-	if (rc < 0 || (rc == 0 && dec_comparison(&r->comparison, o, &kp, e) < 0))
-		return -1;
+/* The parts a receipt may carry: the experiment, the envelope's state, how
+ * the engine identity was known, and a serving run's figures. */
+static int decode_optional(struct receipt *r, const json_t *v, const struct jpath *at,
+			   struct err *e)
+{
+	const json_t *o;
+	struct jpath kp;
+	int rc;
 
-	if (dec_array(v, at, "module_versions", JD_REQUIRED, false, (void **)&r->modules,
-		      &r->nr_modules, sizeof(*r->modules), dec_module_elem, e) < 0 ||
-	    dec_strs(v, at, "commands", false, &r->commands, e) < 0 ||
-	    dec_array(v, at, "profiler_artifacts", JD_REQUIRED, false, (void **)&r->artifacts,
-		      &r->nr_artifacts, sizeof(*r->artifacts), dec_artifact_elem, e) < 0)
-		return -1;
-	if (dec_array(v, at, "system_baselines", JD_OPTIONAL, false, (void **)&r->system_baselines,
-		      &r->nr_system_baselines, sizeof(*r->system_baselines), dec_baseline_elem,
-		      e) < 0)
-		return -1;
 	kp = JP_KEY(at, "experiment");
 	rc = jd_obj(v, at, "experiment", JD_OPTIONAL, &o, e);
 	if (rc < 0 || (rc == 0 && dec_experiment(&r->experiment, o, &kp, e) < 0))
@@ -603,6 +588,45 @@ static int decode(struct receipt *r, const json_t *v, const struct jpath *at, st
 		return -1;
 	r->has_serving = rc == 0;
 	return 0;
+}
+
+static int decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e)
+{
+	const json_t *o;
+	struct jpath kp;
+	int rc;
+
+	if (jd_object(v, at, top_keys, e) < 0 ||
+	    jd_str(v, at, "schema", JD_REQUIRED, &r->schema, e) < 0 ||
+	    jd_str(v, at, "role", JD_REQUIRED, &r->role, e) < 0 ||
+	    jd_str(v, at, "envelope_id", JD_REQUIRED, &r->envelope_id, e) < 0 ||
+	    jd_str(v, at, "changed_lever_id", JD_REQUIRED, &r->changed_lever_id, e) < 0 ||
+	    jd_str(v, at, "revision", JD_REQUIRED, &r->revision, e) < 0 ||
+	    jd_str(v, at, "artifact_sha256", JD_REQUIRED, &r->artifact_sha256, e) < 0)
+		return -1;
+	if (decode_run(r, v, at, e) < 0)
+		return -1;
+
+	/* The comparison identity is required from v2 on; a v1 receipt may
+	 * omit it (all zero). */
+	r->comparison = (struct receipt_comparison){ "", "", 0, "" };
+	kp = JP_KEY(at, "comparison");
+	rc = jd_obj(v, at, "comparison",
+		    strcmp(r->schema, RECEIPT_SCHEMA_V1) ? JD_REQUIRED : JD_OPTIONAL, &o, e);
+	if (rc < 0 || (rc == 0 && dec_comparison(&r->comparison, o, &kp, e) < 0))
+		return -1;
+
+	if (dec_array(v, at, "module_versions", JD_REQUIRED, false, (void **)&r->modules,
+		      &r->nr_modules, sizeof(*r->modules), dec_module_elem, e) < 0 ||
+	    dec_strs(v, at, "commands", false, &r->commands, e) < 0 ||
+	    dec_array(v, at, "profiler_artifacts", JD_REQUIRED, false, (void **)&r->artifacts,
+		      &r->nr_artifacts, sizeof(*r->artifacts), dec_artifact_elem, e) < 0)
+		return -1;
+	if (dec_array(v, at, "system_baselines", JD_OPTIONAL, false, (void **)&r->system_baselines,
+		      &r->nr_system_baselines, sizeof(*r->system_baselines), dec_baseline_elem,
+		      e) < 0)
+		return -1;
+	return decode_optional(r, v, at, e);
 }
 
 int receipt_decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e)

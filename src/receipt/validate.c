@@ -402,6 +402,51 @@ static void check_ambient(const struct receipt *r, unsigned flags, struct findin
 	}
 }
 
+/* A v1 receipt carries no system-baseline evidence and records no
+ * experiment (sb_rules: the system-baseline rules apply). */
+static void check_v1_evidence(const struct receipt *r, bool sb_rules, struct findings *out)
+{
+	if (r->nr_system_baselines && sb_rules)
+		findings_addf(out, "system_baselines: a v1 receipt cannot carry "
+				   "system-baseline attestations");
+	for (size_t i = 0; i < r->nr_reps && sb_rules; i++)
+		if (r->reps[i].system_baseline_digest)
+			findings_addf(out, "repetitions[%zu].system_baseline_digest: a "
+					   "v1 repetition cannot bind system-baseline "
+					   "evidence", i);
+	if (r->has_experiment)
+		findings_addf(out, "experiment: a v1 receipt cannot record an experiment");
+}
+
+/* Each repetition binds the digest of its attestation (reps[i], NULL where
+ * it failed its check), and none binds a hole past the n attached. */
+static void check_digest_bindings(const struct receipt *r, struct attestation *const *reps,
+				  size_t n, struct findings *out)
+{
+	for (size_t i = 0; i < r->nr_reps; i++) {
+		const char *d = r->reps[i].system_baseline_digest;
+
+		if (i < n) {
+			/* An attestation that failed its check has no trusted digest:
+			 * compare against the recorded one so the finding stays exact. */
+			const char *want = reps[i] ? reps[i]->digest : NULL;
+
+			if (!want) {
+				const json_t *dv =
+					json_object_get(r->system_baselines[i].json, "digest");
+				want = json_is_string(dv) ? json_string_value(dv) : "";
+			}
+			if (!d || strcmp(d, want))
+				findings_addf(out, "repetitions[%zu].system_baseline_digest: "
+						   "binding does not match "
+						   "system_baselines[%zu].digest", i, i);
+		} else if (d) {
+			findings_addf(out, "repetitions[%zu].system_baseline_digest: binding hole: "
+					   "no attestation at system_baselines[%zu]", i, i);
+		}
+	}
+}
+
 /* Every attached attestation is decoded and verified once. sb_rules: the
  * system-baseline rules apply (the gate judges that evidence itself); the
  * sealed-metrics bindings always do. */
@@ -413,16 +458,7 @@ static void check_system_baselines(const struct receipt *r, const struct envelop
 	struct attestation **reps = xcalloc(n ? n : 1, sizeof(*reps));
 
 	if (is_v1(r)) {
-		if (n && sb_rules)
-			findings_addf(out, "system_baselines: a v1 receipt cannot carry "
-					   "system-baseline attestations");
-		for (size_t i = 0; i < r->nr_reps && sb_rules; i++)
-			if (r->reps[i].system_baseline_digest)
-				findings_addf(out, "repetitions[%zu].system_baseline_digest: a "
-						   "v1 repetition cannot bind system-baseline "
-						   "evidence", i);
-		if (r->has_experiment)
-			findings_addf(out, "experiment: a v1 receipt cannot record an experiment");
+		check_v1_evidence(r, sb_rules, out);
 		free(reps);
 		return;
 	}
@@ -470,28 +506,8 @@ static void check_system_baselines(const struct receipt *r, const struct envelop
 	if (n > r->nr_reps && sb_rules)
 		findings_addf(out, "system_baselines: %zu attestations exceed %zu repetitions", n,
 			      r->nr_reps);
-	for (size_t i = 0; i < r->nr_reps && sb_rules; i++) {
-		const char *d = r->reps[i].system_baseline_digest;
-
-		if (i < n) {
-			/* An attestation that failed its check has no trusted digest:
-			 * compare against the recorded one so the finding stays exact. */
-			const char *want = reps[i] ? reps[i]->digest : NULL;
-
-			if (!want) {
-				const json_t *dv =
-					json_object_get(r->system_baselines[i].json, "digest");
-				want = json_is_string(dv) ? json_string_value(dv) : "";
-			}
-			if (!d || strcmp(d, want))
-				findings_addf(out, "repetitions[%zu].system_baseline_digest: "
-						   "binding does not match "
-						   "system_baselines[%zu].digest", i, i);
-		} else if (d) {
-			findings_addf(out, "repetitions[%zu].system_baseline_digest: binding hole: "
-					   "no attestation at system_baselines[%zu]", i, i);
-		}
-	}
+	if (sb_rules)
+		check_digest_bindings(r, reps, n, out);
 	receipt_check_bindings(r, (const struct attestation *const *)reps, n,
 			       (flags & RECEIPT_PARTIAL) != 0, out);
 	for (size_t i = 0; i < n; i++)

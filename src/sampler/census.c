@@ -788,6 +788,36 @@ static void resolve_pending(struct census *c, size_t npending, struct sample *s)
 	}
 }
 
+/* The scan's listed processes: a known SUT member visited (classify), a
+ * known one kept, a new one registered unread before the command starts,
+ * else left pending for resolve_pending (up to the process limit); returns
+ * how many are pending. */
+static size_t sort_listed(struct census *c, size_t nr, struct sample *s, bool classify)
+{
+	size_t npending = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		int32_t pid = c->all[i], x = ent_find(c, pid);
+		int64_t threads;
+
+		if (x >= 0 && classify && c->ents[x].sut) {
+			visit_member(c, pid, s, false, &threads);
+		} else if (x >= 0) {
+			c->ents[x].epoch = c->epoch;
+		} else if (!classify) {
+			/* before the command starts nothing is SUT: register unread */
+			x = ent_add(c, pid);
+			if (x >= 0)
+				c->ents[x].epoch = c->epoch;
+		} else if (npending < c->cfg.process_limit) {
+			c->pending[npending++] = pid;
+		} else {
+			s->limited = true;
+		}
+	}
+	return npending;
+}
+
 static int scan_all(struct census *c, unsigned flags, struct sample *s, bool tree)
 {
 	bool scan_mode = !strcmp(c->enumeration, ENUM_SCAN);
@@ -808,25 +838,8 @@ static int scan_all(struct census *c, unsigned flags, struct sample *s, bool tre
 	s->process_count = count;
 	if ((size_t)count > nr)
 		s->limited = true;
-	for (size_t i = 0; scan_mode && i < nr; i++) {
-		int32_t pid = c->all[i], x = ent_find(c, pid);
-		int64_t threads;
-
-		if (x >= 0 && classify && c->ents[x].sut) {
-			visit_member(c, pid, s, false, &threads);
-		} else if (x >= 0) {
-			c->ents[x].epoch = c->epoch;
-		} else if (!classify) {
-			/* before the command starts nothing is SUT: register unread */
-			x = ent_add(c, pid);
-			if (x >= 0)
-				c->ents[x].epoch = c->epoch;
-		} else if (npending < c->cfg.process_limit) {
-			c->pending[npending++] = pid;
-		} else {
-			s->limited = true;
-		}
-	}
+	if (scan_mode)
+		npending = sort_listed(c, nr, s, classify);
 	if (classify)
 		resolve_pending(c, npending, s);
 	if (flags & CENSUS_CONSUMERS_FIRST)

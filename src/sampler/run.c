@@ -622,6 +622,134 @@ int sampler_placement_check(const struct run_opts *o, struct err *e)
 	return rc;
 }
 
+/* The census's settings for this run: the placement's enumeration, the
+ * limits and what the policy asks the census to record; a refusal where
+ * sysconf does not tell the clock tick or the page size. */
+static int census_settings(const struct run_opts *o, struct run_state *st, bool sampled,
+			   struct census_cfg *cfg, struct err *e)
+{
+	struct fold_input *in = &st->in;
+
+	cfg->proc_root = o->proc_root;
+	cfg->self_pid = getpid();
+	cfg->clk_tck = sysconf(_SC_CLK_TCK);
+	cfg->page_size = sysconf(_SC_PAGESIZE);
+	cfg->process_limit = o->process_limit ? o->process_limit : RUN_PROCESS_LIMIT;
+	cfg->table_cap = o->table_cap ? o->table_cap : RUN_TABLE_CAP;
+	cfg->enumeration = st->cg.active ? ENUM_CGROUP : ENUM_CHILDREN;
+	cfg->cgroup_procs_fd = st->cg.active ? st->cg.procs_rfd : -1;
+	cfg->track_cpu = sampled;
+	cfg->non_sut_rss = o->policy.require_process_memory;
+	cfg->top_consumers = o->policy.include_top_consumers;
+	if (o->cpus) {
+		cfg->cpu_set = st->cpu_set;
+		cfg->cpu_count = st->cpu_count;
+		in->cpus_list = o->cpus;
+		in->cpus_count = st->cpu_count;
+	}
+	if (cfg->clk_tck <= 0 || cfg->page_size <= 0)
+		return err_set(e, "sysconf does not report the clock tick or the page size");
+	return 0;
+}
+
+/* A signal stopped the run: the result says which, and nothing is folded. */
+static bool stopped_by_signal(const struct runner *rn, struct run_result *res)
+{
+	if (!rn->interrupted)
+		return false;
+	res->interrupted = rn->interrupted;
+	res->exit_code = 128 + rn->interrupted;
+	return true;
+}
+
+/* The command's window: spawned into its placement (and the driver's
+ * thread started), censused until its root exits, its leftovers noted and
+ * cleaned up, and the closing census taken; -1 where the spawn or the
+ * driver's thread fails (the caller's cleanup kills what runs). */
+static int command_window(struct runner *rn, struct run_state *st, const struct census_cfg *cfg,
+			  struct run_result *res, struct err *e)
+{
+	const struct run_opts *o = rn->o;
+	struct fold_input *in = &st->in;
+	int64_t cpu0 = self_cpu_ns(o);
+
+	take(rn, &st->command,
+	     CENSUS_ENDPOINT | (cfg->top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
+	if (o->workload)
+		st->fork_rss = own_rss(o->proc_root, cfg->page_size);
+	if (o->watch_artifact && o->artifact_path)
+		rn->art.fd = platform_open_watch(o->artifact_path);
+	if (child_spawn(&rn->ch, st->exe, o->argv,
+			o->child_mask ? o->child_mask : &rn->sig.old_mask,
+			o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
+			st->cg.active ? st->cg.dir_fd : -1,
+			st->cg.active ? st->cg.procs_wfd : -1, st->placement,
+			sizeof(st->placement), e) < 0)
+		return -1;
+	rn->child_running = true;
+	if (st->placement[0]) {
+		cgroup_placement_failed(&st->cg, &in->cgroup, st->placement);
+		census_use_enumeration(rn->c, ENUM_CHILDREN, -1);
+	}
+	census_set_root(rn->c, rn->ch.pid);
+	if (o->driver) {
+		rn->drv.o = o;
+		rn->drv.pid = rn->ch.pid;
+		if (pthread_create(&rn->drv.th, NULL, driver_main, &rn->drv))
+			return err_set(e, "cannot start the driver's thread");
+		rn->drv.started = true;
+	}
+	command_loop(rn, &st->command);
+	if (rn->drv.started) {
+		pthread_join(rn->drv.th, NULL);
+		rn->drv.started = false;
+	}
+	note_leftovers(o, rn, st, &res->leftovers);
+	if (st->cg.active)
+		cgroup_root_exited(&st->cg, &in->cgroup);
+	child_cleanup(&rn->ch, &rn->sig, child_mono_ns() + RUN_CLEANUP_NS);
+	take(rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE |
+			       (cfg->top_consumers ? CENSUS_CONSUMERS_LAST : 0));
+	st->command.process_cpu_ns = self_cpu_ns(o) - cpu0;
+	gpu_close(rn->gpu, &st->gpu);
+	rn->gpu = NULL;
+	if (st->cg.active)
+		cgroup_finish(&st->cg, &in->cgroup);
+	return 0;
+}
+
+/* What the fold reads of the run: the windows, the census's settings and
+ * notes, the root's reaping and the GPU section. */
+static void fold_inputs(const struct runner *rn, struct run_state *st,
+			const struct census_cfg *cfg)
+{
+	const struct run_opts *o = rn->o;
+	struct fold_input *in = &st->in;
+
+	in->baseline = &st->baseline;
+	in->command = &st->command;
+	in->interval_ns = o->interval_ns;
+	in->enumeration = census_enumeration(rn->c);
+	if (!st->note[0])
+		attestation_copy(st->note, sizeof(st->note), census_note(rn->c));
+	in->note = st->note;
+	in->census_limit = (int64_t)cfg->process_limit;
+	in->clk_tck = cfg->clk_tck;
+	in->page_size = cfg->page_size;
+	in->non_sut_rss_censused = cfg->non_sut_rss;
+	in->root_pid = rn->ch.pid;
+	in->reaped = rn->ch.reaped;
+	/* cgroup.kill got them all at once; the reaping loop then only finishes the job */
+	in->killed = in->cgroup.members_at_root_exit.available
+			     ? (int64_t)in->cgroup.members_at_root_exit.value
+			     : rn->ch.killed;
+	in->unreaped = rn->ch.unreaped;
+	in->gpu = &st->gpu;
+	in->simulated = &o->simulated;
+	if (cfg->top_consumers)
+		in->nr_consumers = census_consumers(rn->c, in->consumers, ATTEST_MAX_CONSUMERS);
+}
+
 int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,
 		struct err *e)
 {
@@ -654,28 +782,8 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		goto out_cgroup;
 	if (setup_signals(&rn, e) < 0)
 		goto out_cgroup;
-
-	cfg.proc_root = o->proc_root;
-	cfg.self_pid = getpid();
-	cfg.clk_tck = sysconf(_SC_CLK_TCK);
-	cfg.page_size = sysconf(_SC_PAGESIZE);
-	cfg.process_limit = o->process_limit ? o->process_limit : RUN_PROCESS_LIMIT;
-	cfg.table_cap = o->table_cap ? o->table_cap : RUN_TABLE_CAP;
-	cfg.enumeration = st->cg.active ? ENUM_CGROUP : ENUM_CHILDREN;
-	cfg.cgroup_procs_fd = st->cg.active ? st->cg.procs_rfd : -1;
-	cfg.track_cpu = sampled;
-	cfg.non_sut_rss = o->policy.require_process_memory;
-	cfg.top_consumers = o->policy.include_top_consumers;
-	if (o->cpus) {
-		cfg.cpu_set = st->cpu_set;
-		cfg.cpu_count = st->cpu_count;
-		in->cpus_list = o->cpus;
-		in->cpus_count = st->cpu_count;
-	}
-	if (cfg.clk_tck <= 0 || cfg.page_size <= 0) {
-		err_set(e, "sysconf does not report the clock tick or the page size");
+	if (census_settings(o, st, sampled, &cfg, e) < 0)
 		goto out_signals;
-	}
 	rn.c = census_new(&cfg, e);
 	if (!rn.c)
 		goto out_signals;
@@ -691,66 +799,16 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		wait_quiet(&rn, &st->baseline, in, &st->wait);
 		in->quiet_wait = &st->wait;
 	}
-	if (rn.interrupted) {
-		res->interrupted = rn.interrupted;
-		res->exit_code = 128 + rn.interrupted;
+	if (stopped_by_signal(&rn, res)) {
 		rc = 0;
 		goto out_census;
 	}
 
 	rn.gsec = &st->gpu;
 	rn.gpu = gpu_open(&st->gpu);
-	{
-		int64_t cpu0 = self_cpu_ns(o);
-
-		take(&rn, &st->command,
-		     CENSUS_ENDPOINT | (cfg.top_consumers ? CENSUS_CONSUMERS_FIRST : 0));
-		if (o->workload)
-			st->fork_rss = own_rss(o->proc_root, cfg.page_size);
-		if (o->watch_artifact && o->artifact_path)
-			rn.art.fd = platform_open_watch(o->artifact_path);
-		if (child_spawn(&rn.ch, st->exe, o->argv,
-				o->child_mask ? o->child_mask : &rn.sig.old_mask,
-				o->stdio ? o->stdio : &CHILD_STDIO_DEFAULT,
-				st->cg.active ? st->cg.dir_fd : -1,
-				st->cg.active ? st->cg.procs_wfd : -1, st->placement,
-				sizeof(st->placement), e) < 0)
-			goto out_census;
-		rn.child_running = true;
-		if (st->placement[0]) {
-			cgroup_placement_failed(&st->cg, &in->cgroup, st->placement);
-			census_use_enumeration(rn.c, ENUM_CHILDREN, -1);
-		}
-		census_set_root(rn.c, rn.ch.pid);
-		if (o->driver) {
-			rn.drv.o = o;
-			rn.drv.pid = rn.ch.pid;
-			if (pthread_create(&rn.drv.th, NULL, driver_main, &rn.drv)) {
-				err_set(e, "cannot start the driver's thread");
-				goto out_census;
-			}
-			rn.drv.started = true;
-		}
-		command_loop(&rn, &st->command);
-		if (rn.drv.started) {
-			pthread_join(rn.drv.th, NULL);
-			rn.drv.started = false;
-		}
-		note_leftovers(o, &rn, st, &res->leftovers);
-		if (st->cg.active)
-			cgroup_root_exited(&st->cg, &in->cgroup);
-		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);
-		take(&rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE |
-					(cfg.top_consumers ? CENSUS_CONSUMERS_LAST : 0));
-		st->command.process_cpu_ns = self_cpu_ns(o) - cpu0;
-		gpu_close(rn.gpu, &st->gpu);
-		rn.gpu = NULL;
-		if (st->cg.active)
-			cgroup_finish(&st->cg, &in->cgroup);
-	}
-	if (rn.interrupted) {
-		res->interrupted = rn.interrupted;
-		res->exit_code = 128 + rn.interrupted;
+	if (command_window(&rn, st, &cfg, res, e) < 0)
+		goto out_census;
+	if (stopped_by_signal(&rn, res)) {
 		rc = 0;
 		goto out_census;
 	}
@@ -759,28 +817,7 @@ int sampler_run(const struct run_opts *o, struct attestation *r, struct run_resu
 		in->coverage = COVERAGE_CGROUP;
 	exit_status(&rn, in, res);
 	sut_cpu(&rn, in, sampled, st->reason);
-	in->baseline = &st->baseline;
-	in->command = &st->command;
-	in->interval_ns = o->interval_ns;
-	in->enumeration = census_enumeration(rn.c);
-	if (!st->note[0])
-		attestation_copy(st->note, sizeof(st->note), census_note(rn.c));
-	in->note = st->note;
-	in->census_limit = (int64_t)cfg.process_limit;
-	in->clk_tck = cfg.clk_tck;
-	in->page_size = cfg.page_size;
-	in->non_sut_rss_censused = cfg.non_sut_rss;
-	in->root_pid = rn.ch.pid;
-	in->reaped = rn.ch.reaped;
-	/* cgroup.kill got them all at once; the reaping loop then only finishes the job */
-	in->killed = in->cgroup.members_at_root_exit.available
-			     ? (int64_t)in->cgroup.members_at_root_exit.value
-			     : rn.ch.killed;
-	in->unreaped = rn.ch.unreaped;
-	in->gpu = &st->gpu;
-	in->simulated = &o->simulated;
-	if (cfg.top_consumers)
-		in->nr_consumers = census_consumers(rn.c, in->consumers, ATTEST_MAX_CONSUMERS);
+	fold_inputs(&rn, st, &cfg);
 	if (o->workload) {
 		if (o->workload(o->workload_ctx, res, &st->workload, e) < 0)
 			goto out_census;

@@ -610,42 +610,50 @@ static int64_t earliest(int64_t a, int64_t b)
 	return a < 0 ? b : b < 0 ? a : a < b ? a : b;
 }
 
-int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_record **recs,
-	      struct err *e)
+/* libcurl started and its multi handle on the platform's poller, after
+ * the engine answers where the options wait for it; -1 with nothing left
+ * open otherwise. */
+static int client_open(const struct serve_opts *o, struct loop *l, struct err *e)
 {
-	struct loop l = { .curl_at = -1 };
-	struct live lv = { 0 };
-	struct serve_record *r;
-	struct xfer **ready;
-	char url[2048];
-	size_t next = 0, done = 0, prepared = 0;
-	bool open_loop = t->process != TRACE_CLOSED;
-	int64_t t0, last_progress = 0, limits_at = INT64_MAX;
-
-	*recs = NULL;
-	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
 	if (CURL_FN.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return err_set(e, "libcurl failed to start");
 	if (o->ready_ns > 0 && serve_wait_ready(o, NULL, 0, e) < 0) {
 		CURL_FN.curl_global_cleanup();
 		return -1;
 	}
-	l.poller = platform_poller_open(e);
-	l.m = l.poller ? CURL_FN.curl_multi_init() : NULL;
-	if (!l.m) {
-		platform_poller_close(l.poller);
+	l->poller = platform_poller_open(e);
+	l->m = l->poller ? CURL_FN.curl_multi_init() : NULL;
+	if (!l->m) {
+		platform_poller_close(l->poller);
 		CURL_FN.curl_global_cleanup();
-		return l.poller ? err_set(e, "cannot start the client's loop (libcurl)") : -1;
+		return l->poller ? err_set(e, "cannot start the client's loop (libcurl)") : -1;
 	}
-	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_SOCKETFUNCTION, on_socket);
-	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_SOCKETDATA, &l);
-	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_TIMERFUNCTION, on_timer);
-	CURL_FN.curl_multi_setopt(l.m, CURLMOPT_TIMERDATA, &l);
-	r = xcalloc(t->nr, sizeof(*r));
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	lv.x = xcalloc(t->nr, sizeof(*lv.x));
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	ready = xcalloc(t->nr, sizeof(*ready));
+	CURL_FN.curl_multi_setopt(l->m, CURLMOPT_SOCKETFUNCTION, on_socket);
+	CURL_FN.curl_multi_setopt(l->m, CURLMOPT_SOCKETDATA, l);
+	CURL_FN.curl_multi_setopt(l->m, CURLMOPT_TIMERFUNCTION, on_timer);
+	CURL_FN.curl_multi_setopt(l->m, CURLMOPT_TIMERDATA, l);
+	return 0;
+}
+
+/* The schedule's side of a run: the records, the transfers made ready
+ * before their send, and how far the sends are. */
+struct sends {
+	const struct serve_opts *o;
+	const struct trace *t;
+	const char *url;
+	struct serve_record *r;
+	struct xfer **ready;
+	size_t next, prepared;
+	bool open_loop;
+	int64_t t0, limits_at;
+};
+
+/* One record a request, nothing measured yet: an open loop's scheduled
+ * at its arrival, a closed loop's when it is sent. */
+static struct serve_record *records_new(const struct trace *t, bool open_loop)
+{
+	struct serve_record *r = xcalloc(t->nr, sizeof(*r));
+
 	for (size_t i = 0; i < t->nr; i++) {
 		r[i].index = i;
 		r[i].sent_ns = r[i].first_ns = r[i].end_ns = -1;
@@ -653,91 +661,131 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		r[i].scheduled_ns = open_loop ? t->req[i].arrival_us * 1000 : 0;
 		r[i].prompt_tokens = (long long)trace_prompt_tokens(&t->req[i]);
 	}
+	return r;
+}
+
+/* Sends every request that is due at now: an open loop's whose arrival
+ * has come, a closed loop's while fewer than its concurrency are live. */
+static void send_due(struct sends *s, struct loop *l, struct live *lv, int64_t now)
+{
+	const struct serve_opts *o = s->o;
+	struct serve_record *r = s->r;
+
+	while (s->next < s->t->nr &&
+	       (s->open_loop ? r[s->next].scheduled_ns <= now
+			     : lv->nr < (size_t)s->t->concurrency)) {
+		size_t n = s->next;
+		struct xfer *x = s->ready[n] ? s->ready[n]
+				: xfer_new(o, s->url, &s->t->req[n], &r[n], s->t0);
+
+		s->ready[n] = NULL;
+		x->t0 = s->t0;
+		r[n].sent_ns = mono_ns() - s->t0;
+		if (!s->open_loop)
+			r[n].scheduled_ns = r[n].sent_ns;
+		x->last_byte_ns = r[n].sent_ns;
+		CURL_FN.curl_multi_add_handle(l->m, x->h);
+		live_add(lv, x);
+		if (o->timeout_ns || o->stall_ns)
+			s->limits_at = earliest_limit(o, r[n].sent_ns, s->limits_at);
+		s->next++;
+	}
+}
+
+/* Keeps the next requests ready while there is time before a send. */
+static void prepare_ahead(struct sends *s)
+{
+	const struct trace *t = s->t;
+
+	while (s->prepared < t->nr && s->prepared < s->next + SERVE_READY_AHEAD &&
+	       (!s->open_loop || s->r[s->next < t->nr ? s->next : t->nr - 1].scheduled_ns -
+					 (mono_ns() - s->t0) > 1000000)) {
+		if (s->prepared >= s->next)
+			s->ready[s->prepared] = xfer_new(s->o, s->url, &t->req[s->prepared],
+							 &s->r[s->prepared], s->t0);
+		s->prepared++;
+	}
+}
+
+int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_record **recs,
+	      struct err *e)
+{
+	struct loop l = { .curl_at = -1 };
+	struct live lv = { 0 };
+	char url[2048];
+	struct sends s = { .o = o, .t = t, .url = url, .open_loop = t->process != TRACE_CLOSED,
+			   .limits_at = INT64_MAX };
+	size_t done = 0;
+	int64_t last_progress = 0;
+
+	*recs = NULL;
+	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
+	TRY(client_open(o, &l, e));
+	s.r = records_new(t, s.open_loop);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	lv.x = xcalloc(t->nr, sizeof(*lv.x));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	s.ready = xcalloc(t->nr, sizeof(*s.ready));
 	/* the first requests ready before the clock starts: a send is then
 	 * only curl_multi_add_handle */
-	for (; prepared < t->nr && prepared < SERVE_READY_AHEAD; prepared++)
-		ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared], 0);
-	t0 = mono_ns();
+	for (; s.prepared < t->nr && s.prepared < SERVE_READY_AHEAD; s.prepared++)
+		s.ready[s.prepared] = xfer_new(o, url, &t->req[s.prepared], &s.r[s.prepared], 0);
+	s.t0 = mono_ns();
 	while (done < t->nr) {
 		struct platform_poll_event ev[64];
-		int64_t now = mono_ns() - t0, wake;
+		int64_t now = mono_ns() - s.t0, wake;
 		size_t nr_ev;
 
 		if (o->stop && *o->stop) {
-			interrupt(&l, &lv, t, r, &next, &done);
+			interrupt(&l, &lv, t, s.r, &s.next, &done);
 			break;
 		}
 		/* sends first: they are what the schedule is about */
-		while (next < t->nr &&
-		       (open_loop ? r[next].scheduled_ns <= now
-				  : lv.nr < (size_t)t->concurrency)) {
-			struct xfer *x = ready[next] ? ready[next]
-					: xfer_new(o, url, &t->req[next], &r[next], t0);
-
-			ready[next] = NULL;
-			x->t0 = t0;
-			r[next].sent_ns = mono_ns() - t0;
-			if (!open_loop)
-				r[next].scheduled_ns = r[next].sent_ns;
-			x->last_byte_ns = r[next].sent_ns;
-			CURL_FN.curl_multi_add_handle(l.m, x->h);
-			live_add(&lv, x);
-			if (o->timeout_ns || o->stall_ns)
-				limits_at = earliest_limit(o, r[next].sent_ns, limits_at);
-			next++;
-		}
+		send_due(&s, &l, &lv, now);
 		drive(&l, &lv, t, NULL, 0, &done);
-		now = mono_ns() - t0;
-		if (now >= limits_at)
-			limits_at = check_limits(o, &l, &lv, t, now, &done);
+		now = mono_ns() - s.t0;
+		if (now >= s.limits_at)
+			s.limits_at = check_limits(o, &l, &lv, t, now, &done);
 		if (l.watch_failed) {	/* a socket the kernel would not watch */
-			interrupt(&l, &lv, t, r, &next, &done);
+			interrupt(&l, &lv, t, s.r, &s.next, &done);
 			err_set(e, "the client's poller refused a socket");
 			break;
 		}
 		if (o->progress && now - last_progress >= 100000000) {
 			last_progress = now;
-			o->progress(o->progress_ctx, done, next, t->nr);
+			o->progress(o->progress_ctx, done, s.next, t->nr);
 		}
 		if (done >= t->nr)
 			break;
-		/* keep the next requests ready while there is time before a send */
-		while (prepared < t->nr && prepared < next + SERVE_READY_AHEAD &&
-		       (!open_loop || r[next < t->nr ? next : t->nr - 1].scheduled_ns -
-					      (mono_ns() - t0) > 1000000)) {
-			if (prepared >= next)
-				ready[prepared] = xfer_new(o, url, &t->req[prepared], &r[prepared],
-							   t0);
-			prepared++;
-		}
+		prepare_ahead(&s);
 		/* wake at the next send, libcurl's timeout, our limits, or in
 		 * 100 ms for the stop flag and the progress line */
-		wake = t0 + now + 100000000;
-		if (open_loop && next < t->nr) {
-			if (r[next].scheduled_ns <= mono_ns() - t0)
+		wake = s.t0 + now + 100000000;
+		if (s.open_loop && s.next < t->nr) {
+			if (s.r[s.next].scheduled_ns <= mono_ns() - s.t0)
 				continue;
-			wake = earliest(wake, t0 + r[next].scheduled_ns);
+			wake = earliest(wake, s.t0 + s.r[s.next].scheduled_ns);
 		}
-		if (limits_at != INT64_MAX)
-			wake = earliest(wake, t0 + limits_at);
+		if (s.limits_at != INT64_MAX)
+			wake = earliest(wake, s.t0 + s.limits_at);
 		wake = earliest(wake, l.curl_at);
 		nr_ev = platform_poller_wait(l.poller, wake, ev, sizeof(ev) / sizeof(ev[0]));
 		drive(&l, &lv, t, ev, nr_ev, &done);
 	}
 	if (o->progress)
-		o->progress(o->progress_ctx, done, next, t->nr);
+		o->progress(o->progress_ctx, done, s.next, t->nr);
 	for (size_t i = 0; i < t->nr; i++)
-		if (ready[i])
-			xfer_free(ready[i]);
-	free(ready);
+		if (s.ready[i])
+			xfer_free(s.ready[i]);
+	free(s.ready);
 	free(lv.x);
 	CURL_FN.curl_multi_cleanup(l.m);
 	platform_poller_close(l.poller);
 	CURL_FN.curl_global_cleanup();
 	if (l.watch_failed) {
-		free(r);
+		free(s.r);
 		return -1;
 	}
-	*recs = r;
+	*recs = s.r;
 	return 0;
 }

@@ -444,11 +444,108 @@ static int decode_request(const json_t *o, const struct jpath *at, struct trace 
 	return 0;
 }
 
+/* Request i's arrival: within a day, none in a closed loop, never before
+ * the previous request's. */
+static void check_arrival(const struct trace *t, size_t i, const struct jpath *at,
+			  struct findings *f)
+{
+	const struct trace_request *q = &t->req[i];
+
+	if (q->arrival_us < 0 || q->arrival_us > TRACE_MAX_OFFSET_US) {
+		struct jpath p = JP_KEY(at, "arrival_us");
+
+		findf(f, &p, "%lld is outside 0..%lld (one day)", (long long)q->arrival_us,
+		      (long long)TRACE_MAX_OFFSET_US);
+	} else if (t->process == TRACE_CLOSED && q->arrival_us) {
+		struct jpath p = JP_KEY(at, "arrival_us");
+
+		findf(f, &p, "a closed loop has no schedule (0, got %lld)",
+		      (long long)q->arrival_us);
+	} else if (i && q->arrival_us < t->req[i - 1].arrival_us) {
+		struct jpath p = JP_KEY(at, "arrival_us");
+
+		findf(f, &p, "%lld comes before the previous request's %lld (arrivals "
+		      "must not decrease)", (long long)q->arrival_us,
+		      (long long)t->req[i - 1].arrival_us);
+	}
+}
+
+/* Request i's prompt: not empty, and its token ids in the vocabulary the
+ * trace declares (required with token prompts, said once). */
+static void check_prompt(const struct trace *t, size_t i, const struct jpath *root,
+			 const struct jpath *at, struct findings *f)
+{
+	const struct trace_request *q = &t->req[i];
+
+	if (q->text ? !*q->text : !q->nr_tokens) {
+		struct jpath p = JP_KEY(at, q->text ? "prompt" : "prompt_token_ids");
+
+		findf(f, &p, "the prompt is empty");
+	}
+	if (!q->text && !t->vocab && i == 0) {
+		struct jpath p = JP_KEY(root, "vocab");
+
+		findf(f, &p, "required with token prompts");
+	}
+	for (size_t k = 0; !q->text && t->vocab && k < q->nr_tokens; k++)
+		if (q->tokens[k] >= t->vocab) {
+			struct jpath p = JP_KEY(at, "prompt_token_ids");
+			struct jpath pk = JP_IDX(&p, k);
+
+			findf(f, &pk, "%d is outside the vocabulary (0..%lld)",
+			      (int)q->tokens[k], t->vocab - 1);
+			break;
+		}
+}
+
+/* Request i's prefix group: -1 or a group, which needs prefix_tokens and a
+ * token prompt at least that long, and every member of a group starts with
+ * its first member's prefix. */
+static void check_prefix_group(const struct trace *t, size_t i, const struct jpath *at,
+			       struct findings *f)
+{
+	const struct trace_request *q = &t->req[i];
+	const struct trace_request *first_of_group = NULL;
+
+	if (q->prefix_group < 0 && q->prefix_group != -1) {
+		struct jpath p = JP_KEY(at, "prefix_group");
+
+		findf(f, &p, "%lld is negative", q->prefix_group);
+	}
+	if (q->prefix_group < 0)
+		return;
+	if (!t->prefix_tokens) {
+		struct jpath p = JP_KEY(at, "prefix_group");
+
+		findf(f, &p, "a prefix group needs prefix_tokens at the top level");
+		return;
+	}
+	if (q->text || q->nr_tokens < (size_t)t->prefix_tokens) {
+		struct jpath p = JP_KEY(at, "prompt_token_ids");
+
+		findf(f, &p, "shorter than the shared prefix (%lld tokens)",
+		      t->prefix_tokens);
+		return;
+	}
+	for (size_t j = 0; j < i && !first_of_group; j++)
+		if (t->req[j].prefix_group == q->prefix_group && !t->req[j].text &&
+		    t->req[j].nr_tokens >= (size_t)t->prefix_tokens)
+			first_of_group = &t->req[j];
+	if (first_of_group &&
+	    memcmp(first_of_group->tokens, q->tokens,
+		   (size_t)t->prefix_tokens * sizeof(*q->tokens))) {
+		struct jpath p = JP_KEY(at, "prompt_token_ids");
+
+		findf(f, &p, "does not start with the prefix of group %lld (the first "
+		      "%lld tokens of its first request)", q->prefix_group,
+		      t->prefix_tokens);
+	}
+}
+
 /* The rules between members and requests, as findings. */
 static void check_rules(const struct trace *t, const struct jpath *root, struct findings *f)
 {
 	struct jpath rq = JP_KEY(root, "requests");
-	const struct trace_request *first_of_group = NULL;
 
 	if (t->nr == 0)
 		findf(f, &rq, "a trace has at least one request");
@@ -456,83 +553,15 @@ static void check_rules(const struct trace *t, const struct jpath *root, struct 
 		const struct trace_request *q = &t->req[i];
 		struct jpath at = JP_IDX(&rq, i);
 
-		if (q->arrival_us < 0 || q->arrival_us > TRACE_MAX_OFFSET_US) {
-			struct jpath p = JP_KEY(&at, "arrival_us");
-
-			findf(f, &p, "%lld is outside 0..%lld (one day)", (long long)q->arrival_us,
-			      (long long)TRACE_MAX_OFFSET_US);
-		} else if (t->process == TRACE_CLOSED && q->arrival_us) {
-			struct jpath p = JP_KEY(&at, "arrival_us");
-
-			findf(f, &p, "a closed loop has no schedule (0, got %lld)",
-			      (long long)q->arrival_us);
-		} else if (i && q->arrival_us < t->req[i - 1].arrival_us) {
-			struct jpath p = JP_KEY(&at, "arrival_us");
-
-			findf(f, &p, "%lld comes before the previous request's %lld (arrivals "
-			      "must not decrease)", (long long)q->arrival_us,
-			      (long long)t->req[i - 1].arrival_us);
-		}
+		check_arrival(t, i, &at, f);
 		if (q->max_tokens < 1 || q->max_tokens > TRACE_MAX_OUTPUT_TOKENS) {
 			struct jpath p = JP_KEY(&at, "max_tokens");
 
 			findf(f, &p, "%lld is outside 1..%d", q->max_tokens,
 			      TRACE_MAX_OUTPUT_TOKENS);
 		}
-		if (q->text ? !*q->text : !q->nr_tokens) {
-			struct jpath p = JP_KEY(&at, q->text ? "prompt" : "prompt_token_ids");
-
-			findf(f, &p, "the prompt is empty");
-		}
-		if (!q->text && !t->vocab && i == 0) {
-			struct jpath p = JP_KEY(root, "vocab");
-
-			findf(f, &p, "required with token prompts");
-		}
-		for (size_t k = 0; !q->text && t->vocab && k < q->nr_tokens; k++)
-			if (q->tokens[k] >= t->vocab) {
-				struct jpath p = JP_KEY(&at, "prompt_token_ids");
-				struct jpath pk = JP_IDX(&p, k);
-
-				findf(f, &pk, "%d is outside the vocabulary (0..%lld)",
-				      (int)q->tokens[k], t->vocab - 1);
-				break;
-			}
-		if (q->prefix_group < 0 && q->prefix_group != -1) {
-			struct jpath p = JP_KEY(&at, "prefix_group");
-
-			findf(f, &p, "%lld is negative", q->prefix_group);
-		}
-		if (q->prefix_group < 0)
-			continue;
-		if (!t->prefix_tokens) {
-			struct jpath p = JP_KEY(&at, "prefix_group");
-
-			findf(f, &p, "a prefix group needs prefix_tokens at the top level");
-			continue;
-		}
-		if (q->text || q->nr_tokens < (size_t)t->prefix_tokens) {
-			struct jpath p = JP_KEY(&at, "prompt_token_ids");
-
-			findf(f, &p, "shorter than the shared prefix (%lld tokens)",
-			      t->prefix_tokens);
-			continue;
-		}
-		/* every member of a group starts with its first member's prefix */
-		first_of_group = NULL;
-		for (size_t j = 0; j < i && !first_of_group; j++)
-			if (t->req[j].prefix_group == q->prefix_group && !t->req[j].text &&
-			    t->req[j].nr_tokens >= (size_t)t->prefix_tokens)
-				first_of_group = &t->req[j];
-		if (first_of_group &&
-		    memcmp(first_of_group->tokens, q->tokens,
-			   (size_t)t->prefix_tokens * sizeof(*q->tokens))) {
-			struct jpath p = JP_KEY(&at, "prompt_token_ids");
-
-			findf(f, &p, "does not start with the prefix of group %lld (the first "
-			      "%lld tokens of its first request)", q->prefix_group,
-			      t->prefix_tokens);
-		}
+		check_prompt(t, i, root, &at, f);
+		check_prefix_group(t, i, &at, f);
 	}
 }
 

@@ -304,6 +304,92 @@ static int run_step(const struct witness_step *s, struct err *e)
 	return 0;
 }
 
+/* What was planned from must still be there: no lost update; -1 where
+ * the graph or the index changed since the promotion was prepared. */
+static int unchanged_since_planned(const struct promotion *p, const char *graph,
+				   const char *index, struct err *e)
+{
+	const struct {
+		const char *path;
+		const struct strbuf *was;
+	} in[2] = { { graph, &p->old_graph }, { index, &p->old_index } };
+
+	for (int i = 0; i < 2; i++) {
+		char now[65], then[65];
+		int64_t bytes;
+
+		if (digest_file(in[i].path, now, &bytes, e) < 0)
+			return -1;
+		sha256_hex(in[i].was->buf, in[i].was->len, then);
+		if (strcmp(now, then))
+			return err_set(e, "'%s' changed while the promotion was prepared; run "
+					  "--promote again", in[i].path);
+	}
+	return 0;
+}
+
+/* The witness folder staged at wtmp: its files written and synced. */
+static int stage_witness(const struct promotion *p, const char *wtmp, struct err *e)
+{
+	if (mkdir(wtmp, 0755) < 0)
+		return err_errno(e, errno, "cannot create '%s'", wtmp);
+	for (size_t i = 0; i < p->nr_files; i++) {
+		char *f = xasprintf("%s/%s", wtmp, p->files[i].path);
+		int r = make_parents(f, e) < 0 ? -1 : write_synced(f, &p->files[i].data, e);
+
+		free(f);
+		if (r < 0)
+			return -1;
+	}
+	sync_dir(wtmp);
+	return 0;
+}
+
+/* Past the commit point: the journal's renames, as recovery would read
+ * them back, each followed by its fault point. */
+static int run_journal(const char *journal, int *fault, struct err *e)
+{
+	struct strbuf jb = STRBUF_INIT;
+	struct witness_journal j;
+	int r = file_read(journal, (size_t)1 << 20, &jb, e);
+
+	if (r == 0)
+		r = witness_journal_parse(jb.buf, jb.len, &j, e);
+	sb_release(&jb);
+	if (r < 0)
+		return -1;
+	for (size_t i = 0; i < j.nr_steps && r == 0; i++) {
+		r = run_step(&j.steps[i], e);
+		if (r == 0)
+			r = fault_point(fault, e);
+	}
+	witness_journal_release(&j);
+	return r < 0 ? -1 : 0;
+}
+
+/* A promotion that failed after writing its journal, finished now as the
+ * next command would: rolled back while staging (-1, the error stands),
+ * completed while committing (1, the error says whether it was). */
+static int finish_failed(const char *gdir, const char *journal, bool committed,
+			 struct err *e)
+{
+	const char *what = "";
+	struct err e2, why = *e;
+	int r = witness_recover(gdir, &what, &e2);
+
+	if (!committed)
+		return -1;
+	if (r == 0 && !strcmp(what, "completed"))
+		err_set(e, "promoted, but a step after the commit point failed (%s); fak "
+			   "completed it at once: nothing is left to clean", why.msg);
+	else
+		err_set(e, "promoted, but a step after the commit point failed (%s), and "
+			   "completing it failed too (%s): the journal '%s' stays, and the next "
+			   "fak command completes the promotion", why.msg,
+			r < 0 ? e2.msg : "no journal found", journal);
+	return 1;
+}
+
 int witness_promote_commit(const struct promotion *p, const struct witness_paths *paths,
 			   struct err *e)
 {
@@ -339,27 +425,8 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		err_set(e, "'%s' exists: another promotion is unfinished", journal);
 		goto out;
 	}
-	{
-		/* what was planned from must still be there: no lost update */
-		const struct {
-			const char *path;
-			const struct strbuf *was;
-		} in[2] = { { graph, &p->old_graph }, { index, &p->old_index } };
-
-		for (int i = 0; i < 2; i++) {
-			char now[65], then[65];
-			int64_t bytes;
-
-			if (digest_file(in[i].path, now, &bytes, e) < 0)
-				goto out;
-			sha256_hex(in[i].was->buf, in[i].was->len, then);
-			if (strcmp(now, then)) {
-				err_set(e, "'%s' changed while the promotion was prepared; run "
-					   "--promote again", in[i].path);
-				goto out;
-			}
-		}
-	}
+	if (unchanged_since_planned(p, graph, index, e) < 0)
+		goto out;
 	gtmp = xasprintf("%s/.fak-promote-%ld-graph", gdir, (long)getpid());
 	itmp = xasprintf("%s/.fak-promote-%ld-index", idir, (long)getpid());
 	jpush_new(staged, json_string(gtmp));
@@ -378,20 +445,8 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 		goto out;
 	if (fault_point(&fault, e) < 0)
 		goto out;
-	if (wtmp && mkdir(wtmp, 0755) < 0) {
-		err_errno(e, errno, "cannot create '%s'", wtmp);
+	if (wtmp && stage_witness(p, wtmp, e) < 0)
 		goto out;
-	}
-	for (size_t i = 0; wtmp && i < p->nr_files; i++) {
-		char *f = xasprintf("%s/%s", wtmp, p->files[i].path);
-		int r = make_parents(f, e) < 0 ? -1 : write_synced(f, &p->files[i].data, e);
-
-		free(f);
-		if (r < 0)
-			goto out;
-	}
-	if (wtmp)
-		sync_dir(wtmp);
 	if (fault_point(&fault, e) < 0)
 		goto out;
 	if (wtmp)
@@ -405,55 +460,16 @@ int witness_promote_commit(const struct promotion *p, const struct witness_paths
 	phase = WITNESS_PHASE_COMMITTED;
 	if (fault_point(&fault, e) < 0)
 		goto out;
-	{
-		struct strbuf jb = STRBUF_INIT;
-		struct witness_journal j;
-		int r = file_read(journal, (size_t)1 << 20, &jb, e);
-
-		/* the renames as recovery would read them back */
-		if (r == 0)
-			r = witness_journal_parse(jb.buf, jb.len, &j, e);
-		sb_release(&jb);
-		if (r < 0)
-			goto out;
-		for (size_t i = 0; i < j.nr_steps && r == 0; i++) {
-			r = run_step(&j.steps[i], e);
-			if (r == 0)
-				r = fault_point(&fault, e);
-		}
-		witness_journal_release(&j);
-		if (r < 0)
-			goto out;
-	}
+	if (run_journal(journal, &fault, e) < 0)
+		goto out;
 	if (remove_journal(journal, gdir, e) < 0)
 		goto out;
 	rc = 0;
 out:
 	if (lock >= 0)
 		close(lock);	/* recovery below takes it again */
-	if (rc < 0 && wrote_journal) {
-		/* finish now as the next command would: roll back while staging,
-		 * complete while committing */
-		const char *what = "";
-		struct err e2;
-		int r = witness_recover(gdir, &what, &e2);
-
-		if (committed) {
-			struct err why = *e;
-
-			if (r == 0 && !strcmp(what, "completed"))
-				err_set(e, "promoted, but a step after the commit point "
-					   "failed (%s); fak completed it at once: nothing is "
-					   "left to clean", why.msg);
-			else
-				err_set(e, "promoted, but a step after the commit point "
-					   "failed (%s), and completing it failed too (%s): the "
-					   "journal '%s' stays, and the next fak command "
-					   "completes the promotion", why.msg,
-					r < 0 ? e2.msg : "no journal found", journal);
-			rc = 1;
-		}
-	}
+	if (rc < 0 && wrote_journal)
+		rc = finish_failed(gdir, journal, committed, e);
 	phase = WITNESS_PHASE_NONE;
 	json_decref(staged);
 	json_decref(steps);

@@ -394,6 +394,12 @@ Test(gate_refusals, receipts_revision_roles_envelope_and_drift)
 		"gate: receipts are incomparable: an envelope control axis drifted",
 		"machine.scrubbed_id: baseline \"lab-node-class-a\", "
 		"candidate \"lab-node-class-b\"");
+	refused(GFIX "pass.json", "policy.changed_lever_id", json_string("cuda.dp4a-q4k-mmvq"),
+		"gate: policy and receipts must use the exact envelope and lever",
+		"candidate.changed_lever_id: \"cuda.q8_1-activation-quant\", policy "
+		"\"cuda.dp4a-q4k-mmvq\"\n"
+		"last_accepted.changed_lever_id: \"cuda.q8_1-activation-quant\", policy "
+		"\"cuda.dp4a-q4k-mmvq\"");
 	refused(GFIX "reject-accepted-quality.json", NULL, NULL,
 		"gate: last accepted receipt fails the quality policy",
 		"last_accepted.quality: exact_match=0 does not meet the policy floor 1");
