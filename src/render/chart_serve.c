@@ -86,7 +86,12 @@ static void axes(struct strbuf *out, const struct xscale *x)
 		svg_text(out, PX0 - 6, ypos(p) + 4, "small", "end", buf, 0);
 	}
 	if (x->log) {
-		for (double t = x->lo; t <= x->hi * 1.000001; t *= 10) {
+		/* lo and hi are powers of ten: a line at each decade */
+		int decades = (int)lround(log10(x->hi / x->lo));
+
+		for (int k = 0; k <= decades; k++) {
+			double t = x->lo * pow(10, k);
+
 			svg_line(out, xpos(x, t), PY0, xpos(x, t), PY1, "grid");
 			snprintf(buf, sizeof(buf), "%g", t);
 			svg_text(out, xpos(x, t), PY1 + 15, "small", "middle", buf, 0);
@@ -95,7 +100,9 @@ static void axes(struct strbuf *out, const struct xscale *x)
 		const struct svg_axis *a = &x->a;
 		double end = a->last + a->step * 1e-6;
 
-		for (double k = 0, t; (t = a->first + k * a->step) <= end; k++) {
+		for (int k = 0; a->first + k * a->step <= end; k++) {
+			double t = a->first + k * a->step;
+
 			svg_line(out, xpos(x, t), PY0, xpos(x, t), PY1, "grid");
 			svg_tick_label(buf, sizeof(buf), a, t);
 			svg_text(out, xpos(x, t), PY1 + 15, "small", "middle", buf, 0);
