@@ -358,12 +358,17 @@ static void command_loop(struct runner *rn, struct fold *f)
 		if (now >= next) {
 			take(rn, f, CENSUS_TREE);
 			next = advance(next, rn->next_interval, child_mono_ns());
+			rn->art.opened = false;
 		} else if (rn->art.opened && now - f->last.mono_ns >= ARTIFACT_WAKE_NS) {
 			/* a process opened the artifact: find it before it closes */
 			take(rn, f, CENSUS_TREE);
+			rn->art.opened = false;
 		}
-		rn->art.opened = false;
 		wake = next;
+		/* an open within a millisecond of the last census (which may have
+		 * looked just before it) keeps its census, a millisecond after */
+		if (rn->art.opened && f->last.mono_ns + ARTIFACT_WAKE_NS < wake)
+			wake = f->last.mono_ns + ARTIFACT_WAKE_NS;
 		if (rn->o->timeout_ns && !rn->timed_out && deadline < wake)
 			wake = deadline;
 		if (stop && stop < wake)
