@@ -13,6 +13,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "cli/command.h"
+#include "cli/evidence.h"
 #include "cli/opts.h"
 #include "cli/report.h"
 #include "cli/sampler_flags.h"
@@ -703,7 +704,8 @@ static const struct opt opts[] = {
 };
 #undef EX
 
-const struct cmd_spec bench_experiment_spec = { .usage = usage, .about = about, .opts = opts };
+const struct cmd_spec bench_experiment_spec = { .usage = usage, .about = about, .opts = opts,
+						.needs = EV_GRAPH | EV_LEDGER_ROOT };
 
 /* The sampler's ceilings from the host policy of the lever's envelope's
  * criterion, where no flag sets them; a flag may tighten or loosen one (an
@@ -796,9 +798,9 @@ int bench_experiment(int argc, char **argv)
 	enum render_format fmt;
 	struct findings f = FINDINGS_INIT;
 	struct view view;
-	struct graph g;
+	struct evidence ev = EVIDENCE_INIT;
 	struct err e;
-	char *root = NULL, *ledger = NULL;
+	char *ledger = NULL;
 	int rc;
 
 	rc = parse(argc, argv, &eo, &o.lever_id);
@@ -815,23 +817,14 @@ int bench_experiment(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out_opts;
 	}
-	if ((rc = cli_recover_promotion(CMD, eo.graph)))
-		goto out_opts;
-	if ((eo.graph ? graph_load_file(&g, eo.graph, &e) : graph_load_default(&g, &e)) < 0) {
-		rc = cli_fail(CMD, &e);
-		goto out_opts;
-	}
-	graph_validate(&g, &f);
-	if (f.nr) {
-		rc = cli_findings(CMD, "invalid native performance graph", &f);
+	if ((rc = evidence_resolve(&ev, CMD, NULL, bench_experiment_spec.needs,
+				   &(struct ev_flags){ eo.graph, NULL, eo.witness_root })))
 		goto out_graph;
-	}
-	root = cli_witness_root(eo.witness_root, !eo.graph);
-	if (root)
-		ledger = xasprintf("%s/" LEDGER_FILE, root);
+	if (ev.witness_root)
+		ledger = xasprintf("%s/" LEDGER_FILE, ev.witness_root);
 	o.ledger = ledger;
-	host_policy_apply(&g, o.lever_id, &eo.sf, &o.sampler.policy);
-	runner_options(&eo, &g, modules, &view, &o);
+	host_policy_apply(&ev.g, o.lever_id, &eo.sf, &o.sampler.policy);
+	runner_options(&eo, &ev.g, modules, &view, &o);
 	/* every run can name the checked model without a private path in its
 	 * command: -m "$FAK_ARTIFACT" */
 	if (eo.artifact) {
@@ -868,9 +861,8 @@ int bench_experiment(int argc, char **argv)
 	xp_result_release(&res);
 out_graph:
 	findings_release(&f);
-	graph_release(&g);
+	evidence_release(&ev);
 	free(ledger);
-	free(root);
 out_opts:
 	if (copies)
 		for (size_t i = 0; i < eo.modules.n; i++)

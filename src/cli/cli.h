@@ -37,21 +37,6 @@ void cli_out_json(json_t *doc);
 /* Subcommands. argv[0] is the subcommand name. */
 int cmd_native_performance(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-/* Completes or rolls back an interrupted promotion whose journal lies next
- * to graph (NULL or "-": the checkout's data file, when in a checkout);
- * says so on stderr under cmd. Returns 0 or EXIT_FAIL (np_witness.c). */
-int cli_recover_promotion(const char *cmd, const char *graph);
-
-#define CHECKOUT_GRAPH "data/native-performance-graph.json"
-#define CHECKOUT_INDEX "data/performance-index.json"
-#define CHECKOUT_WITNESSES "docs/witnesses"
-/* The checkout fak runs in: the nearest folder, from the current one up,
- * that holds the committed graph and index. Caller frees; NULL outside. */
-char *cli_checkout_root(void);
-/* The witness root (where witness folders and the attempt ledger live):
- * flag when given, else the checkout's docs/witnesses when checkout is
- * true and fak runs in one, else NULL. Caller frees. */
-char *cli_witness_root(const char *flag, bool checkout);
 /* `fak bench experiment` (bench_experiment.c). */
 struct cmd_spec;
 int bench_experiment(int argc, char **argv);

@@ -23,6 +23,7 @@ struct cmd_mode {
 	uint64_t together;	/* options that go together: all given or none */
 	uint64_t accepts;	/* the options it takes besides select and the common ones */
 	uint64_t one_of;	/* of accepts: at most one */
+	unsigned needs;		/* the evidence it needs (EV_*, cli/evidence.h) */
 };
 
 /* What a command takes. */
@@ -33,6 +34,7 @@ struct cmd_spec {
 	/* NULL, or the modes: the default mode (synopsis NULL) comes last */
 	const struct cmd_mode *modes;
 	uint64_t common;	/* options every mode takes */
+	unsigned needs;		/* without modes: the evidence it needs (EV_*, evidence.h) */
 };
 
 struct command {

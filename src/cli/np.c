@@ -239,7 +239,7 @@ static const struct opt opts[] = {
 };
 #undef NP
 
-/* Runs before any graph is loaded (np_native_performance). */
+/* Needs no evidence: it creates a graph. */
 static int np_new_graph_mode(const struct np_ctx *c)
 {
 	return np_new_graph(c->o);
@@ -262,46 +262,50 @@ static int np_profile_select(const struct np_ctx *c)
 
 #define B(o) OPT_BIT(O_##o)
 #define REPORT (B(JSON) | B(FORMAT))	/* the modes with --format md and csv */
+#define G EV_GRAPH			/* the modes that read the graph */
 /* Each mode once: its name in messages, its part of the usage line, its help,
- * its handler, the options that choose it and those it takes. */
+ * its handler, the options that choose it and those it takes, and the
+ * evidence it needs (cli/evidence.h: resolved once, before the handler). */
 static const struct cmd_mode modes[] = {
 	{ "--next", "--next", "the first dependency-ready unwitnessed lever", np_next,
-	  B(NEXT), 0, REPORT, 0 },
-	{ "--dot", "--dot", "the lever graph as Graphviz DOT", np_dot, B(DOT), 0, 0, 0 },
+	  B(NEXT), 0, REPORT, 0, G },
+	{ "--dot", "--dot", "the lever graph as Graphviz DOT", np_dot, B(DOT), 0, 0, 0, G },
 	{ "--chart climb", "--chart climb [--out FILE]", "the hill climb as SVG", np_chart_climb,
-	  B(CHART), 0, B(OUT), 0 },
+	  B(CHART), 0, B(OUT), 0, G },
 	{ "--baseline", "--baseline LEVER", "a pre-change baseline receipt template", np_baseline,
-	  B(BASELINE), 0, 0, 0 },
+	  B(BASELINE), 0, 0, 0, G },
 	{ "--compare", "--compare BASELINE --candidate CANDIDATE [--chart FILE]",
 	  "compare two receipts", np_compare, B(COMPARE) | B(CANDIDATE), B(COMPARE) | B(CANDIDATE),
-	  REPORT | B(CHART), 0 },
+	  REPORT | B(CHART), 0, G },
 	{ "--attach-receipt", "--attach-receipt RECEIPT --system-baseline ATTESTATION [--out FILE]",
 	  "attach a system-baseline attestation to a receipt", np_attach,
-	  B(ATTACH) | B(SYSTEM_BASELINE), B(ATTACH) | B(SYSTEM_BASELINE), B(OUT), 0 },
+	  B(ATTACH) | B(SYSTEM_BASELINE), B(ATTACH) | B(SYSTEM_BASELINE), B(OUT), 0, G },
 	{ "--gate", "--gate REQUEST [--fail-on-investigate]",
 	  "classify a candidate against the last accepted receipt", np_gate, B(GATE), 0,
-	  REPORT | B(FAIL_ON_INVESTIGATE), 0 },
+	  REPORT | B(FAIL_ON_INVESTIGATE), 0, G },
 	{ "--profile", "--profile FILE", "validate and classify a profile bundle",
-	  np_profile_bundle, B(PROFILE), 0, REPORT, 0 },
+	  np_profile_bundle, B(PROFILE), 0, REPORT, 0, G },
 	{ "--profile-next", "--profile-next FILE", "the next lever from a profile bundle",
-	  np_profile_select, B(PROFILE_NEXT), 0, REPORT, 0 },
+	  np_profile_select, B(PROFILE_NEXT), 0, REPORT, 0, G },
 	{ "--frontdoor-md",
 	  "--frontdoor-md [--as-of DATE] [--index FILE] [--write-doc FILE | --check-doc FILE]",
 	  "the front-door performance index as Markdown", np_frontdoor, B(FRONTDOOR), 0,
-	  B(AS_OF) | B(INDEX) | B(WRITE_DOC) | B(CHECK_DOC), B(WRITE_DOC) | B(CHECK_DOC) },
+	  B(AS_OF) | B(INDEX) | B(WRITE_DOC) | B(CHECK_DOC), B(WRITE_DOC) | B(CHECK_DOC),
+	  G | EV_INDEX },
 	{ "--promote", "--promote DIR|REQUEST [--dry-run] [--index FILE] [--witness-root DIR]",
 	  "promote a passing experiment to graph, index and witness", np_promote, B(PROMOTE), 0,
-	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
+	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0, EV_CHANGE },
 	{ "--enable", "--enable LEVER --default-path RECEIPT [--dry-run] [--index FILE] "
 	  "[--witness-root DIR]", "enable a witnessed lever once the default path uses it",
 	  np_enable, B(ENABLE) | B(DEFAULT_PATH), B(ENABLE) | B(DEFAULT_PATH),
-	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0 },
+	  B(DRY_RUN) | B(INDEX) | B(WITNESS_ROOT), 0, EV_CHANGE },
 	{ "--verify-witnesses", "--verify-witnesses [DIR] [--index FILE]",
 	  "re-verify every witness", np_verify_witnesses, B(VERIFY_WITNESSES), 0,
-	  B(INDEX) | B(WITNESS_ROOT), 0 },
+	  B(INDEX) | B(WITNESS_ROOT), 0,
+	  G | EV_GRAPH_CHANGED_ENVELOPES | EV_INDEX | EV_WITNESS_ROOT },
 	{ "--new-graph", "--new-graph FILE [--index FILE --title TEXT]",
 	  "create a graph (and its index) for a new engine", np_new_graph_mode, B(NEW_GRAPH), 0,
-	  B(INDEX) | B(TITLE), 0 },
+	  B(INDEX) | B(TITLE), 0, 0 },
 	{ "--add-envelope",
 	  "--add-envelope ID --artifact FILE --model TEXT --engine NAME [...]",
 	  "add an envelope and its criterion to a graph", np_add_envelope, B(ADD_ENVELOPE), 0,
@@ -309,18 +313,19 @@ static const struct cmd_mode modes[] = {
 		  B(ENGINE) | B(BACKEND) | B(FORWARD_PATH) | B(PLATFORM) | B(PROMPT_TOKENS) |
 		  B(DECODE_TOKENS) | B(WARMUPS) | B(REPETITIONS) | B(REQUIRED_EVIDENCE) |
 		  B(HOST_POLICY) | B(SERVE_TRACE) | B(PRIMARY_METRIC) | B(DIRECTION) | B(SET),
-	  0 },
+	  0, G },
 	{ "--add-lever",
 	  "--add-lever ID --name TEXT --expected TEXT --issue URL [...]",
 	  "add a lever to a graph", np_add_lever, B(ADD_LEVER), 0,
 	  B(ENVELOPE) | B(NAME) | B(EXPECTED) | B(PROVENANCE) | B(DEPENDS_ON) |
 		  B(CONFLICTS_WITH) | B(ISSUE) | B(SET),
-	  0 },
+	  0, G },
 	{ "the graph view", NULL, "the human readout of the graph (text or json)", np_graph,
-	  REPORT, 0, 0, 0 },
+	  REPORT, 0, 0, 0, G },
 	{ 0 },
 };
 #undef REPORT
+#undef G
 
 const struct cmd_spec np_spec = {
 	.usage = usage, .about = about, .opts = opts, .modes = modes, .common = B(GRAPH),
@@ -395,10 +400,8 @@ static int check_outputs(const struct np_opts *o)
 static int np_main(struct np_opts *o, int argc, char **argv)
 {
 	const struct cmd_mode *mode;
-	struct graph g;
-	struct findings f = FINDINGS_INIT;
-	struct err e;
-	struct np_ctx c = { .o = o, .g = &g };
+	struct evidence ev = EVIDENCE_INIT;
+	struct np_ctx c = { .o = o, .ev = &ev };
 	int rest, rc;
 
 	if ((rc = cmd_parse(NP_CMD, &np_spec, o, argc, argv, &rest)) >= 0)
@@ -426,35 +429,14 @@ static int np_main(struct np_opts *o, int argc, char **argv)
 	}
 	mode = check_usage(o, rest < argc ? argv[rest] : NULL, &c.fmt);
 	rc = mode ? check_outputs(o) : EXIT_USAGE;
-	if (!rc && mode->run == np_new_graph_mode)
-		return mode->run(&c);	/* it creates the graph: nothing to load */
 	if (!rc)
-		rc = np_recover(o);
-	if (rc)
-		return rc;
-
-	if ((o->graph ? graph_load_file(&g, o->graph, &e) : graph_load_default(&g, &e)) < 0)
-		return cli_fail(NP_CMD, &e);
-	graph_validate(&g, &f);
-	if (f.nr && o->verify_witnesses) {
-		/* an envelope edited under its witness: the witnesses name what
-		 * changed; any other finding stops here as for every mode */
-		struct findings w = FINDINGS_INIT;
-
-		graph_validate_witness_envelopes(&g, &w);
-		if (w.nr == f.nr)
-			c.graph_findings = &f;
-		findings_release(&w);
+		rc = evidence_resolve(&ev, NP_CMD, mode->name, mode->needs,
+				      &(struct ev_flags){ o->graph, o->index, o->witness_root });
+	if (!rc) {
+		c.g = ev.have_g ? &ev.g : NULL;
+		rc = mode->run(&c);
 	}
-	if (f.nr && !c.graph_findings) {
-		rc = cli_findings(NP_CMD, "invalid native performance graph", &f);
-		findings_release(&f);
-		graph_release(&g);
-		return rc;
-	}
-	rc = mode->run(&c);
-	findings_release(&f);
-	graph_release(&g);
+	evidence_release(&ev);
 	return rc;
 }
 

@@ -1,12 +1,13 @@
 #ifndef FAK_CLI_NP_H
 #define FAK_CLI_NP_H
 /* `fak native-performance`: parsed options and the mode handlers. The
- * dispatcher (np.c) parses, checks usage, loads and
- * validates the graph, then calls exactly one handler. Each handler returns
+ * dispatcher (np.c) parses, checks usage, resolves the evidence the mode
+ * declares (cli/evidence.h), then calls exactly one handler. Each handler returns
  * an exit code and prints through cli.h. */
 #include <stdbool.h>
 
 #include "cli/command.h"
+#include "cli/evidence.h"
 #include "graph/graph.h"
 #include "render/report.h"
 
@@ -41,12 +42,12 @@ struct np_opts {
 
 struct np_ctx {
 	const struct np_opts *o;
-	const struct graph *g;	/* loaded and valid, but see graph_findings */
+	/* the evidence the mode declared (its needs in the mode table),
+	 * resolved once (cli/evidence.h) */
+	const struct evidence *ev;
+	const struct graph *g;	/* EV_GRAPH: &ev->g, loaded and valid, but see
+				 * ev->graph_findings; else NULL */
 	enum render_format fmt;	/* --format, --json, or text */
-	/* --verify-witnesses only: the graph's findings when every one is an
-	 * envelope changed under its witness (graph_validate_witness_envelopes),
-	 * so that the witnesses can name the members that changed; else NULL */
-	const struct findings *graph_findings;
 };
 
 /* The options, modes and help of the command (np.c). */
@@ -81,15 +82,12 @@ int np_gate(const struct np_ctx *c);
 int np_profile(const struct np_ctx *c, bool next);
 
 /* promotion and witnesses (np_witness.c) */
-/* Before anything else: a promotion journal beside the graph file in use
- * (--graph, or the checkout's data file) is completed or rolled back. */
-int np_recover(const struct np_opts *o);
 int np_promote(const struct np_ctx *c);
 int np_enable(const struct np_ctx *c);
 int np_verify_witnesses(const struct np_ctx *c);
 
-/* graphs written by fak (np_new.c): --new-graph runs before any graph is
- * loaded (it creates one); the --add-* modes rewrite the --graph file */
+/* graphs written by fak (np_new.c): --new-graph needs no evidence (it
+ * creates a graph); the --add-* modes rewrite the --graph file */
 int np_new_graph(const struct np_opts *o);
 int np_add_envelope(const struct np_ctx *c);
 int np_add_lever(const struct np_ctx *c);

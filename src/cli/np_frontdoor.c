@@ -134,7 +134,7 @@ int np_frontdoor(const struct np_ctx *c)
 		cli_errorf(NP_CMD, "invalid --as-of: %s", e.msg);
 		return EXIT_USAGE;
 	}
-	if ((o->index ? index_load_file(&idx, o->index, &e) : index_load_default(&idx, &e)) < 0)
+	if (evidence_index(c->ev, &idx, &e) < 0)
 		return cli_fail(NP_CMD, &e);
 	index_validate(&idx, c->g, &f);
 	if (f.nr) {

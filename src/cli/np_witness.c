@@ -1,8 +1,5 @@
-/* --promote, --verify-witnesses, and the recovery of an interrupted
- * promotion that every native-performance command runs first. */
+/* --promote, --enable and --verify-witnesses. */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,78 +14,6 @@
 #include "index/index.h"
 #include "receipt/ledger.h"
 #include "witness/witness.h"
-
-/* The files a promotion reads and writes: each flag, else the checkout's. */
-static int resolve(const struct np_opts *o, struct witness_paths *p, char **own, struct err *e)
-{
-	char *top = cli_checkout_root();
-
-	own[0] = own[1] = own[2] = NULL;
-	if (o->graph && !strcmp(o->graph, "-")) {
-		free(top);
-		return err_set(e,
-			       "--%s writes the graph: give it as a file, not standard input",
-			       o->enable ? "enable" : "promote");
-	}
-	p->graph = o->graph ? o->graph
-		   : top ? (own[0] = xasprintf("%s/" CHECKOUT_GRAPH, top)) : NULL;
-	p->index = o->index ? o->index
-		   : top ? (own[1] = xasprintf("%s/" CHECKOUT_INDEX, top)) : NULL;
-	p->root = own[2] = cli_witness_root(o->witness_root, true);
-	free(top);
-	if (!p->graph || !p->index || !p->root)
-		return err_set(e, "outside a checkout of fak, give --graph FILE, --index FILE and "
-				  "--witness-root DIR (the compiled-in data cannot be rewritten)");
-	return 0;
-}
-
-static void release(char **own)
-{
-	for (int i = 0; i < 3; i++)
-		free(own[i]);
-}
-
-int cli_recover_promotion(const char *cmd, const char *graph)
-{
-	char *top = NULL, *dir, *copy = NULL;
-	const char *what;
-	struct err e;
-	int rc = 0;
-
-	/* A graph on standard input has no folder of its own; outside a
-	 * checkout without --graph there is no evidence folder at all. */
-	if (graph && !strcmp(graph, "-"))
-		return 0;
-	if (graph) {
-		copy = xstrdup(graph);
-		dir = xstrdup(dirname(copy));
-	} else if ((top = cli_checkout_root())) {
-		dir = xasprintf("%s/data", top);
-	} else {
-		return 0;
-	}
-	if (witness_recover(dir, &what, &e) < 0)
-		rc = cli_fail(cmd, &e);
-	else if (*what)
-		cli_errorf(cmd, "an interrupted promotion was found in '%s' and %s", dir, what);
-	if (!rc) {
-		size_t n;
-
-		file_sweep_temps(dir, &n);
-		if (n)
-			cli_errorf(cmd, "removed %zu temporary file%s that an interrupted fak left "
-					"in '%s'", n, n == 1 ? "" : "s", dir);
-	}
-	free(copy);
-	free(top);
-	free(dir);
-	return rc;
-}
-
-int np_recover(const struct np_opts *o)
-{
-	return cli_recover_promotion(NP_CMD, o->graph);
-}
 
 /* SIGINT, SIGTERM or SIGHUP while a promotion is written: say what the
  * next fak command will do with what is on disk, then die of the signal.
@@ -171,24 +96,24 @@ struct change {
 static int np_change(const struct np_ctx *c, const struct change *k)
 {
 	const struct np_opts *o = c->o;
-	struct witness_paths paths = { 0 };
+	/* EV_CHANGE: the files, resolved; the plan loads them, once */
+	const struct witness_paths paths = { c->ev->graph_file, c->ev->index_file,
+					     c->ev->witness_root };
 	struct promotion p = { 0 };
 	struct findings f = FINDINGS_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char *own[3];
 	struct err e;
 	int rc = EXIT_OK, committed;
 
-	if (resolve(o, &paths, own, &e) < 0) {
-		release(own);
-		return cli_fail(NP_CMD, &e);
-	}
 	if (k->plan(o, &paths, &p, &f, &e) < 0) {
 		rc = cli_fail(NP_CMD, &e);
 		goto out;
 	}
 	if (f.nr) {
-		char *what = xasprintf("%s: refused; nothing written", k->verb);
+		/* the graph's own findings, as every mode reports them */
+		char *what = p.invalid_graph
+				     ? xstrdup("invalid native performance graph")
+				     : xasprintf("%s: refused; nothing written", k->verb);
 
 		rc = cli_findings(NP_CMD, what, &f);
 		free(what);
@@ -232,7 +157,6 @@ out:
 	findings_release(&f);
 	sb_release(&sb);
 	promotion_release(&p);
-	release(own);
 	return rc;
 }
 
@@ -308,7 +232,8 @@ int np_verify_witnesses(const struct np_ctx *c)
 	struct index idx;
 	struct witness_summary sum = { 0 };
 	struct findings f = FINDINGS_INIT;
-	char *root = cli_witness_root(o->witness_root, true);
+	const char *root = c->ev->witness_root;
+	const struct findings *graph_findings = c->ev->graph_findings;
 	struct err e;
 	int rc;
 
@@ -318,15 +243,13 @@ int np_verify_witnesses(const struct np_ctx *c)
 			   "(--verify-witnesses DIR)");
 		return EXIT_USAGE;
 	}
-	if ((o->index ? index_load_file(&idx, o->index, &e) : index_load_default(&idx, &e)) < 0) {
-		free(root);
+	if (evidence_index(c->ev, &idx, &e) < 0)
 		return cli_fail(NP_CMD, &e);
-	}
 	index_validate(&idx, c->g, &f);
 	if (!f.nr)
 		witness_verify(root, c->g, &idx, &sum, &f);
-	for (size_t i = 0; c->graph_findings && i < c->graph_findings->nr; i++)
-		findings_addf(&f, "graph: %s", c->graph_findings->items[i]);
+	for (size_t i = 0; graph_findings && i < graph_findings->nr; i++)
+		findings_addf(&f, "graph: %s", graph_findings->items[i]);
 	findings_sort(&f);
 	if (f.nr) {
 		rc = cli_findings(NP_CMD, "witnesses do not verify", &f);
@@ -347,6 +270,5 @@ int np_verify_witnesses(const struct np_ctx *c)
 	}
 	findings_release(&f);
 	index_release(&idx);
-	free(root);
 	return rc;
 }

@@ -28,7 +28,9 @@ json_t *witness_member(json_t *tree, const char *array, const char *id);
 void witness_turn_on(json_t *tree, const struct lever *l, struct promotion *p);
 
 /* The graph and the index as they stand (p->old_*), loaded (*have_g,
- * *have_idx) and validated: refusals in out, -1 with e for I/O. */
+ * *have_idx) and validated: refusals in out (the graph's own findings set
+ * p->invalid_graph), -1 with e for I/O. The one load of the files a change
+ * rewrites: the CLI does not load them before (cli/evidence.h, EV_CHANGE). */
 int witness_load_state(const struct witness_paths *paths, struct promotion *p, struct graph *g,
 		       bool *have_g, struct index *idx, bool *have_idx, struct findings *out,
 		       struct err *e);

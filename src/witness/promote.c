@@ -696,12 +696,13 @@ int witness_load_state(const struct witness_paths *paths, struct promotion *p, s
 		       struct err *e)
 {
 	if (file_read(paths->graph, GRAPH_MAX_BYTES, &p->old_graph, e) < 0 ||
-	    file_read(paths->index, INDEX_MAX_BYTES, &p->old_index, e) < 0 ||
 	    graph_load_buf(g, p->old_graph.buf, p->old_graph.len, paths->graph, e) < 0)
 		return -1;
 	*have_g = true;
+	if (file_read(paths->index, INDEX_MAX_BYTES, &p->old_index, e) < 0)
+		return -1;
 	graph_validate(g, out);
-	if (out->nr)
+	if ((p->invalid_graph = out->nr > 0))
 		return 0;
 	if (index_load_buf(idx, p->old_index.buf, p->old_index.len, paths->index, e) < 0)
 		return -1;

@@ -73,6 +73,7 @@ struct promotion {
 	bool diagnostic;
 	struct witness_attempt attempt;
 	char *ledger;		/* the ledger's path */
+	bool invalid_graph;	/* the refusals are the graph file's own findings */
 };
 
 /* Computes the promotion of `from`: an experiment folder (written by `fak
