@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attestation/layout.h"
 #include "base/json.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
@@ -48,10 +49,13 @@ static const char about[] =
 	"Runs the one-lever A/B of LEVER: warm-ups, then the envelope's repetitions of each arm\n"
 	"(baseline CMD with the lever off, candidate CMD with it on), interleaved by default."
 	" Each\n"
-	"run goes through the system-baseline sampler with its output captured in DIR/logs/; the\n"
+	"run goes through the system-baseline sampler with its output captured in DIR/"
+	LAYOUT_LOGS "/; the\n"
 	"metrics its last stdout line reports are sealed into its attestation. Then DIR gets\n"
-	"baseline.json and candidate.json (attested receipts), attestations/, comparison.json,\n"
-	"gate-request.json, gate.json and chart.svg (every run's tok/s in order), and stdout the\n"
+	LAYOUT_BASELINE " and " LAYOUT_CANDIDATE " (attested receipts), " LAYOUT_ATTESTATIONS
+	"/, " LAYOUT_COMPARISON ",\n"
+	LAYOUT_GATE_REQUEST ", " LAYOUT_GATE " and " LAYOUT_CHART
+	" (every run's tok/s in order), and stdout the\n"
 	"summary (--format text, json, md or csv). Every input is checked before the first run;\n"
 	"DIR must not exist yet or be empty (missing parents are created). CMD runs with\n"
 	"/bin/sh -c; its environment has FAK_ARTIFACT (the absolute path of the --artifact\n"
@@ -64,10 +68,10 @@ static const char about[] =
 	"Every attempt counts: with a witness root (--witness-root DIR, else the checkout's\n"
 	"docs/witnesses when no --graph is given) the experiment is recorded in its attempt\n"
 	"ledger DIR/attempts.jsonl before the first run and again when it ends, and the\n"
-	"out-dir gets attempt.json; only a recorded experiment can be promoted.\n"
+	"out-dir gets " LAYOUT_ATTEMPT "; only a recorded experiment can be promoted.\n"
 	"With --parity, LEVER's next witness is a parity campaign of two engines: the baseline\n"
 	"arm runs the first engine, the candidate the second, each run must state its engine,\n"
-	"and DIR gets parity.json (their tok/s ratio, labelled parity) instead of receipts.\n"
+	"and DIR gets " LAYOUT_PARITY " (their tok/s ratio, labelled parity) instead of receipts.\n"
 	"Exit 0 when the receipts were written, 1 when an input is missing or a run failed (its\n"
 	"evidence stays in DIR, no receipt is written), 128+N when signal N stopped it.";
 
@@ -678,7 +682,7 @@ static const struct opt opts[] = {
 	  "the gate passes an engine the runs did not state (never promoted)",
 	  OPT_FLAG(EX(allow_declared_identity)) },
 	{ "parity", NULL,
-	  "a parity campaign: the arms are the lever's two engines; writes parity.json",
+	  "a parity campaign: the arms are the lever's two engines; writes " LAYOUT_PARITY,
 	  OPT_FLAG(EX(parity)) },
 	{ "candidate-metrics", "KIND",
 	  "with --parity: the candidate engine's metrics, json or llama-bench",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attestation/layout.h"
 #include "base/file.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
@@ -260,8 +261,8 @@ static json_t *gate_request_json(const struct xp *x, const json_t *last_accepted
 }
 
 const char *const xp_file_names[XP_NR_FILES] = {
-	"baseline.json", "candidate.json", "comparison.json", "gate-request.json", "gate.json",
-	"chart.svg",
+	LAYOUT_BASELINE, LAYOUT_CANDIDATE, LAYOUT_COMPARISON, LAYOUT_GATE_REQUEST, LAYOUT_GATE,
+	LAYOUT_CHART,
 };
 
 /* Writes the bytes of file k of xp_file_names (mode 0600: evidence; the
@@ -337,7 +338,7 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 	}
 	req = gate_request_json(x, docs[0], docs[1]);
 	json_write_pretty(&sb, req);
-	if (gate_parse(&gq, sb.buf, sb.len, "gate-request.json", e) < 0)
+	if (gate_parse(&gq, sb.buf, sb.len, LAYOUT_GATE_REQUEST, e) < 0)
 		goto out;
 	res->gate = gate_evaluate(&gq, x->o->g, &cls, &what, out);
 	gate_release(&gq);

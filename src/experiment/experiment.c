@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
@@ -121,7 +122,7 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 
 	memset(res, 0, sizeof(*res));
 	if (!o->chart_runs)
-		BUG("xp_run without a chart renderer (chart.svg of the out-dir)");
+		BUG("xp_run without a chart renderer (" LAYOUT_CHART " of the out-dir)");
 	xp_preflight(&x, out);
 	if (out->nr) {
 		res->status = XP_REFUSED;

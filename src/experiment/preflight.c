@@ -11,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/text.h"
 #include "base/xalloc.h"
@@ -434,8 +435,8 @@ void xp_preflight(struct xp *x, struct findings *out)
 	check_ledger(x, out);
 	if (out->nr)
 		return;
-	x->dir_logs = xasprintf("%s/logs", x->o->out_dir);
-	x->dir_attestations = xasprintf("%s/attestations", x->o->out_dir);
+	x->dir_logs = xasprintf("%s/" LAYOUT_LOGS, x->o->out_dir);
+	x->dir_attestations = xasprintf("%s/" LAYOUT_ATTESTATIONS, x->o->out_dir);
 	if (make_dirs(x->o->out_dir, &e) < 0 || make_dir(x->dir_logs, false, &e) < 0 ||
 	    make_dir(x->dir_attestations, false, &e) < 0)
 		findings_addf(out, "--out-dir: %s", e.msg);

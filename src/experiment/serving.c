@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/xalloc.h"
@@ -135,7 +136,7 @@ int xp_serving_prepare(struct xp *x, const char *name, struct xp_serving_run *s,
 		return -1;
 	snprintf(port, sizeof(port), "%d", s->port);
 	snprintf(s->endpoint, sizeof(s->endpoint), "http://127.0.0.1:%d", s->port);
-	s->log_path = xasprintf("%s/%s.requests.jsonl", x->dir_logs, name);
+	s->log_path = xasprintf("%s/%s" LAYOUT_REQUESTS, x->dir_logs, name);
 	if (setenv("FAK_PORT", port, 1) < 0)
 		return err_errno(e, errno, "cannot set the run's environment");
 	return 0;

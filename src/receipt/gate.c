@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/jfields.h"
@@ -715,7 +716,7 @@ static json_t *bisect_json(const struct gate_request *q, json_t *suspects, const
 	sb_adds(&cmd, paths);
 	jpush_new(cmds, json_string(cmd.buf));
 	sb_release(&cmd);
-	jpush_new(cmds, json_string("fak native-performance --gate gate-request.json"));
+	jpush_new(cmds, json_string("fak native-performance --gate " LAYOUT_GATE_REQUEST));
 	jset_new(b, "guarded_commands", cmds);
 	jset_str(b, "stop_condition",
 		 "first revision classified regression under the exact "

@@ -35,6 +35,7 @@
 
 #include <jansson.h>
 
+#include "attestation/layout.h"
 #include "base/err.h"
 #include "base/json.h"
 
@@ -107,7 +108,7 @@ char *ledger_scrub_dir(const char *dir);
  * (fak-attempt-record/v1): the members in this order, strings borrowed
  * (from doc after ledger_record_parse). */
 #define LEDGER_RECORD_SCHEMA "fak-attempt-record/v1"
-#define LEDGER_RECORD_FILE "attempt.json"
+#define LEDGER_RECORD_FILE LAYOUT_ATTEMPT
 struct ledger_record {
 	json_t *doc;		/* ledger_record_parse: owned */
 	const char *schema, *experiment_id, *lever_id, *envelope_id, *envelope_digest;

@@ -11,11 +11,12 @@
 
 #include <jansson.h>
 
+#include "attestation/layout.h"
 #include "base/err.h"
 #include "base/findings.h"
 
 #define PARITY_SCHEMA "fak-parity-campaign/v1"
-#define PARITY_FILE "parity.json"
+#define PARITY_FILE LAYOUT_PARITY
 #define PARITY_NOTE                                                                          \
 	"a matched campaign of two engines on one artifact and envelope: its result is a "  \
 	"ratio labelled parity, never a throughput witness of either engine"

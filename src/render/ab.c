@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attestation/layout.h"
 #include "base/json.h"
 #include "render/escape.h"
 #include "render/fmt.h"
@@ -460,7 +461,7 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab)
 	if (ab->note)
 		label_line(out, "note", ab->note);
 	sb_reset(&t);
-	sb_addf(&t, "(fak native-performance --gate %s/gate-request.json)", ab->out_dir);
+	sb_addf(&t, "(fak native-performance --gate %s/" LAYOUT_GATE_REQUEST ")", ab->out_dir);
 	label_line(out, "", t.buf);
 	if (ab->why && *ab->why)
 		label_line(out, "why", ab->why);
@@ -472,7 +473,7 @@ void render_experiment_text(struct strbuf *out, const struct render_ab *ab)
 	sb_addf(&t, "%s/:", ab->out_dir);
 	for (size_t i = 0; i < ab->nr_files; i++)
 		sb_addf(&t, " %s", ab->files[i].what);
-	sb_adds(&t, " attestations/ logs/");
+	sb_adds(&t, " " LAYOUT_ATTESTATIONS "/ " LAYOUT_LOGS "/");
 	label_line(out, "written", t.buf);
 	sb_release(&t);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/json.h"
@@ -118,11 +119,11 @@ static int recheck(const struct enable *en, const struct witness_manifest *m,
 	struct err e;
 	size_t before = out->nr;
 
-	if (witness_file(en, m, "candidate.json", &sb, out) < 0) {
+	if (witness_file(en, m, LAYOUT_CANDIDATE, &sb, out) < 0) {
 		sb_release(&sb);
 		return -1;
 	}
-	if (receipt_parse(&c, sb.buf, sb.len, "candidate.json", &e) < 0) {
+	if (receipt_parse(&c, sb.buf, sb.len, LAYOUT_CANDIDATE, &e) < 0) {
 		findings_addf(out, "witness %s: %s", en->rel, e.msg);
 	} else {
 		witness_recheck_requirement(en->l, &c, NULL, &f);
@@ -169,10 +170,10 @@ static void load_witness(struct enable *en, struct findings *out)
 		findings_addf(out, "lever \"%s\": its witness %s is a parity campaign, a ratio of "
 				   "two engines, not an effect of the lever that a default path "
 				   "can show: it enables nothing", l->id, en->rel);
-	else if (witness_file(en, &m, "baseline.json", &bb, out) == 0 &&
-		 witness_file(en, &m, "comparison.json", &cb, out) == 0 &&
+	else if (witness_file(en, &m, LAYOUT_BASELINE, &bb, out) == 0 &&
+		 witness_file(en, &m, LAYOUT_COMPARISON, &cb, out) == 0 &&
 		 recheck(en, &m, out) == 0) {
-		if (receipt_parse(&en->base, bb.buf, bb.len, "baseline.json", &e) < 0)
+		if (receipt_parse(&en->base, bb.buf, bb.len, LAYOUT_BASELINE, &e) < 0)
 			findings_addf(out, "witness %s: %s", en->rel, e.msg);
 		else
 			en->have_base = true;
@@ -184,7 +185,8 @@ static void load_witness(struct enable *en, struct findings *out)
 	sb_release(&cb);
 	if (!en->have_base || !en->cmp) {
 		if (en->have_base && !en->cmp)
-			findings_addf(out, "witness %s: comparison.json is not JSON", en->rel);
+			findings_addf(out, "witness %s: " LAYOUT_COMPARISON " is not JSON",
+				      en->rel);
 		return;
 	}
 	d = json_object_get(en->cmp, "decision");
@@ -195,7 +197,7 @@ static void load_witness(struct enable *en, struct findings *out)
 	en->level = json_number_value(json_object_get(d, "level"));
 	if (!verdict || !json_is_number(json_object_get(iv, "lower")) ||
 	    !json_is_number(json_object_get(iv, "upper")) || !(en->level > 0 && en->level < 1))
-		findings_addf(out, "witness %s: comparison.json has no decision interval",
+		findings_addf(out, "witness %s: " LAYOUT_COMPARISON " has no decision interval",
 			      en->rel);
 	else if (strcmp(verdict, "faster"))
 		findings_addf(out, "lever \"%s\" is witnessed as %s, not faster: a witnessed "

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attestation/layout.h"
 #include "base/file.h"
 #include "base/json.h"
 #include "base/xalloc.h"
@@ -134,36 +135,36 @@ static void read_run(const char *dir, struct witness_parity *wp, const struct cr
 	struct err e;
 
 	receipt_step_name(&step, name, sizeof(name));
-	path = xasprintf("%s/attestations/%s.json", dir, name);
+	path = xasprintf("%s/" LAYOUT_ATTESTATIONS "/%s.json", dir, name);
 	*pr = (struct parity_run){ .arm = u->arm, .kind = u->kind, .index = u->index,
 				   .digest = u->attestation_digest, .engine = engine,
 				   .verdict = "unread" };
 	if (attest_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
-		findings_addf(out, "attestations/%s.json: %s", name, e.msg);
+		findings_addf(out, LAYOUT_ATTESTATIONS "/%s.json: %s", name, e.msg);
 	} else {
 		const struct workload *w = &a.att->workload;
 		const struct wl_label *lb = &w->label;
 
 		if (strcmp(a.facts.digest, u->attestation_digest))
-			findings_addf(out, "attestations/%s.json: is %s, the schedule names %s",
-				      name, a.facts.digest, u->attestation_digest);
+			findings_addf(out, LAYOUT_ATTESTATIONS "/%s.json: is %s, the schedule "
+				      "names %s", name, a.facts.digest, u->attestation_digest);
 		else if (!a.att->has_workload || strcmp(lb->experiment_id, wp->experiment_id) ||
 			 strcmp(lb->envelope_id, wp->envelope_id) ||
 			 strcmp(lb->lever_id, wp->lever_id) || strcmp(lb->arm, u->arm) ||
 			 strcmp(lb->kind, u->kind) || lb->index != u->index ||
 			 strcmp(lb->machine_id, wp->machine_id) ||
 			 strcmp(lb->envelope_state, wp->envelope_state))
-			findings_addf(out, "attestations/%s.json: sealed as another run than "
-					   "parity.json's %s (experiment, envelope, lever, arm, "
-					   "machine or envelope state)", name, name);
+			findings_addf(out, LAYOUT_ATTESTATIONS "/%s.json: sealed as another run "
+					   "than " LAYOUT_PARITY "'s %s (experiment, envelope, "
+					   "lever, arm, machine or envelope state)", name, name);
 		else if (!strcmp(a.att->verdict, "invalid"))
-			findings_addf(out, "attestations/%s.json: verdict invalid", name);
+			findings_addf(out, LAYOUT_ATTESTATIONS "/%s.json: verdict invalid", name);
 		else if (c && w->metrics.has_quality &&
 			 (c->quality_higher_is_better
 				  ? w->metrics.quality.score < c->minimum_quality_score
 				  : w->metrics.quality.score > c->minimum_quality_score))
-			findings_addf(out, "attestations/%s.json: quality \"%s\" %g misses the "
-					   "criterion's %g: a parity ratio of engines whose "
+			findings_addf(out, LAYOUT_ATTESTATIONS "/%s.json: quality \"%s\" %g misses "
+					   "the criterion's %g: a parity ratio of engines whose "
 					   "outputs fail compares nothing", name,
 				      w->metrics.quality.name, w->metrics.quality.score,
 				      c->minimum_quality_score);
@@ -195,7 +196,7 @@ void witness_parity_runs(const char *dir, struct witness_parity *wp, const struc
 	if (out->nr == before)
 		wp->recomputed = receipt_parity_of_runs(wp->engines, runs, n, out);
 	if (wp->recomputed && !json_same(wp->recomputed, json_object_get(wp->doc, "parity")))
-		findings_addf(out, "parity.json: its parity member is not what its sealed runs "
+		findings_addf(out, LAYOUT_PARITY ": its parity member is not what its sealed runs "
 				   "give (the ratio, its interval or the repetitions differ)");
 	free(runs);
 	free(engines);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attestation/layout.h"
 #include "base/dates.h"
 #include "base/digest.h"
 #include "base/file.h"
@@ -99,11 +100,11 @@ static void check_run_logs(const char *ldir, const char *name, const char *stem,
 
 	receipt_step_name(&step, want, sizeof(want));
 	if (!r->has_workload || strcmp(want, stem))
-		findings_addf(out, "attestations/%s: holds the run %s", name,
+		findings_addf(out, LAYOUT_ATTESTATIONS "/%s: holds the run %s", name,
 			      r->has_workload ? want : "of no experiment");
 	for (int k = 0; k < 2; k++) {
 		char *lp = xasprintf("%s/%s.%s", ldir, stem, ext[k]), hex[65], summary[256];
-		char *rel = xasprintf("logs/%s.%s", stem, ext[k]);
+		char *rel = xasprintf(LAYOUT_LOGS "/%s.%s", stem, ext[k]);
 		const struct wl_stream *st = k ? &r->workload.err : &r->workload.out;
 		int64_t bytes;
 		struct err e;
@@ -111,7 +112,8 @@ static void check_run_logs(const char *ldir, const char *name, const char *stem,
 		bool found = digest_file(lp, hex, &bytes, &e) == 0;
 
 		if (found && !metrics_log_matches(st, bytes, hex))
-			findings_addf(out, "%s: not the output attestations/%s sealed", rel, name);
+			findings_addf(out, "%s: not the output " LAYOUT_ATTESTATIONS "/%s sealed",
+				      rel, name);
 		else if (!found ||
 			 (!k && metrics_verify_log(r, lp, summary, sizeof(summary), &e) < 0))
 			findings_addf(out, "%s: %s", rel, e.msg);
@@ -131,7 +133,7 @@ static void check_serving_log(const char *ldir, const char *name, const char *st
 			      const struct attestation *r, struct findings *out)
 {
 	const struct wl_serving *w = &r->workload.serving;
-	char *lp = xasprintf("%s/%s.requests.jsonl", ldir, stem);
+	char *lp = xasprintf("%s/%s" LAYOUT_REQUESTS, ldir, stem);
 	struct strbuf buf = STRBUF_INIT;
 	struct serve_log_head h;
 	struct serve_record *recs = NULL;
@@ -144,7 +146,7 @@ static void check_serving_log(const char *ldir, const char *name, const char *st
 		goto out;
 	if (file_read(lp, SERVE_LOG_CAP, &buf, &e) < 0 ||
 	    serve_log_parse(buf.buf, buf.len, &h, &recs, &n, &e) < 0) {
-		findings_addf(out, "logs/%s.requests.jsonl: %s", stem, e.msg);
+		findings_addf(out, LAYOUT_LOGS "/%s" LAYOUT_REQUESTS ": %s", stem, e.msg);
 		goto out;
 	}
 	serve_summarize(recs, n, h.open_loop, h.max_lag_ms, NULL, &s);
@@ -152,14 +154,16 @@ static void check_serving_log(const char *ldir, const char *name, const char *st
 	if (strcmp(h.trace_sha256, w->trace_sha256) || (int64_t)s.requests != w->requests ||
 	    (int64_t)s.failed != w->failed || (int64_t)s.late != w->late ||
 	    s.fell_behind != w->fell_behind || h.max_lag_ms != w->max_lag_ms) {
-		findings_addf(out, "logs/%s.requests.jsonl: its trace, requests, failures or lag "
-				   "differ from what attestations/%s sealed", stem, name);
+		findings_addf(out, LAYOUT_LOGS "/%s" LAYOUT_REQUESTS ": its trace, requests, "
+				   "failures or lag differ from what " LAYOUT_ATTESTATIONS
+				   "/%s sealed", stem, name);
 		goto out;
 	}
 	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
 		if (v[i] != w->values[i]) {
-			findings_addf(out, "logs/%s.requests.jsonl: summarized again, %s is %.17g; "
-					   "attestations/%s sealed %.17g", stem,
+			findings_addf(out, LAYOUT_LOGS "/%s" LAYOUT_REQUESTS ": summarized again, "
+					   "%s is %.17g; " LAYOUT_ATTESTATIONS "/%s sealed %.17g",
+				      stem,
 				      serving_metrics[i].name, v[i], name, w->values[i]);
 			break;
 		}
@@ -176,24 +180,26 @@ static bool check_run(const char *dir, const char *name, const struct receipt_ex
 		      bool *taken, json_t *logs, struct promotion *p, struct findings *out)
 {
 	struct attest_loaded a = ATTEST_LOADED_INIT;
-	char *path = xasprintf("%s/attestations/%s", dir, name);
-	char *ldir = xasprintf("%s/logs", dir);
+	char *path = xasprintf("%s/" LAYOUT_ATTESTATIONS "/%s", dir, name);
+	char *ldir = xasprintf("%s/" LAYOUT_LOGS, dir);
 	size_t len = strlen(name);
 	bool listed = false;
 	struct err e;
 
 	if (attest_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
-		findings_addf(out, "attestations/%s: %s", name, e.msg);
+		findings_addf(out, LAYOUT_ATTESTATIONS "/%s: %s", name, e.msg);
 	} else {
-		char *rel = xasprintf("attestations/%s", name), *stem = xstrndup(name, len - 5);
+		char *rel = xasprintf(LAYOUT_ATTESTATIONS "/%s", name),
+		     *stem = xstrndup(name, len - 5);
 
 		add_file(p, rel, a.bytes.buf, a.bytes.len);
 		for (size_t k = 0; k < x->nr_schedule && !listed; k++)
 			if (!taken[k] && !strcmp(x->schedule[k].attestation_digest, a.facts.digest))
 				listed = taken[k] = true;
 		if (!listed)
-			findings_addf(out, "attestations/%s: %s is not a run of the experiment's "
-				      "schedule, or a second copy of one", name, a.facts.digest);
+			findings_addf(out, LAYOUT_ATTESTATIONS "/%s: %s is not a run of the "
+				      "experiment's schedule, or a second copy of one", name,
+				      a.facts.digest);
 		check_run_logs(ldir, name, stem, a.att, logs, out);
 		check_serving_log(ldir, name, stem, a.att, out);
 		free(stem);
@@ -211,7 +217,7 @@ static bool check_run(const char *dir, const char *name, const struct receipt_ex
 static void check_runs(const char *dir, const struct receipt_experiment *x, struct promotion *p,
 		       struct findings *out)
 {
-	char *adir = xasprintf("%s/attestations", dir);
+	char *adir = xasprintf("%s/" LAYOUT_ATTESTATIONS, dir);
 	bool *taken = xcalloc(x->nr_schedule + 1, sizeof(*taken));
 	size_t matched = 0;
 	json_t *logs = jarr(), *o;
@@ -219,7 +225,7 @@ static void check_runs(const char *dir, const struct receipt_experiment *x, stru
 	int n = scandir(adir, &names, NULL, alphasort);
 
 	if (n < 0)
-		findings_addf(out, "attestations/: %s", strerror(errno));
+		findings_addf(out, LAYOUT_ATTESTATIONS "/: %s", strerror(errno));
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
 		size_t len = strlen(name);
@@ -227,20 +233,21 @@ static void check_runs(const char *dir, const struct receipt_experiment *x, stru
 		if (name[0] == '.')
 			continue;
 		if (len < 6 || strcmp(name + len - 5, ".json"))
-			findings_addf(out, "attestations/%s: not an attestation file", name);
+			findings_addf(out, LAYOUT_ATTESTATIONS "/%s: not an attestation file",
+				      name);
 		else
 			matched += check_run(dir, name, x, taken, logs, p, out);
 	}
 	if (n >= 0 && matched != x->nr_schedule)
-		findings_addf(out, "attestations/: %zu files for the %zu runs of the experiment's "
-				   "schedule", matched, x->nr_schedule);
+		findings_addf(out, LAYOUT_ATTESTATIONS "/: %zu files for the %zu runs of the "
+				   "experiment's schedule", matched, x->nr_schedule);
 	if (n >= 0) {
 		o = jobj();
 		jset_str(o, "schema", "fak-witness-logs/v1");
 		jset_str(o, "note", "the logs stay with who ran the experiment; these digests let "
 				    "them be checked");
 		jset_new(o, "logs", json_incref(logs));
-		add_json(p, "logs.json", o);
+		add_json(p, LAYOUT_WITNESS_LOGS, o);
 		json_decref(o);
 	}
 	for (int i = 0; i < n; i++)
@@ -256,37 +263,37 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 {
 	struct err e;
 
-	if (read_in(dir, "baseline.json", &s->base_bytes, out) < 0 ||
-	    read_in(dir, "candidate.json", &s->cand_bytes, out) < 0 ||
-	    read_in(dir, "gate-request.json", &s->req_bytes, out) < 0)
+	if (read_in(dir, LAYOUT_BASELINE, &s->base_bytes, out) < 0 ||
+	    read_in(dir, LAYOUT_CANDIDATE, &s->cand_bytes, out) < 0 ||
+	    read_in(dir, LAYOUT_GATE_REQUEST, &s->req_bytes, out) < 0)
 		return;
-	if (receipt_parse(&s->base, s->base_bytes.buf, s->base_bytes.len, "baseline.json",
+	if (receipt_parse(&s->base, s->base_bytes.buf, s->base_bytes.len, LAYOUT_BASELINE,
 			  &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
 	s->has_base = true;
-	if (receipt_parse(&s->cand, s->cand_bytes.buf, s->cand_bytes.len, "candidate.json",
+	if (receipt_parse(&s->cand, s->cand_bytes.buf, s->cand_bytes.len, LAYOUT_CANDIDATE,
 			  &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
 	s->has_cand = true;
-	if (gate_parse(&s->req, s->req_bytes.buf, s->req_bytes.len, "gate-request.json", &e) < 0) {
+	if (gate_parse(&s->req, s->req_bytes.buf, s->req_bytes.len, LAYOUT_GATE_REQUEST, &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
 	s->has_req = true;
 	if (!json_equal(s->req.candidate.doc, s->cand.doc))
-		findings_addf(out, "gate-request.json: its candidate is not candidate.json");
+		findings_addf(out, LAYOUT_GATE_REQUEST ": its candidate is not " LAYOUT_CANDIDATE);
 	if (!s->cand.has_experiment)
-		findings_addf(out, "candidate.json: records no experiment; promote a manual loop's "
-				   "gate request instead");
+		findings_addf(out, LAYOUT_CANDIDATE ": records no experiment; promote a manual "
+				   "loop's gate request instead");
 	else
 		check_runs(dir, &s->cand.experiment, p, out);
-	add_file(p, "baseline.json", s->base_bytes.buf, s->base_bytes.len);
-	add_file(p, "candidate.json", s->cand_bytes.buf, s->cand_bytes.len);
-	add_file(p, "gate-request.json", s->req_bytes.buf, s->req_bytes.len);
+	add_file(p, LAYOUT_BASELINE, s->base_bytes.buf, s->base_bytes.len);
+	add_file(p, LAYOUT_CANDIDATE, s->cand_bytes.buf, s->cand_bytes.len);
+	add_file(p, LAYOUT_GATE_REQUEST, s->req_bytes.buf, s->req_bytes.len);
 }
 
 /* A manual loop: the gate request holds both receipts. */
@@ -311,9 +318,9 @@ static void load_request(const char *path, struct source *s, struct promotion *p
 		return;
 	}
 	s->has_cand = true;
-	add_file(p, "gate-request.json", s->req_bytes.buf, s->req_bytes.len);
-	add_json(p, "baseline.json", s->base.doc);
-	add_json(p, "candidate.json", s->cand.doc);
+	add_file(p, LAYOUT_GATE_REQUEST, s->req_bytes.buf, s->req_bytes.len);
+	add_json(p, LAYOUT_BASELINE, s->base.doc);
+	add_json(p, LAYOUT_CANDIDATE, s->cand.doc);
 }
 
 /* ---- the effects ----------------------------------------------------------- */
@@ -789,7 +796,7 @@ static int load_attempt(struct plan *pl, struct promotion *p, struct findings *u
 		return 0;
 	}
 	if (strcmp(id, xid))
-		findings_addf(out, "attempt.json: names experiment %s, the receipts %s", id,
+		findings_addf(out, LAYOUT_ATTEMPT ": names experiment %s, the receipts %s", id,
 			      xid);
 	if (ledger_load(p->ledger, &l, &le) < 0) {
 		findings_addf(out, "%s", le.msg);
@@ -805,8 +812,9 @@ static int load_attempt(struct plan *pl, struct promotion *p, struct findings *u
 				   "--witness-root %s", id, p->ledger,
 			      l.missing ? " (it does not exist)" : "", pl->paths->root);
 	else if (strcmp(st->digest, started))
-		findings_addf(out, "attempt.json: its started line is %s, the ledger's line %lld "
-				   "for experiment %s is %s", started, st->seq, id, st->digest);
+		findings_addf(out, LAYOUT_ATTEMPT ": its started line is %s, the ledger's line "
+				   "%lld for experiment %s is %s", started, st->seq, id,
+			      st->digest);
 	else if (!en)
 		findings_addf(out, "the ledger '%s' records no end of attempt %s (it did not "
 				   "finish); run the experiment again", p->ledger, id);
@@ -922,8 +930,8 @@ static void check_sealed(struct plan *pl, struct findings *out)
 		return;
 	b = receipt_metrics_bound_json(&pl->s.req.last_accepted);
 	if (!all_true(b))
-		findings_addf(out, "gate-request.json: its last_accepted is another receipt than "
-				   "baseline.json, and not a sealed one");
+		findings_addf(out, LAYOUT_GATE_REQUEST ": its last_accepted is another receipt "
+				   "than " LAYOUT_BASELINE ", and not a sealed one");
 	json_decref(b);
 }
 
@@ -1056,8 +1064,8 @@ static int build_witness_files(struct plan *pl, struct promotion *p, struct find
 	json_t *manifest;
 
 	if (!pl->parity) {
-		add_json(p, "comparison.json", pl->cmp);
-		add_json(p, "gate.json", pl->verdict);
+		add_json(p, LAYOUT_COMPARISON, pl->cmp);
+		add_json(p, LAYOUT_GATE, pl->verdict);
 	}
 	qsort(p->files, p->nr_files, sizeof(*p->files), cmp_files);
 	if (pl->parity) {
@@ -1243,10 +1251,10 @@ int witness_promote_plan(const char *from, const struct witness_paths *paths, co
 		pl.parity = stat(pp, &st) == 0;
 		free(pp);
 	}
-	pl.req_name = xstrdup(pl.from_dir ? "gate-request.json" : from);
-	pl.arm_names[0] = pl.from_dir ? xstrdup("baseline.json")
+	pl.req_name = xstrdup(pl.from_dir ? LAYOUT_GATE_REQUEST : from);
+	pl.arm_names[0] = pl.from_dir ? xstrdup(LAYOUT_BASELINE)
 				      : xasprintf("%s: last_accepted", pl.req_name);
-	pl.arm_names[1] = pl.from_dir ? xstrdup("candidate.json")
+	pl.arm_names[1] = pl.from_dir ? xstrdup(LAYOUT_CANDIDATE)
 				      : xasprintf("%s: candidate", pl.req_name);
 	for (size_t i = 0; i < sizeof(phases) / sizeof(*phases) && rc == 0 && !out->nr; i++)
 		rc = phases[i](&pl, p, out, e);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attestation/layout.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "receipt/receipt.h"
@@ -162,7 +163,7 @@ void witness_recheck_requirement(const struct lever *l, const struct receipt *ca
 			      cand->has_serving ? "serving" : "decode", AGAIN);
 	if (strcmp(kind, "numerical"))
 		return;
-	witness_check_numerical(l, cand, "candidate.json", &f);
+	witness_check_numerical(l, cand, LAYOUT_CANDIDATE, &f);
 	for (size_t i = 0; i < f.nr; i++)
 		findings_addf(out, "%s now (its next_witness_requirement): %s", f.items[i], AGAIN);
 	findings_release(&f);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/json.h"
@@ -89,10 +90,11 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 	struct err e;
 	size_t len = strlen(path);
 
-	if (!strncmp(path, "attestations/", 13) && len > 5 && !strcmp(path + len - 5, ".json")) {
+	if (!strncmp(path, LAYOUT_ATTESTATIONS "/", sizeof(LAYOUT_ATTESTATIONS)) && len > 5 &&
+	    !strcmp(path + len - 5, ".json")) {
 		if (attest_verify_bytes(data->buf, data->len, &facts, &e) < 0)
 			findings_addf(out, "%s/%s: %s", rel, path, e.msg);
-	} else if (!strcmp(path, "baseline.json") || !strcmp(path, "candidate.json")) {
+	} else if (!strcmp(path, LAYOUT_BASELINE) || !strcmp(path, LAYOUT_CANDIDATE)) {
 		struct receipt r;
 
 		if (receipt_parse(&r, data->buf, data->len, path, &e) < 0) {
@@ -104,7 +106,7 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 				findings_addf(out, "%s/%s: system_baselines[%zu]: %s", rel, path, i,
 					      e.msg);
 		receipt_release(&r);
-	} else if (!strcmp(path, "gate.json")) {
+	} else if (!strcmp(path, LAYOUT_GATE)) {
 		json_t *v = json_parse_strict(data->buf, data->len, path, &e);
 		const char *c = v ? json_string_value(json_object_get(v, "classification")) : NULL;
 
@@ -137,8 +139,8 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 		      struct findings *out)
 {
 	size_t attempts = att->recorded && att->n > 1 ? (size_t)att->n : 1;
-	static const char *const names[] = { "baseline.json", "candidate.json", "gate-request.json",
-					     "comparison.json", "gate.json" };
+	static const char *const names[] = { LAYOUT_BASELINE, LAYOUT_CANDIDATE, LAYOUT_GATE_REQUEST,
+					     LAYOUT_COMPARISON, LAYOUT_GATE };
 	struct strbuf sb[5] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
 	struct receipt b, c;
 	struct gate_request q;
@@ -160,11 +162,11 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 			goto out;
 		}
 	}
-	if (!(hb = receipt_parse(&b, sb[0].buf, sb[0].len, "baseline.json", &e) == 0) ||
-	    !(hc = receipt_parse(&c, sb[1].buf, sb[1].len, "candidate.json", &e) == 0) ||
-	    !(hq = gate_parse(&q, sb[2].buf, sb[2].len, "gate-request.json", &e) == 0) ||
-	    !(kept_cmp = json_parse_strict(sb[3].buf, sb[3].len, "comparison.json", &e)) ||
-	    !(kept_gate = json_parse_strict(sb[4].buf, sb[4].len, "gate.json", &e))) {
+	if (!(hb = receipt_parse(&b, sb[0].buf, sb[0].len, LAYOUT_BASELINE, &e) == 0) ||
+	    !(hc = receipt_parse(&c, sb[1].buf, sb[1].len, LAYOUT_CANDIDATE, &e) == 0) ||
+	    !(hq = gate_parse(&q, sb[2].buf, sb[2].len, LAYOUT_GATE_REQUEST, &e) == 0) ||
+	    !(kept_cmp = json_parse_strict(sb[3].buf, sb[3].len, LAYOUT_COMPARISON, &e)) ||
+	    !(kept_gate = json_parse_strict(sb[4].buf, sb[4].len, LAYOUT_GATE, &e))) {
 		findings_addf(out, "%s: %s", rel, e.msg);
 		goto out;
 	}
@@ -172,20 +174,20 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 	/* the promotion's decision: widened for the attempts it counted */
 	cmp = receipt_compare_attempts(&b, &c, g, attempts, &what, &why);
 	if (!cmp) {
-		findings_addf(out, "%s/comparison.json: the receipts no longer compare (%s: %s)",
-			      rel, what, why.nr ? why.items[0] : "");
+		findings_addf(out, "%s/" LAYOUT_COMPARISON ": the receipts no longer compare "
+				   "(%s: %s)", rel, what, why.nr ? why.items[0] : "");
 		goto out;
 	}
 	if (!json_same(cmp, kept_cmp))
-		findings_addf(out, "%s/comparison.json: not what the receipts give", rel);
+		findings_addf(out, "%s/" LAYOUT_COMPARISON ": not what the receipts give", rel);
 	q.attempts = attempts;
 	verdict = gate_evaluate(&q, g, &cls, &what, &why);
 	if (!verdict)
-		findings_addf(out, "%s/gate-request.json: the gate refuses it (%s: %s)", rel, what,
-			      why.nr ? why.items[0] : "");
+		findings_addf(out, "%s/" LAYOUT_GATE_REQUEST ": the gate refuses it (%s: %s)", rel,
+			      what, why.nr ? why.items[0] : "");
 	else if (cls != GATE_PASS || !json_same(verdict, kept_gate))
-		findings_addf(out, "%s/gate.json: not the passing verdict the gate request gives",
-			      rel);
+		findings_addf(out, "%s/" LAYOUT_GATE ": not the passing verdict the gate request "
+				   "gives", rel);
 	*claim = witness_shift_text(cmp);
 	recheck(rel, l, &c, NULL, out);
 out:

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attestation/layout.h"
 #include "base/digest.h"
 #include "base/file.h"
 #include "base/xalloc.h"
@@ -72,7 +73,7 @@ static int verify_serving(const struct attestation *r, const char *log_path, cha
 	if (n < 7 || strcmp(log_path + n - 7, ".stdout"))
 		return err_set(e, "'%s': a serving run's per-request log is found beside its "
 			       "NAME.stdout", log_path);
-	req = xasprintf("%.*s.requests.jsonl", (int)(n - 7), log_path);
+	req = xasprintf("%.*s" LAYOUT_REQUESTS, (int)(n - 7), log_path);
 	rc = digest_file(req, hex, &bytes, e);
 	if (rc == 0 && strcmp(hex, w->serving.log_sha256))
 		rc = err_set(e, "'%s' is not the per-request log the attestation sealed: sha256 "
