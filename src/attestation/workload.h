@@ -141,9 +141,17 @@ struct wl_artifact_use {
 	char observation[ATTEST_DETAIL_MAX];	/* how it was seen, or why not */
 };
 
-/* The log bound of the runner (--max-log-bytes): default and least. */
-#define WL_LOG_BOUND_DEFAULT ((int64_t)16 << 20)
-#define WL_LOG_BOUND_MIN ((int64_t)1 << 20)
+/* The log bound of the runner (--max-log-bytes): default and least, in
+ * MiB, and as the help and the messages write them ("16M"): defined here
+ * only. */
+#define WL_LOG_BOUND_DEFAULT_MIB 16
+#define WL_LOG_BOUND_MIN_MIB 1
+#define WL_LOG_BOUND_DEFAULT ((int64_t)WL_LOG_BOUND_DEFAULT_MIB << 20)
+#define WL_LOG_BOUND_MIN ((int64_t)WL_LOG_BOUND_MIN_MIB << 20)
+#define WL_MIB_TEXT_(n) #n "M"
+#define WL_MIB_TEXT(n) WL_MIB_TEXT_(n)
+#define WL_LOG_BOUND_DEFAULT_TEXT WL_MIB_TEXT(WL_LOG_BOUND_DEFAULT_MIB)
+#define WL_LOG_BOUND_MIN_TEXT WL_MIB_TEXT(WL_LOG_BOUND_MIN_MIB)
 /* Room the marker line between head and tail takes at most. */
 #define WL_LOG_MARKER_MAX 256
 

@@ -396,7 +396,7 @@ static int parse_seed(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* --max-log-bytes: N, NK, NM or NG (binary units), at least 1M. */
+/* --max-log-bytes: N, NK, NM or NG (binary units), at least WL_LOG_BOUND_MIN. */
 static int parse_log_bound(const char *s, int64_t *out)
 {
 	static const char units[] = "KMG";
@@ -412,8 +412,9 @@ static int parse_log_bound(const char *s, int64_t *out)
 	    (int64_t)(v << (u ? 10 * (u - units + 1) : 0)) < WL_LOG_BOUND_MIN) {
 		char msg[256];
 
-		snprintf(msg, sizeof(msg), "--max-log-bytes must be a size from 1M to 1T: bytes, "
-			 "or a number with K, M or G (got \"%.64s\")", s);
+		snprintf(msg, sizeof(msg), "--max-log-bytes must be a size from "
+			 WL_LOG_BOUND_MIN_TEXT " to 1T: bytes, or a number with K, M or G "
+			 "(got \"%.64s\")", s);
 		return usage_error(msg);
 	}
 	*out = (int64_t)(v << (u ? 10 * (u - units + 1) : 0));
@@ -691,7 +692,8 @@ static const struct opt opts[] = {
 	  "with --until-decisive: at most N repetitions per arm (default 60)",
 	  OPT_VALUE(EX(max_reps)) },
 	{ "max-log-bytes", "SIZE",
-	  "bound of each captured log (default 16M): beyond, head and tail",
+	  "bound of each captured log (default " WL_LOG_BOUND_DEFAULT_TEXT "): beyond, head and "
+	  "tail",
 	  OPT_VALUE(EX(max_log)) },
 	{ "witness-root", "DIR",
 	  "record the attempt in DIR/attempts.jsonl (default: the checkout's docs/witnesses)",

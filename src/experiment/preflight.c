@@ -358,7 +358,8 @@ static void check_space(const struct xp *x, struct findings *out)
 	findings_addf(out, "--out-dir '%s': its filesystem%s%s%s has %s free; the %zu runs may "
 			   "keep up to %s of logs and attestations (each run's stdout and "
 			   "stderr up to %s, --max-log-bytes): free space, name a folder on "
-			   "another filesystem, or give a smaller --max-log-bytes (at least 1M)",
+			   "another filesystem, or give a smaller --max-log-bytes (at least "
+			   WL_LOG_BOUND_MIN_TEXT ")",
 		      d, at ? " (at '" : "", at ? at : "", at ? "')" : "", free_text, runs,
 		      need_text, bound_text);
 	free(at);
