@@ -184,10 +184,11 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 		};
 	}
 	if (x->has_trace) {
+		const struct envelope_serving *pin = graph_serving_pin(x->env, x->lever);
+
 		r.has_serving = true;
-		r.serving = (struct receipt_serving){ x->env->serving.trace_sha256,
-						      x->env->serving.primary_metric,
-						      x->env->serving.direction };
+		r.serving = (struct receipt_serving){ pin->trace_sha256, pin->primary_metric,
+						      pin->direction };
 	}
 	r.reps = rv;
 	r.nr_reps = n;

@@ -49,16 +49,19 @@ static double thread_cpu_ms(void)
 int xp_serving_preflight(struct xp *x, struct findings *out)
 {
 	const struct xp_opts *o = x->o;
+	const struct envelope_serving *pin;
 	struct findings f = FINDINGS_INIT;
+	bool by_env;
 	struct err e;
 
 	if (!o->serve_trace)
 		return 0;
-	if (!x->env->has_serving) {
+	pin = graph_serving_pin(x->env, x->lever);
+	if (!pin) {
 		findings_addf(out, "--serve-trace: envelope \"%s\" has no serving member: a "
 				   "serving experiment needs the envelope to pin its trace and "
-				   "primary metric (docs/graph.md, \"Serving envelopes\")",
-			      x->env->id);
+				   "primary metric, or the lever's serving next witness to pin "
+				   "them (docs/graph.md, \"Serving envelopes\")", x->env->id);
 		return 0;
 	}
 	if (!o->quality_cmd)
@@ -71,19 +74,21 @@ int xp_serving_preflight(struct xp *x, struct findings *out)
 		return 0;
 	}
 	x->has_trace = true;
+	by_env = pin == &x->env->serving;
 	/* valid graph: a known metric */
-	x->primary = serving_metric_find(x->env->serving.primary_metric);
+	x->primary = serving_metric_find(pin->primary_metric);
 	if (x->primary < 0)
-		BUG("primary metric \"%s\"", x->env->serving.primary_metric);
+		BUG("primary metric \"%s\"", pin->primary_metric);
 	for (size_t i = 0; i < f.nr; i++)
 		findings_addf(out, "--serve-trace: '%s' is not a usable trace: %s", o->serve_trace,
 			      f.items[i]);
 	findings_release(&f);
-	if (strcmp(x->trace_sha256, x->env->serving.trace_sha256))
-		findings_addf(out, "--serve-trace: '%s' is trace %s; envelope \"%s\" pins %s (give "
-				   "the pinned trace, or pin this one in the envelope)",
-			      o->serve_trace, x->trace_sha256, x->env->id,
-			      x->env->serving.trace_sha256);
+	if (strcmp(x->trace_sha256, pin->trace_sha256))
+		findings_addf(out, "--serve-trace: '%s' is trace %s; %s \"%s\" pins %s (give "
+				   "the pinned trace, or pin this one in the %s)",
+			      o->serve_trace, x->trace_sha256, by_env ? "envelope" : "lever",
+			      by_env ? x->env->id : x->lever->id, pin->trace_sha256,
+			      by_env ? "envelope" : "lever's next witness");
 	return 0;
 }
 

@@ -17,6 +17,14 @@ const struct lever *graph_lever(const struct graph *g, const char *id)
 	return strmap_get(&g->lever_ids, id, &i) ? &g->levers[i] : NULL;
 }
 
+const struct envelope_serving *graph_serving_pin(const struct envelope *env,
+						 const struct lever *l)
+{
+	if (l && l->has_requirement && l->requirement.has_serving)
+		return &l->requirement.serving;
+	return env && env->has_serving ? &env->serving : NULL;
+}
+
 const struct envelope *graph_envelope(const struct graph *g, const char *id)
 {
 	size_t i;
@@ -253,6 +261,16 @@ static json_t *strlist_json(const struct strlist *l)
 
 /* pinned: an element of envelopes[], with platform and warmups; the
  * legacy top-level envelope keeps the original members only */
+static json_t *serving_json(const struct envelope_serving *s)
+{
+	json_t *o = jobj();
+
+	jset_str(o, "trace_sha256", s->trace_sha256);
+	jset_str(o, "primary_metric", s->primary_metric);
+	jset_str(o, "direction", s->direction);
+	return o;
+}
+
 static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 {
 	json_t *o = jobj();
@@ -279,14 +297,8 @@ static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 	jset_str(o, "comparability_rule", v->comparability_rule);
 	if (pinned && !v->required_evidence.is_null)
 		jset_new(o, "required_evidence", strlist_json(&v->required_evidence));
-	if (pinned && v->has_serving) {
-		json_t *sv = jobj();
-
-		jset_str(sv, "trace_sha256", v->serving.trace_sha256);
-		jset_str(sv, "primary_metric", v->serving.primary_metric);
-		jset_str(sv, "direction", v->serving.direction);
-		jset_new(o, "serving", sv);
-	}
+	if (pinned && v->has_serving)
+		jset_new(o, "serving", serving_json(&v->serving));
 	return o;
 }
 
@@ -368,6 +380,8 @@ json_t *graph_requirement_json(const struct lever *l)
 	jset_new(o, "metrics", m);
 	if (!r->engines.is_null)
 		jset_new(o, "engines", strlist_json(&r->engines));
+	if (r->has_serving)
+		jset_new(o, "serving", serving_json(&r->serving));
 	return o;
 }
 

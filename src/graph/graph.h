@@ -121,6 +121,12 @@ struct lever {
 		} *metrics;		/* owned array */
 		size_t nr_metrics;
 		struct strlist engines;	/* parity: the two engines matched */
+		/* serving (optional, kind serving only): the trace, primary metric
+		 * and direction its serving receipt must carry, pinned by the
+		 * lever where its envelope pins none (an envelope that keeps
+		 * decode receipts: docs/graph.md, "Serving envelopes") */
+		bool has_serving;
+		struct envelope_serving serving;
 	} requirement;
 };
 
@@ -200,6 +206,11 @@ void graph_validate(const struct graph *g, struct findings *out);
 
 /* Lookups by id (first occurrence); NULL when absent. Borrowed. */
 const struct lever *graph_lever(const struct graph *g, const char *id);
+/* The serving pin a serving receipt of lever l (NULL: none named) in env
+ * must carry: the lever's next_witness_requirement.serving, else the
+ * envelope's serving; NULL where neither pins one. */
+const struct envelope_serving *graph_serving_pin(const struct envelope *env,
+						 const struct lever *l);
 const struct envelope *graph_envelope(const struct graph *g, const char *id);
 const struct criterion *graph_criterion(const struct graph *g, const char *envelope_id);
 

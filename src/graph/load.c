@@ -318,8 +318,10 @@ static int threshold(struct jpull *p, const struct jpath *at, void *dst)
 	return object(p, at, threshold_keys, threshold_member, dst);
 }
 
-/* engines is optional: only a parity witness names them */
-static const char *const requirement_keys[] = { "kind", "metrics", "engines", NULL };
+/* engines is optional: only a parity witness names them; serving too: a
+ * serving witness of a lever whose envelope pins no trace */
+static const char *const requirement_keys[] = { "kind", "metrics", "engines", "serving",
+						NULL };
 
 static int requirement_member(struct jpull *p, const struct jpath *at, size_t i, void *dst)
 {
@@ -331,6 +333,10 @@ static int requirement_member(struct jpull *p, const struct jpath *at, size_t i,
 		return jp_string(p, at, &r->kind);
 	if (i == 2)
 		return strlist(p, at, &r->engines);
+	if (i == 3) {
+		r->has_serving = true;
+		return object(p, at, serving_keys, serving_member, &r->serving);
+	}
 	rc = array(p, at, sizeof(*r->metrics), &v, &r->nr_metrics, threshold);
 	r->metrics = v;
 	return rc;
@@ -364,7 +370,7 @@ static int lever_member(struct jpull *p, const struct jpath *at, size_t i, void 
 	default:
 		l->has_requirement = true;
 		l->requirement.engines.is_null = true;
-		return object_opt(p, at, requirement_keys, (uint64_t)1 << 2, requirement_member,
+		return object_opt(p, at, requirement_keys, (uint64_t)3 << 2, requirement_member,
 				  &l->requirement);
 	}
 }

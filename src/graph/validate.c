@@ -370,22 +370,24 @@ static void validate_ids(const struct graph *g, struct findings *f)
 		check_id(f, "criterion", g->criteria[i].id);
 }
 
-/* A serving envelope's trace digest, primary metric and its direction. */
-static void validate_serving(struct findings *f, const struct envelope *v)
+/* A serving pin's trace digest, primary metric and its direction: an
+ * envelope's serving (what = "envelope", at = "serving") or a lever's
+ * next_witness_requirement.serving. */
+static void validate_serving(struct findings *f, const char *what, const char *id,
+			     const char *at, const struct envelope_serving *s)
 {
-	const struct envelope_serving *s = &v->serving;
 	int m = serving_metric_find(s->primary_metric);
 
 	if (strncmp(s->trace_sha256, "sha256:", 7) || !digest_is_hex(s->trace_sha256 + 7))
-		add(f, "envelope %Q has serving.trace_sha256 %Q; want \"sha256:\" and the 64 "
-		       "lowercase hex digits `fak bench trace --check` prints", v->id,
+		add(f, "%s %Q has %s.trace_sha256 %Q; want \"sha256:\" and the 64 "
+		       "lowercase hex digits `fak bench trace --check` prints", what, id, at,
 		    s->trace_sha256);
 	if (m < 0)
-		add(f, "envelope %Q has serving.primary_metric %Q; want a serving metric "
+		add(f, "%s %Q has %s.primary_metric %Q; want a serving metric "
 		       "(docs/serving.md: ttft_p95_ms, itl_p50_ms, output_tokens_per_second, ...)",
-		    v->id, s->primary_metric);
+		    what, id, at, s->primary_metric);
 	else if (strcmp(s->direction, serving_direction_name(serving_metrics[m].higher_is_better)))
-		add(f, "envelope %Q has serving.direction %Q; %Q is better %s", v->id, s->direction,
+		add(f, "%s %Q has %s.direction %Q; %Q is better %s", what, id, at, s->direction,
 		    s->primary_metric, serving_direction_name(serving_metrics[m].higher_is_better));
 }
 
@@ -404,7 +406,7 @@ static void validate_pins(const struct graph *g, struct findings *f)
 			       "(64 lowercase hex digits), or null while no artifact is pinned",
 			    v->id, v->artifact_sha256);
 		if (v->has_serving)
-			validate_serving(f, v);
+			validate_serving(f, "envelope", v->id, "serving", &v->serving);
 	}
 }
 
@@ -627,6 +629,24 @@ static bool percent_ok(double x)
 
 /* The GPU policy: ranges, known clock-event reasons, and an envelope that
  * runs on an NVIDIA accelerator (nothing else is read through NVML). */
+/* A serving pin in a lever's next witness: for a serving witness, in an
+ * envelope that pins none (docs/graph.md, "Serving envelopes"). */
+static void validate_requirement_serving(struct findings *f, const struct lever *l,
+					 const struct envelope *env)
+{
+	const struct witness_requirement *r = &l->requirement;
+
+	if (!eq(r->kind, "serving"))
+		add(f, "lever %Q: next_witness_requirement.serving pins a trace for a serving "
+		    "witness only (kind %Q)", l->id, r->kind);
+	else if (env && env->has_serving)
+		add(f, "lever %Q: next_witness_requirement.serving and its envelope %Q both pin a "
+		    "serving trace; keep the envelope's and remove the lever's", l->id, env->id);
+	else
+		validate_serving(f, "lever", l->id, "next_witness_requirement.serving",
+				 &r->serving);
+}
+
 /* A lever's next_witness_requirement (docs/graph.md, "Typed next witnesses"). */
 static void validate_requirement(const struct graph *g, struct findings *f, const struct lever *l)
 {
@@ -651,6 +671,8 @@ static void validate_requirement(const struct graph *g, struct findings *f, cons
 				add(f, "lever %Q next_witness_requirement names metric %Q twice",
 				    l->id, t->metric);
 	}
+	if (r->has_serving)
+		validate_requirement_serving(f, l, env);
 	if (eq(r->kind, "numerical") && !r->nr_metrics)
 		add(f, "lever %Q: a numerical next witness names every metric it needs with its "
 		    "threshold", l->id);

@@ -29,20 +29,21 @@ static size_t unmet_deps(const struct graph *g, const struct lever *l, struct st
 	return n;
 }
 
-/* A serving lever's template is a serving receipt: its envelope's pins, or
- * placeholders where the envelope pins no trace yet. */
+/* A serving lever's template is a serving receipt: the pins of its envelope
+ * or of its serving next witness, or placeholders where neither pins a
+ * trace yet. */
 static void template_serving(struct receipt *r, const struct envelope *env,
 			     const struct lever *l, struct receipt_rep *reps)
 {
-	const struct envelope_serving *sv = &env->serving;
+	const struct envelope_serving *sv = graph_serving_pin(env, l);
 
-	if (!env->has_serving && !(l->has_requirement && !strcmp(l->requirement.kind, "serving")))
+	if (!sv && !(l->has_requirement && !strcmp(l->requirement.kind, "serving")))
 		return;
 	r->has_serving = true;
 	r->serving = (struct receipt_serving){
-		env->has_serving ? sv->trace_sha256 : "FILL_TRACE_SHA256",
-		env->has_serving ? sv->primary_metric : "FILL_PRIMARY_SERVING_METRIC",
-		env->has_serving ? sv->direction : "FILL_DIRECTION",
+		sv ? sv->trace_sha256 : "FILL_TRACE_SHA256",
+		sv ? sv->primary_metric : "FILL_PRIMARY_SERVING_METRIC",
+		sv ? sv->direction : "FILL_DIRECTION",
 	};
 	for (size_t i = 0; i < r->nr_reps; i++) {
 		struct wl_serving *w = &reps[i].serving;

@@ -623,15 +623,19 @@ static void check_graph(const struct receipt *r, const struct graph *g, struct f
 }
 
 /* A serving receipt (docs/receipts.md, "Serving receipts"): the trace and
- * primary metric of its envelope's serving pin, and a serving summary of
- * that trace in every repetition. (A serving envelope keeps its decode
+ * primary metric its envelope's serving pins (or its lever's serving next
+ * witness, in an envelope that pins none), and a serving summary of that
+ * trace in every repetition. (A serving envelope keeps its decode
  * receipts: the levers whose next witness is a decode A/B.) */
-static void check_serving(const struct receipt *r, const struct envelope *env,
-			  struct findings *out)
+static void check_serving(const struct receipt *r, const struct graph *g,
+			  const struct envelope *env, struct findings *out)
 {
 	const struct receipt_serving *s = &r->serving;
+	const struct envelope_serving *pin =
+		env && r->changed_lever_id ?
+		graph_serving_pin(env, graph_lever(g, r->changed_lever_id)) : NULL;
 
-	if (env && r->has_serving && !env->has_serving) {
+	if (env && r->has_serving && !pin) {
 		findings_addf(out, "serving: envelope \"%s\" pins no serving trace: a serving "
 				   "receipt witnesses a serving envelope only (docs/graph.md, "
 				   "\"Serving envelopes\")", env->id);
@@ -646,13 +650,15 @@ static void check_serving(const struct receipt *r, const struct envelope *env,
 			}
 		return;
 	}
-	if (env && (strcmp(s->trace_sha256, env->serving.trace_sha256) ||
-		    strcmp(s->primary_metric, env->serving.primary_metric) ||
-		    strcmp(s->direction, env->serving.direction)))
-		findings_addf(out, "serving: trace %s, primary metric %s (%s); envelope \"%s\" "
+	if (pin && (strcmp(s->trace_sha256, pin->trace_sha256) ||
+		    strcmp(s->primary_metric, pin->primary_metric) ||
+		    strcmp(s->direction, pin->direction)))
+		findings_addf(out, "serving: trace %s, primary metric %s (%s); %s \"%s\" "
 				   "pins trace %s, primary metric %s (%s)", s->trace_sha256,
-			      s->primary_metric, s->direction, env->id, env->serving.trace_sha256,
-			      env->serving.primary_metric, env->serving.direction);
+			      s->primary_metric, s->direction,
+			      pin == &env->serving ? "envelope" : "lever",
+			      pin == &env->serving ? env->id : r->changed_lever_id,
+			      pin->trace_sha256, pin->primary_metric, pin->direction);
 	for (size_t i = 0; i < r->nr_reps; i++)
 		if (!r->reps[i].has_serving)
 			findings_addf(out, "repetitions[%zu].serving: missing: a serving receipt's "
@@ -700,7 +706,7 @@ void receipt_validate(const struct receipt *r, const struct graph *g, unsigned f
 	receipt_envelope_check(r, g, out);
 	check_controls(&r->controls, out);
 	check_repetitions(r, out);
-	check_serving(r, env, out);
+	check_serving(r, g, env, out);
 	check_ambient(r, flags, out);
 	check_system_baselines(r, env, !(flags & RECEIPT_SKIP_SYSTEM_BASELINES), flags, out);
 	if (r->memory.peak_bytes == 0 || r->memory.resident_bytes == 0)

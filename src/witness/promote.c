@@ -944,21 +944,25 @@ static void check_requirement(const struct plan *pl, struct findings *out)
 	if (!pl->l->has_requirement || !strcmp(r->kind, "decode"))
 		return;
 	if (!strcmp(r->kind, "serving")) {
-		/* a serving receipt of the trace its envelope pins (the same
-		 * trace in both arms: the comparison checked their equality) */
+		/* a serving receipt of the trace its envelope (or its lever)
+		 * pins (the same trace in both arms: the comparison checked
+		 * their equality) */
 		const struct receipt *c = &pl->s.cand;
 		const struct envelope *env = graph_envelope(&pl->g, pl->l->app.envelope_id);
+		const struct envelope_serving *pin = env ? graph_serving_pin(env, pl->l) : NULL;
 
-		if (!c->has_serving || !env || !env->has_serving)
+		if (!c->has_serving || !pin)
 			findings_addf(out, "lever \"%s\" needs a serving receipt (its "
 					   "next_witness_requirement): %s is a decode A/B, which "
 					   "does not witness it; run fak bench experiment "
 					   "--serve-trace in an envelope that pins a trace "
 					   "(docs/serving.md)", pl->l->id, s_name(pl, 1));
-		else if (strcmp(c->serving.trace_sha256, env->serving.trace_sha256))
+		else if (strcmp(c->serving.trace_sha256, pin->trace_sha256))
 			findings_addf(out, "lever \"%s\" needs a serving receipt of trace %s, "
-					   "which envelope \"%s\" pins; %s replayed %s",
-				      pl->l->id, env->serving.trace_sha256, env->id,
+					   "which %s \"%s\" pins; %s replayed %s",
+				      pl->l->id, pin->trace_sha256,
+				      pin == &env->serving ? "envelope" : "lever",
+				      pin == &env->serving ? env->id : pl->l->id,
 				      s_name(pl, 1), c->serving.trace_sha256);
 		return;
 	}
