@@ -254,6 +254,7 @@ static void check_runs(const char *dir, const struct receipt_experiment *x, stru
 /* The documents of an experiment folder; refusals go to out. */
 static void load_dir(const char *dir, struct source *s, struct promotion *p, struct findings *out)
 {
+	const struct receipt *const known[2] = { &s->base, &s->cand };
 	struct err e;
 
 	if (read_in(dir, "baseline.json", &s->base_bytes, out) < 0 ||
@@ -272,7 +273,10 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 		return;
 	}
 	s->has_cand = true;
-	if (gate_parse(&s->req, s->req_bytes.buf, s->req_bytes.len, "gate-request.json", &e) < 0) {
+	/* its receipts, where they are baseline.json and candidate.json, are
+	 * those: decoded and verified once */
+	if (gate_parse_known(&s->req, s->req_bytes.buf, s->req_bytes.len, "gate-request.json",
+			     known, 2, &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
@@ -301,16 +305,11 @@ static void load_request(const char *path, struct source *s, struct promotion *p
 		return;
 	}
 	s->has_req = true;
-	if (receipt_decode(&s->base, s->req.last_accepted.doc, NULL, &e) < 0) {
-		findings_addf(out, "%s", e.msg);
-		return;
-	}
-	s->has_base = true;
-	if (receipt_decode(&s->cand, s->req.candidate.doc, NULL, &e) < 0) {
-		findings_addf(out, "%s", e.msg);
-		return;
-	}
-	s->has_cand = true;
+	/* the request's receipts, taken over: decoded and verified once */
+	s->base = s->req.last_accepted;
+	s->req.shared_last_accepted = s->has_base = true;
+	s->cand = s->req.candidate;
+	s->req.shared_candidate = s->has_cand = true;
 	add_file(p, "gate-request.json", s->req_bytes.buf, s->req_bytes.len);
 	add_json(p, "baseline.json", s->base.doc);
 	add_json(p, "candidate.json", s->cand.doc);
