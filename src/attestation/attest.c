@@ -87,7 +87,7 @@ static const char *static_name(const char *s)
 	return "";
 }
 
-static void facts_of(const struct attestation *r, struct attest_facts *facts)
+void attest_facts_of(const struct attestation *r, struct attest_facts *facts)
 {
 	memset(facts, 0, sizeof(*facts));
 	memcpy(facts->digest, r->digest, sizeof(facts->digest));
@@ -120,7 +120,7 @@ int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
 	int rc = attest_check_decode(doc, r, e);
 
 	if (rc == 0)
-		facts_of(r, facts);
+		attest_facts_of(r, facts);
 	free(r);
 	return rc;
 }
@@ -158,7 +158,7 @@ static int verify_doc(const char *buf, size_t len, const json_t *doc, struct att
 {
 	if (attest_check_decode(doc, r, e) < 0)
 		return -1;
-	facts_of(r, facts);
+	attest_facts_of(r, facts);
 	return same_rendering(buf, len, doc, e);
 }
 

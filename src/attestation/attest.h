@@ -67,6 +67,10 @@ struct attestation;
  * storage). Same checks, same messages. */
 int attest_check_decode(const json_t *doc, struct attestation *r, struct err *e);
 
+/* The facts attest_check reports, from an attestation attest_check_decode
+ * passed (strings static or copied: they outlive r's document). */
+void attest_facts_of(const struct attestation *r, struct attest_facts *facts);
+
 /* The sealed attestation as `fak bench system-baseline` prints it: two-space
  * indented JSON and one newline, appended to out. */
 void attest_render(const struct attestation *r, struct strbuf *out);

@@ -110,32 +110,55 @@ static json_t *experiment_json(const struct xp *x, int arm)
 	return o;
 }
 
-/* Attaches reps[i]'s attestation to repetition i, one call each, exactly
- * as `--attach-receipt` does. Steals doc. */
-static json_t *attach_all(const struct xp *x, json_t *doc, const struct xp_done *const *reps,
-			  size_t n, struct findings *out, struct err *e)
+/* Checks doc, the receipt of an arm with every repetition's attestation
+ * attached and bound, as `--attach-receipt` checks an attachment
+ * (receipt_attached_check), read back from its text as a reader reads the
+ * file: decoded once into *r, every attestation verified once. Steals doc;
+ * returns the document read back, or NULL with findings or e. */
+static json_t *attached(const struct xp *x, json_t *doc, struct receipt *r, struct findings *out,
+			struct err *e)
 {
-	for (size_t i = 0; i < n && doc; i++) {
-		struct receipt cur;
-		const char *what = NULL;
-		json_t *next;
+	struct strbuf sb = STRBUF_INIT;
+	const char *what = NULL;
+	size_t k = 0;
 
-		if (receipt_decode(&cur, doc, NULL, e) < 0) {
-			json_decref(doc);
-			return NULL;
-		}
-		next = receipt_attach(&cur, reps[i]->doc, x->o->g, &what, out, e);
-		receipt_release(&cur);
+	json_write_pretty(&sb, doc);
+	json_decref(doc);
+	doc = json_parse_strict(sb.buf, sb.len, "receipt", e);
+	sb_release(&sb);
+	if (!doc || receipt_attached_check(doc, &k, x->o->g, r, &what, out, e) < 0) {
+		if (!out->nr)
+			findings_addf(out, "attaching repetition %zu: %s", k + 1, e->msg);
 		json_decref(doc);
-		if (!next && !out->nr)
-			findings_addf(out, "attaching repetition %zu: %s", i + 1, e->msg);
-		doc = next;
+		return NULL;
 	}
 	return doc;
 }
 
-/* The receipt of one arm, attested; NULL with findings or e. */
-static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, struct err *e)
+/* A repetition as its sealed run measured it, with that run attached
+ * (*att) and bound to it. */
+static void rep_of(const struct xp_done *run, struct receipt_rep *rep,
+		   struct receipt_attestation *att)
+{
+	const struct wl_metrics *m = &run->rep->workload.metrics;
+
+	*att = (struct receipt_attestation){ .json = run->doc };
+	*rep = (struct receipt_rep){
+		.system_baseline_digest = run->rep->digest,
+		.end_to_end_ms = m->end_to_end_ms,
+		.tokens_per_second = m->tokens_per_second,
+		.has_ttft = m->has_ttft, .ttft_ms = m->ttft_ms,
+		.has_prefill = m->has_prefill, .prefill_ms = m->prefill_ms,
+		.has_decode = m->has_decode, .decode_ms = m->decode_ms,
+		.has_serving = run->rep->workload.serving.present,
+		.serving = run->rep->workload.serving,
+	};
+}
+
+/* The receipt of one arm, attested, and decoded into *dec; NULL with
+ * findings or e. */
+static json_t *arm_receipt(const struct xp *x, int arm, struct receipt *dec, struct findings *out,
+			   struct err *e)
 {
 	const struct xp_opts *o = x->o;
 	size_t n = x->reps;
@@ -145,6 +168,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	const struct attestation **sealed = xcalloc(n + 1, sizeof(*sealed));
 	struct receipt t, r;
 	struct receipt_rep *rv = NULL;
+	struct receipt_attestation *atts = NULL;
 	struct receipt_module *mods = NULL;
 	const char *cmds[2], *axis = NULL;
 	char *axis_buf = NULL;
@@ -169,19 +193,10 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 		r.changed_axes = (struct receipt_strs){ .v = &axis, .n = 1 };
 	}
 	rv = xcalloc(n + 1, sizeof(*rv));
+	atts = xcalloc(n + 1, sizeof(*atts));
 	for (size_t i = 0; i < n; i++) {
-		const struct wl_metrics *m = &reps[i]->rep->workload.metrics;
-
 		sealed[i] = reps[i]->rep;
-		rv[i] = (struct receipt_rep){
-			.end_to_end_ms = m->end_to_end_ms,
-			.tokens_per_second = m->tokens_per_second,
-			.has_ttft = m->has_ttft, .ttft_ms = m->ttft_ms,
-			.has_prefill = m->has_prefill, .prefill_ms = m->prefill_ms,
-			.has_decode = m->has_decode, .decode_ms = m->decode_ms,
-			.has_serving = reps[i]->rep->workload.serving.present,
-			.serving = reps[i]->rep->workload.serving,
-		};
+		rep_of(reps[i], &rv[i], &atts[i]);
 	}
 	if (x->has_trace) {
 		const struct envelope_serving *pin = graph_serving_pin(x->env, x->lever);
@@ -192,6 +207,8 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 	}
 	r.reps = rv;
 	r.nr_reps = n;
+	r.system_baselines = atts;
+	r.nr_system_baselines = n;
 	r.engine_identity = receipt_identity_of_runs(sealed, n);
 	r.controls.repetitions = (long long)n;
 	if (receipt_memory_from_reports(sealed, n, &r.memory.peak_bytes, &r.memory.resident_bytes,
@@ -228,13 +245,14 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct findings *out, st
 		doc = receipt_to_json(&r);
 		free(arts);
 	}
-	doc = attach_all(x, doc, reps, n, out, e);
+	doc = attached(x, doc, dec, out, e);
 out_t:
 	receipt_release(&t);
 out:
 	json_decref(xj);
 	free(axis_buf);
 	free(rv);
+	free(atts);
 	free(mods);
 	free(reps);
 	free(sealed);
@@ -311,35 +329,33 @@ static int write_all(const struct xp *x, struct xp_result *res,
 int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struct err *e)
 {
 	json_t *docs[2] = { NULL, NULL }, *req = NULL;
-	struct receipt rb, rc;
+	struct receipt arms[2];
+	const struct receipt *known[3];
 	struct gate_request gq;
 	struct strbuf sb = STRBUF_INIT;
 	const char *what = NULL;
 	enum gate_class cls;
-	int rv = -1;
+	int rv = -1, nr_arms = 0;
 
-	for (int arm = 0; arm < 2; arm++) {
-		docs[arm] = arm_receipt(x, arm, out, e);
-		if (!docs[arm])
+	for (; nr_arms < 2; nr_arms++) {
+		docs[nr_arms] = arm_receipt(x, nr_arms, &arms[nr_arms], out, e);
+		if (!docs[nr_arms])
 			goto out;
 	}
-	if (receipt_decode(&rb, docs[0], NULL, e) < 0)
-		goto out;
-	if (receipt_decode(&rc, docs[1], NULL, e) < 0) {
-		receipt_release(&rb);
-		goto out;
-	}
-	res->comparison = receipt_compare(&rb, &rc, x->o->g, &what, out);
-	res->aa = receipt_same_arms(&rb, &rc);
-	receipt_release(&rb);
-	receipt_release(&rc);
+	res->comparison = receipt_compare(&arms[0], &arms[1], x->o->g, &what, out);
+	res->aa = receipt_same_arms(&arms[0], &arms[1]);
 	if (!res->comparison) {
 		findings_addf(out, "%s", what);
 		goto out;
 	}
 	req = gate_request_json(x, docs[0], docs[1]);
 	json_write_pretty(&sb, req);
-	if (gate_parse(&gq, sb.buf, sb.len, LAYOUT_GATE_REQUEST, e) < 0)
+	/* the gate reads the request as written; its receipts are the arms
+	 * (or --last-accepted's), decoded and verified once already */
+	known[0] = &arms[0];
+	known[1] = &arms[1];
+	known[2] = x->has_last_accepted ? &x->last_accepted : NULL;
+	if (gate_parse_known(&gq, sb.buf, sb.len, LAYOUT_GATE_REQUEST, known, 3, e) < 0)
 		goto out;
 	res->gate = gate_evaluate(&gq, x->o->g, &cls, &what, out);
 	gate_release(&gq);
@@ -368,10 +384,16 @@ int xp_assemble(struct xp *x, struct xp_result *res, struct findings *out, struc
 	}
 	res->receipts[0] = json_incref(docs[0]);
 	res->receipts[1] = json_incref(docs[1]);
+	res->arms[0] = arms[0];
+	res->arms[1] = arms[1];
+	res->has_arms = true;
+	nr_arms = 0;
 	rv = 0;
 out:
 	if (out->nr)
 		rv = 0;	/* findings, not an internal error */
+	while (nr_arms-- > 0)
+		receipt_release(&arms[nr_arms]);
 	sb_release(&sb);
 	json_decref(req);
 	json_decref(docs[0]);

@@ -36,6 +36,10 @@ void xp_result_release(struct xp_result *res)
 	json_decref(res->gate);
 	json_decref(res->receipts[0]);
 	json_decref(res->receipts[1]);
+	if (res->has_arms) {
+		receipt_release(&res->arms[0]);
+		receipt_release(&res->arms[1]);
+	}
 	free(res->leftovers);
 	memset(res, 0, sizeof(*res));
 }

@@ -171,6 +171,10 @@ struct xp_result {
 	 * comparison is parity.json (sha256[0] its digest) and nothing else */
 	json_t *comparison, *gate;
 	json_t *receipts[2];	/* baseline, candidate */
+	/* XP_DONE without parity: receipts[] decoded, their attestations
+	 * verified (once: the comparison, the gate and the summary read these) */
+	struct receipt arms[2];
+	bool has_arms;
 	int gate_class;		/* enum gate_class */
 	bool aa;		/* the arms ran the same thing (receipt_same_arms) */
 	char sha256[XP_NR_FILES][65];	/* XP_DONE: of each file's bytes, as xp_file_names */

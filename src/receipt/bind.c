@@ -298,12 +298,11 @@ static void check_schedule(const struct receipt *r, struct findings *out)
 static void check_quality_run(const struct receipt *r, bool all_bound, struct findings *out)
 {
 	const struct receipt_experiment *x = &r->experiment;
-	struct attestation *q = xmalloc(sizeof(*q));
-	struct err e;
+	const struct attestation *q = x->quality_sealed.att;
 
-	if (attest_check_decode(x->quality_attestation, q, &e) < 0) {
+	if (!x->quality_sealed.verified) {
 		findings_addf(out, "experiment.quality_attestation: invalid attestation: %s",
-			      e.msg);
+			      x->quality_sealed.why);
 	} else if (!q->has_workload || strcmp(q->workload.parser, WL_PARSER_QUALITY)) {
 		findings_addf(out, "experiment.quality_attestation: not a sealed quality run");
 	} else {
@@ -328,7 +327,6 @@ static void check_quality_run(const struct receipt *r, bool all_bound, struct fi
 			}
 		}
 	}
-	free(q);
 }
 
 static void check_experiment(const struct receipt *r, bool all_bound, struct findings *out)

@@ -321,15 +321,14 @@ static json_t *statistics_json(const struct receipt *base, const struct receipt 
 
 /* A repetition whose attestation says the run itself was unusable (the
  * command failed or timed out, or the window had no samples) has no
- * throughput to compare. attest_check already passed in validation. */
+ * throughput to compare. Its verification (receipt_decode) passed, as
+ * validation requires. */
 static void invalid_runs(const struct receipt *r, struct findings *out)
 {
 	for (size_t i = 0; i < r->nr_system_baselines; i++) {
-		struct attest_facts facts;
-		struct err e;
+		const struct receipt_attestation *a = &r->system_baselines[i];
 
-		if (attest_check(r->system_baselines[i].json, &facts, &e) == 0 &&
-		    !strcmp(facts.verdict, "invalid"))
+		if (a->verified && !strcmp(a->facts.verdict, "invalid"))
 			findings_addf(out, "system_baselines[%zu]: verdict invalid: repetition %zu "
 					   "did not run cleanly (command failed or timed out, or "
 					   "no usable window)", i, i);
@@ -440,15 +439,14 @@ static const char *sealed_derivation(const struct receipt *r)
 
 bool receipt_rep_bound(const struct receipt *r, size_t i)
 {
-	const json_t *att = i < r->nr_system_baselines ? r->system_baselines[i].json : NULL;
-	const json_t *sch = att ? json_object_get(att, "schema") : NULL;
-	struct attest_facts facts;
-	struct err e;
+	const struct receipt_attestation *a =
+		i < r->nr_system_baselines ? &r->system_baselines[i] : NULL;
+	const json_t *sch = a ? json_object_get(a->json, "schema") : NULL;
 
 	/* only a verified v2 attestation seals (the gate keeps a failed one as
 	 * evidence to judge, not as a binding) */
 	return json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2) &&
-	       attest_check(att, &facts, &e) == 0;
+	       a->verified;
 }
 
 struct receipt_row *receipt_rows(const struct receipt *r)

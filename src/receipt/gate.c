@@ -56,7 +56,28 @@ static int dec_policy(struct gate_policy *p, const json_t *o, const struct jpath
 	return jf_decode(policy_fields, o, at, p, e);
 }
 
-static int decode(struct gate_request *q, const json_t *v, struct err *e)
+/* The receipts a request is parsed against (gate_parse_known). */
+struct known {
+	const struct receipt *const *v;
+	size_t n;
+};
+
+/* The receipt o at path at: a shared copy of a known receipt with the same
+ * document, else decoded. */
+static int dec_receipt(struct receipt *r, bool *shared, const json_t *o, const struct jpath *at,
+		       const struct known *k, struct err *e)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i] && json_equal(k->v[i]->doc, o)) {
+			*r = *k->v[i];
+			*shared = true;
+			return 0;
+		}
+	*shared = false;
+	return receipt_decode(r, o, at, e);
+}
+
+static int decode(struct gate_request *q, const json_t *v, const struct known *k, struct err *e)
 {
 	static const char *const keys[] = { "schema", "policy", "last_accepted",
 					    "candidate", NULL };
@@ -69,23 +90,27 @@ static int decode(struct gate_request *q, const json_t *v, struct err *e)
 	    jd_obj(v, NULL, "policy", JD_REQUIRED, &o, e) < 0 ||
 	    dec_policy(&q->policy, o, &pp, e) < 0 ||
 	    jd_obj(v, NULL, "last_accepted", JD_REQUIRED, &o, e) < 0 ||
-	    receipt_decode(&q->last_accepted, o, &ap, e) < 0)
+	    dec_receipt(&q->last_accepted, &q->shared_last_accepted, o, &ap, k, e) < 0)
 		return -1;
 	if (jd_obj(v, NULL, "candidate", JD_REQUIRED, &o, e) < 0 ||
-	    receipt_decode(&q->candidate, o, &cp, e) < 0) {
-		receipt_release(&q->last_accepted);
+	    dec_receipt(&q->candidate, &q->shared_candidate, o, &cp, k, e) < 0) {
+		if (!q->shared_last_accepted)
+			receipt_release(&q->last_accepted);
 		return -1;
 	}
 	return 0;
 }
 
-int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e)
+int gate_parse_known(struct gate_request *q, const char *buf, size_t len, const char *name,
+		     const struct receipt *const *known, size_t n, struct err *e)
 {
+	const struct known k = { known, n };
+
 	memset(q, 0, sizeof(*q));
 	q->doc = json_parse_strict(buf, len, name, e);
 	if (!q->doc)
 		return -1;
-	if (decode(q, q->doc, e) < 0) {
+	if (decode(q, q->doc, &k, e) < 0) {
 		json_decref(q->doc);
 		memset(q, 0, sizeof(*q));
 		if (name)
@@ -93,6 +118,11 @@ int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *
 		return -1;
 	}
 	return 0;
+}
+
+int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name, struct err *e)
+{
+	return gate_parse_known(q, buf, len, name, NULL, 0, e);
 }
 
 int gate_load(struct gate_request *q, const char *path, struct err *e)
@@ -121,8 +151,10 @@ void gate_release(struct gate_request *q)
 {
 	if (!q->doc)
 		return;
-	receipt_release(&q->last_accepted);
-	receipt_release(&q->candidate);
+	if (!q->shared_last_accepted)
+		receipt_release(&q->last_accepted);
+	if (!q->shared_candidate)
+		receipt_release(&q->candidate);
 	json_decref(q->doc);
 	memset(q, 0, sizeof(*q));
 }
@@ -492,14 +524,16 @@ bool gate_sb_judge(const struct gate_sb_side sides[2], bool allow_sampled,
 	return ok;
 }
 
-/* Verify every attestation of r once; reps has r->nr_system_baselines slots. */
+/* Every attestation of r as receipt_decode verified it; reps has
+ * r->nr_system_baselines slots. */
 static void sb_facts(const struct receipt *r, struct gate_sb_rep *reps)
 {
 	for (size_t i = 0; i < r->nr_system_baselines; i++) {
-		reps[i].verified = attest_check(r->system_baselines[i].json, &reps[i].facts,
-						&reps[i].why) == 0;
-		if (reps[i].verified)
-			reps[i].why.msg[0] = '\0';
+		const struct receipt_attestation *a = &r->system_baselines[i];
+
+		reps[i].verified = a->verified;
+		reps[i].facts = a->facts;
+		snprintf(reps[i].why.msg, sizeof(reps[i].why.msg), "%s", a->why ? a->why : "");
 		reps[i].binding = i < r->nr_reps ? r->reps[i].system_baseline_digest : NULL;
 	}
 }

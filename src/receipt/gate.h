@@ -51,6 +51,9 @@ struct gate_request {
 	const char *schema;
 	struct gate_policy policy;
 	struct receipt last_accepted, candidate;
+	/* A receipt that is a copy of one its caller owns (gate_parse_known,
+	 * or taken over by the caller); gate_release leaves it. */
+	bool shared_last_accepted, shared_candidate;
 	/* Attempts of the lever the decision's interval is widened for (0 or
 	 * 1: none); promotion sets it from the attempt ledger. Not decoded. */
 	size_t attempts;
@@ -69,6 +72,12 @@ json_t *gate_policy_json(const struct graph *g, const struct lever *l,
  * the JSON path). name appears in errors. */
 int gate_parse(struct gate_request *q, const char *buf, size_t len, const char *name,
 	       struct err *e);
+/* gate_parse, where a receipt of the request whose document equals the
+ * document of a receipt of known[0..n) (NULL entries skipped; decoded,
+ * their attestations verified) is a copy of that receipt, shared, not
+ * decoded and verified again. */
+int gate_parse_known(struct gate_request *q, const char *buf, size_t len, const char *name,
+		     const struct receipt *const *known, size_t n, struct err *e);
 int gate_load(struct gate_request *q, const char *path, struct err *e);
 /* The same, and the sha256 of the file's bytes (hex) in sha256. */
 int gate_load_sha256(struct gate_request *q, const char *path, char sha256[65], struct err *e);

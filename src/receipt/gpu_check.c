@@ -125,15 +125,15 @@ static void run_name(const struct attestation *r, size_t i, struct strbuf *out)
 int gpu_check_receipt(const struct gpu_policy *gp, const struct receipt *rc, const char *side,
 		      struct strbuf *why)
 {
-	struct attestation *r = xmalloc(sizeof(*r));
 	int bad = 0;
 
 	for (size_t i = 0; i < rc->nr_system_baselines && !bad; i++) {
+		const struct attestation *r = rc->system_baselines[i].att;
 		struct strbuf v = STRBUF_INIT;
-		struct err e;
 
-		if (attest_check_decode(rc->system_baselines[i].json, r, &e) < 0) {
-			sb_addf(why, "%s attestation %zu does not verify: %s", side, i, e.msg);
+		if (!rc->system_baselines[i].verified) {
+			sb_addf(why, "%s attestation %zu does not verify: %s", side, i,
+				rc->system_baselines[i].why);
 			bad = -1;
 		} else if (gpu_check_section(gp, r->has_gpu, &r->gpu, &v) < 0) {
 			sb_addf(why, "%s ", side);
@@ -147,7 +147,6 @@ int gpu_check_receipt(const struct gpu_policy *gp, const struct receipt *rc, con
 		sb_addf(why, "%s has no sealed runs to read GPU clocks from", side);
 		bad = -1;
 	}
-	free(r);
 	return bad;
 }
 
@@ -220,20 +219,17 @@ json_t *gpu_clocks_json(const struct receipt *base, const struct receipt *cand)
 {
 	const struct receipt *rs[2] = { base, cand };
 	struct arm_clocks arms[2];
-	struct attestation *r = xmalloc(sizeof(*r));
 	json_t *o = NULL;
 
 	memset(arms, 0, sizeof(arms));
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < rs[k]->nr_system_baselines; i++) {
-			struct err e;
+			const struct attestation *r = rs[k]->system_baselines[i].att;
 
 			arms[k].runs++;
-			if (attest_check_decode(rs[k]->system_baselines[i].json, r, &e) == 0 &&
-			    r->has_gpu)
+			if (r && r->has_gpu)
 				arm_add(&arms[k], &r->gpu);
 		}
-	free(r);
 	if (arms[0].with_devices || arms[1].with_devices) {
 		o = jobj();
 		jset_new(o, "baseline", arm_json(&arms[0]));

@@ -8,6 +8,7 @@
 #include "base/file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "receipt/verified.h"
 
 /* Receipts are small; a generous cap still bounds hostile input. */
 #define RECEIPT_MAX_BYTES ((size_t)16 << 20)
@@ -305,8 +306,8 @@ static int dec_artifact_elem(void *p, const json_t *o, const struct jpath *at, s
 	return 0;
 }
 
-/* Attestations are only required to be objects here; their contents are
- * verified by attest_check during validation. */
+/* Attestations are only required to be objects here; receipt_decode then
+ * verifies each once, and validation reports one that fails. */
 static int dec_baseline_elem(void *p, const json_t *o, const struct jpath *at, struct err *e)
 {
 	static const char *const none[] = { NULL };
@@ -637,6 +638,7 @@ int receipt_decode(struct receipt *r, const json_t *v, const struct jpath *at, s
 		receipt_release(r);
 		return -1;
 	}
+	receipt_verify_attestations(r);
 	return 0;
 }
 
@@ -679,6 +681,7 @@ int receipt_load_sha256(struct receipt *r, const char *path, char sha256[65], st
 
 void receipt_release(struct receipt *r)
 {
+	receipt_release_attestations(r);
 	free(r->unchanged_controls.v);
 	free(r->changed_axes.v);
 	free(r->reps);

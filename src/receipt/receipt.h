@@ -16,6 +16,7 @@
 #include "base/findings.h"
 #include "base/json.h"
 #include "graph/graph.h"
+#include "attestation/attest.h"
 #include "attestation/attestation.h"
 #include "stats/stats.h"
 
@@ -80,10 +81,24 @@ struct ambient {
 	const char *verdict, *digest;
 };
 
-/* One embedded system-baseline attestation (verified by attest_check). */
+/* One embedded attestation, verified once, when the receipt is decoded
+ * (attest_check_decode): validation, the comparison, the gate and promotion
+ * read its verdict and facts here instead of verifying it again. */
 struct receipt_attestation {
-	const json_t *json;	/* borrowed from the receipt document */
+	const json_t *json;		/* borrowed from the receipt document */
+	bool verified;			/* attest_check passed: att and facts are set */
+	char *why;			/* why it did not (owned; NULL when verified) */
+	struct attestation *att;	/* the decoded attestation (owned; NULL unless
+					   verified) */
+	struct attest_facts facts;	/* what attest_check reports (verified) */
 };
+
+/* Verifies json (borrowed; NULL: nothing to verify, a is left unverified
+ * with why NULL) into a, which it overwrites; receipt_attestation_release
+ * frees what a owns. receipt_decode does this for every attestation it
+ * holds. */
+void receipt_attestation_verify(struct receipt_attestation *a, const json_t *json);
+void receipt_attestation_release(struct receipt_attestation *a);
 
 struct receipt_module {
 	const char *module, *revision;
@@ -178,6 +193,7 @@ struct receipt_experiment {
 	struct receipt_run *schedule;	/* owned array */
 	size_t nr_schedule;
 	const json_t *quality_attestation;	/* borrowed; NULL when absent */
+	struct receipt_attestation quality_sealed;	/* quality_attestation, verified */
 	bool has_sequential;
 	struct receipt_sequential sequential;
 	/* What fak observed of the host the runs ran on (NULL: not recorded,
@@ -243,7 +259,10 @@ struct receipt {
 
 /* Strict decode of v (borrowed; the receipt takes its own reference): every
  * key known, every type right, required members present. `at` is the JSON
- * path of v inside its document (NULL at the root). On error *r is empty. */
+ * path of v inside its document (NULL at the root). On error *r is empty.
+ * Every embedded attestation (system_baselines[], the experiment's quality
+ * attestation) is then verified once (receipt_attestation_verify); one
+ * that fails does not fail the decode: validation reports it. */
 int receipt_decode(struct receipt *r, const json_t *v, const struct jpath *at, struct err *e);
 /* Parse and decode one receipt document; name appears in errors. */
 int receipt_parse(struct receipt *r, const char *buf, size_t len, const char *name, struct err *e);
@@ -502,6 +521,18 @@ struct receipt_row *receipt_rows(const struct receipt *r);
  * the error in e. */
 json_t *receipt_attach(const struct receipt *r, const json_t *attestation, const struct graph *g,
 		       const char **what, struct findings *out, struct err *e);
+
+/* The check of an attached receipt, receipt_attach's last step: doc
+ * (borrowed) is a receipt whose attestations from system_baselines[*k] on
+ * were just attached in order, each bound to its repetition by its digest.
+ * Decodes doc once into *r (every attestation verified once), refuses the
+ * first new attestation that does not verify, records top consumers, is
+ * simulated or has no repetition left (-1 with e, *k its index), then
+ * validates *r as receipt_attach does (-1 with findings in out, *what
+ * describes them). 0 with *r decoded (caller releases); on -1, *r is
+ * released. */
+int receipt_attached_check(const json_t *doc, size_t *k, const struct graph *g, struct receipt *r,
+			   const char **what, struct findings *out, struct err *e);
 
 /* ---- template ------------------------------------------------------------ */
 

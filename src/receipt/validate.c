@@ -420,7 +420,7 @@ static void check_v1_evidence(const struct receipt *r, bool sb_rules, struct fin
 
 /* Each repetition binds the digest of its attestation (reps[i], NULL where
  * it failed its check), and none binds a hole past the n attached. */
-static void check_digest_bindings(const struct receipt *r, struct attestation *const *reps,
+static void check_digest_bindings(const struct receipt *r, const struct attestation *const *reps,
 				  size_t n, struct findings *out)
 {
 	for (size_t i = 0; i < r->nr_reps; i++) {
@@ -447,7 +447,7 @@ static void check_digest_bindings(const struct receipt *r, struct attestation *c
 	}
 }
 
-/* Every attached attestation is decoded and verified once. sb_rules: the
+/* Every attached attestation, as receipt_decode verified it. sb_rules: the
  * system-baseline rules apply (the gate judges that evidence itself); the
  * sealed-metrics bindings always do. */
 static void check_system_baselines(const struct receipt *r, const struct envelope *env,
@@ -455,7 +455,7 @@ static void check_system_baselines(const struct receipt *r, const struct envelop
 {
 	size_t n = r->nr_system_baselines;
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	struct attestation **reps = xcalloc(n ? n : 1, sizeof(*reps));
+	const struct attestation **reps = xcalloc(n ? n : 1, sizeof(*reps));
 
 	if (is_v1(r)) {
 		check_v1_evidence(r, sb_rules, out);
@@ -463,25 +463,19 @@ static void check_system_baselines(const struct receipt *r, const struct envelop
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct err e;
+		const struct receipt_attestation *a = &r->system_baselines[i];
 
-		reps[i] = xmalloc(sizeof(*reps[i]));
-		if (attest_check_decode(r->system_baselines[i].json, reps[i], &e) < 0) {
+		if (!a->verified) {
 			if (sb_rules)
 				findings_addf(out, "system_baselines[%zu]: invalid attestation: %s",
-					      i, e.msg);
-			free(reps[i]);
-			reps[i] = NULL;
+					      i, a->why);
 			continue;
 		}
+		reps[i] = a->att;
 		/* even where the gate judges the rest of the evidence itself */
-		if (reps[i]->simulated.nr) {
-			char names[SIM_TEXT_MAX];
-
-			simulated_join(&reps[i]->simulated, names, sizeof(names));
+		if (reps[i]->simulated.nr)
 			findings_addf(out, "system_baselines[%zu]: %s %s", i, RECEIPT_SIMULATED_WHY,
-				      names);
-		}
+				      a->facts.simulated);
 		/* the engine the run showed, against the envelope's (the gate too) */
 		if (env && reps[i]->has_workload && reps[i]->workload.has_metrics) {
 			struct strbuf why = STRBUF_INIT;
@@ -508,10 +502,7 @@ static void check_system_baselines(const struct receipt *r, const struct envelop
 			      r->nr_reps);
 	if (sb_rules)
 		check_digest_bindings(r, reps, n, out);
-	receipt_check_bindings(r, (const struct attestation *const *)reps, n,
-			       (flags & RECEIPT_PARTIAL) != 0, out);
-	for (size_t i = 0; i < n; i++)
-		free(reps[i]);
+	receipt_check_bindings(r, reps, n, (flags & RECEIPT_PARTIAL) != 0, out);
 	free(reps);
 }
 

@@ -261,6 +261,7 @@ static void check_runs(const char *dir, const struct receipt_experiment *x, stru
 /* The documents of an experiment folder; refusals go to out. */
 static void load_dir(const char *dir, struct source *s, struct promotion *p, struct findings *out)
 {
+	const struct receipt *const known[2] = { &s->base, &s->cand };
 	struct err e;
 
 	if (read_in(dir, LAYOUT_BASELINE, &s->base_bytes, out) < 0 ||
@@ -279,7 +280,10 @@ static void load_dir(const char *dir, struct source *s, struct promotion *p, str
 		return;
 	}
 	s->has_cand = true;
-	if (gate_parse(&s->req, s->req_bytes.buf, s->req_bytes.len, LAYOUT_GATE_REQUEST, &e) < 0) {
+	/* its receipts, where they are baseline.json and candidate.json, are
+	 * those: decoded and verified once */
+	if (gate_parse_known(&s->req, s->req_bytes.buf, s->req_bytes.len, LAYOUT_GATE_REQUEST,
+			     known, 2, &e) < 0) {
 		findings_addf(out, "%s", e.msg);
 		return;
 	}
@@ -308,16 +312,11 @@ static void load_request(const char *path, struct source *s, struct promotion *p
 		return;
 	}
 	s->has_req = true;
-	if (receipt_decode(&s->base, s->req.last_accepted.doc, NULL, &e) < 0) {
-		findings_addf(out, "%s", e.msg);
-		return;
-	}
-	s->has_base = true;
-	if (receipt_decode(&s->cand, s->req.candidate.doc, NULL, &e) < 0) {
-		findings_addf(out, "%s", e.msg);
-		return;
-	}
-	s->has_cand = true;
+	/* the request's receipts, taken over: decoded and verified once */
+	s->base = s->req.last_accepted;
+	s->req.shared_last_accepted = s->has_base = true;
+	s->cand = s->req.candidate;
+	s->req.shared_candidate = s->has_cand = true;
 	add_file(p, LAYOUT_GATE_REQUEST, s->req_bytes.buf, s->req_bytes.len);
 	add_json(p, LAYOUT_BASELINE, s->base.doc);
 	add_json(p, LAYOUT_CANDIDATE, s->cand.doc);

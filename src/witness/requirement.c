@@ -21,13 +21,11 @@ struct qrun {
 	char name[48];
 };
 
-static void add_run(struct qrun **v, size_t *n, const json_t *doc)
+static void add_run(struct qrun **v, size_t *n, const struct receipt_attestation *ra)
 {
-	struct attestation *a = xmalloc(sizeof(*a));
-	struct err e;
+	const struct attestation *a = ra->att;
 
-	if (attest_check_decode(doc, a, &e) == 0 && a->has_workload && a->workload.has_metrics &&
-	    a->workload.metrics.has_quality) {
+	if (a && a->has_workload && a->workload.has_metrics && a->workload.metrics.has_quality) {
 		const struct wl_label *lb = &a->workload.label;
 		struct receipt_step step = { !strcmp(lb->arm, "candidate"), lb->kind, lb->index };
 
@@ -36,7 +34,6 @@ static void add_run(struct qrun **v, size_t *n, const json_t *doc)
 		receipt_step_name(&step, (*v)[*n].name, sizeof((*v)[*n].name));
 		(*n)++;
 	}
-	free(a);
 }
 
 /* The candidate's quality runs: a llama-bench arm's quality run, else every
@@ -47,10 +44,10 @@ static struct qrun *quality_runs(const struct receipt *c, size_t *n)
 
 	*n = 0;
 	if (c->has_experiment && c->experiment.quality_attestation)
-		add_run(&v, n, c->experiment.quality_attestation);
+		add_run(&v, n, &c->experiment.quality_sealed);
 	else
 		for (size_t i = 0; i < c->nr_system_baselines; i++)
-			add_run(&v, n, c->system_baselines[i].json);
+			add_run(&v, n, &c->system_baselines[i]);
 	if (!*n) {
 		v = xcalloc(1, sizeof(*v));
 		snprintf(v->m.quality.name, sizeof(v->m.quality.name), "%s", c->quality.name);

@@ -102,9 +102,9 @@ static void check_contents(const char *rel, const char *path, const struct strbu
 			return;
 		}
 		for (size_t i = 0; i < r.nr_system_baselines; i++)
-			if (attest_check(r.system_baselines[i].json, &facts, &e) < 0)
+			if (!r.system_baselines[i].verified)
 				findings_addf(out, "%s/%s: system_baselines[%zu]: %s", rel, path, i,
-					      e.msg);
+					      r.system_baselines[i].why);
 		receipt_release(&r);
 	} else if (!strcmp(path, LAYOUT_GATE)) {
 		json_t *v = json_parse_strict(data->buf, data->len, path, &e);
@@ -143,6 +143,7 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 					     LAYOUT_COMPARISON, LAYOUT_GATE };
 	struct strbuf sb[5] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
 	struct receipt b, c;
+	const struct receipt *const known[2] = { &b, &c };
 	struct gate_request q;
 	bool hb = false, hc = false, hq = false;
 	json_t *cmp = NULL, *verdict = NULL, *kept_cmp = NULL, *kept_gate = NULL;
@@ -164,7 +165,8 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 	}
 	if (!(hb = receipt_parse(&b, sb[0].buf, sb[0].len, LAYOUT_BASELINE, &e) == 0) ||
 	    !(hc = receipt_parse(&c, sb[1].buf, sb[1].len, LAYOUT_CANDIDATE, &e) == 0) ||
-	    !(hq = gate_parse(&q, sb[2].buf, sb[2].len, LAYOUT_GATE_REQUEST, &e) == 0) ||
+	    !(hq = gate_parse_known(&q, sb[2].buf, sb[2].len, LAYOUT_GATE_REQUEST, known, 2,
+				    &e) == 0) ||
 	    !(kept_cmp = json_parse_strict(sb[3].buf, sb[3].len, LAYOUT_COMPARISON, &e)) ||
 	    !(kept_gate = json_parse_strict(sb[4].buf, sb[4].len, LAYOUT_GATE, &e))) {
 		findings_addf(out, "%s: %s", rel, e.msg);

@@ -1104,3 +1104,39 @@ Test(gate_sb, a_sealed_run_shows_the_artifact_in_use)
 	k.c[1].facts.has_workload = false;
 	sb_expect(&k, false, true, SB_PASS);
 }
+
+/* A request's receipt whose document equals a known (decoded) one is that
+ * receipt, shared: not decoded or verified again, and left to its owner. */
+Test(gate_parse, known_receipts_are_shared_not_decoded_again)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *req, *other;
+	struct receipt la, cand;
+	const struct receipt *known[2] = { &la, &cand };
+	struct gate_request q;
+	struct err e;
+
+	cr_assert_eq(file_read(GFIX "sb-pass.json", (size_t)64 << 20, &sb, &e), 0, "%s", e.msg);
+	req = json_parse_strict(sb.buf, sb.len, "sb-pass.json", &e);
+	cr_assert_not_null(req, "%s", e.msg);
+	cr_assert_eq(receipt_decode(&la, json_object_get(req, "last_accepted"), NULL, &e), 0,
+		     "%s", e.msg);
+	other = json_deep_copy(json_object_get(req, "candidate"));
+	tu_set(other, "revision", json_string("another"));
+	cr_assert_eq(receipt_decode(&cand, other, NULL, &e), 0, "%s", e.msg);
+
+	cr_assert_eq(gate_parse_known(&q, sb.buf, sb.len, "req", known, 2, &e), 0, "%s", e.msg);
+	cr_expect(q.shared_last_accepted);
+	cr_expect_eq(q.last_accepted.system_baselines, la.system_baselines);
+	cr_expect_not(q.shared_candidate, "a candidate that differs is decoded");
+	cr_expect_neq(q.candidate.system_baselines, cand.system_baselines);
+	cr_expect(q.candidate.system_baselines[0].verified);
+	gate_release(&q);
+	cr_expect(la.system_baselines[0].verified, "left to its owner");
+
+	receipt_release(&la);
+	receipt_release(&cand);
+	json_decref(other);
+	json_decref(req);
+	sb_release(&sb);
+}

@@ -309,8 +309,8 @@ Test(gpu_check, receipt_runs_are_named_and_old_attestations_do_not_qualify)
 	cr_assert_eq(gpu_check_receipt(&p, &r, "candidate", &why), -1);
 	cr_assert_str_eq(why.buf, "candidate has no sealed runs to read GPU clocks from");
 
-	att[0].json = docs[0];
-	att[1].json = docs[1];
+	receipt_attestation_verify(&att[0], docs[0]);
+	receipt_attestation_verify(&att[1], docs[1]);
 	r.system_baselines = att;
 	r.nr_system_baselines = 2;
 	p.disqualifying_reasons.n = 0;
@@ -328,6 +328,8 @@ Test(gpu_check, receipt_runs_are_named_and_old_attestations_do_not_qualify)
 	p.maximum_sm_clock_drift_percent = 30;
 	sb_reset(&why);
 	cr_assert_eq(gpu_check_receipt(&p, &r, "last_accepted", &why), 0, "%s", why.buf);
+	receipt_attestation_release(&att[0]);
+	receipt_attestation_release(&att[1]);
 	json_decref(docs[0]);
 	json_decref(docs[1]);
 	sb_release(&why);

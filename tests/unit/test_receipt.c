@@ -871,3 +871,37 @@ Test(receipt_decode, the_experiment_states_its_host_and_unobserved_controls)
 	cr_expect_str_eq(e.msg, "experiment.host.kernel_release: missing required field");
 	json_decref(doc);
 }
+
+/* Verify once, carry the facts: decoding verifies every attestation once and
+ * keeps its verdict and facts; one that fails keeps why, the decode passes. */
+Test(receipt_decode, attestations_are_verified_once_and_carry_their_facts)
+{
+	json_t *doc = tu_json(FIX "metal-baseline-attested.json");
+	struct receipt r;
+	struct err e;
+
+	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
+	cr_assert_eq(r.nr_system_baselines, 3);
+	for (size_t i = 0; i < r.nr_system_baselines; i++) {
+		const struct receipt_attestation *a = &r.system_baselines[i];
+
+		cr_expect(a->verified, "system_baselines[%zu]: %s", i, a->why ? a->why : "");
+		cr_expect_null(a->why);
+		cr_assert_not_null(a->att);
+		cr_expect_str_eq(a->facts.digest, r.reps[i].system_baseline_digest);
+		cr_expect_str_eq(a->att->digest, a->facts.digest);
+		cr_expect_str_eq(a->facts.verdict, "clean");
+	}
+	receipt_release(&r);
+
+	tu_set(doc, "system_baselines.1.verdict", json_string("investigate"));
+	cr_assert_eq(receipt_decode(&r, doc, NULL, &e), 0, "%s", e.msg);
+	cr_expect(r.system_baselines[0].verified && r.system_baselines[2].verified);
+	cr_expect_not(r.system_baselines[1].verified);
+	cr_expect_null(r.system_baselines[1].att);
+	cr_assert_not_null(r.system_baselines[1].why);
+	cr_expect(strstr(r.system_baselines[1].why, "canonical digest mismatch") != NULL, "%s",
+		  r.system_baselines[1].why);
+	receipt_release(&r);
+	json_decref(doc);
+}
