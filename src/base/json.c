@@ -501,7 +501,7 @@ int jd_object(const json_t *v, const struct jpath *at, const char *const *known,
 int jd_schema(const json_t *v, const char *const *known, const char *schema, struct err *e)
 {
 	struct jpath p = JP_KEY(NULL, "schema");
-	const char *got;
+	const char *got = "";
 
 	TRY(jd_object(v, NULL, known, e));
 	TRY(jd_str(v, NULL, "schema", JD_REQUIRED, &got, e));
