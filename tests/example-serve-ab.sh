@@ -8,7 +8,9 @@
 # the verdict on the envelope's primary metric (TTFT p50, lower), the gate, a promotion
 # into copies of the example graph and index with a temporary witness root, and
 # --verify-witnesses; every sealed run shows the server's CPU and peak memory and the
-# model in use (artifact_observed).
+# model in use (artifact_observed), and its quality prompts' outputs equal the committed
+# reference (examples/llama-server/quality-reference.json, which make-reference.sh must
+# write again byte for byte).
 #
 #   LLAMA_DIR=build/llama-cpp tests/example-serve-ab.sh build/fak
 #
@@ -76,11 +78,21 @@ done
 # the engine's identity is observed: llama-server's GET /props names its build
 jq -e '.engine_identity == "observed"' run/baseline.json run/candidate.json >/dev/null ||
 	fail "the receipts' engine identity is not observed"
-# the quality runs: the arm's own server decoded the reference greedily
-for a in baseline candidate; do
-	grep -q "^$a (.*): greedy token ids $(cat "$root/examples/llama-cpp/reference.txt")\$" \
-		"run/logs/$a-quality.stdout" || fail "$a's quality run: $(cat "run/logs/$a-quality.stdout")"
+# the quality: every run's own server, before the trace, answered each quality prompt
+# alone exactly as the committed reference says (exact_match 1, the receipts' quality)
+for f in run/attestations/*.json; do
+	jq -e '.workload.serving.quality.prompts == 3 and .workload.serving.quality.matched == 3
+		and .workload.metrics.quality == {name: "exact_match", score: 1, higher_is_better: true}' \
+		"$f" >/dev/null || fail "$f: the quality prompts: $(jq -c .workload.serving.quality "$f")
+$(cat "run/logs/$(basename "$f" .json).quality.jsonl")"
 done
+jq -e '.quality.score == 1 and (.experiment | has("quality_attestation") | not)' \
+	run/baseline.json run/candidate.json >/dev/null || fail "the receipts' quality"
+# the committed reference is what this build of llama-server answers
+FAK=$FAK "$root/examples/llama-server/make-reference.sh" "$PWD/reference.json" >ref.txt 2>&1 ||
+	{ cat ref.txt; fail "make-reference.sh"; }
+cmp -s reference.json "$root/examples/llama-server/quality-reference.json" ||
+	fail "make-reference.sh no longer writes the committed reference: $(cat reference.json)"
 
 # the promotion into the copies: a dry run changes nothing, the real one writes the witness
 np --index index.json --witness-root witnesses --promote run --dry-run >dry.txt ||

@@ -2,8 +2,9 @@
 # The serving example's A/B (make example-serve): lever LEVER of graph.json (default
 # llama-server.shared-prefix-cache) by fak bench experiment --serve-trace, each run a
 # fresh llama-server on $FAK_PORT replaying the trace its envelope pins (trace-prefix.json
-# for shared-prefix-cache, trace.json for the others), the quality check the arm's own server
-# decoding the llama.cpp example's reference greedily (quality.sh).
+# for shared-prefix-cache, trace.json for the others); every run's server first answers the
+# quality prompts of quality-reference.json alone, greedily, and its exact match against
+# their references is the run's quality (make-reference.sh wrote them).
 #
 #   examples/llama-server/experiment.sh OUT_DIR [LEVER] [fak bench experiment options...]
 #
@@ -60,5 +61,5 @@ rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unversioned)
 exec "$FAK" bench experiment "$lever" --graph "$graph" --witness-root "$witnesses" \
 	--serve-trace "$trace" \
 	--baseline "$run $base" --candidate "$run $cand" --out-dir "$out" \
-	--quality-command "examples/llama-server/quality.sh $server '$base' '$cand'" \
+	--quality-prompts examples/llama-server/quality-reference.json \
 	--artifact "$model" --revision "$rev" --module "llama.cpp@$commit" "$@"

@@ -633,6 +633,21 @@ static int check_label(const struct wl_label *l, struct err *e)
 	return 0;
 }
 
+/* A serving run's quality is its quality prompts' exact match. */
+static int check_serving_quality(const struct workload *w, struct err *e)
+{
+	const struct wl_quality *q = &w->metrics.quality;
+	const struct wl_serving_quality *s = &w->serving.quality;
+
+	if (strcmp(q->name, WL_QUALITY_EXACT_MATCH) || !q->higher_is_better ||
+	    q->score != (double)s->matched / (double)s->prompts)
+		return err_set(e, "workload.metrics.quality: a serving run's quality is "
+				  "\"%s\" (higher is better), %lld of %lld prompts matched",
+			       WL_QUALITY_EXACT_MATCH, (long long)s->matched,
+			       (long long)s->prompts);
+	return 0;
+}
+
 static int check_workload(const struct workload *w, struct err *e)
 {
 	const struct wl_label *l = &w->label;
@@ -665,13 +680,15 @@ static int check_workload(const struct workload *w, struct err *e)
 	if (w->has_metrics == !!w->metrics_error[0])
 		return err_set(e, "workload: holds either metrics or metrics_error");
 	if (w->has_metrics &&
-	    (m->has_throughput != !quality || m->has_quality != !(llama || serving)))
+	    (m->has_throughput != !quality ||
+	     m->has_quality != (serving ? w->serving.has_quality : !llama)))
 		return err_set(e, "workload.metrics: %s",
 			       quality ? "a quality run holds the quality only"
 			       : llama ? "llama-bench metrics hold no quality"
-			       : serving ? "serving metrics hold no quality"
+			       : serving ? "serving metrics hold a quality exactly when the run "
+					   "sent quality prompts (workload.serving.quality)"
 				       : "json-line metrics hold throughput and quality");
-	return 0;
+	return serving && w->has_metrics && m->has_quality ? check_serving_quality(w, e) : 0;
 }
 
 /* The wait re-derived: every rejected window was busy beyond the ceiling,

@@ -24,6 +24,8 @@
 #define LAYOUT_ATTESTATIONS "attestations"
 #define LAYOUT_LOGS "logs"
 #define LAYOUT_REQUESTS ".requests.jsonl"
+/* a serving run's quality prompts and their outputs: logs/NAME.quality.jsonl */
+#define LAYOUT_QUALITY ".quality.jsonl"
 
 /* a witness folder's own: the digests of the logs it leaves out */
 #define LAYOUT_WITNESS_LOGS "logs.json"

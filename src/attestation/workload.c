@@ -347,8 +347,40 @@ static const struct jfield serving_fields[] = {
 	JF(JF_OPT_COUNT, struct wl_serving, fallback_count, JF_OPT),
 	JF_HANDS("client_cpu_ms"),	/* absent where the OS does not tell it */
 	JF_HANDS("metrics"),
+	JF_HANDS("quality"),		/* with --quality-prompts */
 	JF_END,
 };
+
+static const struct jfield serving_quality_fields[] = {
+	JF(JF_TEXT, struct wl_serving_quality, prompts_sha256, JF_REQ),
+	JF(JF_TEXT, struct wl_serving_quality, log_sha256, JF_REQ),
+	JF(JF_COUNT, struct wl_serving_quality, prompts, JF_REQ),
+	JF(JF_COUNT, struct wl_serving_quality, matched, JF_REQ),
+	JF_END,
+};
+
+/* The quality member of a serving run: its digests, and 0 <= matched <=
+ * prompts, at least one prompt. */
+static int serving_quality_decode(const json_t *o, const struct jpath *at, struct wl_serving *s,
+				  struct err *e)
+{
+	struct jpath qp = JP_KEY(at, "quality");
+	const struct wl_serving_quality *q = &s->quality;
+	const json_t *m;
+	int rc = jd_obj(o, at, "quality", JD_OPTIONAL, &m, e);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	TRY(jf_decode(serving_quality_fields, m, &qp, &s->quality, e));
+	if (strncmp(q->prompts_sha256, "sha256:", 7) || !digest_is_hex(q->prompts_sha256 + 7) ||
+	    !digest_is_hex(q->log_sha256))
+		return jpath_err(e, &qp, "prompts_sha256 must be \"sha256:\" and 64 lowercase hex "
+				 "digits, log_sha256 64 lowercase hex digits");
+	if (q->prompts < 1 || q->matched > q->prompts)
+		return jpath_err(e, &qp, "at least one prompt, and no more matched than prompts");
+	s->has_quality = true;
+	return 0;
+}
 
 json_t *wl_serving_to_json(const struct wl_serving *s)
 {
@@ -359,6 +391,8 @@ json_t *wl_serving_to_json(const struct wl_serving *s)
 	for (size_t i = 0; i < SERVING_NR_METRICS; i++)
 		jset_num(m, serving_metrics[i].name, s->values[i]);
 	jset_new(o, "metrics", m);
+	if (s->has_quality)
+		jset_new(o, "quality", jf_to_json(serving_quality_fields, &s->quality));
 	return o;
 }
 
@@ -406,6 +440,7 @@ int wl_serving_decode(const json_t *o, const struct jpath *at, struct wl_serving
 		TRY(jd_num(m, &mp, serving_metrics[i].name, JD_REQUIRED, &s->values[i], e));
 		TRY(serving_value(serving_metrics[i].name, s->values[i], &mp, e));
 	}
+	TRY(serving_quality_decode(o, at, s, e));
 	s->present = true;
 	return 0;
 }

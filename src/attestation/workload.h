@@ -20,6 +20,7 @@
 #define WL_MAX_TPS 1e9
 #define WL_MAX_MS 1e12
 #define WL_QUALITY_NAME_MAX 128	/* bytes, NUL included */
+#define WL_QUALITY_EXACT_MATCH "exact_match"	/* the quality of quality prompts */
 
 /* Parser ids, recorded in the attestation so --verify --log can re-parse. */
 #define WL_PARSER_JSON "json-line/v1"
@@ -179,6 +180,15 @@ struct wl_serving {
 	 * in its /health body); -1: it reported none */
 	int64_t fallback_count;
 	double values[SERVING_NR_METRICS];
+	/* --quality-prompts: the prompts sent alone to this run's server
+	 * before the trace (docs/serving.md, "Quality"); the run's quality is
+	 * metrics.quality, exact_match = matched / prompts */
+	bool has_quality;
+	struct wl_serving_quality {
+		char prompts_sha256[JSON_DIGEST_LEN + 1];	/* the file's canonical form */
+		char log_sha256[65];	/* logs/NAME.quality.jsonl */
+		int64_t prompts, matched;
+	} quality;
 };
 
 /* The serving member in documented order (new object), and its strict

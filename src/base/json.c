@@ -498,6 +498,18 @@ int jd_object(const json_t *v, const struct jpath *at, const char *const *known,
 	return jd_object_names(v, at, known, sizeof(*known), e);
 }
 
+int jd_schema(const json_t *v, const char *const *known, const char *schema, struct err *e)
+{
+	struct jpath p = JP_KEY(NULL, "schema");
+	const char *got = "";
+
+	TRY(jd_object(v, NULL, known, e));
+	TRY(jd_str(v, NULL, "schema", JD_REQUIRED, &got, e));
+	if (strcmp(got, schema))
+		return jpath_err(e, &p, "expected \"%s\", found \"%.64s\"", schema, got);
+	return 0;
+}
+
 /* Shared prologue: 1 absent-optional, -1 error, 0 found in *m. */
 static int member(const json_t *obj, const struct jpath *at, const char *key, enum jd_need need,
 		  const json_t **m, struct err *e)

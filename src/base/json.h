@@ -70,6 +70,10 @@ int jpath_err(struct err *e, const struct jpath *p, const char *fmt, ...)
 
 /* v must be an object whose keys are all in `known` (NULL-terminated). */
 int jd_object(const json_t *v, const struct jpath *at, const char *const *known, struct err *e);
+/* The head of a document of ours: v is an object whose keys are all in
+ * `known` and whose "schema" member is schema (`schema: expected "S", found
+ * "T"`). */
+int jd_schema(const json_t *v, const char *const *known, const char *schema, struct err *e);
 /* The same with the names `stride` bytes apart (a name member of a table of
  * records), ending at a NULL name. */
 int jd_object_names(const json_t *v, const struct jpath *at, const char *const *names,

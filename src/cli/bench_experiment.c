@@ -41,8 +41,9 @@ static const char usage[] =
 	" [--interval DUR]\n"
 	"           [--until-decisive [--max-repetitions N]] [--witness-root DIR]\n"
 	"           [--allow-declared-identity] [--parity [--candidate-metrics KIND]]\n"
-	"           [--serve-trace FILE [--ready-timeout DUR] [--max-lag DUR]"
-	" [--stop-grace DUR]]\n"
+	"           [--serve-trace FILE [--quality-prompts FILE] [--ready-timeout DUR]"
+	" [--max-lag DUR]\n"
+	"           [--stop-grace DUR]]\n"
 	"           [--max-log-bytes SIZE] [--timeout DUR] [--progress auto|always|never] ...";
 
 static const char about[] =
@@ -80,7 +81,7 @@ struct ex_opts {
 		   *cand_rev;
 	const char *order, *seed, *metrics, *quality, *last_accepted, *machine_id_file, *format;
 	const char *max_log, *max_reps, *witness_root, *progress, *cand_metrics, *serve_trace,
-		   *ready_timeout, *max_lag, *stop_grace;
+		   *ready_timeout, *max_lag, *stop_grace, *quality_prompts;
 	bool until_decisive, allow_declared_identity, parity;
 	struct optlist profiles, modules;
 	bool show_output, json;
@@ -552,6 +553,7 @@ static int check_serving(const struct ex_opts *eo, struct xp_opts *o)
 				   "serving A/B two servers under one trace");
 	o->parser = WL_PARSER_SERVING;
 	o->serve_trace = eo->serve_trace;
+	o->quality_prompts = eo->quality_prompts;
 	o->serve_ready_ns = (int64_t)60 * 1000000000;
 	o->serve_max_lag_ns = 1000000;
 	o->serve_grace_ns = (int64_t)5 * 1000000000;
@@ -599,6 +601,9 @@ static int check_usage(const struct ex_opts *eo, struct xp_opts *o, enum render_
 		return rc;
 	if (eo->serve_trace)
 		return check_serving(eo, o);
+	if (eo->quality_prompts)
+		return usage_error("--quality-prompts goes with --serve-trace: each serving "
+				   "run sends them to its own server");
 	if (eo->ready_timeout || eo->max_lag || eo->stop_grace)
 		return usage_error("--ready-timeout, --max-lag and --stop-grace go with "
 				   "--serve-trace");
@@ -655,6 +660,9 @@ static const struct opt opts[] = {
 	{ "serve-trace", "FILE",
 	  "serving mode: the arms are servers on $FAK_PORT; replay this trace",
 	  OPT_VALUE(EX(serve_trace)) },
+	{ "quality-prompts", "FILE",
+	  "with --serve-trace: prompts sent alone first; outputs vs references",
+	  OPT_VALUE(EX(quality_prompts)) },
 	{ "ready-timeout", "DUR",
 	  "with --serve-trace: how long GET /health may take to answer 200 (60s)",
 	  OPT_VALUE(EX(ready_timeout)) },

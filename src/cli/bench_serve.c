@@ -18,7 +18,9 @@
 #include "cli/sampler_flags.h"
 #include "render/chart.h"
 #include "render/serving.h"
+#include "base/xalloc.h"
 #include "serve/client.h"
+#include "serve/quality.h"
 #include "serve/record.h"
 #include "serve/trace.h"
 
@@ -273,7 +275,9 @@ static const char sv_usage[] =
 	" [--stall-timeout 60s] [--connect-timeout 5s] [--ready-timeout DUR]"
 	" [--format text|json|md|csv] [--chart FILE]\n"
 	"       fak bench serve --from-log FILE [--trace FILE] [--slo ...] [--format ...]"
-	" [--chart FILE]";
+	" [--chart FILE]\n"
+	"       fak bench serve --endpoint URL --quality-prompts FILE [--write-reference OUT]"
+	" [--model NAME] [--ready-timeout DUR]";
 
 static const char sv_about[] =
 	"Replays a trace (fak bench trace) against an OpenAI-compatible /v1/completions\n"
@@ -285,11 +289,15 @@ static const char sv_about[] =
 	"kept: --log writes one JSON line per request (chunk arrivals, tokens, status, error).\n"
 	"Failed requests are counted by name and make the exit status 1. Only loopback\n"
 	"endpoints (127.0.0.0/8, ::1, localhost) are accepted. --from-log summarizes a log\n"
-	"again without sending anything. --chart draws the CDFs of TTFT, ITL and E2EL (SVG).";
+	"again without sending anything. --chart draws the CDFs of TTFT, ITL and E2EL (SVG).\n"
+	"--quality-prompts sends each prompt of a " QUALITY_SCHEMA " file alone, greedy, and\n"
+	"compares its output with the prompt's reference (exit 1 unless all match);\n"
+	"--write-reference records the outputs of a known-good server as the references of a\n"
+	"new prompts file instead.";
 
 struct sv_opts {
 	const char *endpoint, *trace, *model, *log, *slo, *max_lag, *timeout, *stall, *connect,
-		*ready, *format, *from_log, *chart;
+		*ready, *format, *from_log, *chart, *quality, *write_ref;
 };
 
 #define SV(m) struct sv_opts, m
@@ -318,6 +326,12 @@ static const struct opt sv_opts[] = {
 	  OPT_VALUE(SV(from_log)) },
 	{ "chart", "FILE", "write the latency chart (CDFs of TTFT, ITL, E2EL) as SVG",
 	  OPT_VALUE(SV(chart)) },
+	{ "quality-prompts", "FILE",
+	  "send these prompts alone, greedy, and compare with their references",
+	  OPT_VALUE(SV(quality)) },
+	{ "write-reference", "OUT",
+	  "with --quality-prompts: write the outputs as the references of a new file",
+	  OPT_VALUE(SV(write_ref)) },
 	{ 0 },
 };
 #undef SV
@@ -514,6 +528,99 @@ static int from_log(const struct sv_opts *o, enum render_format fmt, const struc
 	return judge(&s);
 }
 
+/* --write-reference: a new file, never over one. Returns an exit status,
+ * or -1 when fine. */
+static int check_reference_out(const char *path)
+{
+	struct err e;
+
+	if (!access(path, F_OK)) {
+		cli_errorf(SCMD, "--write-reference: '%s' exists; references are never written "
+			   "over (remove it or choose another name)", path);
+		return EXIT_FAIL;
+	}
+	if (file_check_output(path, &e) < 0) {
+		cli_errorf(SCMD, "--write-reference: %s", e.msg);
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* The outputs compared with the references: the prompts that differ, and
+ * the exact match. */
+static int quality_compare(const struct quality_set *s, char *const *out)
+{
+	size_t m = quality_matched(s, out);
+
+	for (size_t i = 0; i < s->nr; i++)
+		if (!s->p[i].reference || strcmp(out[i], s->p[i].reference))
+			printf("prompt %zu: differs from its reference\n", i + 1);
+	printf("exact_match %.6g: %zu of %zu prompts matched their reference\n",
+	       (double)m / (double)s->nr, m, s->nr);
+	return m == s->nr ? EXIT_OK : EXIT_FAIL;
+}
+
+/* --quality-prompts FILE [--write-reference OUT]. */
+static int quality_mode(const struct sv_opts *o, struct serve_opts *so)
+{
+	struct quality_set s;
+	struct strbuf sb = STRBUF_INIT;
+	char digest[72], url[2048];
+	char **out;
+	struct err e;
+	int rc;
+
+	if (!o->quality || !o->endpoint)
+		return sv_usage_error("--write-reference goes with --quality-prompts and "
+				      "--endpoint");
+	if (o->trace || o->log || o->slo || o->max_lag || o->stall || o->format || o->chart)
+		return sv_usage_error("--quality-prompts takes only --endpoint, --model, "
+				      "--write-reference and the timeouts");
+	if ((rc = duration_opt(SCMD, sv_usage, "timeout", o->timeout, 1000000, 86400000000000LL,
+			       "1ms..24h", &so->timeout_ns)) ||
+	    (rc = duration_opt(SCMD, sv_usage, "connect-timeout", o->connect, 1000000,
+			       3600000000000LL, "1ms..1h", &so->connect_ns)) ||
+	    (rc = duration_opt(SCMD, sv_usage, "ready-timeout", o->ready, 0, 3600000000000LL,
+			       "0..1h", &so->ready_ns)))
+		return rc;
+	if (serve_endpoint(o->endpoint, url, sizeof(url), &e) < 0) {
+		char why[sizeof(e.msg) + 16];
+
+		snprintf(why, sizeof(why), "--endpoint: %s", e.msg);
+		return sv_usage_error(why);
+	}
+	so->endpoint = o->endpoint;
+	so->model = o->model;
+	if (o->write_ref && (rc = check_reference_out(o->write_ref)) >= 0)
+		return rc;
+	if (quality_load(o->quality, &s, digest, &e) < 0)
+		return cli_fail(SCMD, &e);
+	if (!o->write_ref && quality_missing_reference(&s) >= 0) {
+		cli_errorf(SCMD, "'%s': prompts[%ld] has no reference; make them with "
+			   "--write-reference OUT against a known-good server", o->quality,
+			   quality_missing_reference(&s));
+		quality_release(&s);
+		return EXIT_FAIL;
+	}
+	out = xcalloc(s.nr, sizeof(*out));
+	if ((so->ready_ns && serve_wait_ready(so, NULL, 0, &e) < 0) ||
+	    quality_ask(so, &s, out, &e) < 0 ||
+	    (o->write_ref && (quality_render(&s, out, &sb, digest, &e) < 0 ||
+			      file_write_atomic(o->write_ref, sb.buf, sb.len, 0644, &e) < 0)))
+		rc = cli_fail(SCMD, &e);
+	else if (!o->write_ref)
+		rc = quality_compare(&s, out);
+	else
+		rc = printf("wrote '%s': %zu prompts with their references, %s\n", o->write_ref,
+			    s.nr, digest) < 0 ? EXIT_FAIL : EXIT_OK;
+	for (size_t i = 0; i < s.nr; i++)
+		free(out[i]);
+	free(out);
+	sb_release(&sb);
+	quality_release(&s);
+	return rc;
+}
+
 int bench_serve(int argc, char **argv)
 {
 	struct sv_opts o = { 0 };
@@ -554,6 +661,8 @@ int bench_serve(int argc, char **argv)
 			return sv_usage_error("--from-log takes only --trace, --slo and --format");
 		return from_log(&o, fmt, o.slo ? &slo : NULL);
 	}
+	if (o.quality || o.write_ref)
+		return quality_mode(&o, &so);
 	if (!o.endpoint || !o.trace)
 		return sv_usage_error("--endpoint and --trace are required");
 	if ((rc = duration_opt(SCMD, sv_usage, "max-lag", o.max_lag, 0, 3600000000000LL,

@@ -28,6 +28,8 @@ static void xp_release(struct xp *x)
 		receipt_release(&x->last_accepted);
 	if (x->has_trace)
 		trace_release(&x->trace);
+	if (x->has_quality)
+		quality_release(&x->quality);
 }
 
 void xp_result_release(struct xp_result *res)

@@ -90,6 +90,10 @@ struct xp_opts {
 	 * servers, this trace (the envelope's serving.trace_sha256) is
 	 * replayed against each run's fresh server; parser WL_PARSER_SERVING */
 	const char *serve_trace;
+	/* --quality-prompts, with serve_trace instead of quality_cmd: the
+	 * prompts (serve/quality.h) every serving run sends alone to its own
+	 * server before the trace; its exact match is the run's quality */
+	const char *quality_prompts;
 	int64_t serve_ready_ns;		/* readiness timeout */
 	int64_t serve_max_lag_ns;	/* a send later than this fell behind */
 	int64_t serve_grace_ns;		/* SIGTERM, then SIGKILL this much later */

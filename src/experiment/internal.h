@@ -8,6 +8,7 @@
 #include "receipt/receipt.h"
 #include "attestation/attestation.h"
 #include "attestation/workload.h"
+#include "serve/quality.h"
 #include "serve/record.h"
 #include "serve/trace.h"
 #include "stats/stats.h"
@@ -80,6 +81,10 @@ struct xp {
 	struct trace trace;
 	char trace_sha256[JSON_DIGEST_LEN + 1];
 	int primary;			/* the envelope's primary serving metric */
+	/* --quality-prompts: loaded once, every prompt with its reference */
+	bool has_quality;
+	struct quality_set quality;
+	char quality_sha256[JSON_DIGEST_LEN + 1];
 };
 
 /* The parser of arm's runs (not its quality runs): the candidate's own with
@@ -106,6 +111,11 @@ struct xp_serving_run {
 	char health_after[1024];	/* and after the trace */
 	char build_info[64];		/* llama-server's GET /props build_info, or "" */
 	int64_t fallback_count;		/* its fallback_count after the trace; -1: none */
+	/* --quality-prompts: what they measured on this server */
+	char *quality_log_path;		/* owned: logs/NAME.quality.jsonl */
+	bool has_quality;
+	int64_t quality_matched;
+	char quality_log_sha256[65];
 	char error[ATTEST_DETAIL_MAX - 400];	/* why not, when !has_sum */
 };
 

@@ -46,6 +46,32 @@ static double thread_cpu_ms(void)
 	return -1;
 }
 
+/* --quality-prompts: a prompts file whose every prompt has its reference,
+ * and a criterion that measures what they give (exact_match, higher is
+ * better). */
+static void quality_preflight(struct xp *x, struct findings *out)
+{
+	const char *path = x->o->quality_prompts;
+	struct err e;
+	long i;
+
+	if (quality_load(path, &x->quality, x->quality_sha256, &e) < 0) {
+		findings_addf(out, "--quality-prompts: %s", e.msg);
+		return;
+	}
+	x->has_quality = true;
+	if ((i = quality_missing_reference(&x->quality)) >= 0)
+		findings_addf(out, "--quality-prompts: '%s': prompts[%ld] has no reference (make "
+				   "them with fak bench serve --quality-prompts FILE "
+				   "--write-reference OUT against a known-good server)", path, i);
+	if (strcmp(x->crit->quality_metric, WL_QUALITY_EXACT_MATCH) ||
+	    !x->crit->quality_higher_is_better)
+		findings_addf(out, "--quality-prompts: measures \"%s\" (higher is better); "
+				   "envelope \"%s\"'s criterion measures \"%s\" (%s is better)",
+			      WL_QUALITY_EXACT_MATCH, x->env->id, x->crit->quality_metric,
+			      x->crit->quality_higher_is_better ? "higher" : "lower");
+}
+
 int xp_serving_preflight(struct xp *x, struct findings *out)
 {
 	const struct xp_opts *o = x->o;
@@ -64,10 +90,15 @@ int xp_serving_preflight(struct xp *x, struct findings *out)
 				   "them (docs/graph.md, \"Serving envelopes\")", x->env->id);
 		return 0;
 	}
-	if (!o->quality_cmd)
-		findings_addf(out, "--quality-command CMD is required with --serve-trace: the "
-				   "trace's outputs under batching are no quality measure "
-				   "(docs/serving.md)");
+	if (!o->quality_cmd == !o->quality_prompts)
+		findings_addf(out, "%s", o->quality_cmd
+			      ? "--quality-command and --quality-prompts do not go together: "
+				"give one"
+			      : "--quality-prompts FILE (or --quality-command CMD) is required "
+				"with --serve-trace: the trace's outputs under batching are no "
+				"quality measure (docs/serving.md, \"Quality\")");
+	if (o->quality_prompts)
+		quality_preflight(x, out);
 	if (trace_load(o->serve_trace, &x->trace, &f, x->trace_sha256, &e) < 0) {
 		findings_addf(out, "--serve-trace: %s", e.msg);
 		findings_release(&f);
@@ -142,6 +173,8 @@ int xp_serving_prepare(struct xp *x, const char *name, struct xp_serving_run *s,
 	snprintf(port, sizeof(port), "%d", s->port);
 	snprintf(s->endpoint, sizeof(s->endpoint), "http://127.0.0.1:%d", s->port);
 	s->log_path = xasprintf("%s/%s" LAYOUT_REQUESTS, x->dir_logs, name);
+	if (x->has_quality)
+		s->quality_log_path = xasprintf("%s/%s" LAYOUT_QUALITY, x->dir_logs, name);
 	if (setenv("FAK_PORT", port, 1) < 0)
 		return err_errno(e, errno, "cannot set the run's environment");
 	return 0;
@@ -161,6 +194,50 @@ static void warm_up(struct xp_serving_run *s, const struct serve_opts *so)
 	if (serve_run(so, &w, &r, &e) == 0)
 		serve_records_release(r, w.nr);
 	s->warmup_requests = (int64_t)w.nr;
+}
+
+/* A written log's sha256 (hex); -1 with the error in s->error. */
+static int log_digest(struct xp_serving_run *s, const char *path, char hex[65])
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int64_t bytes;
+	struct err e;
+	int rc = fd < 0 ? -1 : digest_fd(fd, hex, &bytes, &e);
+
+	if (rc < 0)
+		snprintf(s->error, sizeof(s->error), "cannot digest '%s'", path);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* --quality-prompts: each prompt alone to this run's fresh server, before
+ * anything else; the outputs go to logs/NAME.quality.jsonl, digested.
+ * -1 with s->error when a prompt got no completion. */
+static int ask_quality(struct xp_serving_run *s, const struct serve_opts *so)
+{
+	const struct xp *x = s->x;
+	char **out = xcalloc(x->quality.nr, sizeof(*out));
+	struct strbuf lb = STRBUF_INIT;
+	struct err e;
+	int rc = quality_ask(so, &x->quality, out, &e);
+
+	if (rc < 0)
+		snprintf(s->error, sizeof(s->error), "%.560s", e.msg);
+	if (rc == 0) {
+		s->quality_matched = (int64_t)quality_matched(&x->quality, out);
+		quality_log(&x->quality, x->quality_sha256, out, &lb);
+		rc = file_write_atomic(s->quality_log_path, lb.buf, lb.len, 0600, &e);
+		if (rc < 0)
+			attestation_copy(s->error, sizeof(s->error), e.msg);
+	}
+	if (rc == 0 && (rc = log_digest(s, s->quality_log_path, s->quality_log_sha256)) == 0)
+		s->has_quality = true;
+	for (size_t i = 0; i < x->quality.nr; i++)
+		free(out[i]);
+	free(out);
+	sb_release(&lb);
+	return rc;
 }
 
 /* llama-server's build as GET /props states it ("build_info": "b1-de3ff81"),
@@ -208,6 +285,8 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 	}
 	s->startup_ms = (double)(mono_ns() - t0) / 1e6;
 	so.ready_ns = 0;
+	if (x->has_quality && ask_quality(s, &so) < 0)
+		return;
 	warm_up(s, &so);
 	if (serve_run(&so, t, &r, &e) < 0) {
 		attestation_copy(s->error, sizeof(s->error), e.msg);
@@ -230,15 +309,7 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 		sb_release(&lb);
 		return;
 	}
-	{
-		int fd = open(s->log_path, O_RDONLY | O_CLOEXEC);
-		int64_t bytes;
-
-		if (fd < 0 || digest_fd(fd, s->log_sha256, &bytes, &e) < 0)
-			snprintf(s->error, sizeof(s->error), "cannot digest '%s'", s->log_path);
-		if (fd >= 0)
-			close(fd);
-	}
+	log_digest(s, s->log_path, s->log_sha256);
 	sb_release(&lb);
 	s->client_cpu_ms = cpu0 < 0 ? -1 : thread_cpu_ms() - cpu0;
 	s->has_sum = !s->error[0];
@@ -345,6 +416,20 @@ void xp_serving_fill(const struct xp_serving_run *s, const struct run_result *re
 		return;
 	}
 	health_identity(s->health, s->build_info, &w->metrics.identity);
+	if (s->has_quality) {
+		struct wl_serving_quality *q = &v->quality;
+
+		v->has_quality = true;
+		memcpy(q->prompts_sha256, s->x->quality_sha256, sizeof(q->prompts_sha256));
+		memcpy(q->log_sha256, s->quality_log_sha256, sizeof(q->log_sha256));
+		q->prompts = (int64_t)s->x->quality.nr;
+		q->matched = s->quality_matched;
+		w->metrics.has_quality = true;
+		snprintf(w->metrics.quality.name, sizeof(w->metrics.quality.name), "%s",
+			 WL_QUALITY_EXACT_MATCH);
+		w->metrics.quality.score = (double)q->matched / (double)q->prompts;
+		w->metrics.quality.higher_is_better = true;
+	}
 	w->has_metrics = true;
 	w->metrics.has_throughput = true;
 	w->metrics.tokens_per_second = u->output_throughput;
@@ -354,5 +439,7 @@ void xp_serving_fill(const struct xp_serving_run *s, const struct run_result *re
 void xp_serving_release(struct xp_serving_run *s)
 {
 	free(s->log_path);
+	free(s->quality_log_path);
 	s->log_path = NULL;
+	s->quality_log_path = NULL;
 }

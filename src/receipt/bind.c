@@ -350,7 +350,10 @@ static void check_experiment(const struct receipt *r, bool all_bound, struct fin
 		findings_addf(out, "experiment.metrics_parser: must be %s, %s or %s, got \"%s\"",
 			      WL_PARSER_JSON, WL_PARSER_LLAMA_BENCH, WL_PARSER_SERVING,
 			      x->metrics_parser);
-	if (llama != (x->quality_attestation != NULL))
+	/* a serving receipt's quality is its quality run's (--quality-command) or
+	 * its repetitions' own (--quality-prompts: check_measured) */
+	if (strcmp(x->metrics_parser, WL_PARSER_SERVING) &&
+	    llama != (x->quality_attestation != NULL))
 		findings_addf(out, "experiment.quality_attestation: %s",
 			      llama ? "required with llama-bench and serving metrics"
 				    : "only llama-bench and serving metrics have one");
@@ -398,7 +401,9 @@ static void check_measured(const struct receipt *r, const struct attestation **b
 		findings_addf(out, "memory: peak %lld and resident %lld differ from %lld "
 				   "and %lld, measured by the bound attestations",
 			      r->memory.peak_bytes, r->memory.resident_bytes, peak, resident);
-	if (strcmp(b[0]->workload.parser, WL_PARSER_JSON))
+	if (strcmp(b[0]->workload.parser, WL_PARSER_JSON) &&
+	    (strcmp(b[0]->workload.parser, WL_PARSER_SERVING) ||
+	     (r->has_experiment && r->experiment.quality_attestation)))
 		return;
 	if (receipt_quality_from_runs(b, bound, &q, &e) < 0) {
 		findings_addf(out, "quality: %s", e.msg);

@@ -569,7 +569,6 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
 {
 	const struct jpath *root = NULL;
 	struct jpath rq = JP_KEY(root, "requests");
-	const char *schema;
 	const json_t *reqs;
 	long long seed;
 	size_t total = 0;
@@ -578,13 +577,7 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
 	memset(t, 0, sizeof(*t));
 	if (!json_is_object(doc))
 		return jpath_err(e, root, "expected an object (a " TRACE_SCHEMA " trace)");
-	TRY(jd_object(doc, root, top_keys, e));
-	TRY(jd_str(doc, root, "schema", REQ, &schema, e));
-	if (strcmp(schema, TRACE_SCHEMA)) {
-		struct jpath p = JP_KEY(root, "schema");
-
-		return jpath_err(e, &p, "expected \"" TRACE_SCHEMA "\", found \"%.64s\"", schema);
-	}
+	TRY(jd_schema(doc, top_keys, TRACE_SCHEMA, e));
 	TRY(rc = jd_int(doc, root, "seed", OPT, &seed, e));
 	if (rc == 0) {
 		t->has_seed = true;

@@ -78,9 +78,16 @@ static int verify_serving(const struct attestation *r, const char *log_path, cha
 	if (rc == 0 && strcmp(hex, w->serving.log_sha256))
 		rc = err_set(e, "'%s' is not the per-request log the attestation sealed: sha256 "
 			     "%s, sealed %s", req, hex, w->serving.log_sha256);
+	free(req);
+	/* --quality-prompts: the outputs the run's quality was judged on */
+	req = xasprintf("%.*s" LAYOUT_QUALITY, (int)(n - 7), log_path);
+	if (rc == 0 && w->serving.has_quality && (rc = digest_file(req, hex, &bytes, e)) == 0 &&
+	    strcmp(hex, w->serving.quality.log_sha256))
+		rc = err_set(e, "'%s' is not the quality log the attestation sealed: sha256 %s, "
+			     "sealed %s", req, hex, w->serving.quality.log_sha256);
 	if (rc == 0)
-		snprintf(summary, cap, "log matches; its per-request log matches the sealed "
-			 "sha256");
+		snprintf(summary, cap, "log matches; its per-request log%s matches the sealed "
+			 "sha256", w->serving.has_quality ? " and its quality log" : "");
 	free(req);
 	return rc;
 }

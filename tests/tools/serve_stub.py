@@ -4,6 +4,7 @@
     serve_stub.py --port-file FILE [--ttft-ms 20] [--itl-ms 5] [--fault KIND]
                   [--fault-every N] [--no-usage] [--cache-n N] [--bind-port P]
                   [--engine NAME] [--forward-path TEXT] [--fallbacks N]
+                  [--wrong-every N]
 
 Listens on 127.0.0.1 at a port the OS chooses (written to --port-file once it
 listens; --bind-port asks for one, to test a port already taken). Each request
@@ -25,6 +26,12 @@ or every Nth with --fault-every, counted from 1 in arrival order):
   notopenai             a 200 text/html page
   never-ready           /health answers 503 (and so do completions)
 
+A request that is not streamed ("stream": false, fak's quality prompts) must
+be greedy ("temperature": 0, else 400) and gets one JSON completion whose
+text is a function of the prompt alone (" w<k>" max_tokens times), or, for
+every Nth such request with --wrong-every N, another text; it is logged to
+stderr with the port that served it.
+
 What it did goes to stderr, one JSON line per streamed request: its number,
 the first 8 prompt token ids and when each chunk was written (ms after the
 request was read, each stamped just before its write) and when the closing
@@ -41,6 +48,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ARGS = None
 COUNT = 0
+QUALITY = 0
 LOCK = threading.Lock()
 
 
@@ -96,6 +104,26 @@ class Handler(BaseHTTPRequestHandler):
     def event(self, obj):
         self.chunk("data: " + (obj if isinstance(obj, str) else json.dumps(obj)) + "\n\n")
 
+    def complete(self, body, prompt, n):
+        """A request not streamed (fak's quality prompts): greedy only, its
+        text a function of the prompt, or another with --wrong-every."""
+        global QUALITY
+        with LOCK:
+            QUALITY += 1
+            index = QUALITY
+        if body.get("temperature") != 0:
+            return self.plain(400, "application/json", '{"error":"not greedy"}')
+        seed = sum(prompt) if isinstance(prompt, list) else sum(prompt.encode())
+        wrong = ARGS.wrong_every and index % ARGS.wrong_every == 0
+        text = "".join(" w%d" % ((seed + k + (50 if wrong else 0)) % 100) for k in range(n))
+        port = self.server.server_address[1]
+        sys.stderr.write(json.dumps({"quality": index, "port": port, "wrong": bool(wrong),
+                                     "text": text}) + "\n")
+        self.plain(200, "application/json", json.dumps({
+            "id": "cmpl-q%d" % index, "object": "text_completion",
+            "choices": [{"index": 0, "text": text, "finish_reason": "length"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": n, "total_tokens": n}}))
+
     def do_POST(self):
         global COUNT
         start = time.monotonic()
@@ -116,6 +144,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.plain(200, "text/html", "<html><body>hello</body></html>")
         n = int(body.get("max_tokens", 16))
         prompt = body.get("prompt", [])
+        if not body.get("stream"):
+            return self.complete(body, prompt, n)
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
@@ -178,6 +208,7 @@ def main():
     p.add_argument("--forward-path")
     p.add_argument("--fallbacks", type=int)
     p.add_argument("--build-info")
+    p.add_argument("--wrong-every", type=int, default=0)
     ARGS = p.parse_args()
     ThreadingHTTPServer.request_queue_size = 256
     ThreadingHTTPServer.daemon_threads = True

@@ -11,6 +11,7 @@
 set -u
 . "$FIX/experiment/lib.sh"
 serving_fixture
+cp "$ROOT/examples/cpu-decode/index.json" index.json
 pin() {	# pin METRIC DIRECTION: cpu.fast's serving next witness pins the trace
 	jq --arg t "$trace" --arg m "$1" --arg d "$2" '(.levers[] | select(.id == "cpu.fast"))
 		.next_witness_requirement = {kind: "serving", metrics: [],

@@ -13,16 +13,10 @@
 # killed after --stop-grace.
 set -u
 . "$FIX/experiment/lib.sh"
-cp "$FIX/experiment/serve-trace.json" "$ROOT/tests/tools/serve_stub.py" .
-cp "$ROOT/examples/cpu-decode/index.json" index.json
-trace=$("$FAK" bench trace --check serve-trace.json | sed -n 's/^valid \(sha256:[0-9a-f]*\):.*/\1/p')
-[ -n "$trace" ] || fail "trace digest"
 # the envelope pins the trace and its primary metric; its lever asks for a
 # serving witness
-jq --arg t "$trace" '.envelopes[0].serving = {trace_sha256: $t, primary_metric: "ttft_p95_ms",
-	direction: "lower"}
-	| (.levers[] | select(.id == "cpu.fast")).next_witness_requirement = {kind: "serving", metrics: []}' \
-	graph.json >g.json && mv g.json graph.json
+serving_graph
+cp "$ROOT/examples/cpu-decode/index.json" index.json
 "$FAK" native-performance --graph graph.json >/dev/null || fail "the serving graph is refused"
 cat >quality.sh <<'SH'
 #!/bin/sh
@@ -46,7 +40,7 @@ grep -q "^  --serve-trace: 'other.json' is trace $other; envelope \"test-cpu-p4-
 	{ cat e.txt; fail "other trace: finding"; }
 if xp --serve-trace serve-trace.json --baseline "$srv" --candidate "$srv" --out-dir pre2 \
 	>/dev/null 2>e.txt; then fail "no quality command was accepted"; fi
-grep -q '^  --quality-command CMD is required with --serve-trace' e.txt || { cat e.txt; fail "quality: finding"; }
+grep -q '^  --quality-prompts FILE (or --quality-command CMD) is required with --serve-trace' e.txt || { cat e.txt; fail "quality: finding"; }
 jq 'del(.envelopes[0].serving)' graph.json >g.json && cp graph.json g1.json && mv g.json graph.json
 if xp --serve-trace serve-trace.json --quality-command ./quality.sh --baseline "$srv" \
 	--candidate "$srv" --out-dir pre3 >/dev/null 2>e.txt; then fail "a decode envelope was accepted"; fi
