@@ -35,9 +35,10 @@ stub() {	# stub NAME ARGS...: sets port
 	while [ ! -s "$name.port" ]; do sleep 0.05; done
 	port=$(cat "$name.port")
 }
+load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.2f", a / b }'; }
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+load
 stub fast --ttft-ms 0 --itl-ms 0
 url=http://127.0.0.1:$port/v1/completions
 rate=${RATE:-300}
@@ -94,7 +95,7 @@ streams() {
 		" \(.completed) of \(.requests) completed; fak CPU \($cpu)"' s.out
 }
 
-case ${PARTS:-abc} in *b*|*c*) ;; *) echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; exit 0 ;; esac
+case ${PARTS:-abc} in *b*|*c*) ;; *) load; exit 0 ;; esac
 for p in $pids; do kill $p 2>/dev/null || true; done
 pids=
 # (b) streams in flight: each request takes 2 s (first token at 1 s, 20
@@ -113,4 +114,4 @@ stub long --ttft-ms 1000 --itl-ms 1000
 for r in 50 100; do
 	streams "(c)" "$r" 20 10 10
 done
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+load
