@@ -2,19 +2,23 @@
 # Serving load generator, side by side with wrk(1) on one machine in one run,
 # against the same scripted server (tests/tools/serve_stub.py, one streamed
 # token a request, so the client's cost is the HTTP and not the stream):
-#  (a) CPU per request (user + system) of fak bench serve, open loop at a
-#      quarter of the rate wrk reached (at most 500 req/s), against wrk's
-#      own; wrk is closed loop (as fast as the server answers, over 4
-#      kept-alive connections) and has no schedule, so the rates differ;
-#  (b) fak's send lag (p50, p99, max) at that rate, and at rising numbers of
-#      concurrent streams (a server that takes 2 s per request: the streams
-#      in flight are about rate x 2) until a send is later than 1 ms;
+#  (a) CPU per request (user + system, whole process: start-up included) of
+#      wrk and of fak bench serve at the same request rate (RATE, default 300
+#      req/s, for 5 s): wrk paced by its Lua delay() (10 kept-alive
+#      connections, each waiting 10 x 1000 / RATE ms before each request, so
+#      its rate is a little under RATE by the server's time), then fak open
+#      loop (Poisson arrivals) at the rate wrk reached; the ratio fak/wrk;
+#      fak's send lag (p50, p99, max) at that rate (wrk has no schedule: its
+#      accuracy is the rate it reached against RATE); and, labelled, wrk
+#      closed loop (as fast as the server answers, 4 connections);
+#  (b) fak's send lag at rising numbers of concurrent streams (a server that
+#      takes 2 s per request: the streams in flight are about rate x 2);
 #  (c) the same at 500 and 1,000 streams, with a server that takes 10 s per
 #      request and writes one token a second (the Python stub cannot write
 #      faster to so many streams), and the share of one core fak used.
 # The Python stub is the ceiling of every figure here: it serves a few
 # hundred requests a second on two cores.
-# usage: bench/serve.sh BUILD/fak
+# usage: bench/serve.sh BUILD/fak (PARTS=a runs (a) only; RATE=N)
 set -eu
 fak=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,36 +35,46 @@ stub() {	# stub NAME ARGS...: sets port
 	while [ ! -s "$name.port" ]; do sleep 0.05; done
 	port=$(cat "$name.port")
 }
+load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.2f", a / b }'; }
 
+load
 stub fast --ttft-ms 0 --itl-ms 0
-cat >post.lua <<'LUA'
+url=http://127.0.0.1:$port/v1/completions
+rate=${RATE:-300}
+conns=10
+delay=$(awk -v c=$conns -v r="$rate" 'BEGIN { printf "%d", c * 1000 / r + 0.5 }')
+cat >post.lua <<LUA
 wrk.method = "POST"
 wrk.body = '{"prompt":[1,2,3,4,5,6,7,8],"max_tokens":1,"stream":true}'
 wrk.headers["Content-Type"] = "application/json"
+function delay() return $delay end
 LUA
-# wrk: 4 connections, 5 s
-/usr/bin/time -f '%U %S' -o wrk.time wrk -t1 -c4 -d5s -s post.lua \
-	"http://127.0.0.1:$port/v1/completions" >wrk.out
-wrk_n=$(awk '/requests in/ { print $1 }' wrk.out)
-wrk_cpu=$(tail -1 wrk.time | awk '{ print ($1 + $2) * 1e6 }')
-# open loop opens a connection per overlapping request, which the stub takes
-# far more slowly than wrk's 4 kept-alive ones: a quarter of wrk's rate, at
-# most 500 req/s, for 5 s
-rate=$(awk -v n="$wrk_n" 'BEGIN { r = int(n / 20); if (r > 500) r = 500; if (r < 1) r = 1; print r }')
-"$fak" bench trace --rate "$rate" --requests $((rate * 5)) --prompt-tokens 8 --output-tokens 1 \
-	--vocab 100 --out t.json 2>/dev/null
+# wrk_run NAME ARGS...: sets n (requests) and per (us of CPU a request)
+wrk_run() {
+	name=$1
+	shift
+	/usr/bin/time -f '%U %S' -o "$name.time" wrk -t1 "$@" "$url" >"$name.out"
+	n=$(awk '/requests in/ { print $1 }' "$name.out")
+	per=$(tail -1 "$name.time" | awk -v n="$n" '{ printf "%.1f", ($1 + $2) * 1e6 / n }')
+}
+wrk_run paced -c$conns -d5s -s post.lua
+wrk_n=$n wrk_per=$per
+wrk_rate=$(awk -v n="$wrk_n" 'BEGIN { printf "%d", n / 5 + 0.5 }')
+"$fak" bench trace --rate "$wrk_rate" --requests $((wrk_rate * 5)) --prompt-tokens 8 \
+	--output-tokens 1 --vocab 100 --out t.json 2>/dev/null
 /usr/bin/time -f '%U %S' -o fak.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
 	--trace t.json --format json --max-lag 1h >fak.json 2>fak.err || true
 fak_n=$(jq .completed fak.json)
-fak_cpu=$(tail -1 fak.time | awk '{ print ($1 + $2) * 1e6 }')
-wrk_per=$(awk -v c="$wrk_cpu" -v n="$wrk_n" 'BEGIN { printf "%.1f", c / n }')
-fak_per=$(awk -v c="$fak_cpu" -v n="$fak_n" 'BEGIN { printf "%.1f", c / (n ? n : 1) }')
-echo "(a) wrk $wrk_per us CPU/request ($wrk_n requests, closed loop, 4 connections);" \
-	"fak $fak_per us CPU/request ($fak_n completed, open loop at $rate req/s);" \
-	"fak/wrk $(ratio "$fak_per" "$wrk_per")"
+fak_per=$(tail -1 fak.time | awk -v n="$fak_n" '{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }')
+echo "(a) at $wrk_rate req/s: wrk $wrk_per us CPU/request ($wrk_n requests in 5 s, asked" \
+	"$rate req/s: $conns connections, delay() $delay ms); fak $fak_per us CPU/request" \
+	"($fak_n completed, open loop); fak/wrk $(ratio "$fak_per" "$wrk_per")"
 jq -r '"    fak send lag at \(.request_throughput | floor) req/s: p50 \(.schedule.lag_ms.p50)" +
 	" ms, p99 \(.schedule.lag_ms.p99) ms, max \(.schedule.lag_ms.max) ms"' fak.json
+sed 's/function delay.*//' post.lua >closed.lua
+wrk_run closed -c4 -d5s -s closed.lua
+echo "    wrk closed loop (4 connections, no delay): $((n / 5)) req/s, $per us CPU/request"
 
 # streams LABEL RATE SECONDS_OF_ARRIVALS OUTPUT_TOKENS SECONDS_A_REQUEST: one
 # open-loop run at RATE against the running stub; its send lag, and fak's CPU
@@ -81,6 +95,7 @@ streams() {
 		" \(.completed) of \(.requests) completed; fak CPU \($cpu)"' s.out
 }
 
+case ${PARTS:-abc} in *b*|*c*) ;; *) load; exit 0 ;; esac
 for p in $pids; do kill $p 2>/dev/null || true; done
 pids=
 # (b) streams in flight: each request takes 2 s (first token at 1 s, 20
@@ -99,3 +114,4 @@ stub long --ttft-ms 1000 --itl-ms 1000
 for r in 50 100; do
 	streams "(c)" "$r" 20 10 10
 done
+load

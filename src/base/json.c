@@ -169,12 +169,32 @@ static void indent(struct strbuf *out, int depth)
 		sb_add(out, "  ", 2);
 }
 
+void json_write_int(struct strbuf *out, long long v)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	/* the magnitude as unsigned: -LLONG_MIN does not fit a long long */
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	sb_add(out, p, (size_t)(digits + sizeof(digits) - p));
+}
+
+void json_write_str(struct strbuf *out, const char *s)
+{
+	write_string(out, s, strlen(s), true);
+}
+
 static void write_number(struct strbuf *out, const json_t *v)
 {
 	char num[JSON_NUMBER_MAX];
 
 	if (json_is_integer(v)) {
-		sb_addf(out, "%lld", (long long)json_integer_value(v));
+		json_write_int(out, (long long)json_integer_value(v));
 		return;
 	}
 	json_format_double(num, json_real_value(v));

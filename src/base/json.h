@@ -33,6 +33,10 @@ bool json_same(const json_t *a, const json_t *b);
 void json_write_pretty(struct strbuf *out, const json_t *v);
 /* Compact form, insertion order, no spaces. */
 void json_write_compact(struct strbuf *out, const json_t *v);
+/* An integer in decimal and a string escaped as the writers above do, for
+ * a caller that writes a document of a known shape itself (no printf). */
+void json_write_int(struct strbuf *out, long long v);
+void json_write_str(struct strbuf *out, const char *s);
 /* RFC 8785 (JCS) canonical form: keys sorted by UTF-16 code units, ES6
  * number form. Fails only for integers beyond 2^53 (not representable). */
 int json_write_canonical(struct strbuf *out, const json_t *v, struct err *e);

@@ -16,6 +16,7 @@
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -308,73 +309,195 @@ int platform_proc(pid_t pid, struct platform_proc *p)
 	return 0;
 }
 
-/* ---- the poller: epoll, and a timerfd in it for the deadline ---- */
+/* ---- the poller: epoll, its deadline in epoll_pwait2 or a timerfd ---- */
+
+/* epoll_pwait2 (Linux 5.11) takes its timeout in nanoseconds: one call a
+ * wait. An older kernel (ENOSYS when the poller opens) or headers without
+ * the call get the timerfd in the epoll set, armed only when the deadline
+ * changes and read only when it fired. */
+#if defined(SYS_epoll_pwait2)
+#define POLLER_PWAIT2 1
+#else
+#define POLLER_PWAIT2 0
+#endif
 
 struct platform_poller {
-	int ep, tfd;
+	int ep, tfd;		/* tfd: -1 while epoll_pwait2 serves */
+	int64_t armed;		/* the timerfd's deadline; -1: disarmed */
+	unsigned char *added;	/* per descriptor: in the epoll set */
+	size_t nr_added;
+	int old_slack;		/* the thread's timer slack, restored at close */
 };
 
-struct platform_poller *platform_poller_open(struct err *e)
+static int poller_timerfd(struct platform_poller *p)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct platform_poller *p = malloc(sizeof(*p));
+
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ev.data.fd = p->tfd;
+	return p->tfd < 0 ? -1 : epoll_ctl(p->ep, EPOLL_CTL_ADD, p->tfd, &ev);
+}
+
+/* Whether the kernel has epoll_pwait2 (an empty wait that does not wait). */
+static bool pwait2_works(int ep)
+{
+#if POLLER_PWAIT2
+	struct epoll_event ev;
+	struct timespec zero = { 0 };
+
+	return syscall(SYS_epoll_pwait2, ep, &ev, 1, &zero, NULL, (size_t)0) >= 0 ||
+	       errno != ENOSYS;
+#else
+	(void)ep;
+	return false;
+#endif
+}
+
+static struct platform_poller *poller_open(bool timerfd, struct err *e)
+{
+	struct platform_poller *p = calloc(1, sizeof(*p));
 
 	if (!p) {
 		err_errno(e, errno, "cannot start the poller");
 		return NULL;
 	}
+	p->tfd = -1;
+	p->armed = -1;
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
-	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	ev.data.fd = p->tfd;
-	if (p->ep < 0 || p->tfd < 0 || epoll_ctl(p->ep, EPOLL_CTL_ADD, p->tfd, &ev) < 0) {
+	if (!timerfd && p->ep >= 0)
+		timerfd = !pwait2_works(p->ep);
+	if (p->ep < 0 || (timerfd && poller_timerfd(p) < 0)) {
 		err_errno(e, errno, "cannot start the poller (epoll, timerfd)");
 		platform_poller_close(p);
 		return NULL;
 	}
+	/* a wait's timeout is slack by 50 us (the default timer slack) on top
+	 * of 0.1% of it: 1 ns of slack keeps a send at its time */
+	p->old_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	return p;
+}
+
+struct platform_poller *platform_poller_open(struct err *e)
+{
+	return poller_open(false, e);
+}
+
+struct platform_poller *platform_poller_open_timerfd(struct err *e)
+{
+	return poller_open(true, e);
+}
+
+/* Whether fd is (as far as this poller knows) in the epoll set; sets it. */
+static bool poller_mark(struct platform_poller *p, int fd, bool in)
+{
+	bool was;
+
+	if ((size_t)fd >= p->nr_added) {
+		size_t nr = (size_t)fd + 64;
+		unsigned char *a = realloc(p->added, nr);
+
+		if (!a)
+			return in;	/* unknown: the caller's first guess may fail */
+		memset(a + p->nr_added, 0, nr - p->nr_added);
+		p->added = a;
+		p->nr_added = nr;
+	}
+	was = p->added[fd];
+	p->added[fd] = in;
+	return was;
 }
 
 int platform_poller_watch(struct platform_poller *p, int fd, unsigned events)
 {
 	struct epoll_event ev = { .data.fd = fd };
+	int op;
 
-	if (!events)
+	if (fd < 0)
+		return errno = EBADF, -1;
+	if (!events) {
+		poller_mark(p, fd, false);
 		return epoll_ctl(p->ep, EPOLL_CTL_DEL, fd, NULL) < 0 && errno != ENOENT &&
 		       errno != EBADF ? -1 : 0;
+	}
 	if (events & PLATFORM_POLL_IN)
 		ev.events |= EPOLLIN;
 	if (events & PLATFORM_POLL_OUT)
 		ev.events |= EPOLLOUT;
-	if (!epoll_ctl(p->ep, EPOLL_CTL_MOD, fd, &ev))
+	/* a descriptor closed without a removal left the set by itself, and
+	 * its number may come back: the other call when the first is refused */
+	op = poller_mark(p, fd, true) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+	if (!epoll_ctl(p->ep, op, fd, &ev))
 		return 0;
-	return errno == ENOENT ? epoll_ctl(p->ep, EPOLL_CTL_ADD, fd, &ev) : -1;
+	if (errno != (op == EPOLL_CTL_MOD ? ENOENT : EEXIST))
+		return -1;
+	return epoll_ctl(p->ep, op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+}
+
+static int64_t poller_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* epoll_wait with the timerfd armed at deadline_ns (if it is not already). */
+static int poller_wait_timerfd(struct platform_poller *p, int64_t deadline_ns,
+			       struct epoll_event *ev, int cap)
+{
+	if (deadline_ns >= 0 && deadline_ns < 1)
+		deadline_ns = 1;	/* 0 would disarm: the earliest time, past */
+	if (deadline_ns != p->armed) {
+		struct itimerspec its = { 0 };
+
+		if (deadline_ns >= 0) {
+			its.it_value.tv_sec = deadline_ns / 1000000000;
+			its.it_value.tv_nsec = deadline_ns % 1000000000;
+		}
+		timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+		p->armed = deadline_ns;
+	}
+	return epoll_wait(p->ep, ev, cap, -1);
+}
+
+static int poller_epoll_wait(struct platform_poller *p, int64_t deadline_ns,
+			     struct epoll_event *ev, int cap)
+{
+#if POLLER_PWAIT2
+	if (p->tfd < 0) {
+		struct timespec ts, *tp = NULL;
+
+		if (deadline_ns >= 0) {
+			int64_t left = deadline_ns - poller_now();
+
+			left = left < 0 ? 0 : left;
+			ts.tv_sec = (time_t)(left / 1000000000);
+			ts.tv_nsec = (long)(left % 1000000000);
+			tp = &ts;
+		}
+		return (int)syscall(SYS_epoll_pwait2, p->ep, ev, cap, tp, NULL, (size_t)0);
+	}
+#endif
+	return poller_wait_timerfd(p, deadline_ns, ev, cap);
 }
 
 size_t platform_poller_wait(struct platform_poller *p, int64_t deadline_ns,
 			    struct platform_poll_event *out, size_t cap)
 {
 	struct epoll_event ev[64];
-	struct itimerspec its = { 0 };
 	size_t n = 0;
-	int got;
+	int got = poller_epoll_wait(p, deadline_ns, ev, (int)(cap < 64 ? cap : 64));
 
-	if (deadline_ns >= 0) {
-		/* 0 would disarm: the earliest time there is, already past */
-		if (deadline_ns < 1)
-			deadline_ns = 1;
-		its.it_value.tv_sec = deadline_ns / 1000000000;
-		its.it_value.tv_nsec = deadline_ns % 1000000000;
-	}
-	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-	got = epoll_wait(p->ep, ev, (int)(cap < 64 ? cap : 64), -1);
 	for (int i = 0; i < got; i++) {
 		unsigned flags = 0;
 
 		if (ev[i].data.fd == p->tfd) {
 			uint64_t ticks;
 
-			while (read(p->tfd, &ticks, sizeof(ticks)) > 0)
-				;
+			/* fired: one read takes every expiry, and it is disarmed */
+			if (read(p->tfd, &ticks, sizeof(ticks)) > 0)
+				p->armed = -1;
 			continue;
 		}
 		if (ev[i].events & EPOLLIN)
@@ -393,10 +516,13 @@ void platform_poller_close(struct platform_poller *p)
 {
 	if (!p)
 		return;
+	if (p->old_slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)p->old_slack, 0, 0, 0);
 	if (p->ep >= 0)
 		close(p->ep);
 	if (p->tfd >= 0)
 		close(p->tfd);
+	free(p->added);
 	free(p);
 }
 

@@ -156,12 +156,18 @@ struct platform_poll_event {
 };
 
 /* A set of watched descriptors with a deadline on the monotonic clock
- * (Linux: epoll, and a timerfd for the deadline, to the microsecond;
- * darwin: kqueue, whose timeout is a timespec). */
+ * (Linux: epoll_pwait2, whose timeout is in nanoseconds, or on a kernel
+ * before 5.11 epoll and a timerfd armed when the deadline changes; darwin:
+ * kqueue, whose timeout is a timespec). It sets the calling thread's timer
+ * slack to 1 ns while it is open (Linux). */
 struct platform_poller;
 
 /* NULL with e set when the kernel refuses. */
 struct platform_poller *platform_poller_open(struct err *e);
+#if defined(__linux__)
+/* The same with the timerfd, whatever the kernel (the fallback, for tests). */
+struct platform_poller *platform_poller_open_timerfd(struct err *e);
+#endif
 /* Watches fd for events (IN and/or OUT), replacing what was watched; 0
  * stops watching it. -1 with errno. */
 int platform_poller_watch(struct platform_poller *p, int fd, unsigned events);

@@ -164,7 +164,7 @@ int serve_endpoint(const char *endpoint, char *out, size_t cap, struct err *e)
 struct xfer {
 	CURL *h;
 	struct serve_record *r;
-	struct curl_slist *hdr;
+	struct xfer *next_spare;	/* in the loop's spare transfers */
 	struct strbuf body, errbody;
 	struct sse sse;
 	int64_t t0, last_byte_ns;
@@ -265,45 +265,58 @@ static size_t on_write(char *buf, size_t size, size_t n, void *ctx)
 	return x->r->fail == SERVE_OK ? len : 0;
 }
 
+/* The request's JSON, written directly (it was a jansson document, dumped:
+ * allocations and a printf a token id): the same bytes. */
 static void request_body(struct strbuf *sb, const struct trace_request *q, const char *model)
 {
-	json_t *o = jobj(), *so = jobj();
-
-	if (model)
-		jset_str(o, "model", model);
-	jset_new(o, "prompt", trace_prompt_to_json(q));
-	jset_int(o, "max_tokens", q->max_tokens);
-	jset_num(o, "temperature", 0);
-	jset_bool(o, "ignore_eos", true);
-	jset_bool(o, "stream", true);
-	jset_bool(so, "include_usage", true);
-	jset_new(o, "stream_options", so);
-	json_write_compact(sb, o);
-	json_decref(o);
+	sb_addch(sb, '{');
+	if (model) {
+		sb_adds(sb, "\"model\":");
+		json_write_str(sb, model);
+		sb_addch(sb, ',');
+	}
+	sb_adds(sb, "\"prompt\":");
+	if (q->text) {
+		json_write_str(sb, q->text);
+	} else {
+		sb_addch(sb, '[');
+		for (size_t k = 0; k < q->nr_tokens; k++) {
+			if (k)
+				sb_addch(sb, ',');
+			json_write_int(sb, q->tokens[k]);
+		}
+		sb_addch(sb, ']');
+	}
+	sb_adds(sb, ",\"max_tokens\":");
+	json_write_int(sb, q->max_tokens);
+	sb_adds(sb, ",\"temperature\":0,\"ignore_eos\":true,\"stream\":true,"
+		"\"stream_options\":{\"include_usage\":true}}");
 }
 
-static struct xfer *xfer_new(const struct serve_opts *o, const char *url,
-			     const struct trace_request *q, struct serve_record *r, int64_t t0)
+/* The headers every request sends (one list for all handles). */
+static struct curl_slist *request_headers(void)
+{
+	struct curl_slist *h = CURL_FN.curl_slist_append(NULL, "Content-Type: application/json");
+
+	h = CURL_FN.curl_slist_append(h, "Accept: text/event-stream");
+	return CURL_FN.curl_slist_append(h, "Expect:");
+}
+
+/* A transfer with its handle set up for url (what every request shares). */
+static struct xfer *xfer_alloc(const struct serve_opts *o, const char *url,
+			       const struct curl_slist *hdr)
 {
 	struct xfer *x = xcalloc(1, sizeof(*x));
 
-	x->r = r;
-	x->t0 = t0;
 	x->sse = (struct sse)SSE_INIT;
-	request_body(&x->body, q, o->model);
 	x->h = CURL_FN.curl_easy_init();
 	if (!x->h)
 		BUG("curl_easy_init failed");
-	x->hdr = CURL_FN.curl_slist_append(NULL, "Content-Type: application/json");
-	x->hdr = CURL_FN.curl_slist_append(x->hdr, "Accept: text/event-stream");
-	x->hdr = CURL_FN.curl_slist_append(x->hdr, "Expect:");
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_URL, url);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http");
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_NOPROXY, "*");
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdr);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->body.buf);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body.len);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, hdr);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_write);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
@@ -312,10 +325,26 @@ static struct xfer *xfer_new(const struct serve_opts *o, const char *url,
 	return x;
 }
 
+/* x (new or spare) made ready for request q: its body, its record. */
+static void xfer_prepare(struct xfer *x, const struct serve_opts *o,
+			 const struct trace_request *q, struct serve_record *r, int64_t t0)
+{
+	x->r = r;
+	x->t0 = t0;
+	x->last_byte_ns = 0;
+	x->started = x->done_seen = x->usage_out = x->usage_prompt = false;
+	x->curl_err[0] = '\0';
+	sb_reset(&x->body);
+	sb_reset(&x->errbody);
+	sse_reset(&x->sse);
+	request_body(&x->body, q, o->model);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->body.buf);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body.len);
+}
+
 static void xfer_free(struct xfer *x)
 {
 	CURL_FN.curl_easy_cleanup(x->h);
-	CURL_FN.curl_slist_free_all(x->hdr);
 	sb_release(&x->body);
 	sb_release(&x->errbody);
 	sse_release(&x->sse);
@@ -459,6 +488,10 @@ int serve_get(const struct serve_opts *o, const char *path, char *body, size_t c
 struct loop {
 	CURLM *m;
 	struct platform_poller *poller;
+	const struct serve_opts *o;
+	const char *url;
+	struct curl_slist *hdr;
+	struct xfer *spare;	/* ended transfers, their handles kept for the next */
 	int64_t curl_at;	/* monotonic ns; -1: libcurl has no timeout */
 	bool watch_failed;
 };
@@ -500,6 +533,21 @@ static void live_add(struct live *lv, struct xfer *x)
 	lv->x[lv->nr++] = x;
 }
 
+/* A transfer ready for request q: a spare one (its handle, buffers and
+ * connection cache kept) or a new one. */
+static struct xfer *xfer_new(struct loop *l, const struct trace_request *q,
+			     struct serve_record *r, int64_t t0)
+{
+	struct xfer *x = l->spare;
+
+	if (x)
+		l->spare = x->next_spare;
+	else
+		x = xfer_alloc(l->o, l->url, l->hdr);
+	xfer_prepare(x, l->o, q, r, t0);
+	return x;
+}
+
 /* Ends x: its record, its handle, its place among the live. */
 static void retire(struct loop *l, struct live *lv, struct xfer *x, CURLcode rc,
 		   const struct trace_request *q)
@@ -508,7 +556,8 @@ static void retire(struct loop *l, struct live *lv, struct xfer *x, CURLcode rc,
 	CURL_FN.curl_multi_remove_handle(l->m, x->h);
 	lv->x[x->slot] = lv->x[--lv->nr];
 	lv->x[x->slot]->slot = x->slot;
-	xfer_free(x);
+	x->next_spare = l->spare;
+	l->spare = x;
 }
 
 /* Our own timeouts, named, to the millisecond: fails what is over its
@@ -640,7 +689,7 @@ static int client_open(const struct serve_opts *o, struct loop *l, struct err *e
 struct sends {
 	const struct serve_opts *o;
 	const struct trace *t;
-	const char *url;
+	struct loop *l;
 	struct serve_record *r;
 	struct xfer **ready;
 	size_t next, prepared;
@@ -676,7 +725,7 @@ static void send_due(struct sends *s, struct loop *l, struct live *lv, int64_t n
 			     : lv->nr < (size_t)s->t->concurrency)) {
 		size_t n = s->next;
 		struct xfer *x = s->ready[n] ? s->ready[n]
-				: xfer_new(o, s->url, &s->t->req[n], &r[n], s->t0);
+				: xfer_new(l, &s->t->req[n], &r[n], s->t0);
 
 		s->ready[n] = NULL;
 		x->t0 = s->t0;
@@ -701,7 +750,7 @@ static void prepare_ahead(struct sends *s)
 	       (!s->open_loop || s->r[s->next < t->nr ? s->next : t->nr - 1].scheduled_ns -
 					 (mono_ns() - s->t0) > 1000000)) {
 		if (s->prepared >= s->next)
-			s->ready[s->prepared] = xfer_new(s->o, s->url, &t->req[s->prepared],
+			s->ready[s->prepared] = xfer_new(s->l, &t->req[s->prepared],
 							 &s->r[s->prepared], s->t0);
 		s->prepared++;
 	}
@@ -713,7 +762,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	struct loop l = { .curl_at = -1 };
 	struct live lv = { 0 };
 	char url[2048];
-	struct sends s = { .o = o, .t = t, .url = url, .open_loop = t->process != TRACE_CLOSED,
+	struct sends s = { .o = o, .t = t, .l = &l, .open_loop = t->process != TRACE_CLOSED,
 			   .limits_at = INT64_MAX };
 	size_t done = 0;
 	int64_t last_progress = 0;
@@ -721,6 +770,9 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	*recs = NULL;
 	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
 	TRY(client_open(o, &l, e));
+	l.o = o;
+	l.url = url;
+	l.hdr = request_headers();
 	s.r = records_new(t, s.open_loop);
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	lv.x = xcalloc(t->nr, sizeof(*lv.x));
@@ -729,7 +781,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	/* the first requests ready before the clock starts: a send is then
 	 * only curl_multi_add_handle */
 	for (; s.prepared < t->nr && s.prepared < SERVE_READY_AHEAD; s.prepared++)
-		s.ready[s.prepared] = xfer_new(o, url, &t->req[s.prepared], &s.r[s.prepared], 0);
+		s.ready[s.prepared] = xfer_new(&l, &t->req[s.prepared], &s.r[s.prepared], 0);
 	s.t0 = mono_ns();
 	while (done < t->nr) {
 		struct platform_poll_event ev[64];
@@ -777,9 +829,16 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	for (size_t i = 0; i < t->nr; i++)
 		if (s.ready[i])
 			xfer_free(s.ready[i]);
+	while (l.spare) {
+		struct xfer *x = l.spare;
+
+		l.spare = x->next_spare;
+		xfer_free(x);
+	}
 	free(s.ready);
 	free(lv.x);
 	CURL_FN.curl_multi_cleanup(l.m);
+	CURL_FN.curl_slist_free_all(l.hdr);
 	platform_poller_close(l.poller);
 	CURL_FN.curl_global_cleanup();
 	if (l.watch_failed) {

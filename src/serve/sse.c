@@ -93,6 +93,14 @@ bool sse_pending(const struct sse *s)
 	return s->line.len || s->has_data;
 }
 
+void sse_reset(struct sse *s)
+{
+	sb_reset(&s->line);
+	sb_reset(&s->data);
+	s->has_data = s->after_cr = s->failed = false;
+	s->events = 0;
+}
+
 void sse_release(struct sse *s)
 {
 	sb_release(&s->line);

@@ -38,6 +38,8 @@ int sse_feed(struct sse *s, const char *buf, size_t len, sse_event_fn fn, void *
 /* True when bytes of an unfinished event are pending (a stream that ends
  * here was cut). */
 bool sse_pending(const struct sse *s);
+/* Back to the start of a stream, its buffers kept for the next. */
+void sse_reset(struct sse *s);
 void sse_release(struct sse *s);
 
 /* What one chunk of a streaming completion says. */

@@ -1,5 +1,6 @@
 /* base/: JSON output and canonical form, strict decoding, files, dates. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +25,25 @@ static void expect_number(double d, const char *want)
 
 	json_format_double(buf, d);
 	cr_expect_str_eq(buf, want, "%.17g printed as %s, want %s", d, buf, want);
+}
+
+Test(json_number, integers_and_strings_written_without_printf)
+{
+	static const long long v[] = { 0, 7, -7, 1234567890123LL, LLONG_MAX, LLONG_MIN };
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char want[32];
+
+		sb_reset(&sb);
+		json_write_int(&sb, v[i]);
+		snprintf(want, sizeof(want), "%lld", v[i]);
+		cr_expect_str_eq(sb_str(&sb), want);
+	}
+	sb_reset(&sb);
+	json_write_str(&sb, "a\"b\\\n\x01");
+	cr_expect_str_eq(sb_str(&sb), "\"a\\\"b\\\\\\n\\u0001\"");
+	sb_release(&sb);
 }
 
 Test(json_number, shortest_round_trip_forms)

@@ -246,11 +246,11 @@ static int64_t mono_now(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-Test(platform, poller_reports_ready_descriptors_and_keeps_its_deadline)
+static void poller_contract(struct platform_poller *(*open_fn)(struct err *))
 {
 	struct platform_poll_event ev[8];
 	struct err e = { 0 };
-	struct platform_poller *p = platform_poller_open(&e);
+	struct platform_poller *p = open_fn(&e);
 	int fd[2];
 	int64_t t;
 
@@ -284,5 +284,32 @@ Test(platform, poller_reports_ready_descriptors_and_keeps_its_deadline)
 	cr_assert_eq(platform_poller_wait(p, mono_now() + 1000000000, ev, 8), 1);
 	cr_assert(ev[0].events & PLATFORM_POLL_ERR);
 	close(fd[0]);
+	/* a descriptor closed while watched leaves the set; a new one with
+	 * its number is watched afresh */
+	cr_assert_eq(pipe(fd), 0);
+	cr_assert_eq(platform_poller_watch(p, fd[0], PLATFORM_POLL_IN), 0);
+	cr_assert_eq(write(fd[1], "x", 1), 1);
+	cr_assert_eq(platform_poller_wait(p, mono_now() + 1000000000, ev, 8), 1);
+	cr_assert_eq(ev[0].fd, fd[0]);
+	close(fd[0]);
+	close(fd[1]);
+	/* the same deadline twice (armed once): kept both times */
+	t = mono_now() + 10000000;
+	cr_assert_eq(platform_poller_wait(p, t, ev, 8), 0);
+	cr_assert_geq(mono_now(), t);
+	cr_assert_eq(platform_poller_wait(p, t, ev, 8), 0);
 	platform_poller_close(p);
 }
+
+Test(platform, poller_reports_ready_descriptors_and_keeps_its_deadline)
+{
+	poller_contract(platform_poller_open);
+}
+
+#if defined(__linux__)
+Test(platform, poller_fallback_timerfd_keeps_the_same_contract)
+{
+	poller_contract(platform_poller_open_timerfd);
+}
+#endif
+
