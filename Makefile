@@ -44,7 +44,7 @@ LDFLAGS += $(EXTRA_LDFLAGS)
 # the same. glibc older than 2.34 needs LIBDL=-ldl.
 STATIC  ?= -Wl,-Bstatic
 LIBDL   ?=
-# libcurl (the serving client, src/serve/client.c) is not linked: it is
+# libcurl (the serving client and quality prompts, src/serve/curl.c) is not linked: it is
 # dlopen()ed by the serving commands only, as NVML is by the GPU sampler
 # (linked, it made every command's start-up 7x slower); its headers come from
 # libcurl4-openssl-dev.

@@ -4,9 +4,6 @@
 #include "serve/client.h"
 
 #include <arpa/inet.h>
-#define CURL_DISABLE_TYPECHECK
-#include <curl/curl.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,75 +14,8 @@
 #include "base/json.h"
 #include "base/xalloc.h"
 #include "platform/platform.h"
+#include "serve/curl.h"
 #include "serve/sse.h"
-
-/* libcurl is opened when a serving command first needs it, as the GPU
- * sampler opens NVML: linked in, its dozen protocol libraries would load with
- * every fak command (7x the start-up time of `fak --version` and 4x its RSS,
- * measured). */
-#define CURL_LIBRARY "libcurl.so.4"
-#define CURL_FNS(X) \
-	X(curl_easy_cleanup) \
-	X(curl_easy_getinfo) \
-	X(curl_easy_init) \
-	X(curl_easy_perform) \
-	X(curl_easy_reset) \
-	X(curl_easy_setopt) \
-	X(curl_easy_strerror) \
-	X(curl_free) \
-	X(curl_global_cleanup) \
-	X(curl_global_init) \
-	X(curl_multi_add_handle) \
-	X(curl_multi_cleanup) \
-	X(curl_multi_info_read) \
-	X(curl_multi_init) \
-	X(curl_multi_remove_handle) \
-	X(curl_multi_setopt) \
-	X(curl_multi_socket_action) \
-	X(curl_slist_append) \
-	X(curl_slist_free_all) \
-	X(curl_url) \
-	X(curl_url_cleanup) \
-	X(curl_url_get) \
-	X(curl_url_set)
-
-static struct {
-#define X(f) __typeof__(f) *f;
-	CURL_FNS(X)
-#undef X
-} CURL_FN;
-
-static const char *const curl_fn_names[] = {
-#define X(f) #f,
-	CURL_FNS(X)
-#undef X
-};
-
-static int curl_load(struct err *e)
-{
-	static void *so;
-	void **slots = (void **)(void *)&CURL_FN;
-
-	if (so)
-		return 0;
-	so = dlopen(CURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-	if (!so)
-		return err_set(e, "fak bench serve needs libcurl (%s, Debian's libcurl4): %s",
-			       CURL_LIBRARY, dlerror());
-	for (size_t i = 0; i < sizeof(curl_fn_names) / sizeof(curl_fn_names[0]); i++) {
-		void *fn = dlsym(so, curl_fn_names[i]);
-
-		if (!fn) {
-			dlclose(so);
-			so = NULL;
-			return err_set(e, "%s has no %s (libcurl 7.87 or later is needed)",
-				       CURL_LIBRARY, curl_fn_names[i]);
-		}
-		/* POSIX: a data pointer from dlsym converts to a function pointer */
-		memcpy(&slots[i], &fn, sizeof(fn));
-	}
-	return 0;
-}
 
 static int64_t mono_ns(void)
 {
@@ -155,7 +85,7 @@ out:
 
 int serve_endpoint(const char *endpoint, char *out, size_t cap, struct err *e)
 {
-	TRY(curl_load(e));
+	TRY(serve_curl_load(e));
 	return endpoint_url(endpoint, NULL, out, cap, e);
 }
 
@@ -429,7 +359,7 @@ int serve_get(const struct serve_opts *o, const char *path, char *body, size_t c
 	int64_t until = mono_ns() + o->ready_ns;
 	CURL *h;
 
-	TRY(curl_load(e));
+	TRY(serve_curl_load(e));
 	TRY(endpoint_url(o->endpoint, path, url, sizeof(url), e));
 	if (CURL_FN.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return err_set(e, "libcurl failed to start");

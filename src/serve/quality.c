@@ -2,9 +2,6 @@
  * at a time through libcurl's easy interface. */
 #include "serve/quality.h"
 
-#define CURL_DISABLE_TYPECHECK
-#include <curl/curl.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +9,7 @@
 #include "base/file.h"
 #include "base/json.h"
 #include "base/xalloc.h"
+#include "serve/curl.h"
 
 /* ---- the file ------------------------------------------------------- */
 
@@ -221,45 +219,6 @@ void quality_log(const struct quality_set *s, const char *digest, char *const *o
 
 /* ---- the requests --------------------------------------------------- */
 
-/* libcurl, opened as the client opens it (serve_endpoint loaded it first:
- * the same library, already in the process). */
-static struct {
-	CURL *(*init)(void);
-	CURLcode (*setopt)(CURL *, CURLoption, ...);
-	CURLcode (*perform)(CURL *);
-	CURLcode (*getinfo)(CURL *, CURLINFO, ...);
-	void (*cleanup)(CURL *);
-	const char *(*strerror)(CURLcode);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-} qc;
-
-static int easy_load(struct err *e)
-{
-	static const char *const names[] = {
-		"curl_easy_init", "curl_easy_setopt", "curl_easy_perform", "curl_easy_getinfo",
-		"curl_easy_cleanup", "curl_easy_strerror", "curl_slist_append",
-		"curl_slist_free_all",
-	};
-	static bool loaded;
-	void *slots[sizeof(names) / sizeof(names[0])];
-	void *so;
-
-	_Static_assert(sizeof(slots) == sizeof(qc), "one slot per function");
-	if (loaded)
-		return 0;
-	so = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!so)
-		return err_set(e, "quality prompts need libcurl (libcurl.so.4): %s", dlerror());
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!(slots[i] = dlsym(so, names[i])))
-			return err_set(e, "libcurl.so.4 has no %s", names[i]);
-	/* POSIX: a data pointer from dlsym converts to a function pointer */
-	memcpy(&qc, slots, sizeof(qc));
-	loaded = true;
-	return 0;
-}
-
 struct answer {
 	struct strbuf body;
 	bool too_long;
@@ -296,7 +255,7 @@ static int ask_one(CURL *h, const struct serve_opts *o, const char *url,
 {
 	struct strbuf req = STRBUF_INIT;
 	struct answer a = { STRBUF_INIT, false };
-	struct curl_slist *hdr = qc.slist_append(NULL, "Content-Type: application/json");
+	struct curl_slist *hdr = CURL_FN.curl_slist_append(NULL, "Content-Type: application/json");
 	char cerr[CURL_ERROR_SIZE] = "";
 	json_t *b = jobj();
 	long status = 0;
@@ -310,29 +269,29 @@ static int ask_one(CURL *h, const struct serve_opts *o, const char *url,
 		jset_str(b, "model", o->model);
 	json_write_compact(&req, b);
 	json_decref(b);
-	qc.setopt(h, CURLOPT_URL, url);
-	qc.setopt(h, CURLOPT_PROTOCOLS_STR, "http");
-	qc.setopt(h, CURLOPT_NOPROXY, "*");
-	qc.setopt(h, CURLOPT_NOSIGNAL, 1L);
-	qc.setopt(h, CURLOPT_HTTPHEADER, hdr);
-	qc.setopt(h, CURLOPT_POSTFIELDS, req.buf);
-	qc.setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req.len);
-	qc.setopt(h, CURLOPT_WRITEFUNCTION, keep);
-	qc.setopt(h, CURLOPT_WRITEDATA, &a);
-	qc.setopt(h, CURLOPT_ERRORBUFFER, cerr);
-	qc.setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
-	qc.setopt(h, CURLOPT_TIMEOUT_MS, (long)(o->timeout_ns / 1000000));
-	rc = qc.perform(h);
-	qc.getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_URL, url);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
+	CURL_FN.curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
+	CURL_FN.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.buf);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req.len);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEDATA, &a);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
+	CURL_FN.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(o->timeout_ns / 1000000));
+	rc = CURL_FN.curl_easy_perform(h);
+	CURL_FN.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK)
 		err_set(e, "%s", a.too_long ? "the answer is longer than 1 MiB"
-			: cerr[0] ? cerr : qc.strerror(rc));
+			: cerr[0] ? cerr : CURL_FN.curl_easy_strerror(rc));
 	else if (status != 200)
 		err_set(e, "HTTP %ld: %.120s", status, a.body.buf ? a.body.buf : "");
 	else if (!(*out = answer_text(&a)))
 		err_set(e, "the answer is not a completion (no choices[0].text): %.120s",
 			a.body.buf ? a.body.buf : "");
-	qc.slist_free_all(hdr);
+	CURL_FN.curl_slist_free_all(hdr);
 	sb_release(&req);
 	sb_release(&a.body);
 	return *out ? 0 : -1;
@@ -347,12 +306,12 @@ int quality_ask(const struct serve_opts *o, const struct quality_set *s, char **
 
 	memset(out, 0, s->nr * sizeof(*out));
 	TRY(serve_endpoint(o->endpoint, url, sizeof(url), e));
-	TRY(easy_load(e));
-	if (!(h = qc.init()))
+	TRY(serve_curl_load(e));
+	if (!(h = CURL_FN.curl_easy_init()))
 		return err_set(e, "libcurl failed to start");
 	for (size_t i = 0; i < s->nr && rc == 0; i++)
 		if ((rc = ask_one(h, o, url, &s->p[i], &out[i], e)) < 0)
 			err_prefix(e, "quality prompt %zu of %zu: POST %s", i + 1, s->nr, url);
-	qc.cleanup(h);
+	CURL_FN.curl_easy_cleanup(h);
 	return rc;
 }
