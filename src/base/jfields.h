@@ -58,14 +58,16 @@ struct strlist {
 };
 
 /* Flags of a member. */
-#define JF_NULLABLE 1u	/* null is read, as NULL, is_null or `has` false, and written so */
+/* null is read, as NULL (a JF_STR: jf_pull only), is_null or `has` false, and written so */
+#define JF_NULLABLE 1u
 #define JF_NULL_READ 2u	/* a JF_STRLIST's null is read as is_null, but written as [] */
 
 enum jf_need {
 	JF_REQ,		/* must be present; always written */
 	JF_OPT,		/* may be absent (the value is left as it was); always written */
 	JF_OMIT,	/* may be absent (left as it was); not written when empty:
-			 * "" (a text kind), NULL (JF_STR; "" is written), 0, false */
+			 * "" (a text kind), NULL (JF_STR; "" is written), 0, false,
+			 * a null JF_STRLIST */
 };
 
 struct jfield {
