@@ -825,7 +825,64 @@ int attestation_seal(struct attestation *r, struct err *e)
 	return rc;
 }
 
-/* ---- field tables: the flat records, members in the documented order ---- */
+/* ---- field tables: the records, members in the documented order ---- */
+
+/* A metric (available, value, unit, source or reason) of the unit arg. */
+static int metric_decode(const json_t *o, const struct jpath *at, const char *key, void *dst,
+			 const void *unit, struct err *e);
+static json_t *metric_encode(const void *src, const void *unit);
+static const struct jf_codec metric_codec = { metric_decode, metric_encode };
+#define METRIC(T, m, unit) JF_CODEC(#m, struct metric, T, m, &metric_codec, unit)
+
+static const struct jfield psi_pair_fields[] = {
+	METRIC(struct psi_pair, some_total_us, "microseconds"),
+	METRIC(struct psi_pair, full_total_us, "microseconds"),
+	JF_END,
+};
+
+static const struct jfield psi_fields[] = {
+	JF_SUB("cpu", struct psi, cpu, psi_pair_fields, JF_REQ, 0, 0),
+	JF_SUB("memory", struct psi, memory, psi_pair_fields, JF_REQ, 0, 0),
+	JF_SUB("io", struct psi, io, psi_pair_fields, JF_REQ, 0, 0),
+	JF_END,
+};
+
+static const struct jfield host_fields[] = {
+	METRIC(struct host_totals, cpu_percent, "percent"),
+	METRIC(struct host_totals, memory_total_bytes, "bytes"),
+	METRIC(struct host_totals, memory_available_bytes, "bytes"),
+	METRIC(struct host_totals, process_count, "processes"),
+	JF_SUB("pressure", struct host_totals, pressure, psi_fields, JF_REQ, 0, 0),
+	JF_END,
+};
+
+static const struct jfield stage_fields[] = {
+	JF_KEY("host_counters", JF_COUNT, struct overhead, stage_host_counters_ns, JF_REQ),
+	JF_KEY("process_census", JF_COUNT, struct overhead, stage_process_census_ns, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield overhead_fields[] = {
+	JF(JF_COUNT, struct overhead, counted_samples, JF_REQ),
+	JF(JF_COUNT, struct overhead, wall_ns, JF_REQ),
+	METRIC(struct overhead, duty_percent, "percent"),
+	JF(JF_COUNT, struct overhead, effective_cadence_ns, JF_REQ),
+	JF_GROUP("stage_wall_ns", stage_fields, JF_REQ, 0, 0),
+	JF(JF_COUNT, struct overhead, stable_identity_cache_hits, JF_REQ),
+	JF(JF_COUNT, struct overhead, stable_identity_cache_misses, JF_REQ),
+	JF(JF_BOOL, struct overhead, coverage_limited, JF_REQ),
+	JF(JF_COUNT, struct overhead, process_cpu_ns, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield attribution_fields[] = {
+	METRIC(struct attribution, sut_cpu_percent_of_host, "percent"),
+	METRIC(struct attribution, non_sut_cpu_percent_of_host, "percent"),
+	METRIC(struct attribution, sut_rss_bytes, "bytes"),
+	METRIC(struct attribution, non_sut_rss_bytes, "bytes"),
+	METRIC(struct attribution, sut_cpu_seconds, "seconds"),
+	JF_END,
+};
 
 static const struct jfield window_fields[] = {
 	JF(JF_TEXT, struct window, started_at_utc, JF_REQ),
@@ -876,25 +933,25 @@ static int check_state(const void *rec, const struct jpath *at, struct err *e)
 	return 0;
 }
 
-/* The flat head of cgroup_v2; the rest is written and read by hand. */
-static const struct jfield cgroup_fields[] = {
-	JF_KEYC("state", JF_TEXT, struct cgroup_section, state, JF_REQ, check_state),
-	JF(JF_TEXT, struct cgroup_section, reason, JF_OMIT),
-	JF(JF_BOOL, struct cgroup_section, atomic_placement, JF_REQ),
-	JF_HANDS("members_at_root_exit"),
-	JF_HANDS("cpu_usage_us"),
-	JF_HANDS("memory_peak_bytes"),
-	JF_HANDS("pressure"),
-	JF_HANDS("cleanup"),
-	JF_END,
-};
-
 static const struct jfield cleanup_fields[] = {
 	JF(JF_BOOL, struct cgroup_cleanup, attempted, JF_REQ),
 	JF(JF_BOOL, struct cgroup_cleanup, killed_remaining, JF_REQ),
 	JF(JF_BOOL, struct cgroup_cleanup, empty, JF_REQ),
 	JF(JF_BOOL, struct cgroup_cleanup, removed, JF_REQ),
 	JF(JF_TEXT, struct cgroup_cleanup, reason, JF_OMIT),
+	JF_END,
+};
+
+/* An empty reason (here or in cleanup) is refused after the walk. */
+static const struct jfield cgroup_fields[] = {
+	JF_KEYC("state", JF_TEXT, struct cgroup_section, state, JF_REQ, check_state),
+	JF(JF_TEXT, struct cgroup_section, reason, JF_OMIT),
+	JF(JF_BOOL, struct cgroup_section, atomic_placement, JF_REQ),
+	METRIC(struct cgroup_section, members_at_root_exit, "processes"),
+	METRIC(struct cgroup_section, cpu_usage_us, "microseconds"),
+	METRIC(struct cgroup_section, memory_peak_bytes, "bytes"),
+	JF_SUB("pressure", struct cgroup_section, pressure, psi_fields, JF_REQ, 0, 0),
+	JF_SUB("cleanup", struct cgroup_section, cleanup, cleanup_fields, JF_REQ, 0, 0),
 	JF_END,
 };
 
@@ -954,8 +1011,8 @@ static const struct jfield rejected_fields[] = {
 static const struct jfield cpus_fields[] = {
 	JF(JF_TEXT, struct cpus_report, list, JF_REQ),
 	JF(JF_COUNT, struct cpus_report, count, JF_REQ),
-	JF_HANDS("baseline_all_cpus_percent"),
-	JF_HANDS("command_all_cpus_percent"),
+	METRIC(struct cpus_report, baseline_all_cpus_percent, "percent"),
+	METRIC(struct cpus_report, command_all_cpus_percent, "percent"),
 	JF_END,
 };
 
@@ -1016,80 +1073,14 @@ static json_t *window_json(const struct window *w)
 	return jf_to_json(window_fields, w);
 }
 
-static json_t *psi_json(const struct psi *p)
+static json_t *metric_encode(const void *src, const void *unit)
 {
-	json_t *o = jobj();
-	const struct psi_pair *pp[3] = { &p->cpu, &p->memory, &p->io };
-	static const char *const names[3] = { "cpu", "memory", "io" };
-
-	for (int i = 0; i < 3; i++) {
-		json_t *x = jobj();
-
-		jset_new(x, "some_total_us", metric_json(&pp[i]->some_total_us, "microseconds"));
-		jset_new(x, "full_total_us", metric_json(&pp[i]->full_total_us, "microseconds"));
-		jset_new(o, names[i], x);
-	}
-	return o;
-}
-
-static json_t *host_json(const struct host_totals *h)
-{
-	json_t *o = jobj();
-
-	jset_new(o, "cpu_percent", metric_json(&h->cpu_percent, "percent"));
-	jset_new(o, "memory_total_bytes", metric_json(&h->memory_total_bytes, "bytes"));
-	jset_new(o, "memory_available_bytes", metric_json(&h->memory_available_bytes, "bytes"));
-	jset_new(o, "process_count", metric_json(&h->process_count, "processes"));
-	jset_new(o, "pressure", psi_json(&h->pressure));
-	return o;
-}
-
-static json_t *overhead_json(const struct overhead *s)
-{
-	json_t *o = jobj(), *st = jobj();
-
-	jset_int(o, "counted_samples", s->counted_samples);
-	jset_int(o, "wall_ns", s->wall_ns);
-	jset_new(o, "duty_percent", metric_json(&s->duty_percent, "percent"));
-	jset_int(o, "effective_cadence_ns", s->effective_cadence_ns);
-	jset_int(st, "host_counters", s->stage_host_counters_ns);
-	jset_int(st, "process_census", s->stage_process_census_ns);
-	jset_new(o, "stage_wall_ns", st);
-	jset_int(o, "stable_identity_cache_hits", s->stable_identity_cache_hits);
-	jset_int(o, "stable_identity_cache_misses", s->stable_identity_cache_misses);
-	jset_bool(o, "coverage_limited", s->coverage_limited);
-	jset_int(o, "process_cpu_ns", s->process_cpu_ns);
-	return o;
+	return metric_json(src, unit);
 }
 
 static json_t *coverage_json(const struct coverage *c)
 {
 	return jf_to_json(coverage_fields, c);
-}
-
-static json_t *attribution_json(const struct attribution *a)
-{
-	json_t *o = jobj();
-
-	jset_new(o, "sut_cpu_percent_of_host", metric_json(&a->sut_cpu_percent_of_host, "percent"));
-	jset_new(o, "non_sut_cpu_percent_of_host",
-		 metric_json(&a->non_sut_cpu_percent_of_host, "percent"));
-	jset_new(o, "sut_rss_bytes", metric_json(&a->sut_rss_bytes, "bytes"));
-	jset_new(o, "non_sut_rss_bytes", metric_json(&a->non_sut_rss_bytes, "bytes"));
-	jset_new(o, "sut_cpu_seconds", metric_json(&a->sut_cpu_seconds, "seconds"));
-	return o;
-}
-
-static json_t *cgroup_json(const struct cgroup_section *g)
-{
-	json_t *o = jf_to_json(cgroup_fields, g);
-
-	jset_new(o, "members_at_root_exit", metric_json(&g->members_at_root_exit, "processes"));
-	jset_new(o, "cpu_usage_us", metric_json(&g->cpu_usage_us, "microseconds"));
-	jset_new(o, "memory_peak_bytes", metric_json(&g->memory_peak_bytes, "bytes"));
-	jset_new(o, "pressure", psi_json(&g->pressure));
-	jset_new(o, "cleanup", jf_to_json(cleanup_fields, &g->cleanup));
-	return o;
 }
 
 static json_t *policy_json(const struct policy *p)
@@ -1151,14 +1142,14 @@ json_t *attestation_to_json(const struct attestation *r, bool with_digest)
 	jset_str(o, "schema", r->has_workload ? ATTEST_SCHEMA_V2 : ATTEST_SCHEMA);
 	jset_str(o, "verdict", r->verdict);
 	jset_new(o, "baseline_window", window_json(&r->baseline_window));
-	jset_new(o, "baseline_host_totals", host_json(&r->baseline_host_totals));
-	jset_new(o, "baseline_sampler", overhead_json(&r->baseline_sampler));
+	jset_new(o, "baseline_host_totals", jf_to_json(host_fields, &r->baseline_host_totals));
+	jset_new(o, "baseline_sampler", jf_to_json(overhead_fields, &r->baseline_sampler));
 	jset_new(o, "command_window", window_json(&r->command_window));
-	jset_new(o, "command_sampler", overhead_json(&r->command_sampler));
+	jset_new(o, "command_sampler", jf_to_json(overhead_fields, &r->command_sampler));
 	jset_new(o, "coverage", coverage_json(&r->coverage));
-	jset_new(o, "host_totals", host_json(&r->host_totals));
-	jset_new(o, "attribution", attribution_json(&r->attribution));
-	jset_new(o, "cgroup_v2", cgroup_json(&r->cgroup_v2));
+	jset_new(o, "host_totals", jf_to_json(host_fields, &r->host_totals));
+	jset_new(o, "attribution", jf_to_json(attribution_fields, &r->attribution));
+	jset_new(o, "cgroup_v2", jf_to_json(cgroup_fields, &r->cgroup_v2));
 	for (size_t i = 0; i < r->nr_consumers; i++)
 		jpush_new(cons, jf_to_json(consumer_fields, &r->consumers[i]));
 	jset_new(o, "top_non_sut_consumers", cons);
@@ -1167,15 +1158,8 @@ json_t *attestation_to_json(const struct attestation *r, bool with_digest)
 		jpush_new(finds, jf_to_json(finding_fields, &r->findings[i]));
 	if (r->has_quiet_wait)
 		jset_new(o, "quiet_wait", quiet_wait_json(&r->quiet_wait));
-	if (r->has_cpus) {
-		json_t *c = jf_to_json(cpus_fields, &r->cpus);
-
-		jset_new(c, "baseline_all_cpus_percent",
-			 metric_json(&r->cpus.baseline_all_cpus_percent, "percent"));
-		jset_new(c, "command_all_cpus_percent",
-			 metric_json(&r->cpus.command_all_cpus_percent, "percent"));
-		jset_new(o, "cpus", c);
-	}
+	if (r->has_cpus)
+		jset_new(o, "cpus", jf_to_json(cpus_fields, &r->cpus));
 	jset_new(o, "findings", finds);
 	jset_int(o, "command_exit_code", r->command_exit_code);
 	jset_int(o, "command_signal", r->command_signal);
@@ -1273,92 +1257,15 @@ static int get_window(const json_t *o, const struct jpath *at, const char *key, 
 	return jf_member(window_fields, o, at, key, w, e);
 }
 
-static int get_psi(const json_t *o, const struct jpath *at, const char *key, struct psi *p,
-		   struct err *e)
+static int metric_decode(const json_t *o, const struct jpath *at, const char *key, void *dst,
+			 const void *unit, struct err *e)
 {
-	static const char *const known[] = { "cpu", "memory", "io", NULL };
-	static const char *const pair_known[] = { "some_total_us", "full_total_us", NULL };
-	struct psi_pair *pp[3] = { &p->cpu, &p->memory, &p->io };
-	struct jpath kp = JP_KEY(at, key);
-	const json_t *x;
-
-	TRY(get_member(o, at, key, known, &x, e));
-	for (int i = 0; i < 3; i++) {
-		struct jpath ip = JP_KEY(&kp, known[i]);
-		const json_t *y;
-
-		TRY(get_member(x, &kp, known[i], pair_known, &y, e));
-		TRY(get_metric(y, &ip, "some_total_us", "microseconds", &pp[i]->some_total_us, e));
-		TRY(get_metric(y, &ip, "full_total_us", "microseconds", &pp[i]->full_total_us, e));
-	}
-	return 0;
-}
-
-static int get_host(const json_t *o, const struct jpath *at, const char *key, struct host_totals *h,
-		    struct err *e)
-{
-	static const char *const known[] = { "cpu_percent", "memory_total_bytes",
-					     "memory_available_bytes", "process_count",
-					     "pressure", NULL };
-	struct jpath kp = JP_KEY(at, key);
-	const json_t *x;
-
-	TRY(get_member(o, at, key, known, &x, e));
-	TRY(get_metric(x, &kp, "cpu_percent", "percent", &h->cpu_percent, e));
-	TRY(get_metric(x, &kp, "memory_total_bytes", "bytes", &h->memory_total_bytes, e));
-	TRY(get_metric(x, &kp, "memory_available_bytes", "bytes", &h->memory_available_bytes, e));
-	TRY(get_metric(x, &kp, "process_count", "processes", &h->process_count, e));
-	return get_psi(x, &kp, "pressure", &h->pressure, e);
-}
-
-static int get_overhead(const json_t *o, const struct jpath *at, const char *key,
-			struct overhead *s, struct err *e)
-{
-	static const char *const known[] = { "counted_samples", "wall_ns", "duty_percent",
-					     "effective_cadence_ns", "stage_wall_ns",
-					     "stable_identity_cache_hits",
-					     "stable_identity_cache_misses", "coverage_limited",
-					     "process_cpu_ns", NULL };
-	static const char *const stages[] = { "host_counters", "process_census", NULL };
-	struct jpath kp = JP_KEY(at, key), sp = JP_KEY(&kp, "stage_wall_ns");
-	const json_t *x, *st;
-
-	TRY(get_member(o, at, key, known, &x, e));
-	TRY(get_count(x, &kp, "counted_samples", &s->counted_samples, e));
-	TRY(get_count(x, &kp, "wall_ns", &s->wall_ns, e));
-	TRY(get_metric(x, &kp, "duty_percent", "percent", &s->duty_percent, e));
-	TRY(get_count(x, &kp, "effective_cadence_ns", &s->effective_cadence_ns, e));
-	TRY(get_member(x, &kp, "stage_wall_ns", stages, &st, e));
-	TRY(get_count(st, &sp, "host_counters", &s->stage_host_counters_ns, e));
-	TRY(get_count(st, &sp, "process_census", &s->stage_process_census_ns, e));
-	TRY(get_count(x, &kp, "stable_identity_cache_hits", &s->stable_identity_cache_hits, e));
-	TRY(get_count(x, &kp, "stable_identity_cache_misses", &s->stable_identity_cache_misses, e));
-	TRY(jd_bool(x, &kp, "coverage_limited", JD_REQUIRED, &s->coverage_limited, e));
-	return get_count(x, &kp, "process_cpu_ns", &s->process_cpu_ns, e);
+	return get_metric(o, at, key, unit, dst, e);
 }
 
 static int get_coverage(const json_t *o, const struct jpath *at, struct coverage *c, struct err *e)
 {
 	return jf_member(coverage_fields, o, at, "coverage", c, e);
-}
-
-static int get_attribution(const json_t *o, const struct jpath *at, struct attribution *a,
-			   struct err *e)
-{
-	static const char *const known[] = { "sut_cpu_percent_of_host",
-					     "non_sut_cpu_percent_of_host", "sut_rss_bytes",
-					     "non_sut_rss_bytes", "sut_cpu_seconds", NULL };
-	struct jpath kp = JP_KEY(at, "attribution");
-	const json_t *x;
-
-	TRY(get_member(o, at, "attribution", known, &x, e));
-	TRY(get_metric(x, &kp, "sut_cpu_percent_of_host", "percent",
-		       &a->sut_cpu_percent_of_host, e));
-	TRY(get_metric(x, &kp, "non_sut_cpu_percent_of_host", "percent",
-		       &a->non_sut_cpu_percent_of_host, e));
-	TRY(get_metric(x, &kp, "sut_rss_bytes", "bytes", &a->sut_rss_bytes, e));
-	TRY(get_metric(x, &kp, "non_sut_rss_bytes", "bytes", &a->non_sut_rss_bytes, e));
-	return get_metric(x, &kp, "sut_cpu_seconds", "seconds", &a->sut_cpu_seconds, e);
 }
 
 static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_section *g,
@@ -1369,11 +1276,6 @@ static int get_cgroup(const json_t *o, const struct jpath *at, struct cgroup_sec
 
 	TRY(jd_obj(o, at, "cgroup_v2", JD_REQUIRED, &x, e));
 	TRY(jf_decode(cgroup_fields, x, &kp, g, e));
-	TRY(get_metric(x, &kp, "members_at_root_exit", "processes", &g->members_at_root_exit, e));
-	TRY(get_metric(x, &kp, "cpu_usage_us", "microseconds", &g->cpu_usage_us, e));
-	TRY(get_metric(x, &kp, "memory_peak_bytes", "bytes", &g->memory_peak_bytes, e));
-	TRY(get_psi(x, &kp, "pressure", &g->pressure, e));
-	TRY(jf_member(cleanup_fields, x, &kp, "cleanup", &g->cleanup, e));
 	if ((json_object_get(x, "reason") && !g->reason[0]) ||
 	    (json_object_get(json_object_get(x, "cleanup"), "reason") && !g->cleanup.reason[0]))
 		return jpath_err(e, &kp, "an empty reason is omitted");
@@ -1421,19 +1323,6 @@ static int get_quiet_wait(const json_t *o, const struct jpath *at, struct quiet_
 		TRY(jf_decode(rejected_fields, json_array_get(arr, i), &ip, &q->rejected[i], e));
 	}
 	return 0;
-}
-
-static int get_cpus(const json_t *o, const struct jpath *at, struct cpus_report *c, struct err *e)
-{
-	struct jpath kp = JP_KEY(at, "cpus");
-	const json_t *x;
-
-	TRY(jd_obj(o, at, "cpus", JD_REQUIRED, &x, e));
-	TRY(jf_decode(cpus_fields, x, &kp, c, e));
-	TRY(get_metric(x, &kp, "baseline_all_cpus_percent", "percent",
-		       &c->baseline_all_cpus_percent, e));
-	return get_metric(x, &kp, "command_all_cpus_percent", "percent",
-			  &c->command_all_cpus_percent, e);
 }
 
 static int get_findings(const json_t *o, const struct jpath *at, struct attestation *r,
@@ -1574,13 +1463,14 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 		return jpath_err(e, &kp, "must be \"clean\", \"investigate\" or \"invalid\"");
 	}
 	TRY(get_window(doc, root, "baseline_window", &r->baseline_window, e));
-	TRY(get_host(doc, root, "baseline_host_totals", &r->baseline_host_totals, e));
-	TRY(get_overhead(doc, root, "baseline_sampler", &r->baseline_sampler, e));
+	TRY(jf_member(host_fields, doc, root, "baseline_host_totals", &r->baseline_host_totals,
+		      e));
+	TRY(jf_member(overhead_fields, doc, root, "baseline_sampler", &r->baseline_sampler, e));
 	TRY(get_window(doc, root, "command_window", &r->command_window, e));
-	TRY(get_overhead(doc, root, "command_sampler", &r->command_sampler, e));
+	TRY(jf_member(overhead_fields, doc, root, "command_sampler", &r->command_sampler, e));
 	TRY(get_coverage(doc, root, &r->coverage, e));
-	TRY(get_host(doc, root, "host_totals", &r->host_totals, e));
-	TRY(get_attribution(doc, root, &r->attribution, e));
+	TRY(jf_member(host_fields, doc, root, "host_totals", &r->host_totals, e));
+	TRY(jf_member(attribution_fields, doc, root, "attribution", &r->attribution, e));
 	TRY(get_cgroup(doc, root, &r->cgroup_v2, e));
 	TRY(get_consumers(doc, root, r, e));
 	TRY(get_policy(doc, root, &r->policy, e));
@@ -1590,7 +1480,7 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 	}
 	if (json_object_get(doc, "cpus")) {
 		r->has_cpus = true;
-		TRY(get_cpus(doc, root, &r->cpus, e));
+		TRY(jf_member(cpus_fields, doc, root, "cpus", &r->cpus, e));
 	}
 	TRY(get_findings(doc, root, r, e));
 	TRY(get_count(doc, root, "command_exit_code", &r->command_exit_code, e));

@@ -53,8 +53,40 @@ static const struct jfield reading_fields[] = {
 	JF_END,
 };
 
+static int get_text(const json_t *o, const struct jpath *at, const char *key, enum jd_need need,
+		    char *dst, size_t cap, struct err *e);
+
+/* persistence_mode: "enabled", "disabled" or "unknown" (1, 0, -1) */
+static int mode_decode(const json_t *o, const struct jpath *at, const char *key, void *dst,
+		       const void *arg, struct err *e)
+{
+	char mode[16];
+	int v;
+
+	(void)arg;
+	TRY(get_text(o, at, key, JD_REQUIRED, mode, sizeof(mode), e));
+	v = !strcmp(mode, "enabled") ? 1 : !strcmp(mode, "disabled") ? 0 : -1;
+	if (v < 0 && strcmp(mode, "unknown")) {
+		struct jpath kp = JP_KEY(at, key);
+		return jpath_err(e, &kp, "must be \"enabled\", \"disabled\" or \"unknown\"");
+	}
+	memcpy(dst, &v, sizeof(v));
+	return 0;
+}
+
+static json_t *mode_encode(const void *src, const void *arg)
+{
+	int v;
+
+	(void)arg;
+	memcpy(&v, src, sizeof(v));
+	return json_string(v < 0 ? "unknown" : v ? "enabled" : "disabled");
+}
+
+static const struct jf_codec mode_codec = { mode_decode, mode_encode };
+
 static const struct jfield state_fields[] = {
-	JF_HANDS("persistence_mode"),
+	JF_CODEC("persistence_mode", int, struct gpu_state, persistence_mode, &mode_codec, NULL),
 	JF(JF_OPT_COUNT, struct gpu_state, applications_sm_clock_mhz, JF_OPT),
 	JF(JF_OPT_COUNT, struct gpu_state, applications_memory_clock_mhz, JF_OPT),
 	JF(JF_OPT_COUNT, struct gpu_state, default_applications_sm_clock_mhz, JF_OPT),
@@ -69,6 +101,27 @@ static const struct jfield range_fields[] = {
 	JF(JF_INT, struct gpu_range, min, JF_REQ),
 	JF(JF_INT, struct gpu_range, max, JF_REQ),
 	JF(JF_NUM, struct gpu_range, mean, JF_REQ),
+	JF_END,
+};
+
+static int check_identity(const void *rec, const struct jpath *at, struct err *e)
+{
+	if (!digest_is_hexn(((const struct gpu_device *)rec)->identity, GPU_IDENTITY_LEN))
+		return jpath_err(e, at, "must be %d lowercase hex digits", GPU_IDENTITY_LEN);
+	return 0;
+}
+
+/* A device but its readings and summary; index and reading_stride are
+ * checked after the walk (absent: -1). */
+static const struct jfield device_fields[] = {
+	JF(JF_OPT_COUNT, struct gpu_device, index, JF_OPT),
+	JF(JF_NAME, struct gpu_device, name, JF_REQ),
+	JF_KEYC("identity", JF_NAME, struct gpu_device, identity, JF_OMIT, check_identity),
+	JF_SUB("state", struct gpu_device, state, state_fields, JF_REQ, 0, 0),
+	JF_KEY("not_supported", JF_NAME, struct gpu_device, unsupported, JF_OMIT),
+	JF(JF_OPT_COUNT, struct gpu_device, reading_stride, JF_OPT),
+	JF_HANDS("readings"),
+	JF_HANDS("summary"),
 	JF_END,
 };
 
@@ -132,19 +185,8 @@ static json_t *reading_json(const struct gpu_reading *r)
 
 static json_t *device_json(const struct gpu_device *d)
 {
-	json_t *o = jobj(), *st = jobj(), *rs = jarr();
+	json_t *o = jf_to_json(device_fields, d), *rs = jarr();
 
-	jset_int(o, "index", d->index);
-	jset_str(o, "name", d->name);
-	if (d->identity[0])
-		jset_str(o, "identity", d->identity);
-	jset_str(st, "persistence_mode", d->state.persistence_mode < 0 ? "unknown"
-					 : d->state.persistence_mode ? "enabled" : "disabled");
-	jf_encode(state_fields, &d->state, st);
-	jset_new(o, "state", st);
-	if (d->unsupported[0])
-		jset_str(o, "not_supported", d->unsupported);
-	jset_int(o, "reading_stride", d->reading_stride);
 	for (size_t i = 0; i < d->nr_readings; i++)
 		jpush_new(rs, reading_json(&d->readings[i]));
 	jset_new(o, "readings", rs);
@@ -182,23 +224,6 @@ static int get_text(const json_t *o, const struct jpath *at, const char *key, en
 	return 0;
 }
 
-/* Optional non-negative integer: -1 when absent. */
-static int get_opt(const json_t *o, const struct jpath *at, const char *key, int64_t *out,
-		   struct err *e)
-{
-	long long v = -1;
-	int rc = jd_int(o, at, key, JD_OPTIONAL, &v, e);
-
-	if (rc < 0)
-		return -1;
-	if (rc == 0 && v < 0) {
-		struct jpath kp = JP_KEY(at, key);
-		return jpath_err(e, &kp, "must be non-negative");
-	}
-	*out = rc == 0 ? v : -1;
-	return 0;
-}
-
 static int get_reading(const json_t *x, const struct jpath *at, struct gpu_reading *r,
 		       struct err *e)
 {
@@ -219,40 +244,12 @@ static int get_reading(const json_t *x, const struct jpath *at, struct gpu_readi
 	return r->offset_ms < 0 ? jpath_err(e, at, "offset_ms is required") : 0;
 }
 
-static int get_state(const json_t *x, const struct jpath *at, struct gpu_state *st, struct err *e)
-{
-	char mode[16];
-
-	TRY(jf_keys(state_fields, x, at, e));
-	TRY(get_text(x, at, "persistence_mode", JD_REQUIRED, mode, sizeof(mode), e));
-	st->persistence_mode = !strcmp(mode, "enabled") ? 1 : !strcmp(mode, "disabled") ? 0 : -1;
-	if (st->persistence_mode < 0 && strcmp(mode, "unknown")) {
-		struct jpath kp = JP_KEY(at, "persistence_mode");
-		return jpath_err(e, &kp, "must be \"enabled\", \"disabled\" or \"unknown\"");
-	}
-	return jf_fields(state_fields, x, at, st, e);
-}
-
 static int get_device(const json_t *x, const struct jpath *at, struct gpu_device *d, struct err *e)
 {
-	static const char *const known[] = { "index", "name", "identity", "state", "not_supported",
-					     "reading_stride", "readings", "summary", NULL };
-	struct jpath sp = JP_KEY(at, "state"), rp = JP_KEY(at, "readings");
-	const json_t *st, *rs, *sum;
+	struct jpath rp = JP_KEY(at, "readings");
+	const json_t *rs, *sum;
 
-	TRY(jd_object(x, at, known, e));
-	TRY(get_opt(x, at, "index", &d->index, e));
-	TRY(get_text(x, at, "name", JD_REQUIRED, d->name, sizeof(d->name), e));
-	TRY(get_text(x, at, "identity", JD_OPTIONAL, d->identity, sizeof(d->identity), e));
-	if (d->identity[0] && !digest_is_hexn(d->identity, GPU_IDENTITY_LEN)) {
-		struct jpath kp = JP_KEY(at, "identity");
-		return jpath_err(e, &kp, "must be %d lowercase hex digits", GPU_IDENTITY_LEN);
-	}
-	TRY(jd_obj(x, at, "state", JD_REQUIRED, &st, e));
-	TRY(get_state(st, &sp, &d->state, e));
-	TRY(get_text(x, at, "not_supported", JD_OPTIONAL, d->unsupported, sizeof(d->unsupported), e)
-	    < 0 ? -1 : 0);
-	TRY(get_opt(x, at, "reading_stride", &d->reading_stride, e));
+	TRY(jf_decode(device_fields, x, at, d, e));
 	if (d->index < 0 || d->reading_stride < 1 || (d->reading_stride & (d->reading_stride - 1)))
 		return jpath_err(e, at, "index is required and reading_stride is a power of 2");
 	TRY(jd_arr(x, at, "readings", JD_REQUIRED, false, &rs, e));

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/jsonpull.h"
+#include "base/xalloc.h"
 
 static void *member_of(void *rec, const struct jfield *f)
 {
@@ -64,6 +66,40 @@ static int read_int(const struct jfield *f, const json_t *obj, const struct jpat
 	return rc;
 }
 
+static void set_has(const struct jfield *f, void *rec, bool v)
+{
+	if (f->has)
+		memcpy((char *)rec + f->has - 1, &v, sizeof(v));
+}
+
+static bool get_has(const struct jfield *f, const void *rec)
+{
+	bool v = true;
+
+	if (f->has)
+		memcpy(&v, (const char *)rec + f->has - 1, sizeof(v));
+	return v;
+}
+
+/* A record member: null when nullable (has false), absent when optional. */
+static int read_obj(const struct jfield *f, const json_t *obj, const struct jpath *at,
+		    enum jd_need need, void *rec, struct err *e)
+{
+	const json_t *m;
+	int rc = (f->flags & JF_NULLABLE) ? jd_obj_or_null(obj, at, f->name, need, &m, e)
+					  : jd_obj(obj, at, f->name, need, &m, e);
+	struct jpath kp = JP_KEY(at, f->name);
+
+	if (rc)
+		return rc;
+	set_has(f, rec, m != NULL);
+	if (!m)
+		return 0;
+	if (f->init)
+		f->init(member_of(rec, f));
+	return jf_decode(f->sub, m, &kp, member_of(rec, f), e);
+}
+
 static int read_field(const struct jfield *f, const json_t *obj, const struct jpath *at, void *rec,
 		      struct err *e)
 {
@@ -103,6 +139,13 @@ static int read_field(const struct jfield *f, const json_t *obj, const struct jp
 			memcpy(dst, &b, sizeof(b));
 		return rc;
 	}
+	case JF_OBJ:
+		return read_obj(f, obj, at, need, rec, e);
+	case JF_CODED:
+		return f->codec->decode(obj, at, f->name, dst, f->arg, e);
+	case JF_STRLIST:
+	case JF_ARR:
+		BUG("member '%s': jf_pull only", f->name);
 	case JF_HAND:
 		break;
 	}
@@ -117,6 +160,8 @@ int jf_fields(const struct jfield *t, const json_t *obj, const struct jpath *at,
 
 		if (rc < 0)
 			return -1;
+		if (rc == 0 && f->kind != JF_OBJ)
+			set_has(f, rec, true);
 		if (rc == 0 && f->check) {
 			struct jpath kp = JP_KEY(at, f->name);
 
@@ -158,55 +203,117 @@ static int64_t int_of(const struct jfield *f, const void *src)
 	}
 }
 
+static json_t *strlist_json(const struct jfield *f, const struct strlist *l)
+{
+	json_t *a;
+
+	if (l->is_null && (f->flags & JF_NULLABLE))
+		return json_null();
+	a = jarr();
+	for (size_t i = 0; i < l->n; i++)
+		jpush_new(a, json_string(l->v[i]));
+	return a;
+}
+
+static json_t *array_json(const struct jfield *f, const void *src, const void *rec)
+{
+	const char *v;
+	size_t n;
+	json_t *a = jarr();
+
+	memcpy(&v, src, sizeof(v));
+	memcpy(&n, (const char *)rec + f->count, sizeof(n));
+	for (size_t i = 0; i < n; i++)
+		jpush_new(a, jf_to_json(f->sub, v + i * f->size));
+	return a;
+}
+
+/* The nested kinds; false when f is a flat one. */
+static bool encode_nested(const struct jfield *f, const void *src, const void *rec, json_t *obj)
+{
+	switch (f->kind) {
+	case JF_STRLIST: {
+		const struct strlist *l = src;
+
+		if (f->need != JF_OMIT || !l->is_null)
+			jset_new(obj, f->name, strlist_json(f, l));
+		return true;
+	}
+	case JF_OBJ:
+		jset_new(obj, f->name, jf_to_json(f->sub, src));
+		return true;
+	case JF_ARR:
+		jset_new(obj, f->name, array_json(f, src, rec));
+		return true;
+	case JF_CODED:
+		jset_new(obj, f->name, f->codec->encode(src, f->arg));
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void encode_flat(const struct jfield *f, const void *src, json_t *obj)
+{
+	bool omit = f->need == JF_OMIT;
+
+	switch (f->kind) {
+	case JF_STR: {
+		const char *s;
+
+		memcpy(&s, src, sizeof(s));
+		if (!omit || s)
+			jset_str(obj, f->name, s);
+		break;
+	}
+	case JF_TEXT:
+	case JF_NAME:
+		if (!omit || *(const char *)src)
+			jset_str(obj, f->name, src);
+		break;
+	case JF_INT:
+	case JF_LLONG:
+	case JF_COUNT:
+	case JF_OPT_COUNT: {
+		int64_t v = int_of(f, src);
+
+		if (f->kind == JF_OPT_COUNT ? v >= 0 : !omit || v)
+			jset_int(obj, f->name, v);
+		break;
+	}
+	case JF_NUM: {
+		double d;
+
+		memcpy(&d, src, sizeof(d));
+		if (!omit || d != 0)
+			jset_num(obj, f->name, d);
+		break;
+	}
+	case JF_BOOL: {
+		bool b;
+
+		memcpy(&b, src, sizeof(b));
+		if (!omit || b)
+			jset_bool(obj, f->name, b);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 void jf_encode(const struct jfield *t, const void *rec, json_t *obj)
 {
 	for (const struct jfield *f = t; f->name; f++) {
 		const void *src = cmember_of(rec, f);
-		bool omit = f->need == JF_OMIT;
 
-		switch (f->kind) {
-		case JF_STR: {
-			const char *s;
-
-			memcpy(&s, src, sizeof(s));
-			if (!omit || s)
-				jset_str(obj, f->name, s);
-			break;
+		if (!get_has(f, rec)) {
+			if (f->need == JF_REQ && (f->flags & JF_NULLABLE))
+				jset_new(obj, f->name, json_null());
+			continue;
 		}
-		case JF_TEXT:
-		case JF_NAME:
-			if (!omit || *(const char *)src)
-				jset_str(obj, f->name, src);
-			break;
-		case JF_INT:
-		case JF_LLONG:
-		case JF_COUNT:
-		case JF_OPT_COUNT: {
-			int64_t v = int_of(f, src);
-
-			if (f->kind == JF_OPT_COUNT ? v >= 0 : !omit || v)
-				jset_int(obj, f->name, v);
-			break;
-		}
-		case JF_NUM: {
-			double d;
-
-			memcpy(&d, src, sizeof(d));
-			if (!omit || d != 0)
-				jset_num(obj, f->name, d);
-			break;
-		}
-		case JF_BOOL: {
-			bool b;
-
-			memcpy(&b, src, sizeof(b));
-			if (!omit || b)
-				jset_bool(obj, f->name, b);
-			break;
-		}
-		case JF_HAND:
-			break;
-		}
+		if (!encode_nested(f, src, rec, obj))
+			encode_flat(f, src, obj);
 	}
 }
 
@@ -216,4 +323,156 @@ json_t *jf_to_json(const struct jfield *t, const void *rec)
 
 	jf_encode(t, rec, o);
 	return o;
+}
+
+/* ---- the pull reader ------------------------------------------------ */
+
+static int pull_str_elem(struct jpull *p, const struct jpath *at, void *elem)
+{
+	return jp_string(p, at, (const char **)elem);
+}
+
+static int pull_obj_elem(struct jpull *p, const struct jpath *at, void *elem,
+			 const struct jfield *f)
+{
+	if (f->init)
+		f->init(elem);
+	return jf_pull(f->sub, p, at, elem, NULL);
+}
+
+/* An array of elements of sz bytes into *out and *nr, stored as it grows
+ * (so that a failure leaves what was read for the caller to free): each
+ * read by str (strings) or as a record of f. */
+static int pull_array(struct jpull *p, const struct jpath *at, size_t sz, void **out, size_t *nr,
+		      const struct jfield *f)
+{
+	size_t alloc = 0, i;
+	char *v = NULL;
+	int rc;
+
+	*out = NULL;
+	*nr = 0;
+	if ((rc = jp_array(p, at)) <= 0)
+		return rc;
+	for (i = 0; (rc = jp_next(p, i)) > 0; i++) {
+		struct jpath ip = JP_IDX(at, i);
+
+		if (i == alloc) {
+			alloc = alloc ? alloc * 2 : 4;
+			v = xrealloc(v, xmul(alloc, sz));
+		}
+		memset(v + i * sz, 0, sz);
+		*out = v;
+		*nr = i + 1;
+		TRY(f ? pull_obj_elem(p, &ip, v + i * sz, f) : pull_str_elem(p, &ip, v + i * sz));
+	}
+	return rc;
+}
+
+static int pull_strlist(const struct jfield *f, struct jpull *p, const struct jpath *at,
+			struct strlist *l)
+{
+	void *v = NULL;
+	int rc;
+
+	l->is_null = (f->flags & (JF_NULLABLE | JF_NULL_READ)) && jp_null(p);
+	if (l->is_null)
+		return 0;
+	rc = pull_array(p, at, sizeof(*l->v), &v, &l->n, NULL);
+	l->v = v;
+	return rc;
+}
+
+static int pull_nested(const struct jfield *f, struct jpull *p, const struct jpath *at, void *rec)
+{
+	void *dst = member_of(rec, f);
+
+	switch (f->kind) {
+	case JF_STRLIST:
+		return pull_strlist(f, p, at, dst);
+	case JF_OBJ:
+		if ((f->flags & JF_NULLABLE) && jp_null(p)) {
+			set_has(f, rec, false);
+			return 0;
+		}
+		set_has(f, rec, true);
+		return pull_obj_elem(p, at, dst, f);
+	case JF_ARR: {
+		void *v = NULL;
+		size_t *nr = (size_t *)((char *)rec + f->count);
+		int rc = pull_array(p, at, f->size, &v, nr, f);
+
+		memcpy(dst, &v, sizeof(v));
+		return rc;
+	}
+	case JF_HAND:
+		if (!f->pull)
+			BUG("member '%s': no pull", f->name);
+		return f->pull(p, at, rec);
+	default:
+		BUG("member '%s': kind %d under jf_pull", f->name, (int)f->kind);
+	}
+}
+
+static int pull_field(const struct jfield *f, struct jpull *p, const struct jpath *at, void *rec)
+{
+	void *dst = member_of(rec, f);
+
+	set_has(f, rec, true);
+	switch (f->kind) {
+	case JF_STR:
+		if ((f->flags & JF_NULLABLE) && jp_null(p)) {
+			memset(dst, 0, sizeof(const char *));
+			return 0;
+		}
+		return jp_string(p, at, dst);
+	case JF_LLONG:
+		return jp_int(p, at, dst);
+	case JF_INT: {
+		long long v = 0;
+		int64_t w;
+		int rc = jp_int(p, at, &v);
+
+		w = v;
+		memcpy(dst, &w, sizeof(w));
+		return rc;
+	}
+	case JF_NUM:
+		return jp_num(p, at, dst);
+	case JF_BOOL:
+		return jp_bool(p, at, dst);
+	default:
+		return pull_nested(f, p, at, rec);
+	}
+}
+
+int jf_pull(const struct jfield *t, struct jpull *p, const struct jpath *at, void *rec,
+	    uint64_t *seen_out)
+{
+	const char *keys[65], *key;
+	uint64_t seen = 0, required = 0;
+	size_t n = 0, idx;
+	int rc;
+
+	for (; t[n].name; n++) {
+		if (n == 64)
+			BUG("a table of more than 64 members");
+		keys[n] = t[n].name;
+		required |= t[n].need == JF_REQ ? (uint64_t)1 << n : 0;
+	}
+	keys[n] = NULL;
+	if ((rc = jp_object(p, at)) <= 0)
+		return rc;
+	while ((rc = jp_member(p, at, keys, &seen, &idx, &key)) > 0) {
+		struct jpath kp = JP_KEY(at, keys[idx]);
+
+		TRY(pull_field(&t[idx], p, &kp, rec));
+	}
+	TRY(rc);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].kind == JF_STRLIST && !(seen & (uint64_t)1 << i))
+			((struct strlist *)member_of(rec, &t[i]))->is_null = true;
+	if (seen_out)
+		*seen_out = seen;
+	return jp_require(p, at, keys, seen, required);
 }

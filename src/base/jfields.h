@@ -1,19 +1,25 @@
 #ifndef FAK_BASE_JFIELDS_H
 #define FAK_BASE_JFIELDS_H
-/* Field tables for flat JSON records: each member is listed once (name,
- * kind, need, offset) and one decoder and one encoder walk the table, in
- * its order, which is the documented key order.
+/* Field tables for JSON records: each member is listed once (name, kind,
+ * need, offset) and the decoders and one encoder walk the table, in its
+ * order, which is the documented key order.
  *
- * The decoder checks the keys like jd_object and reads each member with the
- * jd_* getters, so errors carry the same JSON paths and wording. Members
- * that are not flat (objects, arrays, values checked against others) are
- * JF_HAND entries: known keys that the caller decodes and encodes itself,
- * before or after the walk. */
+ * Two decoders: jf_decode reads a jansson value, checks the keys like
+ * jd_object and reads each member with the jd_* getters, so errors carry
+ * the same JSON paths and wording; jf_pull reads the same table from the
+ * pull reader (base/jsonpull.h), for the large documents (the graph).
+ * Nested records are JF_OBJ members (one record, its own table) and JF_ARR
+ * members (an array of records, each of the element table); a string list
+ * is JF_STRLIST. Members that neither covers (values checked against
+ * others, maps) are JF_HAND entries: known keys that the caller decodes and
+ * encodes itself, before or after the walk (for jf_pull, in `pull`). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/json.h"
+
+struct jpull;
 
 enum jf_kind {
 	JF_STR,		/* const char *, borrowed from the document; NULL encodes as null */
@@ -26,14 +32,42 @@ enum jf_kind {
 			 * omitted on output when negative (need is ignored) */
 	JF_NUM,		/* double, finite */
 	JF_BOOL,	/* bool */
+	JF_STRLIST,	/* struct strlist: an array of strings (jf_pull only) */
+	JF_OBJ,		/* a record read with `sub`, at offset (0: the same record) */
+	JF_ARR,		/* an array of records of `sub`, each `size` bytes: a malloc'd
+			 * pointer at offset and its size_t count at `count` (jf_pull
+			 * only; the array is stored as it grows, so a failed read
+			 * leaves what was read for the caller to free) */
+	JF_CODED,	/* read and written by `codec` with `arg` (jf_decode, jf_encode) */
 	JF_HAND,	/* a known key the caller decodes and encodes */
 };
+
+/* How a JF_CODED member is read (member key of obj, at obj's path; it
+ * reports a missing one) and written (a new reference); arg is the field's. */
+struct jf_codec {
+	int (*decode)(const json_t *obj, const struct jpath *at, const char *key, void *dst,
+		      const void *arg, struct err *e);
+	json_t *(*encode)(const void *src, const void *arg);
+};
+
+/* A list of borrowed strings; null when is_null (kept for byte-exact output). */
+struct strlist {
+	const char **v;	/* owned array of borrowed strings */
+	size_t n;
+	bool is_null;	/* JSON null rather than [] */
+};
+
+/* Flags of a member. */
+/* null is read, as NULL (a JF_STR: jf_pull only), is_null or `has` false, and written so */
+#define JF_NULLABLE 1u
+#define JF_NULL_READ 2u	/* a JF_STRLIST's null is read as is_null, but written as [] */
 
 enum jf_need {
 	JF_REQ,		/* must be present; always written */
 	JF_OPT,		/* may be absent (the value is left as it was); always written */
 	JF_OMIT,	/* may be absent (left as it was); not written when empty:
-			 * "" (a text kind), NULL (JF_STR; "" is written), 0, false */
+			 * "" (a text kind), NULL (JF_STR; "" is written), 0, false,
+			 * a null JF_STRLIST */
 };
 
 struct jfield {
@@ -44,6 +78,18 @@ struct jfield {
 	/* Runs right after the member was read from the document (not when it
 	 * was absent); at is the member's path (at->up the record's). */
 	int (*check)(const void *rec, const struct jpath *at, struct err *e);
+	unsigned flags;			/* JF_NULLABLE, JF_NULL_READ */
+	/* 0, or 1 + the offset of a bool that says the member is present: set
+	 * when it is read; when false the member is written as null (JF_REQ
+	 * with JF_NULLABLE) or not at all */
+	size_t has;
+	const struct jfield *sub;	/* JF_OBJ, JF_ARR: the fields of the record */
+	size_t count;			/* JF_ARR: the offset of the element count */
+	void (*init)(void *rec);	/* JF_OBJ, JF_ARR: defaults before a record is read */
+	const struct jf_codec *codec;	/* JF_CODED */
+	const void *arg;
+	/* JF_HAND under jf_pull: reads the member's value into rec */
+	int (*pull)(struct jpull *p, const struct jpath *at, void *rec);
 };
 
 /* The offset of member m of T, which must have the C type kind stores: any
@@ -61,15 +107,50 @@ struct jfield {
 #define JF_OFF_JF_OPT_COUNT(T, m) JF_SCALAR(int64_t, T, m)
 #define JF_OFF_JF_NUM(T, m) JF_SCALAR(double, T, m)
 #define JF_OFF_JF_BOOL(T, m) JF_SCALAR(bool, T, m)
+#define JF_OFF_JF_STRLIST(T, m) JF_SCALAR(struct strlist, T, m)
+/* 1 + the offset of bool member b of T (a `has`) */
+#define JF_HAS(T, b) (1 + JF_SCALAR(bool, T, b))
 
 /* Member m of record type T stored under key. */
-#define JF_KEYC(key, kind, T, m, need, check_fn) \
-	{ (key), kind, (need), JF_OFF_##kind(T, m), sizeof(((T *)0)->m), (check_fn) }
-#define JF_KEY(key, kind, T, m, need) JF_KEYC(key, kind, T, m, need, NULL)
+#define JF_KEYC(key, kind_, T, m, need_, check_fn) \
+	{ .name = (key), .kind = kind_, .need = (need_), .offset = JF_OFF_##kind_(T, m), \
+	  .size = sizeof(((T *)0)->m), .check = (check_fn) }
+#define JF_KEY(key, kind, T, m, need_) JF_KEYC(key, kind, T, m, need_, NULL)
 /* The key is the member's name. */
-#define JF(kind, T, m, need) JF_KEYC(#m, kind, T, m, need, NULL)
-#define JF_HANDS(key) { (key), JF_HAND, JF_REQ, 0, 0, NULL }
-#define JF_END { NULL, JF_HAND, JF_REQ, 0, 0, NULL }
+#define JF(kind, T, m, need_) JF_KEYC(#m, kind, T, m, need_, NULL)
+#define JF_HANDS(key) { .name = (key), .kind = JF_HAND, .need = JF_REQ }
+#define JF_END { .name = NULL }
+/* With flags (JF_NULLABLE). */
+#define JF_KEYF(key, kind_, T, m, need_, fl) \
+	{ .name = (key), .kind = kind_, .need = (need_), .offset = JF_OFF_##kind_(T, m), \
+	  .size = sizeof(((T *)0)->m), .flags = (fl) }
+/* An optional member m present when bool member b is true. */
+#define JF_HASF(kind_, T, m, b) \
+	{ .name = #m, .kind = kind_, .need = JF_OPT, .offset = JF_OFF_##kind_(T, m), \
+	  .size = sizeof(((T *)0)->m), .has = JF_HAS(T, b) }
+/* A string list (flags: JF_NULLABLE, JF_NULL_READ or 0). */
+#define JF_LIST(key, T, m, need_, fl) \
+	{ .name = (key), .kind = JF_STRLIST, .need = (need_), \
+	  .offset = JF_OFF_JF_STRLIST(T, m), .size = sizeof(struct strlist), .flags = (fl) }
+/* Record member m of T, read with table sub; present when has (0: always). */
+#define JF_SUB(key, T, m, tab, need_, fl, has_) \
+	{ .name = (key), .kind = JF_OBJ, .need = (need_), .offset = offsetof(T, m), \
+	  .size = sizeof(((T *)0)->m), .flags = (fl), .has = (has_), .sub = (tab) }
+/* Members of the same record grouped under key (table sub, offsets of the record). */
+#define JF_GROUP(key, tab, need_, fl, has_) \
+	{ .name = (key), .kind = JF_OBJ, .need = (need_), .flags = (fl), .has = (has_), \
+	  .sub = (tab) }
+/* Array member: pointer m and count n of T, elements read with table sub. */
+#define JF_ARRAY_OF(key, T, m, n, tab, need_, init_) \
+	{ .name = (key), .kind = JF_ARR, .need = (need_), .offset = offsetof(T, m), \
+	  .size = sizeof(*((T *)0)->m), .sub = (tab), \
+	  .count = JF_SCALAR(size_t, T, n), .init = (init_) }
+/* Member m of T of C type type, read and written by codec with arg. */
+#define JF_CODEC(key, type, T, m, codec_, arg_) \
+	{ .name = (key), .kind = JF_CODED, .need = JF_REQ, .offset = JF_SCALAR(type, T, m), \
+	  .size = sizeof(((T *)0)->m), .codec = (codec_), .arg = (arg_) }
+/* A member read by hand under jf_pull (fn) and written by the caller. */
+#define JF_PULLED(key, need_, fn) { .name = (key), .kind = JF_HAND, .need = (need_), .pull = (fn) }
 
 /* v must be an object whose keys are all in the table (jd_object). */
 int jf_keys(const struct jfield *t, const json_t *v, const struct jpath *at, struct err *e);
@@ -82,6 +163,14 @@ int jf_decode(const struct jfield *t, const json_t *v, const struct jpath *at, v
 /* Object member key of obj (required), decoded with jf_decode at at.key. */
 int jf_member(const struct jfield *t, const json_t *obj, const struct jpath *at, const char *key,
 	      void *rec, struct err *e);
+
+/* The pull reader's next value, an object, into rec with table t: unknown,
+ * duplicate and missing members are the reader's problems (jp_member,
+ * jp_require); a JF_STRLIST that is absent reads as null. *seen (NULL: not
+ * wanted) gets bit i for member t[i] read. 0 (also when the reader skipped
+ * a value it collected as a problem), -1 on error. */
+int jf_pull(const struct jfield *t, struct jpull *p, const struct jpath *at, void *rec,
+	    uint64_t *seen);
 
 /* Appends every member but the JF_HAND ones to obj, in table order. */
 void jf_encode(const struct jfield *t, const void *rec, json_t *obj);

@@ -45,24 +45,33 @@ struct sb_opts {
 	const char *out, *verify, *log;
 };
 
+enum { SB_TOP = SAMPLER_FLAG_NR, SB_OUT, SB_VERIFY, SB_LOG };
+
 #define SB(m) struct sb_opts, m
 static const struct opt sb_opts[] = {
 	SAMPLER_FLAG_OPTS(struct sb_opts, sf),
-	{ "top-consumers", NULL, "add up to 5 scrubbed non-SUT image+PID records",
-	  OPT_FLAG(SB(sf.top_consumers)) },
-	{ "out", "FILE", "also write the attestation to FILE (atomically, mode 0600)",
-	  OPT_VALUE(SB(out)) },
-	{ "verify", "FILE", "verify a written attestation and print VALID <digest>",
-	  OPT_VALUE(SB(verify)) },
-	{ "log", "FILE",
-	  "with --verify: the run's captured stdout; its digest and metrics must match",
-	  OPT_VALUE(SB(log)) },
+	[SB_TOP] = { "top-consumers", NULL, "add up to 5 scrubbed non-SUT image+PID records",
+		     OPT_FLAG(SB(sf.top_consumers)) },
+	[SB_OUT] = { "out", "FILE", "also write the attestation to FILE (atomically, mode 0600)",
+		     OPT_VALUE(SB(out)) },
+	[SB_VERIFY] = { "verify", "FILE", "verify a written attestation and print VALID <digest>",
+			OPT_VALUE(SB(verify)) },
+	[SB_LOG] = { "log", "FILE",
+		     "with --verify: the run's captured stdout; its digest and metrics must match",
+		     OPT_VALUE(SB(log)) },
 	{ 0 },
 };
+_Static_assert(sizeof(sb_opts) / sizeof(sb_opts[0]) == SB_LOG + 2, "SAMPLER_FLAG_NR is right");
 #undef SB
 
+/* --log is --verify's */
+static const struct cmd_rule sb_rules[] = {
+	{ CMD_RULE_ALL, OPT_BIT(SB_LOG), 0, OPT_BIT(SB_VERIFY), "--log goes with --verify" },
+	{ 0 },
+};
+
 const struct cmd_spec bench_system_baseline_spec = { .usage = sb_usage, .about = sb_about,
-						     .opts = sb_opts };
+						     .opts = sb_opts, .rules = sb_rules };
 
 static int usage_error(const char *msg)
 {
@@ -213,8 +222,9 @@ int bench_system_baseline(int argc, char **argv)
 
 	if ((rc = cmd_parse(CMD, &bench_system_baseline_spec, &so, argc, argv, &rest)) >= 0)
 		return rc;
-	if (so.log && !so.verify)
-		return usage_error("--log goes with --verify");
+	if ((rc = cmd_rules_check(CMD, &bench_system_baseline_spec,
+				  opts_given(sb_opts, &so))) >= 0)
+		return rc;
 	if (so.verify) {
 		if (rest < argc) {
 			char why[sizeof(((struct err *)0)->msg)];

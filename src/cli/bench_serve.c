@@ -51,35 +51,56 @@ struct tr_opts {
 	bool text;
 };
 
+enum { TR_RATE, TR_BURST, TR_CONC, TR_REQUESTS, TR_SEED, TR_PROMPT, TR_OUTPUT, TR_VOCAB,
+       TR_TEXT, TR_FRAC, TR_PREFIX, TR_OUT, TR_CHECK };
+
 #define TR(m) struct tr_opts, m
 static const struct opt tr_opts[] = {
-	{ "rate", "R", "Poisson (or gamma) arrivals at R requests per second",
-	  OPT_VALUE(TR(rate)) },
-	{ "burstiness", "B", "gamma arrivals of shape B (1 is Poisson), with --rate",
-	  OPT_VALUE(TR(burst)) },
-	{ "concurrency", "C", "a closed loop: C requests in flight, no schedule",
-	  OPT_VALUE(TR(conc)) },
-	{ "requests", "N", "how many requests (default 100)", OPT_VALUE(TR(requests)) },
-	{ "seed", "S", "the seed of every draw, 0..2^53-1 (default 0)", OPT_VALUE(TR(seed)) },
-	{ "prompt-tokens", "N|LO:HI", "prompt length, fixed or uniform in LO..HI (default 32)",
-	  OPT_VALUE(TR(prompt)) },
-	{ "output-tokens", "N|LO:HI", "max_tokens, fixed or uniform in LO..HI (default 64)",
-	  OPT_VALUE(TR(output)) },
-	{ "vocab", "V", "token ids are drawn in 0..V-1 (default 32000)", OPT_VALUE(TR(vocab)) },
-	{ "text", NULL, "text prompts (one short word per token) instead of token ids",
-	  OPT_FLAG(TR(text)) },
-	{ "shared-prefix-fraction", "F", "this fraction of the requests share a prefix",
-	  OPT_VALUE(TR(frac)) },
-	{ "prefix-tokens", "P", "the shared prefix's length in tokens", OPT_VALUE(TR(prefix)) },
-	{ "out", "FILE", "write the trace to FILE (atomically) instead of stdout",
-	  OPT_VALUE(TR(out)) },
-	{ "check", "FILE", "check a trace file and print its digest", OPT_VALUE(TR(check)) },
+	[TR_RATE] = { "rate", "R", "Poisson (or gamma) arrivals at R requests per second",
+		      OPT_VALUE(TR(rate)) },
+	[TR_BURST] = { "burstiness", "B", "gamma arrivals of shape B (1 is Poisson), with --rate",
+		       OPT_VALUE(TR(burst)) },
+	[TR_CONC] = { "concurrency", "C", "a closed loop: C requests in flight, no schedule",
+		      OPT_VALUE(TR(conc)) },
+	[TR_REQUESTS] = { "requests", "N", "how many requests (default 100)",
+			  OPT_VALUE(TR(requests)) },
+	[TR_SEED] = { "seed", "S", "the seed of every draw, 0..2^53-1 (default 0)",
+		      OPT_VALUE(TR(seed)) },
+	[TR_PROMPT] = { "prompt-tokens", "N|LO:HI",
+			"prompt length, fixed or uniform in LO..HI (default 32)",
+			OPT_VALUE(TR(prompt)) },
+	[TR_OUTPUT] = { "output-tokens", "N|LO:HI",
+			"max_tokens, fixed or uniform in LO..HI (default 64)",
+			OPT_VALUE(TR(output)) },
+	[TR_VOCAB] = { "vocab", "V", "token ids are drawn in 0..V-1 (default 32000)",
+		       OPT_VALUE(TR(vocab)) },
+	[TR_TEXT] = { "text", NULL, "text prompts (one short word per token) instead of token ids",
+		      OPT_FLAG(TR(text)) },
+	[TR_FRAC] = { "shared-prefix-fraction", "F", "this fraction of the requests share a prefix",
+		      OPT_VALUE(TR(frac)) },
+	[TR_PREFIX] = { "prefix-tokens", "P", "the shared prefix's length in tokens",
+			OPT_VALUE(TR(prefix)) },
+	[TR_OUT] = { "out", "FILE", "write the trace to FILE (atomically) instead of stdout",
+		     OPT_VALUE(TR(out)) },
+	[TR_CHECK] = { "check", "FILE", "check a trace file and print its digest",
+		       OPT_VALUE(TR(check)) },
 	{ 0 },
 };
 #undef TR
 
+/* --check is a mode of its own; the others write a trace */
+static const struct cmd_rule tr_rules[] = {
+	{ CMD_RULE_ONLY, OPT_BIT(TR_CHECK), 0, 0, "--check takes no other option" },
+	{ CMD_RULE_ONE, 0, OPT_BIT(TR_CHECK), OPT_BIT(TR_RATE) | OPT_BIT(TR_CONC),
+	  "give --rate (open loop) or --concurrency (closed loop)" },
+	{ CMD_RULE_ALL, OPT_BIT(TR_BURST), 0, OPT_BIT(TR_RATE), "--burstiness goes with --rate" },
+	{ CMD_RULE_NONE, OPT_BIT(TR_TEXT), 0, OPT_BIT(TR_VOCAB),
+	  "--vocab goes with token prompts, not --text" },
+	{ 0 },
+};
+
 const struct cmd_spec bench_trace_spec = { .usage = tr_usage, .about = tr_about,
-					   .opts = tr_opts };
+					   .opts = tr_opts, .rules = tr_rules };
 
 static int tr_usage_error(const char *why)
 {
@@ -205,17 +226,10 @@ int bench_trace(int argc, char **argv)
 		snprintf(why, sizeof(why), "--%s needs a value", tr_opts[i].name);
 		return tr_usage_error(why);
 	}
-	if (o.check) {
-		if (opts_given(tr_opts, &o) != OPT_BIT(cmd_opt_index(&bench_trace_spec, "check")))
-			return tr_usage_error("--check takes no other option");
+	if ((rc = cmd_rules_check(TCMD, &bench_trace_spec, opts_given(tr_opts, &o))) >= 0)
+		return rc;
+	if (o.check)
 		return trace_check(o.check);
-	}
-	if (!o.rate == !o.conc)
-		return tr_usage_error("give --rate (open loop) or --concurrency (closed loop)");
-	if (o.burst && !o.rate)
-		return tr_usage_error("--burstiness goes with --rate");
-	if (o.text && o.vocab)
-		return tr_usage_error("--vocab goes with token prompts, not --text");
 	if ((rc = int_opt(TCMD, &bench_trace_spec, "seed", o.seed, 0, (long long)TRACE_MAX_SEED,
 			  &seed)) ||
 	    (rc = int_opt(TCMD, &bench_trace_spec, "requests", o.requests, 1, TRACE_MAX_REQUESTS,
@@ -300,44 +314,70 @@ struct sv_opts {
 		*ready, *format, *from_log, *chart, *quality, *write_ref;
 };
 
+enum { SV_ENDPOINT, SV_TRACE, SV_MODEL, SV_LOG, SV_SLO, SV_MAX_LAG, SV_TIMEOUT, SV_STALL,
+       SV_CONNECT, SV_READY, SV_FORMAT, SV_FROM_LOG, SV_CHART, SV_QUALITY, SV_WRITE_REF };
+
 #define SV(m) struct sv_opts, m
 static const struct opt sv_opts[] = {
-	{ "endpoint", "URL", "the server, http://127.0.0.1:PORT (path /v1/completions)",
-	  OPT_VALUE(SV(endpoint)) },
-	{ "trace", "FILE", "the arrival trace to replay (" TRACE_SCHEMA ")",
-	  OPT_VALUE(SV(trace)) },
-	{ "model", "NAME", "the request's model member (none by default)", OPT_VALUE(SV(model)) },
-	{ "log", "FILE", "write the per-request log (JSON lines); never over an existing file",
-	  OPT_VALUE(SV(log)) },
-	{ "slo", "SPEC", "goodput SLOs: ttft_ms=200,tpot_ms=50,e2el_ms=2000 (any of them)",
-	  OPT_VALUE(SV(slo)) },
-	{ "max-lag", "DUR", "a send later than this after its schedule flags the run (1ms)",
-	  OPT_VALUE(SV(max_lag)) },
-	{ "timeout", "DUR", "a response that has not ended after this fails (600s)",
-	  OPT_VALUE(SV(timeout)) },
-	{ "stall-timeout", "DUR", "a response silent for this long fails (60s)",
-	  OPT_VALUE(SV(stall)) },
-	{ "connect-timeout", "DUR", "connecting longer than this fails (5s)",
-	  OPT_VALUE(SV(connect)) },
-	{ "ready-timeout", "DUR", "first wait until GET /health answers 200 (no wait)",
-	  OPT_VALUE(SV(ready)) },
-	{ "format", "FORMAT", "text (default), json, md or csv", OPT_VALUE(SV(format)) },
-	{ "from-log", "FILE", "summarize a written log instead of sending",
-	  OPT_VALUE(SV(from_log)) },
-	{ "chart", "FILE", "write the latency chart (CDFs of TTFT, ITL, E2EL) as SVG",
-	  OPT_VALUE(SV(chart)) },
-	{ "quality-prompts", "FILE",
-	  "send these prompts alone, greedy, and compare with their references",
-	  OPT_VALUE(SV(quality)) },
-	{ "write-reference", "OUT",
-	  "with --quality-prompts: write the outputs as the references of a new file",
-	  OPT_VALUE(SV(write_ref)) },
+	[SV_ENDPOINT] = { "endpoint", "URL",
+			  "the server, http://127.0.0.1:PORT (path /v1/completions)",
+			  OPT_VALUE(SV(endpoint)) },
+	[SV_TRACE] = { "trace", "FILE", "the arrival trace to replay (" TRACE_SCHEMA ")",
+		       OPT_VALUE(SV(trace)) },
+	[SV_MODEL] = { "model", "NAME", "the request's model member (none by default)",
+		       OPT_VALUE(SV(model)) },
+	[SV_LOG] = { "log", "FILE",
+		     "write the per-request log (JSON lines); never over an existing file",
+		     OPT_VALUE(SV(log)) },
+	[SV_SLO] = { "slo", "SPEC",
+		     "goodput SLOs: ttft_ms=200,tpot_ms=50,e2el_ms=2000 (any of them)",
+		     OPT_VALUE(SV(slo)) },
+	[SV_MAX_LAG] = { "max-lag", "DUR",
+			 "a send later than this after its schedule flags the run (1ms)",
+			 OPT_VALUE(SV(max_lag)) },
+	[SV_TIMEOUT] = { "timeout", "DUR", "a response that has not ended after this fails (600s)",
+			 OPT_VALUE(SV(timeout)) },
+	[SV_STALL] = { "stall-timeout", "DUR", "a response silent for this long fails (60s)",
+		       OPT_VALUE(SV(stall)) },
+	[SV_CONNECT] = { "connect-timeout", "DUR", "connecting longer than this fails (5s)",
+			 OPT_VALUE(SV(connect)) },
+	[SV_READY] = { "ready-timeout", "DUR", "first wait until GET /health answers 200 (no wait)",
+		       OPT_VALUE(SV(ready)) },
+	[SV_FORMAT] = { "format", "FORMAT", "text (default), json, md or csv",
+			OPT_VALUE(SV(format)) },
+	[SV_FROM_LOG] = { "from-log", "FILE", "summarize a written log instead of sending",
+			  OPT_VALUE(SV(from_log)) },
+	[SV_CHART] = { "chart", "FILE", "write the latency chart (CDFs of TTFT, ITL, E2EL) as SVG",
+		       OPT_VALUE(SV(chart)) },
+	[SV_QUALITY] = { "quality-prompts", "FILE",
+			 "send these prompts alone, greedy, and compare with their references",
+			 OPT_VALUE(SV(quality)) },
+	[SV_WRITE_REF] = { "write-reference", "OUT",
+			   "with --quality-prompts: write the outputs as the references of a "
+			   "new file", OPT_VALUE(SV(write_ref)) },
 	{ 0 },
 };
 #undef SV
 
+/* --from-log summarizes a log again: nothing of sending goes with it */
+static const struct cmd_rule sv_rules[] = {
+	{ CMD_RULE_ONLY, OPT_BIT(SV_FROM_LOG), 0,
+	  OPT_BIT(SV_TRACE) | OPT_BIT(SV_SLO) | OPT_BIT(SV_FORMAT) | OPT_BIT(SV_CHART),
+	  "--from-log takes only --trace, --slo and --format" },
+	{ CMD_RULE_ALL, OPT_BIT(SV_QUALITY) | OPT_BIT(SV_WRITE_REF), 0,
+	  OPT_BIT(SV_QUALITY) | OPT_BIT(SV_ENDPOINT),
+	  "--write-reference goes with --quality-prompts and --endpoint" },
+	{ CMD_RULE_ONLY, OPT_BIT(SV_QUALITY), 0,
+	  OPT_BIT(SV_ENDPOINT) | OPT_BIT(SV_MODEL) | OPT_BIT(SV_WRITE_REF) | OPT_BIT(SV_TIMEOUT) |
+	  OPT_BIT(SV_CONNECT) | OPT_BIT(SV_READY),
+	  "--quality-prompts takes only --endpoint, --model, --write-reference and the timeouts" },
+	{ CMD_RULE_ALL, 0, OPT_BIT(SV_FROM_LOG) | OPT_BIT(SV_QUALITY),
+	  OPT_BIT(SV_ENDPOINT) | OPT_BIT(SV_TRACE), "--endpoint and --trace are required" },
+	{ 0 },
+};
+
 const struct cmd_spec bench_serve_spec = { .usage = sv_usage, .about = sv_about,
-					   .opts = sv_opts };
+					   .opts = sv_opts, .rules = sv_rules };
 
 static int sv_usage_error(const char *why)
 {
@@ -570,12 +610,6 @@ static int quality_mode(const struct sv_opts *o, struct serve_opts *so)
 	struct err e;
 	int rc;
 
-	if (!o->quality || !o->endpoint)
-		return sv_usage_error("--write-reference goes with --quality-prompts and "
-				      "--endpoint");
-	if (o->trace || o->log || o->slo || o->max_lag || o->stall || o->format || o->chart)
-		return sv_usage_error("--quality-prompts takes only --endpoint, --model, "
-				      "--write-reference and the timeouts");
 	if ((rc = duration_opt(SCMD, sv_usage, "timeout", o->timeout, 1000000, 86400000000000LL,
 			       "1ms..24h", &so->timeout_ns)) ||
 	    (rc = duration_opt(SCMD, sv_usage, "connect-timeout", o->connect, 1000000,
@@ -655,16 +689,12 @@ int bench_serve(int argc, char **argv)
 		snprintf(why, sizeof(why), "--slo: %s", e.msg);
 		return sv_usage_error(why);
 	}
-	if (o.from_log) {
-		if (o.endpoint || o.log || o.model || o.max_lag || o.timeout || o.stall ||
-		    o.connect || o.ready)
-			return sv_usage_error("--from-log takes only --trace, --slo and --format");
+	if ((rc = cmd_rules_check(SCMD, &bench_serve_spec, opts_given(sv_opts, &o))) >= 0)
+		return rc;
+	if (o.from_log)
 		return from_log(&o, fmt, o.slo ? &slo : NULL);
-	}
-	if (o.quality || o.write_ref)
+	if (o.quality)
 		return quality_mode(&o, &so);
-	if (!o.endpoint || !o.trace)
-		return sv_usage_error("--endpoint and --trace are required");
 	if ((rc = duration_opt(SCMD, sv_usage, "max-lag", o.max_lag, 0, 3600000000000LL,
 			       "0..1h", &max_lag)) ||
 	    (rc = duration_opt(SCMD, sv_usage, "timeout", o.timeout, 0, 86400000000000LL,

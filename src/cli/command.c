@@ -1,6 +1,7 @@
 /* Dispatch, usage lines and the mode rules, from the command tables. */
 #include "cli/command.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,27 @@ const struct cmd_mode *cmd_mode_of(const char *cmd, const struct cmd_spec *spec,
 		return NULL;
 	}
 	return mode;
+}
+
+static bool rule_broken(const struct cmd_rule *r, uint64_t given)
+{
+	if ((r->when && !(given & r->when)) || (given & r->unless))
+		return false;
+	switch (r->kind) {
+	case CMD_RULE_ONLY: return given & ~(r->when | r->opts);
+	case CMD_RULE_ALL: return (given & r->opts) != r->opts;
+	case CMD_RULE_ONE: return __builtin_popcountll(given & r->opts) != 1;
+	case CMD_RULE_NONE: return given & r->opts;
+	}
+	BUG("rule kind %d", (int)r->kind);
+}
+
+int cmd_rules_check(const char *cmd, const struct cmd_spec *spec, uint64_t given)
+{
+	for (const struct cmd_rule *r = spec->rules; r && r->msg; r++)
+		if (rule_broken(r, given))
+			return cmd_usage_error(cmd, spec, r->msg);
+	return -1;
 }
 
 void cmd_synopses(struct strbuf *sb, const char *prefix, const struct command *tab)

@@ -26,6 +26,22 @@ struct cmd_mode {
 	unsigned needs;		/* the evidence it needs (EV_*, cli/evidence.h) */
 };
 
+/* A flag rule of a command, checked in table order by cmd_rules_check.
+ * A rule applies when one of `when` is given (always when 0) and none of
+ * `unless`; it is broken when, of the given options: */
+enum cmd_rule_kind {
+	CMD_RULE_ONLY,	/* one is outside `when | opts` (a mode that takes only opts) */
+	CMD_RULE_ALL,	/* one of `opts` is missing (a requirement) */
+	CMD_RULE_ONE,	/* not exactly one of `opts` is given */
+	CMD_RULE_NONE,	/* one of `opts` is given (a conflict with `when`) */
+};
+
+struct cmd_rule {
+	enum cmd_rule_kind kind;
+	uint64_t when, unless, opts;
+	const char *msg;	/* the usage error when it is broken; NULL ends a table */
+};
+
 /* What a command takes. */
 struct cmd_spec {
 	const char *usage;	/* "usage: fak ..." (lines) */
@@ -35,6 +51,8 @@ struct cmd_spec {
 	const struct cmd_mode *modes;
 	uint64_t common;	/* options every mode takes */
 	unsigned needs;		/* without modes: the evidence it needs (EV_*, evidence.h) */
+	/* NULL, or the flag rules of a command without modes, ended by a NULL msg */
+	const struct cmd_rule *rules;
 };
 
 struct command {
@@ -77,6 +95,10 @@ int cmd_usage_error(const char *cmd, const struct cmd_spec *spec, const char *wh
  * option the mode does not accept ("--out goes with --attach-receipt and
  * --chart climb"), two of a one_of set. NULL after printing the usage error. */
 const struct cmd_mode *cmd_mode_of(const char *cmd, const struct cmd_spec *spec, uint64_t given);
+
+/* The first rule of spec->rules that the given options break, printed as
+ * a usage error (its msg): returns EXIT_USAGE; -1 when every rule holds. */
+int cmd_rules_check(const char *cmd, const struct cmd_spec *spec, uint64_t given);
 
 /* The index of option name in spec's table (a BUG when there is none). */
 int cmd_opt_index(const struct cmd_spec *spec, const char *name);

@@ -44,6 +44,8 @@ struct sampler_flags {
 	  OPT_VALUE(T, m.wait_quiet) },                                                            \
 	{ "cpus", "LIST", "run the command on these CPUs (cpuset), judge host CPU there",         \
 	  OPT_VALUE(T, m.cpus) }
+/* How many entries SAMPLER_FLAG_OPTS holds. */
+#define SAMPLER_FLAG_NR 10
 
 /* Fills the sampler's settings in *ro from the flags (defaults where a flag
  * is absent), the census limit from $FAK_CENSUS_PROCESS_LIMIT, proc_root.

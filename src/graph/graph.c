@@ -8,6 +8,7 @@
 #include "base/strbuf.h"
 #include "base/text.h"
 #include "base/xalloc.h"
+#include "graph/fields.h"
 #include "graph/graph.h"
 
 const struct lever *graph_lever(const struct graph *g, const char *id)
@@ -161,145 +162,16 @@ const struct lever *graph_next(const struct graph *g, const char *envelope_id)
 
 /* ---- JSON ----------------------------------------------------------- */
 
-/* The flat records and flat heads of records, in the documented order. */
-static const struct jfield throughput_fields[] = {
-	JF(JF_NUM, struct throughput, tokens_per_second, JF_REQ),
-	JF(JF_STR, struct throughput, classification, JF_REQ),
-	JF(JF_STR, struct throughput, engine, JF_REQ),
-	JF(JF_STR, struct throughput, comparability, JF_REQ),
-	JF(JF_STR, struct throughput, observed_on, JF_REQ),
-	JF(JF_STR, struct throughput, provenance, JF_REQ),
-	JF(JF_STR, struct throughput, note, JF_REQ),
-	JF_END,
-};
-
-static const struct jfield issue_fields[] = {
-	JF(JF_LLONG, struct issue_ref, number, JF_REQ),
-	JF(JF_STR, struct issue_ref, url, JF_REQ),
-	JF_END,
-};
-
-static const struct jfield rung_expected_fields[] = {
-	JF_KEY("floor_tokens_per_second", JF_NUM, struct rung, expected.floor, JF_REQ),
-	JF_KEY("roof_tokens_per_second", JF_NUM, struct rung, expected.roof, JF_REQ),
-	JF_KEY("classification", JF_STR, struct rung, expected.classification, JF_REQ),
-	JF_KEY("provenance", JF_STR, struct rung, expected.provenance, JF_REQ),
-	JF_END,
-};
-
-static const struct jfield feature_fields[] = {
-	JF(JF_STR, struct feature, id, JF_REQ),
-	JF(JF_STR, struct feature, name, JF_REQ),
-	JF(JF_STR, struct feature, rung_id, JF_REQ),
-	JF(JF_BOOL, struct feature, enabled, JF_REQ),
-	JF(JF_STR, struct feature, status, JF_REQ),
-	JF(JF_STR, struct feature, observable, JF_REQ),
-	JF_END,
-};
-
-static const struct jfield lever_app_fields[] = {
-	JF_KEY("envelope_id", JF_STR, struct lever, app.envelope_id, JF_REQ),
-	JF_KEY("platform", JF_STR, struct lever, app.platform, JF_REQ),
-	JF_KEY("backend", JF_STR, struct lever, app.backend, JF_REQ),
-	JF_END,
-};
-
-static const struct jfield lever_expected_fields[] = {
-	JF_KEY("summary", JF_STR, struct lever, expected.summary, JF_REQ),
-	JF_KEY("classification", JF_STR, struct lever, expected.classification, JF_REQ),
-	JF_KEY("provenance", JF_STR, struct lever, expected.provenance, JF_REQ),
-	JF_END,
-};
-
-static const struct jfield lever_witnessed_fields[] = {
-	JF_KEY("summary", JF_STR, struct lever, witnessed.summary, JF_REQ),
-	JF_KEY("classification", JF_STR, struct lever, witnessed.classification, JF_REQ),
-	JF_KEY("provenance", JF_STR, struct lever, witnessed.provenance, JF_REQ),
-	JF_KEY("receipt", JF_STR, struct lever, witnessed.receipt, JF_REQ),
-	JF_KEY("envelope_digest", JF_STR, struct lever, witnessed.envelope_digest, JF_OMIT),
-	JF_END,
-};
-
-static const struct jfield criterion_fields[] = {
-	JF(JF_STR, struct criterion, schema, JF_REQ),
-	JF(JF_STR, struct criterion, id, JF_REQ),
-	JF(JF_LLONG, struct criterion, version, JF_REQ),
-	JF(JF_STR, struct criterion, output_class, JF_REQ),
-	JF(JF_LLONG, struct criterion, minimum_repetitions, JF_REQ),
-	JF(JF_NUM, struct criterion, maximum_noise_percent, JF_REQ),
-	JF(JF_NUM, struct criterion, investigate_drop_percent, JF_REQ),
-	JF(JF_NUM, struct criterion, regression_drop_percent, JF_REQ),
-	JF(JF_NUM, struct criterion, minimum_throughput_tokens_per_second, JF_REQ),
-	JF(JF_STR, struct criterion, quality_metric, JF_REQ),
-	JF(JF_NUM, struct criterion, minimum_quality_score, JF_REQ),
-	JF(JF_BOOL, struct criterion, quality_higher_is_better, JF_REQ),
-	JF_END,
-};
-
-/* The GPU policy but its disqualifying_clocks_event_reasons; targets of 0 are omitted. */
-static const struct jfield gpu_policy_fields[] = {
-	JF(JF_NUM, struct gpu_policy, minimum_coverage_ratio, JF_REQ),
-	JF(JF_BOOL, struct gpu_policy, allow_unreadable, JF_REQ),
-	JF(JF_NUM, struct gpu_policy, maximum_sm_clock_drift_percent, JF_REQ),
-	JF(JF_NUM, struct gpu_policy, maximum_memory_clock_drift_percent, JF_REQ),
-	JF(JF_LLONG, struct gpu_policy, target_sm_clock_mhz, JF_OMIT),
-	JF(JF_LLONG, struct gpu_policy, target_memory_clock_mhz, JF_OMIT),
-	JF_END,
-};
-
-static json_t *strlist_json(const struct strlist *l)
-{
-	json_t *a;
-
-	if (l->is_null)
-		return json_null();
-	a = jarr();
-	for (size_t i = 0; i < l->n; i++)
-		jpush_new(a, json_string(l->v[i]));
-	return a;
-}
-
 /* pinned: an element of envelopes[], with platform and warmups; the
  * legacy top-level envelope keeps the original members only */
-static json_t *serving_json(const struct envelope_serving *s)
-{
-	json_t *o = jobj();
-
-	jset_str(o, "trace_sha256", s->trace_sha256);
-	jset_str(o, "primary_metric", s->primary_metric);
-	jset_str(o, "direction", s->direction);
-	return o;
-}
-
 static json_t *envelope_json_as(const struct envelope *v, bool pinned)
 {
-	json_t *o = jobj();
+	struct envelope w = *v;
 
-	jset_str(o, "id", v->id);
-	jset_str(o, "model", v->model);
-	jset_str(o, "model_revision", v->model_revision);
-	jset_str(o, "artifact_sha256", v->artifact_sha256);
-	jset_str(o, "quantization", v->quantization);
-	jset_str(o, "hardware", v->hardware);
-	if (pinned)
-		jset_str(o, "platform", graph_envelope_platform(v));
-	jset_int(o, "memory_gib", v->memory_gib);
-	jset_str(o, "engine", v->engine);
-	jset_str(o, "backend", v->backend);
-	jset_str(o, "forward_path", v->forward_path);
-	jset_int(o, "prompt_tokens", v->prompt_tokens);
-	jset_int(o, "decode_tokens", v->decode_tokens);
-	if (pinned)
-		jset_int(o, "warmups", v->warmups);
-	jset_int(o, "repetitions", v->repetitions);
-	jset_num(o, "temperature", v->temperature);
-	jset_str(o, "throughput_metric", v->throughput_metric);
-	jset_str(o, "comparability_rule", v->comparability_rule);
-	if (pinned && !v->required_evidence.is_null)
-		jset_new(o, "required_evidence", strlist_json(&v->required_evidence));
-	if (pinned && v->has_serving)
-		jset_new(o, "serving", serving_json(&v->serving));
-	return o;
+	if (!pinned)
+		return jf_to_json(graph_legacy_envelope_fields, v);
+	w.platform = graph_envelope_platform(v);
+	return jf_to_json(graph_envelope_fields, &w);
 }
 
 static json_t *envelope_json(const struct envelope *v)
@@ -309,80 +181,28 @@ static json_t *envelope_json(const struct envelope *v)
 
 static json_t *throughput_json(const struct throughput *t)
 {
-	return jf_to_json(throughput_fields, t);
-}
-
-static json_t *issue_json(const struct issue_ref *r)
-{
-	return jf_to_json(issue_fields, r);
+	return jf_to_json(graph_throughput_fields, t);
 }
 
 static json_t *rung_json(const struct rung *r)
 {
-	json_t *o = jobj();
-
-	jset_str(o, "id", r->id);
-	jset_str(o, "name", r->name);
-	jset_new(o, "dependency_ids", strlist_json(&r->deps));
-	jset_bool(o, "enabled", r->enabled);
-	jset_str(o, "status", r->status);
-	jset_new(o, "expected", jf_to_json(rung_expected_fields, r));
-	jset_new(o, "witnessed", r->has_witnessed ? throughput_json(&r->witnessed) : json_null());
-	jset_str(o, "gap", r->gap);
-	jset_new(o, "next_issue", issue_json(&r->next_issue));
-	return o;
+	return jf_to_json(graph_rung_fields, r);
 }
 
 static json_t *feature_json(const struct feature *x)
 {
-	return jf_to_json(feature_fields, x);
+	return jf_to_json(graph_feature_fields, x);
 }
 
 json_t *graph_lever_json(const struct lever *l)
 {
-	json_t *o = jobj();
-
-	jset_str(o, "id", l->id);
-	jset_str(o, "name", l->name);
-	jset_new(o, "applicability", jf_to_json(lever_app_fields, l));
-	jset_bool(o, "enabled", l->enabled);
-	jset_str(o, "status", l->status);
-	jset_new(o, "dependency_ids", strlist_json(&l->deps));
-	jset_new(o, "conflict_ids", strlist_json(&l->conflicts));
-	jset_new(o, "expected", jf_to_json(lever_expected_fields, l));
-	jset_new(o, "witnessed", l->has_witnessed ? jf_to_json(lever_witnessed_fields, l)
-						   : json_null());
-	jset_new(o, "owning_issue", issue_json(&l->owner));
-	jset_str(o, "next_witness", l->next_witness);
-	if (l->has_requirement)
-		jset_new(o, "next_witness_requirement", graph_requirement_json(l));
-	return o;
+	return jf_to_json(graph_lever_fields, l);
 }
 
 json_t *graph_requirement_json(const struct lever *l)
 {
-	const struct witness_requirement *r = &l->requirement;
-	json_t *o, *m;
-
-	if (!l->has_requirement)
-		return json_null();
-	o = jobj();
-	m = jarr();
-	jset_str(o, "kind", r->kind);
-	for (size_t i = 0; i < r->nr_metrics; i++) {
-		json_t *t = jobj();
-
-		jset_str(t, "metric", r->metrics[i].metric);
-		jset_str(t, "op", r->metrics[i].op);
-		jset_num(t, "value", r->metrics[i].value);
-		jpush_new(m, t);
-	}
-	jset_new(o, "metrics", m);
-	if (!r->engines.is_null)
-		jset_new(o, "engines", strlist_json(&r->engines));
-	if (r->has_serving)
-		jset_new(o, "serving", serving_json(&r->serving));
-	return o;
+	return l->has_requirement ? jf_to_json(graph_requirement_fields, &l->requirement)
+				  : json_null();
 }
 
 static const char *const requirement_kinds[] = { "decode", "numerical", "serving", "parity" };
@@ -415,38 +235,14 @@ bool graph_threshold_met(const struct witness_threshold *t, double v)
 	return v == t->value;
 }
 
-static const struct jfield host_policy_fields[] = {
-	JF(JF_NUM, struct host_policy, maximum_non_sut_cpu_percent, JF_REQ),
-	JF(JF_NUM, struct host_policy, maximum_sampler_duty_percent, JF_REQ),
-	JF(JF_NUM, struct host_policy, maximum_psi_stall_percent, JF_REQ),
-	JF_END,
-};
-
 json_t *graph_criterion_json(const struct criterion *c)
 {
-	json_t *o = jf_to_json(criterion_fields, c);
-
-	if (c->has_practical_threshold)
-		jset_num(o, "practical_threshold_percent", c->practical_threshold_percent);
-	if (c->has_review_period)
-		jset_int(o, "review_period_days", c->review_period_days);
-	if (c->has_gpu_policy) {
-		const struct gpu_policy *gp = &c->gpu_policy;
-		json_t *x = jf_to_json(gpu_policy_fields, gp), *r = jarr();
-
-		for (size_t i = 0; i < gp->disqualifying_reasons.n; i++)
-			jpush_new(r, json_string(gp->disqualifying_reasons.v[i]));
-		jset_new(x, "disqualifying_clocks_event_reasons", r);
-		jset_new(o, "gpu_policy", x);
-	}
-	if (c->has_host_policy)
-		jset_new(o, "host_policy", graph_host_policy_json(&c->host_policy));
-	return o;
+	return jf_to_json(graph_criterion_fields, c);
 }
 
 json_t *graph_host_policy_json(const struct host_policy *h)
 {
-	return jf_to_json(host_policy_fields, h);
+	return jf_to_json(graph_host_policy_fields, h);
 }
 
 int graph_criterion_digest(const struct criterion *c, char out[72], struct err *e)

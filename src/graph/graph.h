@@ -11,18 +11,13 @@
 
 #include "base/err.h"
 #include "base/findings.h"
+#include "base/jfields.h"	/* struct strlist */
 #include "base/strmap.h"
 
 #define GRAPH_SCHEMA "fak-native-performance-graph/v2"
 #define CRITERION_SCHEMA "fak-native-performance-comparison-criterion/v1"
 /* Largest graph file --graph reads (a 1,000,000-lever graph fits). */
 #define GRAPH_MAX_BYTES ((size_t)512 << 20)
-
-struct strlist {
-	const char **v;	/* owned array of borrowed strings */
-	size_t n;
-	bool is_null;	/* JSON null rather than [] (kept for byte-exact output) */
-};
 
 /* Default review period of a criterion without review_period_days. */
 #define GRAPH_DEFAULT_REVIEW_PERIOD_DAYS 30
@@ -175,7 +170,6 @@ struct graph {
 	 * input: all four members or none (a graph written by fak for a new
 	 * engine). Without it they are zero and written out by no one. */
 	bool has_legacy;
-	unsigned legacy_members;	/* load's bits of the legacy members seen */
 	struct envelope envelope;	/* legacy primary-envelope view */
 	struct throughput comparison;
 	struct rung *rungs;
