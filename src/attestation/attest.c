@@ -9,7 +9,7 @@
 #include "base/xalloc.h"
 #include "attestation/attestation.h"
 
-int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e)
+int attestation_parse(const char *buf, size_t len, json_t **doc, struct err *e)
 {
 	*doc = NULL;
 	if (len > ATTEST_MAX_BYTES)
@@ -46,7 +46,7 @@ static int same_findings(const struct attestation *recorded, const struct attest
 	return 0;
 }
 
-int attest_check_decode(const json_t *doc, struct attestation *r, struct err *e)
+int attestation_check_decode(const json_t *doc, struct attestation *r, struct err *e)
 {
 	struct attestation *derived;
 	char digest[JSON_DIGEST_LEN + 1];
@@ -87,7 +87,7 @@ static const char *static_name(const char *s)
 	return "";
 }
 
-void attest_facts_of(const struct attestation *r, struct attest_facts *facts)
+void attestation_facts_of(const struct attestation *r, struct attestation_facts *facts)
 {
 	memset(facts, 0, sizeof(*facts));
 	memcpy(facts->digest, r->digest, sizeof(facts->digest));
@@ -114,18 +114,18 @@ void attest_facts_of(const struct attestation *r, struct attest_facts *facts)
 	facts->policy.require_sut_cpu = r->policy.require_sut_cpu;
 }
 
-int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e)
+int attestation_check(const json_t *doc, struct attestation_facts *facts, struct err *e)
 {
 	struct attestation *r = xmalloc(sizeof(*r));
-	int rc = attest_check_decode(doc, r, e);
+	int rc = attestation_check_decode(doc, r, e);
 
 	if (rc == 0)
-		attest_facts_of(r, facts);
+		attestation_facts_of(r, facts);
 	free(r);
 	return rc;
 }
 
-void attest_render(const struct attestation *r, struct strbuf *out)
+void attestation_render(const struct attestation *r, struct strbuf *out)
 {
 	json_t *doc = attestation_to_json(r, true);
 
@@ -152,23 +152,24 @@ static int same_rendering(const char *buf, size_t len, const json_t *doc, struct
 		       "the file was edited after it was written", line, at + 1);
 }
 
-/* attest_verify_bytes on a parsed document, handing back its attestation. */
+/* attestation_verify_bytes on a parsed document, handing back its attestation. */
 static int verify_doc(const char *buf, size_t len, const json_t *doc, struct attestation *r,
-		      struct attest_facts *facts, struct err *e)
+		      struct attestation_facts *facts, struct err *e)
 {
-	if (attest_check_decode(doc, r, e) < 0)
+	if (attestation_check_decode(doc, r, e) < 0)
 		return -1;
-	attest_facts_of(r, facts);
+	attestation_facts_of(r, facts);
 	return same_rendering(buf, len, doc, e);
 }
 
-int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e)
+int attestation_verify_bytes(const char *buf, size_t len, struct attestation_facts *facts,
+			     struct err *e)
 {
 	struct attestation *r;
 	json_t *doc;
 	int rc;
 
-	if (attest_parse(buf, len, &doc, e) < 0)
+	if (attestation_parse(buf, len, &doc, e) < 0)
 		return -1;
 	r = xmalloc(sizeof(*r));
 	rc = verify_doc(buf, len, doc, r, facts, e);
@@ -177,12 +178,13 @@ int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts,
 	return rc;
 }
 
-int attest_load(const char *path, enum attest_level level, struct attest_loaded *out, struct err *e)
+int attestation_load(const char *path, enum attestation_level level, struct attestation_loaded *out,
+		     struct err *e)
 {
 	out->unread = file_read(path, ATTEST_MAX_BYTES, &out->bytes, e) < 0;
 	if (out->unread)
 		return -1;
-	if (attest_parse(out->bytes.buf, out->bytes.len, &out->doc, e) < 0)
+	if (attestation_parse(out->bytes.buf, out->bytes.len, &out->doc, e) < 0)
 		return -1;
 	if (level == ATTEST_PARSED)
 		return 0;
@@ -190,7 +192,7 @@ int attest_load(const char *path, enum attest_level level, struct attest_loaded 
 	return verify_doc(out->bytes.buf, out->bytes.len, out->doc, out->att, &out->facts, e);
 }
 
-void attest_loaded_release(struct attest_loaded *a)
+void attestation_loaded_release(struct attestation_loaded *a)
 {
 	sb_release(&a->bytes);
 	json_decref(a->doc);

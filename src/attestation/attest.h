@@ -1,5 +1,5 @@
-#ifndef FAK_SAMPLER_ATTEST_H
-#define FAK_SAMPLER_ATTEST_H
+#ifndef FAK_ATTESTATION_ATTEST_H
+#define FAK_ATTESTATION_ATTEST_H
 /* System-baseline attestation (schema fak.system-baseline/v1): the sealed
  * document `fak bench system-baseline` writes. This header is the contract
  * that receipt/ (attach, gate) relies on; attestation/ implements it. */
@@ -18,8 +18,8 @@
 #define ATTEST_MAX_BYTES ((size_t)1 << 20)	/* standalone documents: 1 MiB */
 
 /* What other modules need to know about one verified attestation. Strings
- * are borrowed from the document passed to attest_check. */
-struct attest_facts {
+ * are borrowed from the document passed to attestation_check. */
+struct attestation_facts {
 	char digest[JSON_DIGEST_LEN + 1];	/* recomputed; equals the recorded one */
 	const char *verdict;	/* "clean" | "investigate" | "invalid" */
 	const char *coverage;	/* "exact_subreaper_rusage" | "exact_cgroup_v2" |
@@ -48,8 +48,8 @@ struct attest_facts {
 
 /* Strict decode of a standalone attestation: at most ATTEST_MAX_BYTES, one
  * JSON value. Returns a new reference in *doc (caller decrefs). Does not
- * verify: call attest_check. */
-int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e);
+ * verify: call attestation_check. */
+int attestation_parse(const char *buf, size_t len, json_t **doc, struct err *e);
 
 /* Verify a decoded attestation (borrowed; standalone or embedded in a
  * receipt): schema, every field and type (unknown keys rejected, with the
@@ -57,44 +57,45 @@ int attest_parse(const char *buf, size_t len, json_t **doc, struct err *e);
  * and the RFC 8785 digest of the document without "digest". A document
  * edited after sealing fails with a message containing
  * "canonical digest mismatch". Fills *facts on success. */
-int attest_check(const json_t *doc, struct attest_facts *facts, struct err *e);
+int attestation_check(const json_t *doc, struct attestation_facts *facts, struct err *e);
 
 /* ---- additions by attestation/ (the lines above are the original contract) */
 
 struct attestation;
 
-/* attest_check that also hands back the decoded attestation (caller-owned
+/* attestation_check that also hands back the decoded attestation (caller-owned
  * storage). Same checks, same messages. */
-int attest_check_decode(const json_t *doc, struct attestation *r, struct err *e);
+int attestation_check_decode(const json_t *doc, struct attestation *r, struct err *e);
 
-/* The facts attest_check reports, from an attestation attest_check_decode
+/* The facts attestation_check reports, from an attestation attestation_check_decode
  * passed (strings static or copied: they outlive r's document). */
-void attest_facts_of(const struct attestation *r, struct attest_facts *facts);
+void attestation_facts_of(const struct attestation *r, struct attestation_facts *facts);
 
 /* The sealed attestation as `fak bench system-baseline` prints it: two-space
  * indented JSON and one newline, appended to out. */
-void attest_render(const struct attestation *r, struct strbuf *out);
+void attestation_render(const struct attestation *r, struct strbuf *out);
 
-/* What `--verify FILE` does with the file's bytes: attest_parse, then
- * attest_check, then the bytes must equal attest_render of the decoded
+/* What `--verify FILE` does with the file's bytes: attestation_parse, then
+ * attestation_check, then the bytes must equal attestation_render of the decoded
  * document exactly, so any edited byte (even whitespace) fails. */
-int attest_verify_bytes(const char *buf, size_t len, struct attest_facts *facts, struct err *e);
+int attestation_verify_bytes(const char *buf, size_t len, struct attestation_facts *facts,
+			     struct err *e);
 
-/* How far attest_load goes with a file. */
-enum attest_level {
-	ATTEST_PARSED,		/* read (at most ATTEST_MAX_BYTES) and attest_parse */
-	ATTEST_VERIFIED,	/* and what --verify does: attest_check_decode, then the
-				   bytes equal the sealed rendering (attest_verify_bytes) */
+/* How far attestation_load goes with a file. */
+enum attestation_level {
+	ATTEST_PARSED,		/* read (at most ATTEST_MAX_BYTES) and attestation_parse */
+	ATTEST_VERIFIED,	/* and what --verify does: attestation_check_decode, then the
+				   bytes equal the sealed rendering (attestation_verify_bytes) */
 };
 
-/* One attestation file as attest_load leaves it (zero it first, or use
- * ATTEST_LOADED_INIT); attest_loaded_release frees what it owns, after a
+/* One attestation file as attestation_load leaves it (zero it first, or use
+ * ATTEST_LOADED_INIT); attestation_loaded_release frees what it owns, after a
  * failed load too. */
-struct attest_loaded {
+struct attestation_loaded {
 	struct strbuf bytes;		/* the file as read; owned */
 	json_t *doc;			/* owned; NULL until parsed */
 	struct attestation *att;	/* ATTEST_VERIFIED: the decoded attestation; owned */
-	struct attest_facts facts;	/* ATTEST_VERIFIED; strings static or in doc */
+	struct attestation_facts facts;	/* ATTEST_VERIFIED; strings static or in doc */
 	bool unread;			/* on failure: the file itself could not be read
 					   (missing, a folder, larger than the cap) */
 };
@@ -103,10 +104,10 @@ struct attest_loaded {
 /* The one loader of attestation files (the CLI's --verify and
  * --attach-receipt, promotion's attestations/): reads path, then checks it
  * up to level. -1 with the message of the step that failed, unprefixed:
- * file_read's ("cannot read 'PATH': ..."), then those of attest_parse,
- * attest_check_decode and attest_verify_bytes, in that order. */
-int attest_load(const char *path, enum attest_level level, struct attest_loaded *out,
-		struct err *e);
-void attest_loaded_release(struct attest_loaded *a);
+ * file_read's ("cannot read 'PATH': ..."), then those of attestation_parse,
+ * attestation_check_decode and attestation_verify_bytes, in that order. */
+int attestation_load(const char *path, enum attestation_level level, struct attestation_loaded *out,
+		     struct err *e);
+void attestation_loaded_release(struct attestation_loaded *a);
 
 #endif

@@ -1,10 +1,10 @@
-#ifndef FAK_SAMPLER_ATTESTATION_H
-#define FAK_SAMPLER_ATTESTATION_H
+#ifndef FAK_ATTESTATION_ATTESTATION_H
+#define FAK_ATTESTATION_ATTESTATION_H
 /* The system-baseline attestation as plain C values. The sampler fills one,
  * attestation_classify() derives the findings and the verdict from its figures,
  * attestation_seal() computes the digest, attestation_to_json() renders it in the
  * documented key order; attestation_decode() is the strict inverse used by
- * attest_check(). docs/sampler.md describes every field. */
+ * attestation_check(). docs/sampler.md describes every field. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
-#ifndef FAK_SAMPLER_METRIC_H
-#define FAK_SAMPLER_METRIC_H
+#ifndef FAK_ATTESTATION_METRIC_H
+#define FAK_ATTESTATION_METRIC_H
 /* A measured value of the attestation, or the reason it is unknown. */
 #include <stdbool.h>
 

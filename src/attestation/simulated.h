@@ -1,5 +1,5 @@
-#ifndef FAK_SAMPLER_SIMULATED_H
-#define FAK_SAMPLER_SIMULATED_H
+#ifndef FAK_ATTESTATION_SIMULATED_H
+#define FAK_ATTESTATION_SIMULATED_H
 /* Test seams: the environment variables through which tests point fak's
  * sampler at another machine's files or change how it samples. Evidence
  * sealed under one is not evidence of this host: `fak bench experiment`

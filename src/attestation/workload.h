@@ -1,5 +1,5 @@
-#ifndef FAK_SAMPLER_WORKLOAD_H
-#define FAK_SAMPLER_WORKLOAD_H
+#ifndef FAK_ATTESTATION_WORKLOAD_H
+#define FAK_ATTESTATION_WORKLOAD_H
 /* The workload section of a sealed attestation (fak.system-baseline/v2):
  * what `fak bench experiment` measured from the command's own output. The
  * sampler seals it with the rest of the attestation; the parsers that turn raw

@@ -1,5 +1,5 @@
-#ifndef FAK_SAMPLER_PROC_PARSE_H
-#define FAK_SAMPLER_PROC_PARSE_H
+#ifndef FAK_BASE_PROC_PARSE_H
+#define FAK_BASE_PROC_PARSE_H
 /* Pure parsers for the kernel text files the sampler reads (/proc, cgroup
  * v2). Each takes a buffer and its length (no NUL needed), never allocates,
  * and returns 0 on success or -1 on malformed input; they are unit-tested

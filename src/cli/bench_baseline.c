@@ -81,10 +81,10 @@ static int usage_error(const char *msg)
 /* The attestation's own checks, then with log the captured stdout. */
 static int verify(const char *path, const char *log)
 {
-	struct attest_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTEST_LOADED_INIT;
 	char summary[256] = "";
 	struct err e;
-	int rc = attest_load(path, ATTEST_VERIFIED, &a, &e);
+	int rc = attestation_load(path, ATTEST_VERIFIED, &a, &e);
 
 	if (rc == 0 && log)
 		rc = metrics_verify_log(a.att, log, summary, sizeof(summary), &e);
@@ -93,7 +93,7 @@ static int verify(const char *path, const char *log)
 			cli_fail(CMD, &e);
 		else
 			cli_errorf(CMD, "verify '%s': %s", path, e.msg);
-		attest_loaded_release(&a);
+		attestation_loaded_release(&a);
 		return EXIT_FAIL;
 	}
 	printf("VALID %s%s%s\n", a.facts.digest, summary[0] ? " " : "", summary);
@@ -101,7 +101,7 @@ static int verify(const char *path, const char *log)
 		printf("SIMULATED %s: sealed while a test variable pointed the sampler at fake "
 		       "files; not evidence of a host (attach, compare, gate and promotion "
 		       "refuse it)\n", a.facts.simulated);
-	attest_loaded_release(&a);
+	attestation_loaded_release(&a);
 	return EXIT_OK;
 }
 
@@ -201,7 +201,7 @@ static int measure(const struct sb_opts *so, char **argv)
 	}
 	wait_ran_out(r);
 	leftovers_said(r, &res.leftovers);
-	attest_render(r, &sb);
+	attestation_render(r, &sb);
 	free(r);
 	/* stdout first: if --out became unwritable during the run, the sealed
 	 * attestation is still not lost */

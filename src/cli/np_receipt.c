@@ -86,7 +86,7 @@ int np_attach(const struct np_ctx *c)
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	struct attest_loaded att = ATTEST_LOADED_INIT;
+	struct attestation_loaded att = ATTEST_LOADED_INIT;
 	json_t *doc;
 	struct err e;
 	int rc = EXIT_OK;
@@ -95,15 +95,15 @@ int np_attach(const struct np_ctx *c)
 		err_prefix(&e, "attach system baseline: read receipt");
 		return cli_fail(NP_CMD, &e);
 	}
-	if (attest_load(c->o->system_baseline, ATTEST_PARSED, &att, &e) < 0) {
+	if (attestation_load(c->o->system_baseline, ATTEST_PARSED, &att, &e) < 0) {
 		err_prefix(&e, "attach system baseline: read system baseline '%s'",
 			   c->o->system_baseline);
-		attest_loaded_release(&att);
+		attestation_loaded_release(&att);
 		receipt_release(&r);
 		return cli_fail(NP_CMD, &e);
 	}
 	doc = receipt_attach(&r, att.doc, c->g, &what, &f, &e);
-	attest_loaded_release(&att);
+	attestation_loaded_release(&att);
 	receipt_release(&r);
 	if (!doc) {
 		if (!f.nr)

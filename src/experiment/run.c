@@ -362,7 +362,7 @@ int xp_run_step(struct xp *x, size_t k, struct xp_done *done, int *sig, struct f
 		goto out;
 	}
 	done->leftovers = res.leftovers;
-	attest_render(done->rep, &sb);
+	attestation_render(done->rep, &sb);
 	att_path = xasprintf("%s/%s.json", x->dir_attestations, name);
 	if (file_write_atomic(att_path, sb.buf, sb.len, 0600, e) < 0)
 		goto out;

@@ -431,7 +431,7 @@ void receipt_check_bindings(const struct receipt *r, const struct attestation *c
 		const struct attestation *rep = atts[i];
 
 		if (!rep)
-			continue;	/* failed attest_check: reported there */
+			continue;	/* failed attestation_check: reported there */
 		if (!rep->has_workload) {
 			unbound++;
 			continue;

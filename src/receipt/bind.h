@@ -9,7 +9,7 @@
 #include "attestation/attestation.h"
 
 /* atts[i] is the decoded attestation r->system_baselines[i] (n of them),
- * NULL where attest_check failed (that has its own finding). Appends one
+ * NULL where attestation_check failed (that has its own finding). Appends one
  * finding per mismatch between a repetition and its sealed run, per
  * schedule problem of the experiment member, and for memory or quality
  * that differ from what a fully bound receipt's runs measured. partial:

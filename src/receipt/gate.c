@@ -305,7 +305,8 @@ static bool coverage_is_exact(const char *c)
 
 /* The first policy value of f looser than the sampler's defaults, described
  * in why; false when the attestation is at least as strict. */
-static bool looser_policy(const struct attest_facts *f, const struct policy *d, char *why, size_t n)
+static bool looser_policy(const struct attestation_facts *f, const struct policy *d, char *why,
+			  size_t n)
 {
 	char a[JSON_NUMBER_MAX], b[JSON_NUMBER_MAX];
 	const struct {
@@ -363,7 +364,7 @@ static void host_bound(const struct criterion *crit, struct policy *bound, struc
 }
 
 /* Why a sealed run does not show the pinned artifact in use. */
-static const char *artifact_unseen(const struct attest_facts *f)
+static const char *artifact_unseen(const struct attestation_facts *f)
 {
 	if (!f->artifact_looked)
 		return "it was sealed before fak looked for it";
@@ -413,7 +414,7 @@ static bool rep_unproven(const struct gate_sb_side *sd, size_t i, struct sb_judg
 			 struct strbuf *detail)
 {
 	const struct gate_sb_rep *r = &sd->reps[i];
-	const struct attest_facts *f = &r->facts;
+	const struct attestation_facts *f = &r->facts;
 
 	if (!r->verified) {
 		sb_addf(detail, "%s repetition %zu has an invalid system baseline: "
@@ -464,7 +465,7 @@ static bool rep_unproven(const struct gate_sb_side *sd, size_t i, struct sb_judg
 static bool rep_unclean(const struct gate_sb_side *sd, size_t i, const struct sb_judging *sj,
 			struct strbuf *detail)
 {
-	const struct attest_facts *f = &sd->reps[i].facts;
+	const struct attestation_facts *f = &sd->reps[i].facts;
 	char why[160];
 
 	if (f->has_workload && !f->artifact_observed) {

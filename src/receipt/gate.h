@@ -97,9 +97,9 @@ json_t *gate_evaluate(const struct gate_request *q, const struct graph *g, enum 
 
 /* What the gate knows about one repetition's attestation. */
 struct gate_sb_rep {
-	bool verified;			/* attest_check passed; facts valid */
-	struct err why;			/* why attest_check failed (msg "" when verified) */
-	struct attest_facts facts;
+	bool verified;			/* attestation_check passed; facts valid */
+	struct err why;			/* why attestation_check failed (msg "" when verified) */
+	struct attestation_facts facts;
 	const char *binding;		/* repetitions[i].system_baseline_digest or NULL */
 };
 

@@ -82,15 +82,15 @@ struct ambient {
 };
 
 /* One embedded attestation, verified once, when the receipt is decoded
- * (attest_check_decode): validation, the comparison, the gate and promotion
+ * (attestation_check_decode): validation, the comparison, the gate and promotion
  * read its verdict and facts here instead of verifying it again. */
 struct receipt_attestation {
 	const json_t *json;		/* borrowed from the receipt document */
-	bool verified;			/* attest_check passed: att and facts are set */
+	bool verified;			/* attestation_check passed: att and facts are set */
 	char *why;			/* why it did not (owned; NULL when verified) */
 	struct attestation *att;	/* the decoded attestation (owned; NULL unless
 					   verified) */
-	struct attest_facts facts;	/* what attest_check reports (verified) */
+	struct attestation_facts facts;	/* what attestation_check reports (verified) */
 };
 
 /* Verifies json (borrowed; NULL: nothing to verify, a is left unverified

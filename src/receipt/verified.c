@@ -17,13 +17,13 @@ void receipt_attestation_verify(struct receipt_attestation *a, const json_t *jso
 	if (!json)
 		return;
 	a->att = xmalloc(sizeof(*a->att));
-	if (attest_check_decode(json, a->att, &e) < 0) {
+	if (attestation_check_decode(json, a->att, &e) < 0) {
 		free(a->att);
 		a->att = NULL;
 		a->why = xstrdup(e.msg);
 		return;
 	}
-	attest_facts_of(a->att, &a->facts);
+	attestation_facts_of(a->att, &a->facts);
 	a->verified = true;
 }
 

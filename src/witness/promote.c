@@ -179,14 +179,14 @@ out:
 static bool check_run(const char *dir, const char *name, const struct receipt_experiment *x,
 		      bool *taken, json_t *logs, struct promotion *p, struct findings *out)
 {
-	struct attest_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTEST_LOADED_INIT;
 	char *path = xasprintf("%s/" LAYOUT_ATTESTATIONS "/%s", dir, name);
 	char *ldir = xasprintf("%s/" LAYOUT_LOGS, dir);
 	size_t len = strlen(name);
 	bool listed = false;
 	struct err e;
 
-	if (attest_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
+	if (attestation_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
 		findings_addf(out, LAYOUT_ATTESTATIONS "/%s: %s", name, e.msg);
 	} else {
 		char *rel = xasprintf(LAYOUT_ATTESTATIONS "/%s", name),
@@ -205,7 +205,7 @@ static bool check_run(const char *dir, const char *name, const struct receipt_ex
 		free(stem);
 		free(rel);
 	}
-	attest_loaded_release(&a);
+	attestation_loaded_release(&a);
 	free(ldir);
 	free(path);
 	return listed;

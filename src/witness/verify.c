@@ -86,13 +86,13 @@ static void list_files(const char *dir, const char *rel, struct refs *out)
 static void check_contents(const char *rel, const char *path, const struct strbuf *data,
 			   struct findings *out)
 {
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 	size_t len = strlen(path);
 
 	if (!strncmp(path, LAYOUT_ATTESTATIONS "/", sizeof(LAYOUT_ATTESTATIONS)) && len > 5 &&
 	    !strcmp(path + len - 5, ".json")) {
-		if (attest_verify_bytes(data->buf, data->len, &facts, &e) < 0)
+		if (attestation_verify_bytes(data->buf, data->len, &facts, &e) < 0)
 			findings_addf(out, "%s/%s: %s", rel, path, e.msg);
 	} else if (!strcmp(path, LAYOUT_BASELINE) || !strcmp(path, LAYOUT_CANDIDATE)) {
 		struct receipt r;

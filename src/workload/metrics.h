@@ -1,5 +1,5 @@
-#ifndef FAK_SAMPLER_METRICS_H
-#define FAK_SAMPLER_METRICS_H
+#ifndef FAK_WORKLOAD_METRICS_H
+#define FAK_WORKLOAD_METRICS_H
 /* The metrics parsers of `fak bench experiment`: pure functions from the
  * captured stdout of one run to the values it measured (struct wl_metrics).
  * No I/O; the caller reads the log and passes the bytes its parser needs

@@ -14,15 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct attestation *r = malloc(sizeof(*r));
 	struct err e;
 	json_t *doc;
 
 	if (!r)
 		return 0;
-	if (attest_parse((const char *)data, size, &doc, &e) == 0) {
-		if (attest_check_decode(doc, r, &e) == 0) {
+	if (attestation_parse((const char *)data, size, &doc, &e) == 0) {
+		if (attestation_check_decode(doc, r, &e) == 0) {
 			struct strbuf sb = STRBUF_INIT;
 			char digest[JSON_DIGEST_LEN + 1];
 
@@ -30,15 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(digest, r->digest, sizeof(digest));
 			if (attestation_seal(r, &e) < 0 || strcmp(digest, r->digest))
 				abort();
-			attest_render(r, &sb);
-			if (attest_verify_bytes(sb.buf, sb.len, &facts, &e) < 0 ||
+			attestation_render(r, &sb);
+			if (attestation_verify_bytes(sb.buf, sb.len, &facts, &e) < 0 ||
 			    strcmp(facts.digest, digest))
 				abort();
 			sb_release(&sb);
 		}
 		json_decref(doc);
 	}
-	(void)attest_verify_bytes((const char *)data, size, &facts, &e);
+	(void)attestation_verify_bytes((const char *)data, size, &facts, &e);
 	free(r);
 	return 0;
 }

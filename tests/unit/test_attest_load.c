@@ -1,4 +1,4 @@
-/* attestation/attest.h: attest_load, the one loader of attestation files (the
+/* attestation/attest.h: attestation_load, the one loader of attestation files (the
  * CLI's --verify and --attach-receipt, promotion's attestations/). Every
  * way it fails, with the exact message, and what it hands back. */
 #include <criterion/criterion.h>
@@ -32,63 +32,64 @@ static void drop(const char *dir, const char *path)
 	rmdir(dir);
 }
 
-/* attest_load fails at level with exactly want; unread as expected. */
-static void expect_fail(const char *path, enum attest_level level, bool unread, const char *want)
+/* attestation_load fails at level with exactly want; unread as expected. */
+static void expect_fail(const char *path, enum attestation_level level, bool unread,
+			const char *want)
 {
-	struct attest_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTEST_LOADED_INIT;
 	struct err e;
 
-	cr_assert_eq(attest_load(path, level, &a, &e), -1, "'%s' loaded", path);
+	cr_assert_eq(attestation_load(path, level, &a, &e), -1, "'%s' loaded", path);
 	cr_expect_str_eq(e.msg, want);
 	cr_expect_eq(a.unread, unread, "unread %d for '%s'", a.unread, path);
-	attest_loaded_release(&a);
+	attestation_loaded_release(&a);
 }
 
-Test(attest_load, verified_hands_back_bytes_doc_report_and_facts)
+Test(attestation_load, verified_hands_back_bytes_doc_report_and_facts)
 {
-	struct attest_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTEST_LOADED_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 
-	cr_assert_eq(attest_load(FIX "clean-1.json", ATTEST_VERIFIED, &a, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_load(FIX "clean-1.json", ATTEST_VERIFIED, &a, &e), 0, "%s", e.msg);
 	cr_assert_eq(file_read(FIX "clean-1.json", ATTEST_MAX_BYTES, &sb, &e), 0);
 	cr_expect_eq(a.bytes.len, sb.len);
 	cr_expect_eq(memcmp(a.bytes.buf, sb.buf, sb.len), 0);
-	cr_assert_eq(attest_verify_bytes(sb.buf, sb.len, &facts, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_verify_bytes(sb.buf, sb.len, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(a.facts.digest, facts.digest);
 	cr_expect_str_eq(a.facts.verdict, "clean");
 	cr_assert_not_null(a.att);
 	cr_expect_str_eq(a.att->digest, facts.digest);
 	cr_expect(json_is_object(a.doc));
 	cr_expect_not(a.unread);
-	attest_loaded_release(&a);
+	attestation_loaded_release(&a);
 	cr_expect_null(a.doc);
 	cr_expect_null(a.att);
 	sb_release(&sb);
 }
 
 /* --attach-receipt reads and parses; the checks are receipt_attach's. */
-Test(attest_load, parsed_does_not_check)
+Test(attestation_load, parsed_does_not_check)
 {
-	struct attest_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTEST_LOADED_INIT;
 	struct err e;
 
-	cr_assert_eq(attest_load(FIX "tampered-verdict.json", ATTEST_PARSED, &a, &e), 0, "%s",
+	cr_assert_eq(attestation_load(FIX "tampered-verdict.json", ATTEST_PARSED, &a, &e), 0, "%s",
 		     e.msg);
 	cr_expect(json_is_object(a.doc));
 	cr_expect_null(a.att);
-	attest_loaded_release(&a);
+	attestation_loaded_release(&a);
 }
 
-Test(attest_load, unreadable)
+Test(attestation_load, unreadable)
 {
 	expect_fail(FIX "no-such-attestation.json", ATTEST_VERIFIED, true,
 		    "cannot read '" FIX "no-such-attestation.json': No such file or directory");
 	expect_fail(FIX, ATTEST_PARSED, true, "cannot read '" FIX "': Is a directory");
 }
 
-Test(attest_load, too_big)
+Test(attestation_load, too_big)
 {
 	size_t len = ATTEST_MAX_BYTES + 1;
 	char *big = malloc(len), dir[32], path[64], want[128];
@@ -102,7 +103,7 @@ Test(attest_load, too_big)
 	free(big);
 }
 
-Test(attest_load, not_json)
+Test(attestation_load, not_json)
 {
 	char dir[32], path[64];
 
@@ -112,7 +113,7 @@ Test(attest_load, not_json)
 	drop(dir, path);
 }
 
-Test(attest_load, not_an_object)
+Test(attestation_load, not_an_object)
 {
 	char dir[32], path[64];
 
@@ -121,7 +122,7 @@ Test(attest_load, not_an_object)
 	drop(dir, path);
 }
 
-Test(attest_load, bad_digest)
+Test(attestation_load, bad_digest)
 {
 	expect_fail(FIX "tampered-verdict.json", ATTEST_VERIFIED, false,
 		    "canonical digest mismatch: recorded "
@@ -132,7 +133,7 @@ Test(attest_load, bad_digest)
 }
 
 /* A report that does not decode: an unknown field, before any digest. */
-Test(attest_load, bad_report)
+Test(attestation_load, bad_report)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *key = "\"timed_out\": false,";
@@ -151,7 +152,7 @@ Test(attest_load, bad_report)
 	sb_release(&sb);
 }
 
-Test(attest_load, edited_bytes)
+Test(attestation_load, edited_bytes)
 {
 	expect_fail(FIX "tampered-whitespace.json", ATTEST_VERIFIED, false,
 		    "bytes differ from the sealed rendering at line 327 (byte 9364); the file was "

@@ -664,7 +664,7 @@ Test(gate_sb, every_required_unknown_axis_investigates)
 {
 	for (int axis = 0; axis < 6; axis++) {
 		struct sb_case k;
-		struct attest_facts *f;
+		struct attestation_facts *f;
 
 		sb_setup(&k, "exact_subreaper_rusage");
 		f = &k.c[0].facts;
@@ -1083,7 +1083,7 @@ Test(gate_sb, a_sealed_run_shows_the_artifact_in_use)
 
 	sb_setup(&k, "exact_subreaper_rusage");
 	for (int i = 0; i < 3; i++) {
-		struct attest_facts *f[2] = { &k.a[i].facts, &k.c[i].facts };
+		struct attestation_facts *f[2] = { &k.a[i].facts, &k.c[i].facts };
 
 		for (int s = 0; s < 2; s++)
 			f[s]->has_workload = f[s]->artifact_looked = f[s]->artifact_observable =

@@ -129,17 +129,17 @@ static void findings_are(const struct attestation *r, const char *const *codes)
 		cr_expect_str_eq(r->findings[i].code, codes[i]);
 }
 
-/* The rendered report must pass attest_check; returns the rendering. */
+/* The rendered report must pass attestation_check; returns the rendering. */
 static char *checked(const struct attestation *r)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 	json_t *doc;
 
-	attest_render(r, &sb);
-	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
-	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	attestation_render(r, &sb);
+	cr_assert_eq(attestation_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_check(doc, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(facts.digest, r->digest);
 	cr_expect_str_eq(facts.verdict, r->verdict);
 	json_decref(doc);
@@ -151,7 +151,7 @@ static char *checked(const struct attestation *r)
 Test(attestation_build, clean_vector)
 {
 	struct synth x;
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 	json_t *doc;
 	char *text;
@@ -176,8 +176,8 @@ Test(attestation_build, clean_vector)
 	cr_expect_eq(x.r.attribution.sut_rss_bytes.value, 1 << 20);
 	cr_expect_not(x.r.attribution.non_sut_rss_bytes.available);
 	text = checked(&x.r);
-	cr_assert_eq(attest_parse(text, strlen(text), &doc, &e), 0);
-	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_parse(text, strlen(text), &doc, &e), 0);
+	cr_assert_eq(attestation_check(doc, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(facts.coverage, COVERAGE_SUBREAPER);
 	cr_expect_not(facts.has_top_consumers);
 	cr_expect_eq(facts.baseline_samples, 2);
@@ -233,7 +233,7 @@ Test(attestation_build, simulated_is_sealed)
 		  "simulated[1]: \"FAK_PROC_ROOT\" is out of order or repeated" },
 	};
 	struct simulated sim = { .nr = 2 };
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct synth x;
 	struct err e;
 	json_t *doc;
@@ -245,8 +245,8 @@ Test(attestation_build, simulated_is_sealed)
 	x.in.simulated = &sim;
 	synth_build(&x);
 	text = checked(&x.r);
-	cr_assert_eq(attest_parse(text, strlen(text), &doc, &e), 0);
-	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_parse(text, strlen(text), &doc, &e), 0);
+	cr_assert_eq(attestation_check(doc, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(facts.simulated, "FAK_PROC_ROOT, FAK_CENSUS_PROCESS_LIMIT");
 	cr_expect_str_eq(x.r.verdict, "clean", "the figures are judged as they are");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -258,7 +258,7 @@ Test(attestation_build, simulated_is_sealed)
 		free(r);
 	}
 	json_object_del(doc, "simulated");
-	cr_expect_eq(attest_check(doc, &facts, &e), -1, "removing it breaks the seal");
+	cr_expect_eq(attestation_check(doc, &facts, &e), -1, "removing it breaks the seal");
 	cr_expect(strstr(e.msg, "canonical digest mismatch") != NULL, "%s", e.msg);
 	json_decref(doc);
 	free(text);
@@ -991,7 +991,7 @@ Test(workload_rate, resealed_without_the_finding)
 	struct synth x;
 	struct workload w;
 	struct strbuf sb = STRBUF_INIT;
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 	json_t *doc;
 
@@ -1001,9 +1001,9 @@ Test(workload_rate, resealed_without_the_finding)
 	x.r.nr_findings = 0;
 	strcpy(x.r.verdict, "clean");
 	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
-	attest_render(&x.r, &sb);
-	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
-	cr_expect_eq(attest_check(doc, &facts, &e), -1);
+	attestation_render(&x.r, &sb);
+	cr_assert_eq(attestation_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attestation_check(doc, &facts, &e), -1);
 	cr_expect_str_eq(e.msg, "verdict \"clean\" differs from the policy-derived verdict "
 				"\"invalid\"");
 	json_decref(doc);
@@ -1063,13 +1063,13 @@ Test(attestation_policy, ranges)
 
 /* ---- validation: hostile reports resealed after an edit -------------------- */
 
-/* Edits a sealed clean report, reseals it, and expects attest_check to
+/* Edits a sealed clean report, reseals it, and expects attestation_check to
  * refuse it with a message containing want. */
 static void refuse_resealed(void (*edit)(struct attestation *), const char *want)
 {
 	struct synth x;
 	struct strbuf sb = STRBUF_INIT;
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 	json_t *doc;
 
@@ -1077,9 +1077,9 @@ static void refuse_resealed(void (*edit)(struct attestation *), const char *want
 	synth_build(&x);
 	edit(&x.r);
 	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
-	attest_render(&x.r, &sb);
-	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
-	cr_expect_eq(attest_check(doc, &facts, &e), -1,
+	attestation_render(&x.r, &sb);
+	cr_assert_eq(attestation_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attestation_check(doc, &facts, &e), -1,
 		     "accepted an edit that should fail with: %s", want);
 	cr_expect(strstr(e.msg, want) != NULL, "got \"%s\", want \"%s\"", e.msg, want);
 	json_decref(doc);
@@ -1410,7 +1410,7 @@ Test(attestation_quiet_wait, psi_only_where_judged)
 Test(attestation_quiet_wait, psi_quiet_found_rederived)
 {
 	struct synth x;
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct strbuf sb = STRBUF_INIT;
 	struct err e;
 	char why[256];
@@ -1425,9 +1425,9 @@ Test(attestation_quiet_wait, psi_quiet_found_rederived)
 	free(checked(&x.r));
 	x.r.quiet_wait.psi_stall_judged = true;
 	cr_assert_eq(attestation_seal(&x.r, &e), 0, "%s", e.msg);
-	attest_render(&x.r, &sb);
-	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
-	cr_expect_eq(attest_check(doc, &facts, &e), -1);
+	attestation_render(&x.r, &sb);
+	cr_assert_eq(attestation_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_expect_eq(attestation_check(doc, &facts, &e), -1);
 	cr_expect_str_eq(e.msg, "quiet_wait.quiet_found must say whether the baseline window's "
 				"host CPU is within 20.00% and its PSI stall within 5.00%");
 	json_decref(doc);
@@ -1499,16 +1499,16 @@ static char *fixture(const char *name, size_t *len)
 	return sb_detach(&sb, len);
 }
 
-/* attest_parse + attest_check of text; the error when it fails. */
+/* attestation_parse + attestation_check of text; the error when it fails. */
 static int check_text(const char *text, size_t len, struct err *e)
 {
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	json_t *doc;
 	int rc;
 
-	if (attest_parse(text, len, &doc, e) < 0)
+	if (attestation_parse(text, len, &doc, e) < 0)
 		return -1;
-	rc = attest_check(doc, &facts, e);
+	rc = attestation_check(doc, &facts, e);
 	json_decref(doc);
 	return rc;
 }
@@ -1531,7 +1531,7 @@ static void refuse_edit(const char *name, const char *from, const char *to, cons
 	free(text);
 }
 
-Test(attest_decode, refusals)
+Test(attestation_decode, refusals)
 {
 	struct err e;
 	char *big;
@@ -1551,7 +1551,7 @@ Test(attest_decode, refusals)
 	free(big);
 }
 
-Test(attest_decode, strict_fields)
+Test(attestation_decode, strict_fields)
 {
 	refuse_edit("clean-1.json", "{\n  \"schema\"", "{\n  \"extra\": 1,\n  \"schema\"",
 		    "extra: unknown field");
@@ -1587,24 +1587,24 @@ Test(attest_decode, strict_fields)
 		    "top_non_sut_consumers: expected an array, found null");
 }
 
-Test(attest_decode, surrounding_whitespace_keeps_the_digest)
+Test(attestation_decode, surrounding_whitespace_keeps_the_digest)
 {
 	size_t len;
 	char *text = fixture("clean-1.json", &len);
 	struct strbuf sb = STRBUF_INIT;
-	struct attest_facts facts, plain;
+	struct attestation_facts facts, plain;
 	struct err e;
 	json_t *doc;
 
-	cr_assert_eq(attest_verify_bytes(text, len, &plain, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_verify_bytes(text, len, &plain, &e), 0, "%s", e.msg);
 	sb_adds(&sb, "\n\t ");
 	sb_add(&sb, text, len);
 	sb_adds(&sb, " \r\n");
-	cr_assert_eq(attest_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
-	cr_assert_eq(attest_check(doc, &facts, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
+	cr_assert_eq(attestation_check(doc, &facts, &e), 0, "%s", e.msg);
 	cr_expect_str_eq(facts.digest, plain.digest);
 	json_decref(doc);
-	cr_expect_eq(attest_verify_bytes(sb.buf, sb.len, &facts, &e), -1,
+	cr_expect_eq(attestation_verify_bytes(sb.buf, sb.len, &facts, &e), -1,
 		     "--verify wants the exact bytes");
 	cr_expect(strstr(e.msg,
 			 "bytes differ from the sealed rendering at line 1 (byte 1)") != NULL,
@@ -1619,10 +1619,10 @@ static void expect_valid(const char *name, const char *verdict, const char *cove
 {
 	size_t len;
 	char *text = fixture(name, &len);
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 
-	cr_assert_eq(attest_verify_bytes(text, len, &facts, &e), 0, "%s: %s", name, e.msg);
+	cr_assert_eq(attestation_verify_bytes(text, len, &facts, &e), 0, "%s: %s", name, e.msg);
 	cr_expect_str_eq(facts.verdict, verdict, "%s", name);
 	cr_expect_str_eq(facts.coverage, coverage, "%s", name);
 	cr_expect_not(facts.has_top_consumers);
@@ -1634,15 +1634,15 @@ static void expect_tampered(const char *name, const char *want)
 {
 	size_t len;
 	char *text = fixture(name, &len);
-	struct attest_facts facts;
+	struct attestation_facts facts;
 	struct err e;
 
-	cr_expect_eq(attest_verify_bytes(text, len, &facts, &e), -1, "%s verified", name);
+	cr_expect_eq(attestation_verify_bytes(text, len, &facts, &e), -1, "%s verified", name);
 	cr_expect(strstr(e.msg, want) != NULL, "%s: got \"%s\"", name, e.msg);
 	free(text);
 }
 
-Test(attest_fixtures, valid)
+Test(attestation_fixtures, valid)
 {
 	static const char *const clean[] = { "clean-1.json", "clean-2.json", "clean-3.json",
 					     "clean-4.json", "clean-5.json", "clean-6.json" };
@@ -1651,11 +1651,11 @@ Test(attest_fixtures, valid)
 	for (size_t i = 0; i < 6; i++) {
 		size_t len;
 		char *text = fixture(clean[i], &len);
-		struct attest_facts facts;
+		struct attestation_facts facts;
 		struct err e;
 
 		expect_valid(clean[i], "clean", COVERAGE_SUBREAPER);
-		cr_assert_eq(attest_verify_bytes(text, len, &facts, &e), 0);
+		cr_assert_eq(attestation_verify_bytes(text, len, &facts, &e), 0);
 		memcpy(digests[i], facts.digest, sizeof(digests[i]));
 		for (size_t k = 0; k < i; k++)
 			cr_expect_str_neq(digests[i], digests[k],
@@ -1668,7 +1668,7 @@ Test(attest_fixtures, valid)
 	expect_valid("invalid-exit-7.json", "invalid", COVERAGE_SUBREAPER);
 }
 
-Test(attest_fixtures, tampered)
+Test(attestation_fixtures, tampered)
 {
 	expect_tampered("tampered-exit-code.json", "canonical digest mismatch");
 	expect_tampered("tampered-verdict.json", "canonical digest mismatch");
