@@ -63,7 +63,7 @@ int xp_pending_stop(void)
 static void report_progress(const struct xp *x, size_t k)
 {
 	const struct attestation *r = x->done[k].rep;
-	int64_t elapsed = child_mono_ns() - x->t0_ns;
+	int64_t elapsed = platform_mono_ns() - x->t0_ns;
 	struct xp_progress p = {
 		.step = &x->steps[k], .done = k + 1, .total = x->nr_steps, .elapsed_ns = elapsed,
 		.left_ns = (int64_t)((double)elapsed / (double)(k + 1) *
@@ -160,7 +160,7 @@ int xp_run(const struct xp_opts *o, struct xp_result *res, struct findings *out,
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &x.caller_mask);
-	x.t0_ns = child_mono_ns();
+	x.t0_ns = platform_mono_ns();
 	for (size_t k = 0; k < x.nr_steps; k++) {
 		int step;
 

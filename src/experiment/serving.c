@@ -7,7 +7,6 @@
  * Then the run's serving facts are sealed into its attestation. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +21,8 @@
 #include "base/file.h"
 #include "base/xalloc.h"
 #include "experiment/internal.h"
+#include "platform/platform.h"
 #include "serve/client.h"
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* The CPU of the calling thread (the driver's: fak's client), where the
  * OS tells it; -1 where it does not. */
@@ -199,15 +191,12 @@ static void warm_up(struct xp_serving_run *s, const struct serve_opts *so)
 /* A written log's sha256 (hex); -1 with the error in s->error. */
 static int log_digest(struct xp_serving_run *s, const char *path, char hex[65])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int64_t bytes;
 	struct err e;
-	int rc = fd < 0 ? -1 : digest_fd(fd, hex, &bytes, &e);
+	int rc = digest_file(path, hex, &bytes, &e);
 
 	if (rc < 0)
 		snprintf(s->error, sizeof(s->error), "cannot digest '%s'", path);
-	if (fd >= 0)
-		close(fd);
 	return rc;
 }
 
@@ -274,7 +263,7 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 	struct serve_record *r = NULL;
 	struct strbuf lb = STRBUF_INIT;
 	double cpu0 = thread_cpu_ms();
-	int64_t t0 = mono_ns();
+	int64_t t0 = platform_mono_ns();
 	struct err e;
 
 	(void)pid;
@@ -283,7 +272,7 @@ void xp_serving_driver(void *ctx, pid_t pid, const volatile int *gone)
 			 *gone ? " (the server exited)" : "");
 		return;
 	}
-	s->startup_ms = (double)(mono_ns() - t0) / 1e6;
+	s->startup_ms = (double)(platform_mono_ns() - t0) / 1e6;
 	so.ready_ns = 0;
 	if (x->has_quality && ask_quality(s, &so) < 0)
 		return;

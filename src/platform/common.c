@@ -1,12 +1,22 @@
 /* What both backends of platform.h do alike. */
 #include "platform/platform.h"
 
+#include <time.h>
+
 #if defined(__APPLE__)
 #include <Availability.h>	/* before sys/random.h: some SDKs' copy needs it */
 #include <sys/random.h>
 #else
 #include <unistd.h>		/* glibc's getentropy, over the getrandom fak called before */
 #endif
+
+int64_t platform_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 int platform_random(void *buf, size_t len)
 {

@@ -434,14 +434,6 @@ int platform_poller_watch(struct platform_poller *p, int fd, unsigned events)
 	return epoll_ctl(p->ep, op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
 }
 
-static int64_t poller_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* epoll_wait with the timerfd armed at deadline_ns (if it is not already). */
 static int poller_wait_timerfd(struct platform_poller *p, int64_t deadline_ns,
 			       struct epoll_event *ev, int cap)
@@ -469,7 +461,7 @@ static int poller_epoll_wait(struct platform_poller *p, int64_t deadline_ns,
 		struct timespec ts, *tp = NULL;
 
 		if (deadline_ns >= 0) {
-			int64_t left = deadline_ns - poller_now();
+			int64_t left = deadline_ns - platform_mono_ns();
 
 			left = left < 0 ? 0 : left;
 			ts.tv_sec = (time_t)(left / 1000000000);

@@ -19,6 +19,10 @@
 /* "linux" or "darwin": the backend compiled in. */
 extern const char platform_os[];
 
+/* CLOCK_MONOTONIC in nanoseconds: every timing of fak (censuses, runs,
+ * sends) reads this one clock. */
+int64_t platform_mono_ns(void);
+
 /* Fills buf with len bytes from the kernel's random source (getentropy, in
  * pieces of at most 256 bytes). 0, or -1 with errno set. */
 int platform_random(void *buf, size_t len);

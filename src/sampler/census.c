@@ -79,14 +79,6 @@ struct census {
 	uint64_t self_exe_dev, self_exe_ino;
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int open_keep(int dirfd, const char *rel, int *err)
 {
 	int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
@@ -972,14 +964,14 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 	int32_t pid = 0;
 
 	memset(s, 0, sizeof(*s));
-	t0 = mono_ns();
+	t0 = platform_mono_ns();
 	s->mono_ns = t0;
 	if (flags & CENSUS_ENDPOINT) {
 		host_cpu(c, s);
 		host_psi(c, s);
 	}
 	host_memory(c, s);
-	t1 = mono_ns();
+	t1 = platform_mono_ns();
 
 	if (!c->children_probed && !strcmp(c->enumeration, ENUM_CHILDREN))
 		probe_children(c);
@@ -1005,7 +997,7 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 			c->last_pid = pid;
 		c->last_tree_complete = have_pid && s->sut_rss_ok;
 	}
-	t2 = mono_ns();
+	t2 = platform_mono_ns();
 	s->stage_host_ns = t1 - t0;
 	s->stage_tree_ns = t2 - t1;
 	s->wall_ns = t2 - t0;

@@ -43,14 +43,6 @@ static const char darwin_note[] =
 	"macOS: the tree is listed with proc_listchildpids from fak down, each member read with "
 	"proc_pid_rusage; orphans re-parented to launchd are not seen";
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 struct census *census_new(const struct census_cfg *cfg, struct err *e)
 {
 	struct census *c = xcalloc(1, sizeof(*c));
@@ -229,16 +221,16 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 	bool tree = flags & CENSUS_TREE;
 
 	memset(s, 0, sizeof(*s));
-	t0 = mono_ns();
+	t0 = platform_mono_ns();
 	s->mono_ns = t0;
 	host(s, flags & CENSUS_ENDPOINT);
-	t1 = mono_ns();
+	t1 = platform_mono_ns();
 	c->epoch++;
 	s->tree_ok = true;
 	if (tree)
 		walk(c, s);
 	s->sut_rss_ok = tree && !s->limited && s->unreadable == 0;
-	t2 = mono_ns();
+	t2 = platform_mono_ns();
 	s->stage_host_ns = t1 - t0;
 	s->stage_tree_ns = t2 - t1;
 	s->wall_ns = t2 - t0;

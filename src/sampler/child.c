@@ -19,14 +19,6 @@
 
 #include "platform/platform.h"
 
-int64_t child_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int executable(const char *path)
 {
 	struct stat st;
@@ -264,7 +256,7 @@ void child_cleanup(struct child *ch, struct platform_signals *sig, int64_t deadl
 	while (child_reap(ch)) {
 		size_t n = platform_children(getpid(), live, CHILD_KILLED_MAX);
 
-		if (child_mono_ns() > deadline_ns) {
+		if (platform_mono_ns() > deadline_ns) {
 			ch->unreaped = (int64_t)(n ? n : 1);
 			return;
 		}

@@ -64,6 +64,4 @@ bool child_reap(struct child *ch);
  * the command's process group is killed first (platform_kill_group). */
 void child_cleanup(struct child *ch, struct platform_signals *sig, int64_t deadline_ns);
 
-int64_t child_mono_ns(void);
-
 #endif

@@ -111,7 +111,7 @@ static void handle_signals(struct runner *rn)
  * watched artifact. */
 static void wait_until(struct runner *rn, int64_t deadline)
 {
-	int64_t left = deadline - child_mono_ns();
+	int64_t left = deadline - platform_mono_ns();
 	bool opened;
 
 	if (left < 0)
@@ -136,7 +136,7 @@ static bool is_sut(void *ctx, int pid)
 static void look_artifact(struct runner *rn, struct sample *s)
 {
 	struct artifact_watch *a = &rn->art;
-	int64_t t0 = child_mono_ns(), dt;
+	int64_t t0 = platform_mono_ns(), dt;
 	int rc;
 
 	if (!rn->o->watch_artifact || a->seen_at || a->unobservable)
@@ -147,7 +147,7 @@ static void look_artifact(struct runner *rn, struct sample *s)
 	if (rc > 0)
 		a->seen_at = a->looks;	/* nothing left to wait for */
 	a->unobservable = rc < 0;
-	dt = child_mono_ns() - t0;
+	dt = platform_mono_ns() - t0;
 	a->ns += dt;
 	s->wall_ns += dt;
 	s->stage_tree_ns += dt;
@@ -215,7 +215,7 @@ static void baseline_window(struct runner *rn, struct fold *f)
 		wait_until(rn, next < end ? next : end);
 		if (rn->interrupted)
 			break;
-		now = child_mono_ns();
+		now = platform_mono_ns();
 		if (now >= end) {
 			take(rn, f, CENSUS_ENDPOINT);
 			break;
@@ -259,7 +259,7 @@ static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_inpu
 			q->quiet_found = true;
 			break;
 		}
-		if (child_mono_ns() >= limit || q->nr_rejected == ATTEST_MAX_REJECTED)
+		if (platform_mono_ns() >= limit || q->nr_rejected == ATTEST_MAX_REJECTED)
 			break;
 		w = &q->rejected[q->nr_rejected++];
 		timestamp_format(in->real0_ns + (f->first.mono_ns - in->mono0_ns),
@@ -336,7 +336,7 @@ static int64_t driver_stop(struct runner *rn, int64_t now)
 
 static void command_loop(struct runner *rn, struct fold *f)
 {
-	int64_t deadline = child_mono_ns() + rn->o->timeout_ns, next;
+	int64_t deadline = platform_mono_ns() + rn->o->timeout_ns, next;
 
 	take(rn, f, CENSUS_TREE);
 	next = f->last.mono_ns + rn->next_interval;
@@ -349,7 +349,7 @@ static void command_loop(struct runner *rn, struct fold *f)
 		}
 		if (rn->ch.exited)
 			break;
-		now = child_mono_ns();
+		now = platform_mono_ns();
 		stop = driver_stop(rn, now);
 		if (rn->o->timeout_ns && now >= deadline && !rn->timed_out) {
 			kill(rn->ch.pid, SIGKILL);
@@ -357,7 +357,7 @@ static void command_loop(struct runner *rn, struct fold *f)
 		}
 		if (now >= next) {
 			take(rn, f, CENSUS_TREE);
-			next = advance(next, rn->next_interval, child_mono_ns());
+			next = advance(next, rn->next_interval, platform_mono_ns());
 			rn->art.opened = false;
 		} else if (rn->art.opened && now - f->last.mono_ns >= ARTIFACT_WAKE_NS) {
 			/* a process opened the artifact: find it before it closes */
@@ -712,7 +712,7 @@ static int command_window(struct runner *rn, struct run_state *st, const struct 
 	note_leftovers(o, rn, st, &res->leftovers);
 	if (st->cg.active)
 		cgroup_root_exited(&st->cg, &in->cgroup);
-	child_cleanup(&rn->ch, &rn->sig, child_mono_ns() + RUN_CLEANUP_NS);
+	child_cleanup(&rn->ch, &rn->sig, platform_mono_ns() + RUN_CLEANUP_NS);
 	take(rn, &st->command, CENSUS_ENDPOINT | CENSUS_TREE |
 			       (cfg->top_consumers ? CENSUS_CONSUMERS_LAST : 0));
 	st->command.process_cpu_ns = self_cpu_ns(o) - cpu0;
@@ -835,7 +835,7 @@ out_census:
 	if (rn.child_running) {
 		/* spawn failed after fork, or an error path: leave nothing behind */
 		kill(rn.ch.pid, SIGKILL);
-		child_cleanup(&rn.ch, &rn.sig, child_mono_ns() + RUN_CLEANUP_NS);
+		child_cleanup(&rn.ch, &rn.sig, platform_mono_ns() + RUN_CLEANUP_NS);
 	}
 	if (rn.drv.started) {
 		rn.drv.gone = 1;

@@ -19,6 +19,7 @@
 #include "base/proc_parse.h"
 #include "sampler/proc_read.h"
 #include "attestation/attestation.h"
+#include "platform/platform.h"
 
 #define FILE_CAP	  4096 /* every file read here but the command line */
 #define CMDLINE_CAP	  65536
@@ -292,14 +293,6 @@ static void keep_top(struct machine *m, const struct proc_row *r, double pct, bo
 		m->nr_top++;
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Lifetime shares (sample 0): CPU since each process started, as ps(1). */
 static void consumers_since_start(struct machine *m, const struct scan *s)
 {
@@ -365,7 +358,7 @@ static void read_sample(struct machine *m)
 	m->sampled = true;
 	a.rows = xcalloc(SCAN_MAX, sizeof(a.rows[0]));
 	b.rows = xcalloc(SCAN_MAX, sizeof(b.rows[0]));
-	t0 = mono_ns();
+	t0 = platform_mono_ns();
 	if (read_stat(m, &c0) < 0) {
 		m->busy_ok = false;
 		goto out;
@@ -378,7 +371,7 @@ static void read_sample(struct machine *m)
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 		scan_processes(m, &b);
-		t1 = mono_ns();
+		t1 = platform_mono_ns();
 		if (read_stat(m, &c1) == 0 && c1.total_ticks > c0.total_ticks &&
 		    c1.idle_ticks >= c0.idle_ticks &&
 		    c1.total_ticks - c0.total_ticks >= c1.idle_ticks - c0.idle_ticks) {

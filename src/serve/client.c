@@ -17,14 +17,6 @@
 #include "serve/curl.h"
 #include "serve/sse.h"
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static bool loopback(const char *host)
 {
 	struct in_addr a;
@@ -169,7 +161,7 @@ static size_t on_write(char *buf, size_t size, size_t n, void *ctx)
 	size_t len = size * n;
 	struct err e;
 
-	x->last_byte_ns = mono_ns() - x->t0;
+	x->last_byte_ns = platform_mono_ns() - x->t0;
 	if (!x->started) {
 		char *type = NULL;
 
@@ -197,7 +189,8 @@ static size_t on_write(char *buf, size_t size, size_t n, void *ctx)
 
 /* The request's JSON, written directly (it was a jansson document, dumped:
  * allocations and a printf a token id): the same bytes. */
-static void request_body(struct strbuf *sb, const struct trace_request *q, const char *model)
+void serve_request_body(struct strbuf *sb, const struct trace_request *q, const char *model,
+			bool stream)
 {
 	sb_addch(sb, '{');
 	if (model) {
@@ -219,8 +212,9 @@ static void request_body(struct strbuf *sb, const struct trace_request *q, const
 	}
 	sb_adds(sb, ",\"max_tokens\":");
 	json_write_int(sb, q->max_tokens);
-	sb_adds(sb, ",\"temperature\":0,\"ignore_eos\":true,\"stream\":true,"
-		"\"stream_options\":{\"include_usage\":true}}");
+	sb_adds(sb, stream ? ",\"temperature\":0,\"ignore_eos\":true,\"stream\":true,"
+			     "\"stream_options\":{\"include_usage\":true}}"
+			   : ",\"temperature\":0,\"stream\":false}");
 }
 
 /* The headers every request sends (one list for all handles). */
@@ -242,15 +236,11 @@ static struct xfer *xfer_alloc(const struct serve_opts *o, const char *url,
 	x->h = CURL_FN.curl_easy_init();
 	if (!x->h)
 		BUG("curl_easy_init failed");
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_URL, url);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http");
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_NOPROXY, "*");
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
+	serve_curl_setup(x->h, url, x->curl_err);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, hdr);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_write);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->curl_err);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
 	return x;
 }
@@ -267,7 +257,7 @@ static void xfer_prepare(struct xfer *x, const struct serve_opts *o,
 	sb_reset(&x->body);
 	sb_reset(&x->errbody);
 	sse_reset(&x->sse);
-	request_body(&x->body, q, o->model);
+	serve_request_body(&x->body, q, o->model, true);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->body.buf);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body.len);
 }
@@ -287,7 +277,7 @@ static void finish(struct xfer *x, CURLcode rc, const struct trace_request *q)
 	struct serve_record *r = x->r;
 	long os_errno = 0;
 
-	r->end_ns = mono_ns() - x->t0;
+	r->end_ns = platform_mono_ns() - x->t0;
 	if (!r->http_status)
 		CURL_FN.curl_easy_getinfo(x->h, CURLINFO_RESPONSE_CODE, &r->http_status);
 	if (rc == CURLE_COULDNT_CONNECT) {
@@ -356,7 +346,7 @@ int serve_get(const struct serve_opts *o, const char *path, char *body, size_t c
 	      struct err *e)
 {
 	char url[2048], why[CURL_ERROR_SIZE + 64] = "no answer";
-	int64_t until = mono_ns() + o->ready_ns;
+	int64_t until = platform_mono_ns() + o->ready_ns;
 	CURL *h;
 
 	TRY(serve_curl_load(e));
@@ -375,15 +365,11 @@ int serve_get(const struct serve_opts *o, const char *path, char *body, size_t c
 		CURLcode rc;
 
 		CURL_FN.curl_easy_reset(h);
-		CURL_FN.curl_easy_setopt(h, CURLOPT_URL, url);
-		CURL_FN.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
-		CURL_FN.curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-		CURL_FN.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+		serve_curl_setup(h, url, cerr);
 		if (body && cap)
 			body[0] = '\0';
 		CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep);
 		CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-		CURL_FN.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
 		CURL_FN.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 1000L);
 		rc = CURL_FN.curl_easy_perform(h);
 		CURL_FN.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -394,7 +380,7 @@ int serve_get(const struct serve_opts *o, const char *path, char *body, size_t c
 		else
 			snprintf(why, sizeof(why), "%s",
 				 cerr[0] ? cerr : CURL_FN.curl_easy_strerror(rc));
-		if (mono_ns() >= until || (o->stop && *o->stop)) {
+		if (platform_mono_ns() >= until || (o->stop && *o->stop)) {
 			CURL_FN.curl_easy_cleanup(h);
 			CURL_FN.curl_global_cleanup();
 			return err_set(e, "server not ready: GET %s did not answer 200 within "
@@ -447,7 +433,7 @@ static int on_timer(CURLM *m, long timeout_ms, void *userp)
 	struct loop *l = userp;
 
 	(void)m;
-	l->curl_at = timeout_ms < 0 ? -1 : mono_ns() + (int64_t)timeout_ms * 1000000;
+	l->curl_at = timeout_ms < 0 ? -1 : platform_mono_ns() + (int64_t)timeout_ms * 1000000;
 	return 0;
 }
 
@@ -542,7 +528,7 @@ static void drive(struct loop *l, struct live *lv, const struct trace *t,
 			flags |= CURL_CSELECT_ERR;
 		CURL_FN.curl_multi_socket_action(l->m, ev[i].fd, flags, &still);
 	}
-	if (l->curl_at >= 0 && mono_ns() >= l->curl_at) {
+	if (l->curl_at >= 0 && platform_mono_ns() >= l->curl_at) {
 		l->curl_at = -1;
 		CURL_FN.curl_multi_socket_action(l->m, CURL_SOCKET_TIMEOUT, 0, &still);
 	}
@@ -659,7 +645,7 @@ static void send_due(struct sends *s, struct loop *l, struct live *lv, int64_t n
 
 		s->ready[n] = NULL;
 		x->t0 = s->t0;
-		r[n].sent_ns = mono_ns() - s->t0;
+		r[n].sent_ns = platform_mono_ns() - s->t0;
 		if (!s->open_loop)
 			r[n].scheduled_ns = r[n].sent_ns;
 		x->last_byte_ns = r[n].sent_ns;
@@ -678,7 +664,7 @@ static void prepare_ahead(struct sends *s)
 
 	while (s->prepared < t->nr && s->prepared < s->next + SERVE_READY_AHEAD &&
 	       (!s->open_loop || s->r[s->next < t->nr ? s->next : t->nr - 1].scheduled_ns -
-					 (mono_ns() - s->t0) > 1000000)) {
+					 (platform_mono_ns() - s->t0) > 1000000)) {
 		if (s->prepared >= s->next)
 			s->ready[s->prepared] = xfer_new(s->l, &t->req[s->prepared],
 							 &s->r[s->prepared], s->t0);
@@ -712,10 +698,10 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	 * only curl_multi_add_handle */
 	for (; s.prepared < t->nr && s.prepared < SERVE_READY_AHEAD; s.prepared++)
 		s.ready[s.prepared] = xfer_new(&l, &t->req[s.prepared], &s.r[s.prepared], 0);
-	s.t0 = mono_ns();
+	s.t0 = platform_mono_ns();
 	while (done < t->nr) {
 		struct platform_poll_event ev[64];
-		int64_t now = mono_ns() - s.t0, wake;
+		int64_t now = platform_mono_ns() - s.t0, wake;
 		size_t nr_ev;
 
 		if (o->stop && *o->stop) {
@@ -725,7 +711,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		/* sends first: they are what the schedule is about */
 		send_due(&s, &l, &lv, now);
 		drive(&l, &lv, t, NULL, 0, &done);
-		now = mono_ns() - s.t0;
+		now = platform_mono_ns() - s.t0;
 		if (now >= s.limits_at)
 			s.limits_at = check_limits(o, &l, &lv, t, now, &done);
 		if (l.watch_failed) {	/* a socket the kernel would not watch */
@@ -744,7 +730,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		 * 100 ms for the stop flag and the progress line */
 		wake = s.t0 + now + 100000000;
 		if (s.open_loop && s.next < t->nr) {
-			if (s.r[s.next].scheduled_ns <= mono_ns() - s.t0)
+			if (s.r[s.next].scheduled_ns <= platform_mono_ns() - s.t0)
 				continue;
 			wake = earliest(wake, s.t0 + s.r[s.next].scheduled_ns);
 		}

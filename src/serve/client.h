@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "serve/record.h"
 #include "serve/trace.h"
 
@@ -34,6 +35,11 @@ struct serve_opts {
  * address (127.0.0.0/8, ::1, localhost): fak sends no traffic off this
  * machine. */
 int serve_endpoint(const char *endpoint, char *out, size_t cap, struct err *e);
+/* The JSON of request q to /v1/completions, greedy: streamed (with usage,
+ * to max_tokens past any end of text: a trace's request) or not (a
+ * quality prompt, its answer whole and ending where the model ends it). */
+void serve_request_body(struct strbuf *sb, const struct trace_request *q, const char *model,
+			bool stream);
 
 /* Waits up to o->ready_ns for GET /health on o->endpoint's host to answer
  * 200 (o->stop ends the wait early); -1 with e saying what the last try

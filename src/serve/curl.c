@@ -37,3 +37,12 @@ int serve_curl_load(struct err *e)
 	}
 	return 0;
 }
+
+void serve_curl_setup(CURL *h, const char *url, char *cerr)
+{
+	CURL_FN.curl_easy_setopt(h, CURLOPT_URL, url);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
+	CURL_FN.curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
+	CURL_FN.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+}

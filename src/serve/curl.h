@@ -52,5 +52,9 @@ extern struct curl_fns CURL_FN;
 
 /* Opens libcurl and fills CURL_FN, once; -1 with e when it cannot. */
 int serve_curl_load(struct err *e);
+/* What every request of fak sets on its handle: the url, plain http only,
+ * no proxy (the server is on this machine), no signals; errors into cerr
+ * (CURL_ERROR_SIZE bytes). */
+void serve_curl_setup(CURL *h, const char *url, char *cerr);
 
 #endif

@@ -184,12 +184,18 @@ void quality_release(struct quality_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Whether prompt i's output is its reference. */
+static bool is_match(const struct quality_set *s, char *const *out, size_t i)
+{
+	return out[i] && s->p[i].reference && !strcmp(out[i], s->p[i].reference);
+}
+
 size_t quality_matched(const struct quality_set *s, char *const *out)
 {
 	size_t m = 0;
 
 	for (size_t i = 0; i < s->nr; i++)
-		m += out[i] && s->p[i].reference && !strcmp(out[i], s->p[i].reference);
+		m += is_match(s, out, i);
 	return m;
 }
 
@@ -208,8 +214,7 @@ void quality_log(const struct quality_set *s, const char *digest, char *const *o
 		json_t *o = jobj();
 
 		jset_int(o, "index", (long long)i);
-		jset_bool(o, "match", out[i] && s->p[i].reference &&
-					      !strcmp(out[i], s->p[i].reference));
+		jset_bool(o, "match", is_match(s, out, i));
 		jset_str(o, "output", out[i]);
 		json_write_compact(sb, o);
 		sb_addch(sb, '\n');
@@ -250,37 +255,19 @@ static char *answer_text(const struct answer *a)
 	return s;
 }
 
-static int ask_one(CURL *h, const struct serve_opts *o, const char *url,
-		   const struct quality_prompt *p, char **out, struct err *e)
+/* One prompt alone on h (set up by quality_ask): its answer's text. */
+static int ask_one(CURL *h, const struct serve_opts *o, const struct quality_prompt *p,
+		   char **out, const char *cerr, struct err *e)
 {
 	struct strbuf req = STRBUF_INIT;
 	struct answer a = { STRBUF_INIT, false };
-	struct curl_slist *hdr = CURL_FN.curl_slist_append(NULL, "Content-Type: application/json");
-	char cerr[CURL_ERROR_SIZE] = "";
-	json_t *b = jobj();
 	long status = 0;
 	CURLcode rc;
 
-	jset_new(b, "prompt", trace_prompt_to_json(&p->q));
-	jset_int(b, "max_tokens", p->q.max_tokens);
-	jset_int(b, "temperature", 0);
-	jset_bool(b, "stream", false);
-	if (o->model)
-		jset_str(b, "model", o->model);
-	json_write_compact(&req, b);
-	json_decref(b);
-	CURL_FN.curl_easy_setopt(h, CURLOPT_URL, url);
-	CURL_FN.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
-	CURL_FN.curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
-	CURL_FN.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	CURL_FN.curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	serve_request_body(&req, &p->q, o->model, false);
 	CURL_FN.curl_easy_setopt(h, CURLOPT_POSTFIELDS, req.buf);
 	CURL_FN.curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req.len);
-	CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep);
 	CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEDATA, &a);
-	CURL_FN.curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
-	CURL_FN.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
-	CURL_FN.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(o->timeout_ns / 1000000));
 	rc = CURL_FN.curl_easy_perform(h);
 	CURL_FN.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK)
@@ -291,7 +278,6 @@ static int ask_one(CURL *h, const struct serve_opts *o, const char *url,
 	else if (!(*out = answer_text(&a)))
 		err_set(e, "the answer is not a completion (no choices[0].text): %.120s",
 			a.body.buf ? a.body.buf : "");
-	CURL_FN.curl_slist_free_all(hdr);
 	sb_release(&req);
 	sb_release(&a.body);
 	return *out ? 0 : -1;
@@ -300,7 +286,8 @@ static int ask_one(CURL *h, const struct serve_opts *o, const char *url,
 int quality_ask(const struct serve_opts *o, const struct quality_set *s, char **out,
 		struct err *e)
 {
-	char url[2048];
+	char url[2048], cerr[CURL_ERROR_SIZE] = "";
+	struct curl_slist *hdr;
 	CURL *h;
 	int rc = 0;
 
@@ -309,9 +296,18 @@ int quality_ask(const struct serve_opts *o, const struct quality_set *s, char **
 	TRY(serve_curl_load(e));
 	if (!(h = CURL_FN.curl_easy_init()))
 		return err_set(e, "libcurl failed to start");
-	for (size_t i = 0; i < s->nr && rc == 0; i++)
-		if ((rc = ask_one(h, o, url, &s->p[i], &out[i], e)) < 0)
+	hdr = CURL_FN.curl_slist_append(NULL, "Content-Type: application/json");
+	serve_curl_setup(h, url, cerr);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep);
+	CURL_FN.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
+	CURL_FN.curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(o->timeout_ns / 1000000));
+	for (size_t i = 0; i < s->nr && rc == 0; i++) {
+		cerr[0] = '\0';
+		if ((rc = ask_one(h, o, &s->p[i], &out[i], cerr, e)) < 0)
 			err_prefix(e, "quality prompt %zu of %zu: POST %s", i + 1, s->nr, url);
+	}
 	CURL_FN.curl_easy_cleanup(h);
+	CURL_FN.curl_slist_free_all(hdr);
 	return rc;
 }
