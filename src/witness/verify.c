@@ -83,36 +83,79 @@ static void list_files(const char *dir, const char *rel, struct refs *out)
 	free(names);
 }
 
-static void check_contents(const char *rel, const char *path, const struct strbuf *data,
-			   struct findings *out)
+/* The documents a folder's comparison and gate are recomputed from. */
+enum { DOC_BASELINE, DOC_CANDIDATE, DOC_GATE_REQUEST, DOC_COMPARISON, DOC_GATE, NR_DOCS };
+static const char *const doc_names[NR_DOCS] = { LAYOUT_BASELINE, LAYOUT_CANDIDATE,
+						LAYOUT_GATE_REQUEST, LAYOUT_COMPARISON,
+						LAYOUT_GATE };
+
+/* What verify_folder read of a folder, each file once: the bytes of the
+ * documents whose size and sha256 are the manifest's, and the two receipts
+ * as check_contents decoded them (each attestation they embed verified
+ * once); recompute takes them instead of reading and decoding again. */
+struct kept {
+	struct strbuf doc[NR_DOCS];
+	bool has[NR_DOCS];
+	struct receipt r[2];	/* DOC_BASELINE, DOC_CANDIDATE */
+	bool decoded[2];
+};
+
+static int doc_index(const char *path)
+{
+	for (int i = 0; i < NR_DOCS; i++)
+		if (!strcmp(path, doc_names[i]))
+			return i;
+	return -1;
+}
+
+static void kept_release(struct kept *k)
+{
+	for (int i = 0; i < NR_DOCS; i++)
+		sb_release(&k->doc[i]);
+	for (int i = 0; i < 2; i++)
+		if (k->decoded[i])
+			receipt_release(&k->r[i]);
+}
+
+/* A file whose size and sha256 are the manifest's: what it holds verifies.
+ * A receipt stays decoded in k (unless it fails); the bytes of a document
+ * recompute needs move into k. */
+static void check_contents(const char *rel, const char *path, struct strbuf *data,
+			   struct kept *k, struct findings *out)
 {
 	struct attestation_facts facts;
 	struct err e;
 	size_t len = strlen(path);
+	int d = doc_index(path);
 
 	if (!strncmp(path, LAYOUT_ATTESTATIONS "/", sizeof(LAYOUT_ATTESTATIONS)) && len > 5 &&
 	    !strcmp(path + len - 5, ".json")) {
 		if (attestation_verify_bytes(data->buf, data->len, &facts, &e) < 0)
 			findings_addf(out, "%s/%s: %s", rel, path, e.msg);
-	} else if (!strcmp(path, LAYOUT_BASELINE) || !strcmp(path, LAYOUT_CANDIDATE)) {
-		struct receipt r;
+	} else if (d == DOC_BASELINE || d == DOC_CANDIDATE) {
+		struct receipt *r = &k->r[d];
 
-		if (receipt_parse(&r, data->buf, data->len, path, &e) < 0) {
+		if (receipt_parse(r, data->buf, data->len, path, &e) < 0) {
 			findings_addf(out, "%s/%s: %s", rel, path, e.msg);
 			return;
 		}
-		for (size_t i = 0; i < r.nr_system_baselines; i++)
-			if (!r.system_baselines[i].verified)
+		k->decoded[d] = true;
+		for (size_t i = 0; i < r->nr_system_baselines; i++)
+			if (!r->system_baselines[i].verified)
 				findings_addf(out, "%s/%s: system_baselines[%zu]: %s", rel, path, i,
-					      r.system_baselines[i].why);
-		receipt_release(&r);
-	} else if (!strcmp(path, LAYOUT_GATE)) {
+					      r->system_baselines[i].why);
+	} else if (d == DOC_GATE) {
 		json_t *v = json_parse_strict(data->buf, data->len, path, &e);
 		const char *c = v ? json_string_value(json_object_get(v, "classification")) : NULL;
 
 		if (!c || strcmp(c, "pass"))
 			findings_addf(out, "%s/%s: not a passing gate verdict", rel, path);
 		json_decref(v);
+	}
+	if (d >= 0 && !k->has[d]) {
+		k->doc[d] = *data;
+		*data = (struct strbuf)STRBUF_INIT;
+		k->has[d] = true;
 	}
 }
 
@@ -131,21 +174,30 @@ static void recheck(const char *rel, const struct lever *l, const struct receipt
 	findings_release(&f);
 }
 
+/* Receipt d of k decoded (from its bytes unless check_contents did). */
+static bool decoded(struct kept *k, int d, struct err *e)
+{
+	if (!k->decoded[d])
+		k->decoded[d] = receipt_parse(&k->r[d], k->doc[d].buf, k->doc[d].len,
+					      doc_names[d], e) == 0;
+	return k->decoded[d];
+}
+
 /* The folder's comparison and gate, recomputed from its receipts and gate
- * request against the graph, must equal the documents it keeps and pass.
+ * request (k: as verify_folder read and decoded them) against the graph,
+ * must equal the documents it keeps and pass. A document the manifest does
+ * not list is read here (and fails: it was not in the folder either).
  * *claim gets the shift the folder proves (caller frees). */
 static void recompute(const char *dir, const char *rel, const struct graph *g,
-		      const struct lever *l, const struct witness_attempt *att, char **claim,
-		      struct findings *out)
+		      const struct lever *l, const struct witness_attempt *att, struct kept *k,
+		      char **claim, struct findings *out)
 {
 	size_t attempts = att->recorded && att->n > 1 ? (size_t)att->n : 1;
-	static const char *const names[] = { LAYOUT_BASELINE, LAYOUT_CANDIDATE, LAYOUT_GATE_REQUEST,
-					     LAYOUT_COMPARISON, LAYOUT_GATE };
-	struct strbuf sb[5] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
-	struct receipt b, c;
-	const struct receipt *const known[2] = { &b, &c };
+	struct receipt *b = &k->r[DOC_BASELINE], *c = &k->r[DOC_CANDIDATE];
+	const struct receipt *const known[2] = { b, c };
+	struct strbuf *sb = k->doc;
 	struct gate_request q;
-	bool hb = false, hc = false, hq = false;
+	bool hq = false;
 	json_t *cmp = NULL, *verdict = NULL, *kept_cmp = NULL, *kept_gate = NULL;
 	const char *what = NULL;
 	struct findings why = FINDINGS_INIT;
@@ -153,28 +205,34 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 	struct err e;
 
 	*claim = NULL;
-	for (int i = 0; i < 5; i++) {
-		char *path = xasprintf("%s/%s", dir, names[i]);
-		int rc = file_read(path, FILE_CAP, &sb[i], &e);
+	for (int i = 0; i < NR_DOCS; i++) {
+		char *path;
+		int rc;
 
+		if (k->has[i])
+			continue;
+		path = xasprintf("%s/%s", dir, doc_names[i]);
+		rc = file_read(path, FILE_CAP, &sb[i], &e);
 		free(path);
 		if (rc < 0) {
-			findings_addf(out, "%s/%s: %s", rel, names[i], e.msg);
+			findings_addf(out, "%s/%s: %s", rel, doc_names[i], e.msg);
 			goto out;
 		}
+		k->has[i] = true;
 	}
-	if (!(hb = receipt_parse(&b, sb[0].buf, sb[0].len, LAYOUT_BASELINE, &e) == 0) ||
-	    !(hc = receipt_parse(&c, sb[1].buf, sb[1].len, LAYOUT_CANDIDATE, &e) == 0) ||
-	    !(hq = gate_parse_known(&q, sb[2].buf, sb[2].len, LAYOUT_GATE_REQUEST, known, 2,
-				    &e) == 0) ||
-	    !(kept_cmp = json_parse_strict(sb[3].buf, sb[3].len, LAYOUT_COMPARISON, &e)) ||
-	    !(kept_gate = json_parse_strict(sb[4].buf, sb[4].len, LAYOUT_GATE, &e))) {
+	if (!decoded(k, DOC_BASELINE, &e) || !decoded(k, DOC_CANDIDATE, &e) ||
+	    !(hq = gate_parse_known(&q, sb[DOC_GATE_REQUEST].buf, sb[DOC_GATE_REQUEST].len,
+				    LAYOUT_GATE_REQUEST, known, 2, &e) == 0) ||
+	    !(kept_cmp = json_parse_strict(sb[DOC_COMPARISON].buf, sb[DOC_COMPARISON].len,
+					   LAYOUT_COMPARISON, &e)) ||
+	    !(kept_gate = json_parse_strict(sb[DOC_GATE].buf, sb[DOC_GATE].len, LAYOUT_GATE,
+					    &e))) {
 		findings_addf(out, "%s: %s", rel, e.msg);
 		goto out;
 	}
 	/* compare and gate report their refusals in a list of their own */
 	/* the promotion's decision: widened for the attempts it counted */
-	cmp = receipt_compare_attempts(&b, &c, g, attempts, &what, &why);
+	cmp = receipt_compare_attempts(b, c, g, attempts, &what, &why);
 	if (!cmp) {
 		findings_addf(out, "%s/" LAYOUT_COMPARISON ": the receipts no longer compare "
 				   "(%s: %s)", rel, what, why.nr ? why.items[0] : "");
@@ -191,12 +249,8 @@ static void recompute(const char *dir, const char *rel, const struct graph *g,
 		findings_addf(out, "%s/" LAYOUT_GATE ": not the passing verdict the gate request "
 				   "gives", rel);
 	*claim = witness_shift_text(cmp);
-	recheck(rel, l, &c, NULL, out);
+	recheck(rel, l, c, NULL, out);
 out:
-	if (hb)
-		receipt_release(&b);
-	if (hc)
-		receipt_release(&c);
 	if (hq)
 		gate_release(&q);
 	json_decref(cmp);
@@ -204,8 +258,6 @@ out:
 	json_decref(kept_cmp);
 	json_decref(kept_gate);
 	findings_release(&why);
-	for (int i = 0; i < 5; i++)
-		sb_release(&sb[i]);
 }
 
 /* A parity campaign's folder: its ratio derived again from the sealed runs
@@ -319,6 +371,7 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	char *dir = xasprintf("%s/%s", root, rel), *mpath = xasprintf("%s/MANIFEST.json", dir);
 	struct strbuf mb = STRBUF_INIT;
 	struct refs actual = { 0 };
+	struct kept kept = { 0 };
 	struct witness_manifest m;
 	const struct lever *l;
 	size_t before = out->nr;
@@ -364,7 +417,7 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 						   "says %lld bytes with sha256 %s",
 					      rel, f->path, data.len, got, f->bytes, f->sha256);
 			else
-				check_contents(rel, f->path, &data, out);
+				check_contents(rel, f->path, &data, &kept, out);
 		}
 		free(fp);
 		sb_release(&data);
@@ -378,9 +431,10 @@ static bool verify_folder(const char *root, const char *rel, const struct graph 
 	if (out->nr == before && witness_manifest_lists(&m, PARITY_FILE))
 		recompute_parity(dir, rel, g, l, claim, out);
 	else if (out->nr == before)
-		recompute(dir, rel, g, l, &m.attempt, claim, out);
+		recompute(dir, rel, g, l, &m.attempt, &kept, claim, out);
 	witness_manifest_release(&m);
 out:
+	kept_release(&kept);
 	for (size_t k = 0; k < actual.n; k++)
 		free(actual.v[k]);
 	free(actual.v);
