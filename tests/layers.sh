@@ -2,7 +2,9 @@
 # The floors of src/: a folder may include only folders on a lower floor
 # (never its own floor's others, never upward), so the ladder stays as flat
 # as this table says. Every folder of src/ has a floor; a new one must be
-# given its place here.
+# given its place here. And a command is its entry in the command table and
+# its one file (src/cli/command.h): no header declares a command's handler
+# or spec (np.h's np_spec serves np's own files).
 #   tests/layers.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -40,9 +42,12 @@ bad=$(
 				echo "$file: includes $to/ (floor $t) from $from/ (floor $f): an include points down only"
 			fi
 		done
+	grep -Hn 'int [a-z_]*(int argc, char \*\*argv);\|extern const struct cmd_spec' src/*/*.h |
+		grep -v '^src/cli/cli\.h:[0-9]*:int cli_main(\|^src/cli/np\.h:[0-9]*:extern const struct cmd_spec np_spec;' |
+		sed 's/^\([^:]*:[0-9]*\):.*/\1: declares a command'"'"'s handler or spec: only its table entry (src\/cli\/cli.c) and its file may (src\/cli\/command.h)/'
 )
 if [ -n "$bad" ]; then
 	echo "$bad" | LC_ALL=C sort -u
 	exit 1
 fi
-echo "layers: every include of src/ points to a lower floor ($(echo "$floors" | awk '{ print $2 }' | sort -u | wc -l) floors)"
+echo "layers: every include of src/ points to a lower floor ($(echo "$floors" | awk '{ print $2 }' | sort -u | wc -l) floors); no header declares a command"

@@ -70,8 +70,11 @@ static const struct cmd_rule sb_rules[] = {
 	{ 0 },
 };
 
+static int bench_system_baseline(int argc, char **argv);
+
 const struct cmd_spec bench_system_baseline_spec = { .usage = sb_usage, .about = sb_about,
-						     .opts = sb_opts, .rules = sb_rules };
+						     .opts = sb_opts, .rules = sb_rules,
+						     .run = bench_system_baseline };
 
 static int usage_error(const char *msg)
 {
@@ -215,7 +218,7 @@ static int measure(const struct sb_opts *so, char **argv)
 	return res.exit_code;
 }
 
-int bench_system_baseline(int argc, char **argv)
+static int bench_system_baseline(int argc, char **argv)
 {
 	struct sb_opts so = { 0 };
 	int rest, rc;

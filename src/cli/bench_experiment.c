@@ -713,8 +713,11 @@ static const struct opt opts[] = {
 };
 #undef EX
 
+static int bench_experiment(int argc, char **argv);
+
 const struct cmd_spec bench_experiment_spec = { .usage = usage, .about = about, .opts = opts,
-						.needs = EV_GRAPH | EV_LEDGER_ROOT };
+						.needs = EV_GRAPH | EV_LEDGER_ROOT,
+						.run = bench_experiment };
 
 /* The sampler's ceilings from the host policy of the lever's envelope's
  * criterion, where no flag sets them; a flag may tighten or loosen one (an
@@ -797,7 +800,7 @@ static void runner_options(const struct ex_opts *eo, const struct graph *g,
 	o->ctx = view;
 }
 
-int bench_experiment(int argc, char **argv)
+static int bench_experiment(int argc, char **argv)
 {
 	struct ex_opts eo = { 0 };
 	struct xp_opts o = { 0 };

@@ -99,8 +99,10 @@ static const struct cmd_rule tr_rules[] = {
 	{ 0 },
 };
 
+static int bench_trace(int argc, char **argv);
+
 const struct cmd_spec bench_trace_spec = { .usage = tr_usage, .about = tr_about,
-					   .opts = tr_opts, .rules = tr_rules };
+					   .opts = tr_opts, .rules = tr_rules, .run = bench_trace };
 
 static int tr_usage_error(const char *why)
 {
@@ -200,7 +202,7 @@ static int trace_check(const char *path)
 	return rc;
 }
 
-int bench_trace(int argc, char **argv)
+static int bench_trace(int argc, char **argv)
 {
 	struct tr_opts o = { 0 };
 	struct trace_gen g = { .requests = 100, .prompt_min = 32, .prompt_max = 32,
@@ -376,8 +378,10 @@ static const struct cmd_rule sv_rules[] = {
 	{ 0 },
 };
 
+static int bench_serve(int argc, char **argv);
+
 const struct cmd_spec bench_serve_spec = { .usage = sv_usage, .about = sv_about,
-					   .opts = sv_opts, .rules = sv_rules };
+					   .opts = sv_opts, .rules = sv_rules, .run = bench_serve };
 
 static int sv_usage_error(const char *why)
 {
@@ -655,7 +659,7 @@ static int quality_mode(const struct sv_opts *o, struct serve_opts *so)
 	return rc;
 }
 
-int bench_serve(int argc, char **argv)
+static int bench_serve(int argc, char **argv)
 {
 	struct sv_opts o = { 0 };
 	struct err e;

@@ -42,10 +42,12 @@ static const struct opt opts[] = {
 	{ 0 },
 };
 
-const struct cmd_spec bench_system_check_spec = { .usage = sc_usage, .about = sc_about,
-						  .opts = opts };
+static int bench_system_check(int argc, char **argv);
 
-int bench_system_check(int argc, char **argv)
+const struct cmd_spec bench_system_check_spec = { .usage = sc_usage, .about = sc_about,
+						  .opts = opts, .run = bench_system_check };
+
+static int bench_system_check(int argc, char **argv)
 {
 	struct syscheck_opts so;
 	struct syscheck_result res;

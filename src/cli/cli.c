@@ -10,7 +10,6 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "cli/command.h"
-#include "cli/np.h"
 #include "render/escape.h"
 
 static int version(int argc, char **argv)
@@ -39,28 +38,36 @@ static int completion(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* The commands' specs, each defined (with its handler) in its command's one
+ * file: the only declarations of them (command.h says how to add one). */
+extern const struct cmd_spec np_spec;			/* np.c */
+extern const struct cmd_spec bench_system_baseline_spec;	/* bench_baseline.c */
+extern const struct cmd_spec bench_system_check_spec;	/* bench_syscheck.c */
+extern const struct cmd_spec bench_experiment_spec;	/* bench_experiment.c */
+extern const struct cmd_spec bench_trace_spec;		/* bench_serve.c */
+extern const struct cmd_spec bench_serve_spec;		/* bench_serve.c */
+
 /* The subcommands of `fak bench`, each once: dispatch, `fak bench --help`,
  * the list in `fak --help`, the man page and the completion. */
 const struct command bench_commands[] = {
-	{ "system-baseline", bench_system_baseline, "sample system load around a benchmark command",
+	{ "system-baseline", NULL, "sample system load around a benchmark command",
 	  "[options] -- COMMAND [ARGS...]\n--verify FILE [--log FILE]", &bench_system_baseline_spec,
 	  NULL },
-	{ "system-check", bench_system_check, "what on this machine would disturb a benchmark",
+	{ "system-check", NULL, "what on this machine would disturb a benchmark",
 	  "[--json] [--sample DUR]", &bench_system_check_spec, NULL },
-	{ "experiment", bench_experiment,
-	  "one lever's A/B: sealed runs, receipts, comparison, gate",
+	{ "experiment", NULL, "one lever's A/B: sealed runs, receipts, comparison, gate",
 	  "LEVER --baseline CMD --candidate CMD --out-dir DIR [options]", &bench_experiment_spec,
 	  NULL },
-	{ "trace", bench_trace, "write or check a serving arrival trace (seeded, canonical)",
+	{ "trace", NULL, "write or check a serving arrival trace (seeded, canonical)",
 	  "(--rate R [--burstiness B] | --concurrency C) [options]\n--check FILE",
 	  &bench_trace_spec, NULL },
-	{ "serve", bench_serve, "replay a trace against a local OpenAI-compatible server",
+	{ "serve", NULL, "replay a trace against a local OpenAI-compatible server",
 	  "--endpoint URL --trace FILE [options]\n--from-log FILE [options]", &bench_serve_spec,
 	  NULL },
 	{ 0 },
 };
 
-int cmd_bench(int argc, char **argv)
+static int bench(int argc, char **argv)
 {
 	return cmd_dispatch("bench", bench_commands, argc, argv);
 }
@@ -69,9 +76,9 @@ int cmd_bench(int argc, char **argv)
  * usage: --version, and the generators of the man page and the bash
  * completion that `make` installs. */
 const struct command cli_commands[] = {
-	{ "native-performance", cmd_native_performance,
-	  "evidence graph, receipts, gate, profiles, front door", NULL, &np_spec, NULL },
-	{ "bench", cmd_bench, "benchmarks around a command", NULL, NULL, bench_commands },
+	{ "native-performance", NULL, "evidence graph, receipts, gate, profiles, front door", NULL,
+	  &np_spec, NULL },
+	{ "bench", bench, "benchmarks around a command", NULL, NULL, bench_commands },
 	{ "--version", version, NULL, NULL, NULL, NULL },
 	{ "--man", man, NULL, NULL, NULL, NULL },
 	{ "--completion", completion, NULL, NULL, NULL, NULL },
@@ -209,7 +216,7 @@ int cli_main(int argc, char **argv)
 	}
 	c = cmd_find(cli_commands, argv[1]);
 	if (c)
-		return finish(c->run(argc - 1, argv + 1));
+		return finish(cmd_run(c, argc - 1, argv + 1));
 	cli_errorf(NULL, "unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -34,24 +34,4 @@ void cli_out(const char *data, size_t len);
 /* Pretty-prints doc to stdout and releases it (steals the reference). */
 void cli_out_json(json_t *doc);
 
-/* Subcommands. argv[0] is the subcommand name. */
-int cmd_native_performance(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-/* `fak bench experiment` (bench_experiment.c). */
-struct cmd_spec;
-int bench_experiment(int argc, char **argv);
-extern const struct cmd_spec bench_experiment_spec;
-/* `fak bench system-baseline` (bench_baseline.c). */
-int bench_system_baseline(int argc, char **argv);
-extern const struct cmd_spec bench_system_baseline_spec;
-/* `fak bench system-check` (bench_syscheck.c). */
-int bench_system_check(int argc, char **argv);
-extern const struct cmd_spec bench_system_check_spec;
-
-/* `fak bench trace` and `fak bench serve` (bench_serve.c). */
-int bench_trace(int argc, char **argv);
-extern const struct cmd_spec bench_trace_spec;
-int bench_serve(int argc, char **argv);
-extern const struct cmd_spec bench_serve_spec;
-
 #endif

@@ -16,6 +16,15 @@ const struct command *cmd_find(const struct command *tab, const char *name)
 	return NULL;
 }
 
+int cmd_run(const struct command *c, int argc, char **argv)
+{
+	int (*run)(int, char **) = c->run ? c->run : c->spec ? c->spec->run : NULL;
+
+	if (!run)
+		BUG("command %s has no handler", c->name);
+	return run(argc, argv);
+}
+
 const char *cmd_usage(const struct cmd_spec *spec)
 {
 	static struct {
@@ -210,7 +219,7 @@ int cmd_dispatch(const char *cmd, const struct command *tab, int argc, char **ar
 	int rc;
 
 	if (c)
-		return c->run(argc - 1, argv + 1);
+		return cmd_run(c, argc - 1, argv + 1);
 	snprintf(prefix, sizeof(prefix), "fak %s", cmd);
 	cmd_synopses(&usage, prefix, tab);
 	if (argc < 2) {

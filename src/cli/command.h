@@ -3,7 +3,14 @@
 /* The command tables: every command, subcommand and mode of the CLI is one
  * entry, in the spirit of git's commands[] and tmux's cmd_entry. Dispatch,
  * the usage checks, every --help, the man page and the bash completion are
- * derived from them (command.c, cli_doc.c). */
+ * derived from them (command.c, cli_doc.c).
+ *
+ * Adding a command touches two places: its entry in the table (cli.c: name,
+ * help line, synopsis, and the extern declaration of its spec just above
+ * the table) and its one file, which defines the spec (struct cmd_spec:
+ * usage, help, options, rules, and its handler in .run, a static function
+ * of that file). No header declares a command's handler or spec; a header
+ * of the command's own (np.h) is for the files that implement it. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -53,11 +60,14 @@ struct cmd_spec {
 	unsigned needs;		/* without modes: the evidence it needs (EV_*, evidence.h) */
 	/* NULL, or the flag rules of a command without modes, ended by a NULL msg */
 	const struct cmd_rule *rules;
+	int (*run)(int argc, char **argv);	/* the handler; argv[0] is the name */
 };
 
 struct command {
 	const char *name;	/* NULL ends the table */
-	int (*run)(int argc, char **argv);	/* argv[0] is the name */
+	/* the handler of a command without a spec (those of cli.c); NULL:
+	 * spec->run. argv[0] is the name */
+	int (*run)(int argc, char **argv);
 	const char *help;	/* its line in the list of commands; NULL: hidden */
 	/* its short usage in its parent's usage ("\n" between forms), or NULL */
 	const char *synopsis;
@@ -70,6 +80,8 @@ extern const struct command cli_commands[];
 extern const struct command bench_commands[];
 
 const struct command *cmd_find(const struct command *tab, const char *name);
+/* Runs c's handler (its own, or its spec's) with argv[0] its name. */
+int cmd_run(const struct command *c, int argc, char **argv);
 /* The commands of tab with their synopses: "usage: PREFIX NAME SYNOPSIS",
  * one line per form. */
 void cmd_synopses(struct strbuf *sb, const char *prefix, const struct command *tab);

@@ -327,8 +327,11 @@ static const struct cmd_mode modes[] = {
 #undef REPORT
 #undef G
 
+static int native_performance(int argc, char **argv);
+
 const struct cmd_spec np_spec = {
 	.usage = usage, .about = about, .opts = opts, .modes = modes, .common = B(GRAPH),
+	.run = native_performance,
 };
 #undef B
 
@@ -440,7 +443,7 @@ static int np_main(struct np_opts *o, int argc, char **argv)
 	return rc;
 }
 
-int cmd_native_performance(int argc, char **argv)
+static int native_performance(int argc, char **argv)
 {
 	struct np_opts o = { 0 };
 	int rc = np_main(&o, argc, argv);

@@ -1,6 +1,7 @@
 # tests/layers.sh, the floors of src/, on a copy of the sources: the tree as
 # committed passes; an include upward, one to a folder of the same floor and
-# a folder with no floor each fail with their finding.
+# a folder with no floor each fail with their finding, and so do a header that
+# declares a command's handler or its spec.
 # fak-test: once
 set -u
 . "$ROOT/tests/lib.sh"
@@ -25,3 +26,11 @@ sed -i '2d' t/src/experiment/assemble.c
 t/tests/layers.sh >/dev/null || fail "restored tree"
 mkdir t/src/extra && echo 'int x;' >t/src/extra/x.c
 refused 'src/extra/: no floor (add it to tests/layers.sh)'
+rm -r t/src/extra
+t/tests/layers.sh >/dev/null || fail "restored tree"
+cp t/src/cli/cli.h cli.h
+printf 'int bench_new(int argc, char **argv);\n' >>t/src/cli/cli.h
+refused "src/cli/cli.h:$(wc -l <t/src/cli/cli.h): declares a command's handler or spec: only its table entry (src/cli/cli.c) and its file may (src/cli/command.h)"
+cp cli.h t/src/cli/cli.h
+printf 'extern const struct cmd_spec bench_new_spec;\n' >>t/src/cli/command.h
+refused "src/cli/command.h:$(wc -l <t/src/cli/command.h): declares a command's handler or spec: only its table entry (src/cli/cli.c) and its file may (src/cli/command.h)"
