@@ -12,8 +12,8 @@
 int attestation_parse(const char *buf, size_t len, json_t **doc, struct err *e)
 {
 	*doc = NULL;
-	if (len > ATTEST_MAX_BYTES)
-		return err_set(e, "attestation exceeds %zu bytes", ATTEST_MAX_BYTES);
+	if (len > ATTESTATION_MAX_BYTES)
+		return err_set(e, "attestation exceeds %zu bytes", ATTESTATION_MAX_BYTES);
 	*doc = json_parse_strict(buf, len, "attestation", e);
 	if (!*doc)
 		return -1;
@@ -181,12 +181,12 @@ int attestation_verify_bytes(const char *buf, size_t len, struct attestation_fac
 int attestation_load(const char *path, enum attestation_level level, struct attestation_loaded *out,
 		     struct err *e)
 {
-	out->unread = file_read(path, ATTEST_MAX_BYTES, &out->bytes, e) < 0;
+	out->unread = file_read(path, ATTESTATION_MAX_BYTES, &out->bytes, e) < 0;
 	if (out->unread)
 		return -1;
 	if (attestation_parse(out->bytes.buf, out->bytes.len, &out->doc, e) < 0)
 		return -1;
-	if (level == ATTEST_PARSED)
+	if (level == ATTESTATION_PARSED)
 		return 0;
 	out->att = xmalloc(sizeof(*out->att));
 	return verify_doc(out->bytes.buf, out->bytes.len, out->doc, out->att, &out->facts, e);

@@ -12,10 +12,10 @@
 #include "base/strbuf.h"
 #include "attestation/simulated.h"
 
-#define ATTEST_SCHEMA "fak.system-baseline/v1"
+#define ATTESTATION_SCHEMA "fak.system-baseline/v1"
 /* v1 plus the sealed workload section of `fak bench experiment` runs. */
-#define ATTEST_SCHEMA_V2 "fak.system-baseline/v2"
-#define ATTEST_MAX_BYTES ((size_t)1 << 20)	/* standalone documents: 1 MiB */
+#define ATTESTATION_SCHEMA_V2 "fak.system-baseline/v2"
+#define ATTESTATION_MAX_BYTES ((size_t)1 << 20)	/* standalone documents: 1 MiB */
 
 /* What other modules need to know about one verified attestation. Strings
  * are borrowed from the document passed to attestation_check. */
@@ -46,7 +46,7 @@ struct attestation_facts {
 	} policy;
 };
 
-/* Strict decode of a standalone attestation: at most ATTEST_MAX_BYTES, one
+/* Strict decode of a standalone attestation: at most ATTESTATION_MAX_BYTES, one
  * JSON value. Returns a new reference in *doc (caller decrefs). Does not
  * verify: call attestation_check. */
 int attestation_parse(const char *buf, size_t len, json_t **doc, struct err *e);
@@ -83,23 +83,23 @@ int attestation_verify_bytes(const char *buf, size_t len, struct attestation_fac
 
 /* How far attestation_load goes with a file. */
 enum attestation_level {
-	ATTEST_PARSED,		/* read (at most ATTEST_MAX_BYTES) and attestation_parse */
-	ATTEST_VERIFIED,	/* and what --verify does: attestation_check_decode, then the
+	ATTESTATION_PARSED,	/* read (at most ATTESTATION_MAX_BYTES) and attestation_parse */
+	ATTESTATION_VERIFIED,	/* and what --verify does: attestation_check_decode, then the
 				   bytes equal the sealed rendering (attestation_verify_bytes) */
 };
 
 /* One attestation file as attestation_load leaves it (zero it first, or use
- * ATTEST_LOADED_INIT); attestation_loaded_release frees what it owns, after a
+ * ATTESTATION_LOADED_INIT); attestation_loaded_release frees what it owns, after a
  * failed load too. */
 struct attestation_loaded {
 	struct strbuf bytes;		/* the file as read; owned */
 	json_t *doc;			/* owned; NULL until parsed */
-	struct attestation *att;	/* ATTEST_VERIFIED: the decoded attestation; owned */
-	struct attestation_facts facts;	/* ATTEST_VERIFIED; strings static or in doc */
+	struct attestation *att;	/* ATTESTATION_VERIFIED: the decoded attestation; owned */
+	struct attestation_facts facts;	/* ATTESTATION_VERIFIED; strings static or in doc */
 	bool unread;			/* on failure: the file itself could not be read
 					   (missing, a folder, larger than the cap) */
 };
-#define ATTEST_LOADED_INIT { .bytes = STRBUF_INIT }
+#define ATTESTATION_LOADED_INIT { .bytes = STRBUF_INIT }
 
 /* The one loader of attestation files (the CLI's --verify and
  * --attach-receipt, promotion's attestations/): reads path, then checks it

@@ -59,7 +59,7 @@ void metric_unavailable(struct metric *m, const char *fmt, ...)
 		BUG("unavailable metric without a reason");
 }
 
-void attestation_scrub_image(const char *image, char out[ATTEST_IMAGE_MAX])
+void attestation_scrub_image(const char *image, char out[ATTESTATION_IMAGE_MAX])
 {
 	size_t end = strlen(image), start;
 
@@ -69,16 +69,16 @@ void attestation_scrub_image(const char *image, char out[ATTEST_IMAGE_MAX])
 	while (start > 0 && image[start - 1] != '/' && image[start - 1] != '\\')
 		start--;
 	if (end == start || (end - start == 1 && image[start] == '.')) {
-		attestation_copy(out, ATTEST_IMAGE_MAX, "unknown");
+		attestation_copy(out, ATTESTATION_IMAGE_MAX, "unknown");
 		return;
 	}
-	if (end - start >= ATTEST_IMAGE_MAX)
-		end = start + ATTEST_IMAGE_MAX - 1;
+	if (end - start >= ATTESTATION_IMAGE_MAX)
+		end = start + ATTESTATION_IMAGE_MAX - 1;
 	memcpy(out, image + start, end - start);
 	out[end - start] = '\0';
 	/* a process may name itself anything ("alice@gpu-node", an address) */
 	if (!str_scrubbed(out, NULL))
-		attestation_copy(out, ATTEST_IMAGE_MAX, "scrubbed");
+		attestation_copy(out, ATTESTATION_IMAGE_MAX, "scrubbed");
 }
 
 /* ---- policy ----------------------------------------------------------- */
@@ -152,8 +152,8 @@ static void finding(struct classify *c, const char *code, const char *fmt, ...)
 	struct finding *f;
 	va_list ap;
 
-	if (c->r->nr_findings >= ATTEST_MAX_FINDINGS)
-		BUG("more than %d findings", ATTEST_MAX_FINDINGS);
+	if (c->r->nr_findings >= ATTESTATION_MAX_FINDINGS)
+		BUG("more than %d findings", ATTESTATION_MAX_FINDINGS);
 	f = &c->r->findings[c->r->nr_findings++];
 	memset(f, 0, sizeof(*f));
 	attestation_copy(f->code, sizeof(f->code), code);
@@ -579,7 +579,7 @@ static int check_consumers(const struct attestation *r, struct err *e)
 				  "include_top_consumers");
 	for (size_t i = 0; i < r->nr_consumers; i++) {
 		const struct consumer *c = &r->consumers[i];
-		char scrubbed[ATTEST_IMAGE_MAX];
+		char scrubbed[ATTESTATION_IMAGE_MAX];
 
 		attestation_scrub_image(c->image, scrubbed);
 		if (strcmp(scrubbed, c->image) || strchr(c->image, '/') || strchr(c->image, '\\') ||
@@ -736,7 +736,7 @@ static int check_quiet_wait(const struct attestation *r, int64_t bstart, struct 
 
 	if (!r->has_quiet_wait)
 		return 0;
-	if (q->limit_ns <= 0 || q->limit_ns > ATTEST_WAIT_MAX_NS)
+	if (q->limit_ns <= 0 || q->limit_ns > ATTESTATION_WAIT_MAX_NS)
 		return err_set(e, "quiet_wait.limit_ns must be in (0, 24h]");
 	if (q->quiet_found !=
 	    attestation_window_quiet(&r->policy, b->available, b->value, baseline_psi(r, &axis)))
@@ -1139,7 +1139,7 @@ json_t *attestation_to_json(const struct attestation *r, bool with_digest)
 {
 	json_t *o = jobj(), *cons = jarr(), *finds = jarr();
 
-	jset_str(o, "schema", r->has_workload ? ATTEST_SCHEMA_V2 : ATTEST_SCHEMA);
+	jset_str(o, "schema", r->has_workload ? ATTESTATION_SCHEMA_V2 : ATTESTATION_SCHEMA);
 	jset_str(o, "verdict", r->verdict);
 	jset_new(o, "baseline_window", window_json(&r->baseline_window));
 	jset_new(o, "baseline_host_totals", jf_to_json(host_fields, &r->baseline_host_totals));
@@ -1289,8 +1289,8 @@ static int get_consumers(const json_t *o, const struct jpath *at, struct attesta
 	const json_t *arr;
 
 	TRY(jd_arr(o, at, "top_non_sut_consumers", JD_REQUIRED, false, &arr, e));
-	if (json_array_size(arr) > ATTEST_MAX_CONSUMERS)
-		return jpath_err(e, &kp, "at most %d records", ATTEST_MAX_CONSUMERS);
+	if (json_array_size(arr) > ATTESTATION_MAX_CONSUMERS)
+		return jpath_err(e, &kp, "at most %d records", ATTESTATION_MAX_CONSUMERS);
 	r->nr_consumers = json_array_size(arr);
 	for (size_t i = 0; i < r->nr_consumers; i++) {
 		struct jpath ip = JP_IDX(&kp, i);
@@ -1314,8 +1314,8 @@ static int get_quiet_wait(const json_t *o, const struct jpath *at, struct quiet_
 	TRY(jd_obj(o, at, "quiet_wait", JD_REQUIRED, &x, e));
 	TRY(jf_decode(quiet_wait_fields, x, &kp, q, e));
 	TRY(jd_arr(x, &kp, "rejected_windows", JD_REQUIRED, false, &arr, e));
-	if (json_array_size(arr) > ATTEST_MAX_REJECTED)
-		return jpath_err(e, &ap, "at most %d rejected windows", ATTEST_MAX_REJECTED);
+	if (json_array_size(arr) > ATTESTATION_MAX_REJECTED)
+		return jpath_err(e, &ap, "at most %d rejected windows", ATTESTATION_MAX_REJECTED);
 	q->nr_rejected = json_array_size(arr);
 	for (size_t i = 0; i < q->nr_rejected; i++) {
 		struct jpath ip = JP_IDX(&ap, i);
@@ -1332,8 +1332,8 @@ static int get_findings(const json_t *o, const struct jpath *at, struct attestat
 	const json_t *arr;
 
 	TRY(jd_arr(o, at, "findings", JD_REQUIRED, false, &arr, e));
-	if (json_array_size(arr) > ATTEST_MAX_FINDINGS)
-		return jpath_err(e, &kp, "at most %d findings", ATTEST_MAX_FINDINGS);
+	if (json_array_size(arr) > ATTESTATION_MAX_FINDINGS)
+		return jpath_err(e, &kp, "at most %d findings", ATTESTATION_MAX_FINDINGS);
 	r->nr_findings = json_array_size(arr);
 	for (size_t i = 0; i < r->nr_findings; i++) {
 		struct jpath ip = JP_IDX(&kp, i);
@@ -1450,12 +1450,12 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 	memset(r, 0, sizeof(*r));
 	TRY(jd_object(doc, root, known, e));
 	TRY(jd_str(doc, root, "schema", JD_REQUIRED, &schema, e));
-	if (strcmp(schema, ATTEST_SCHEMA) && strcmp(schema, ATTEST_SCHEMA_V2)) {
+	if (strcmp(schema, ATTESTATION_SCHEMA) && strcmp(schema, ATTESTATION_SCHEMA_V2)) {
 		struct jpath kp = JP_KEY(root, "schema");
 		return jpath_err(e, &kp, "unsupported schema \"%s\" (expected \"%s\" or \"%s\")",
-				 schema, ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
+				 schema, ATTESTATION_SCHEMA, ATTESTATION_SCHEMA_V2);
 	}
-	r->has_workload = !strcmp(schema, ATTEST_SCHEMA_V2);
+	r->has_workload = !strcmp(schema, ATTESTATION_SCHEMA_V2);
 	TRY(get_text(doc, root, "verdict", JD_REQUIRED, r->verdict, sizeof(r->verdict), e));
 	if (strcmp(r->verdict, "clean") && strcmp(r->verdict, "investigate") &&
 	    strcmp(r->verdict, "invalid")) {
@@ -1499,7 +1499,7 @@ int attestation_decode(const json_t *doc, struct attestation *r, struct err *e)
 	} else if (json_object_get(doc, "workload")) {
 		struct jpath kp = JP_KEY(root, "workload");
 		return jpath_err(e, &kp, "a %s attestation has no workload section (it is %s)",
-				 ATTEST_SCHEMA, ATTEST_SCHEMA_V2);
+				 ATTESTATION_SCHEMA, ATTESTATION_SCHEMA_V2);
 	}
 	if (json_object_get(doc, "simulated")) {
 		struct jpath kp = JP_KEY(root, "simulated");

@@ -18,15 +18,15 @@
 #include "attestation/simulated.h"
 #include "attestation/workload.h"
 
-#define ATTEST_MAX_CONSUMERS 5
-#define ATTEST_MAX_FINDINGS 28	/* the rules raise at most 24 at once */
-#define ATTEST_IMAGE_MAX 64
-#define ATTEST_TIME_MAX 40
+#define ATTESTATION_MAX_CONSUMERS 5
+#define ATTESTATION_MAX_FINDINGS 28	/* the rules raise at most 24 at once */
+#define ATTESTATION_IMAGE_MAX 64
+#define ATTESTATION_TIME_MAX 40
 
 
 struct window {
-	char started_at_utc[ATTEST_TIME_MAX];	/* RFC 3339, "" when no samples */
-	char ended_at_utc[ATTEST_TIME_MAX];
+	char started_at_utc[ATTESTATION_TIME_MAX];	/* RFC 3339, "" when no samples */
+	char ended_at_utc[ATTESTATION_TIME_MAX];
 	int64_t duration_ns;	/* last sample - first sample */
 	int64_t sample_interval_ns;
 	int64_t samples;
@@ -84,7 +84,7 @@ struct coverage {
 	int64_t descendants_unreaped;	/* still present after cleanup */
 	int64_t clock_ticks_per_second;	/* sysconf(_SC_CLK_TCK) */
 	int64_t page_size_bytes;	/* sysconf(_SC_PAGESIZE) */
-	char process_enumeration_note[ATTEST_TEXT_MAX];	/* "" = omitted */
+	char process_enumeration_note[ATTESTATION_TEXT_MAX];	/* "" = omitted */
 };
 
 struct attribution {
@@ -97,7 +97,7 @@ struct attribution {
 
 struct cgroup_cleanup {
 	bool attempted, killed_remaining, empty, removed;
-	char reason[ATTEST_TEXT_MAX];	/* "" = omitted */
+	char reason[ATTESTATION_TEXT_MAX];	/* "" = omitted */
 };
 
 #define CGROUP_MEASURED "measured"
@@ -105,7 +105,7 @@ struct cgroup_cleanup {
 
 struct cgroup_section {
 	char state[16];			/* CGROUP_MEASURED | CGROUP_UNAVAILABLE */
-	char reason[ATTEST_TEXT_MAX];	/* set iff unavailable */
+	char reason[ATTESTATION_TEXT_MAX];	/* set iff unavailable */
 	bool atomic_placement;
 	struct metric members_at_root_exit;	/* processes */
 	struct metric cpu_usage_us;		/* cpu.stat usage_usec delta */
@@ -115,7 +115,7 @@ struct cgroup_section {
 };
 
 struct consumer {
-	char image[ATTEST_IMAGE_MAX];
+	char image[ATTESTATION_IMAGE_MAX];
 	int64_t pid;
 	double cpu_seconds;
 	double rss_bytes;
@@ -140,11 +140,11 @@ struct policy {
  * psi_stall_judged) its host's PSI stall, the largest of cpu, memory and io,
  * exceeds the PSI ceiling that CPU_/MEMORY_/IO_PSI_STALL_HIGH judge the
  * command's cgroup by. */
-#define ATTEST_MAX_REJECTED 64
-#define ATTEST_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
+#define ATTESTATION_MAX_REJECTED 64
+#define ATTESTATION_WAIT_MAX_NS ((int64_t)86400 * 1000000000)
 
 struct rejected_window {
-	char started_at_utc[ATTEST_TIME_MAX];
+	char started_at_utc[ATTESTATION_TIME_MAX];
 	int64_t duration_ns;
 	double host_cpu_percent;
 	/* The host's largest PSI stall over the window and its axis ("cpu",
@@ -160,23 +160,23 @@ struct quiet_wait {
 	/* windows were judged on their host PSI stall too (false in waits
 	 * sealed before fak judged it: host CPU alone) */
 	bool psi_stall_judged;
-	struct rejected_window rejected[ATTEST_MAX_REJECTED];
+	struct rejected_window rejected[ATTESTATION_MAX_REJECTED];
 	size_t nr_rejected;
 };
 
 /* --cpus: the command's cgroup is confined to these CPUs, and host CPU
  * (quiet window, non-SUT) is judged on them; the whole host is information. */
-#define ATTEST_CPUS_MAX 64
+#define ATTESTATION_CPUS_MAX 64
 
 struct cpus_report {
-	char list[ATTEST_CPUS_MAX];	/* as given: "2-3" */
+	char list[ATTESTATION_CPUS_MAX];	/* as given: "2-3" */
 	int64_t count;
 	struct metric baseline_all_cpus_percent, command_all_cpus_percent;
 };
 
 struct finding {
 	char code[40];
-	char detail[ATTEST_DETAIL_MAX];
+	char detail[ATTESTATION_DETAIL_MAX];
 };
 
 struct attestation {
@@ -190,10 +190,10 @@ struct attestation {
 	struct host_totals host_totals;
 	struct attribution attribution;
 	struct cgroup_section cgroup_v2;
-	struct consumer consumers[ATTEST_MAX_CONSUMERS];
+	struct consumer consumers[ATTESTATION_MAX_CONSUMERS];
 	size_t nr_consumers;
 	struct policy policy;
-	struct finding findings[ATTEST_MAX_FINDINGS];
+	struct finding findings[ATTESTATION_MAX_FINDINGS];
 	size_t nr_findings;
 	int64_t command_exit_code;	/* 124 after a timeout, 128+N after signal N */
 	int64_t command_signal;		/* N, or 0 */
@@ -239,7 +239,7 @@ void attestation_copy(char *dst, size_t cap, const char *src);
 /* Executable image reduced to its last path element; "unknown" for "",
  * "." or "/", "scrubbed" when the element is not scrubbed text (base/text.h:
  * an account, an address...). Backslashes count as separators. */
-void attestation_scrub_image(const char *image, char out[ATTEST_IMAGE_MAX]);
+void attestation_scrub_image(const char *image, char out[ATTESTATION_IMAGE_MAX]);
 
 /* PSI stall percent of a pair over a window: the larger of some and full;
  * -1 when neither is available or the window has no duration. */

@@ -139,7 +139,7 @@ struct wl_artifact_use {
 	bool looked;		/* the runner watched it: the members are sealed */
 	bool observable;	/* the OS shows another process's files */
 	bool observed;		/* when observable */
-	char observation[ATTEST_DETAIL_MAX];	/* how it was seen, or why not */
+	char observation[ATTESTATION_DETAIL_MAX];	/* how it was seen, or why not */
 };
 
 /* The log bound of the runner (--max-log-bytes): default and least, in
@@ -205,7 +205,7 @@ struct workload {
 	int64_t prompt_tokens, decode_tokens;	/* the envelope's, for the parser */
 	bool has_metrics;
 	struct wl_metrics metrics;	/* when has_metrics */
-	char metrics_error[ATTEST_DETAIL_MAX];	/* why not, otherwise "" */
+	char metrics_error[ATTESTATION_DETAIL_MAX];	/* why not, otherwise "" */
 	/* The SUT's peak memory. The runner sets the largest ru_maxrss of any
 	 * reaped SUT process (wait4: an upper bound for that process, since the
 	 * kernel charges a forked child with the resident memory of the process

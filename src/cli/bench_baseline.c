@@ -84,10 +84,10 @@ static int usage_error(const char *msg)
 /* The attestation's own checks, then with log the captured stdout. */
 static int verify(const char *path, const char *log)
 {
-	struct attestation_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTESTATION_LOADED_INIT;
 	char summary[256] = "";
 	struct err e;
-	int rc = attestation_load(path, ATTEST_VERIFIED, &a, &e);
+	int rc = attestation_load(path, ATTESTATION_VERIFIED, &a, &e);
 
 	if (rc == 0 && log)
 		rc = metrics_verify_log(a.att, log, summary, sizeof(summary), &e);

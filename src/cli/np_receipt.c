@@ -86,7 +86,7 @@ int np_attach(const struct np_ctx *c)
 	struct findings f = FINDINGS_INIT;
 	const char *what = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	struct attestation_loaded att = ATTEST_LOADED_INIT;
+	struct attestation_loaded att = ATTESTATION_LOADED_INIT;
 	json_t *doc;
 	struct err e;
 	int rc = EXIT_OK;
@@ -95,7 +95,7 @@ int np_attach(const struct np_ctx *c)
 		err_prefix(&e, "attach system baseline: read receipt");
 		return cli_fail(NP_CMD, &e);
 	}
-	if (attestation_load(c->o->system_baseline, ATTEST_PARSED, &att, &e) < 0) {
+	if (attestation_load(c->o->system_baseline, ATTESTATION_PARSED, &att, &e) < 0) {
 		err_prefix(&e, "attach system baseline: read system baseline '%s'",
 			   c->o->system_baseline);
 		attestation_loaded_release(&att);

@@ -103,7 +103,7 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 	    (rc = duration_opt(cmd, usage, "timeout", sf->timeout, 0, 86400000000000, "0..24h",
 			       &ro->timeout_ns)) ||
 	    (rc = duration_opt(cmd, usage, "wait-quiet", sf->wait_quiet, 10000000,
-			       ATTEST_WAIT_MAX_NS, "10ms..24h", &ro->wait_quiet_ns)) ||
+			       ATTESTATION_WAIT_MAX_NS, "10ms..24h", &ro->wait_quiet_ns)) ||
 	    (rc = percent_opt(cmd, usage, "max-non-sut-cpu-percent", sf->max_non_sut, false,
 			      &ro->policy.maximum_non_sut_cpu_percent)) ||
 	    (rc = percent_opt(cmd, usage, "max-sampler-duty-percent", sf->max_duty, false,
@@ -124,7 +124,7 @@ int sampler_flags_apply(const char *cmd, const char *usage, const struct sampler
 		unsigned char set[PP_MAX_CPUS / 8];
 		size_t n;
 
-		if (strlen(sf->cpus) >= ATTEST_CPUS_MAX ||
+		if (strlen(sf->cpus) >= ATTESTATION_CPUS_MAX ||
 		    pp_cpulist(sf->cpus, strlen(sf->cpus), set, PP_MAX_CPUS, &n) < 0 || !n) {
 			char msg[256];
 

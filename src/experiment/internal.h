@@ -116,7 +116,7 @@ struct xp_serving_run {
 	bool has_quality;
 	int64_t quality_matched;
 	char quality_log_sha256[65];
-	char error[ATTEST_DETAIL_MAX - 400];	/* why not, when !has_sum */
+	char error[ATTESTATION_DETAIL_MAX - 400];	/* why not, when !has_sum */
 };
 
 /* Loads --serve-trace and checks it against the envelope's serving pin

@@ -99,7 +99,7 @@ static int fill_workload(void *ctx, const struct run_result *res, struct workloa
 	const struct receipt_step *s = h->s;
 	bool quality = !strcmp(s->kind, WL_KIND_QUALITY);
 	struct strbuf sb = STRBUF_INIT;
-	char why[ATTEST_TEXT_MAX];
+	char why[ATTESTATION_TEXT_MAX];
 	struct err pe;
 
 	memset(w, 0, sizeof(*w));

@@ -445,7 +445,7 @@ bool receipt_rep_bound(const struct receipt *r, size_t i)
 
 	/* only a verified v2 attestation seals (the gate keeps a failed one as
 	 * evidence to judge, not as a binding) */
-	return json_is_string(sch) && !strcmp(json_string_value(sch), ATTEST_SCHEMA_V2) &&
+	return json_is_string(sch) && !strcmp(json_string_value(sch), ATTESTATION_SCHEMA_V2) &&
 	       a->verified;
 }
 

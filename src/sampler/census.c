@@ -66,7 +66,7 @@ struct census {
 	uint32_t epoch;
 	int32_t root;
 	char enumeration[16];
-	char note[ATTEST_TEXT_MAX];
+	char note[ATTESTATION_TEXT_MAX];
 	bool children_probed;
 
 	struct sut_cpu cpu;
@@ -1003,7 +1003,7 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 	s->wall_ns = t2 - t0;
 }
 
-bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_TEXT_MAX])
+bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTESTATION_TEXT_MAX])
 {
 	for (size_t i = 0; i < c->high; i++)
 		if (c->ents[i].used && c->ents[i].sut)
@@ -1165,7 +1165,7 @@ static bool is_fak(struct census *c, int32_t pid)
 }
 
 int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, const char **how,
-		     char why[ATTEST_TEXT_MAX])
+		     char why[ATTESTATION_TEXT_MAX])
 {
 	(void)why;
 	for (size_t x = 0; x < c->high; x++) {

@@ -60,15 +60,15 @@ struct sample {
 	uint64_t cpu_total_ns, cpu_busy_ns;	/* all logical CPUs (or --cpus), since boot */
 	bool cpu_all_ok;			/* with --cpus: the all-CPU line */
 	uint64_t cpu_all_total_ns, cpu_all_busy_ns;
-	char cpu_reason[ATTEST_TEXT_MAX];
+	char cpu_reason[ATTESTATION_TEXT_MAX];
 	bool mem_ok;
 	uint64_t mem_total, mem_available;
-	char mem_reason[ATTEST_TEXT_MAX];
+	char mem_reason[ATTESTATION_TEXT_MAX];
 	bool count_ok;
 	int64_t process_count;
 	bool psi_ok[PSI_AXES];
 	struct pp_psi psi[PSI_AXES];
-	char psi_reason[PSI_AXES][ATTEST_TEXT_MAX];
+	char psi_reason[PSI_AXES][ATTESTATION_TEXT_MAX];
 
 	bool tree_ok;			/* the enumeration itself worked */
 	bool quick;			/* no PID was allocated since the last full
@@ -89,7 +89,7 @@ struct census;
 struct sut_cpu {
 	uint64_t ns;
 	bool incomplete;
-	char reason[ATTEST_TEXT_MAX];
+	char reason[ATTESTATION_TEXT_MAX];
 };
 /* Adds a member's CPU between its first and last read (reads of them) to t,
  * and starts its next span at last_ns; a member read fewer than twice makes
@@ -98,7 +98,7 @@ void sut_cpu_fold(struct sut_cpu *t, uint32_t *reads, uint64_t *first_ns, uint64
 /* t's total in *ns, or false with the reason (also when the root was never
  * seen). */
 bool sut_cpu_total(struct sut_cpu *t, bool root_seen, uint64_t *ns,
-		   char reason[ATTEST_TEXT_MAX]);
+		   char reason[ATTESTATION_TEXT_MAX]);
 
 /* NULL with e set when the proc root cannot be opened. Caller frees with
  * census_free. */
@@ -125,10 +125,10 @@ const char *census_note(const struct census *c);
 
 /* Sampled-tree CPU fold (cfg.track_cpu): folds every tracked SUT process,
  * then reports the SUT CPU in ns, or false with a reason. */
-bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_TEXT_MAX]);
+bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTESTATION_TEXT_MAX]);
 
 /* Non-SUT consumers from the two endpoint scans, sorted by CPU, RSS, PID;
- * at most cap (<= ATTEST_MAX_CONSUMERS) stored. */
+ * at most cap (<= ATTESTATION_MAX_CONSUMERS) stored. */
 size_t census_consumers(struct census *c, struct consumer *out, size_t cap);
 
 /* ---- the artifact in use ---- */
@@ -143,6 +143,6 @@ size_t census_consumers(struct census *c, struct consumer *out, size_t cap);
  * shows fak no other process's files (macOS), with why. Reads only, no
  * allocation. */
 int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, const char **how,
-		     char why[ATTEST_TEXT_MAX]);
+		     char why[ATTESTATION_TEXT_MAX]);
 
 #endif

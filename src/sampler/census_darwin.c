@@ -121,10 +121,10 @@ static void host(struct sample *s, bool endpoint)
 	struct err e;
 
 	for (int i = 0; i < PSI_AXES; i++)
-		attestation_copy(s->psi_reason[i], ATTEST_TEXT_MAX, no_psi);
+		attestation_copy(s->psi_reason[i], ATTESTATION_TEXT_MAX, no_psi);
 	if (platform_host(&h, &e) < 0) {
-		attestation_copy(s->cpu_reason, ATTEST_TEXT_MAX, e.msg);
-		attestation_copy(s->mem_reason, ATTEST_TEXT_MAX, e.msg);
+		attestation_copy(s->cpu_reason, ATTESTATION_TEXT_MAX, e.msg);
+		attestation_copy(s->mem_reason, ATTESTATION_TEXT_MAX, e.msg);
 		return;
 	}
 	if (endpoint && h.cpu_ok) {
@@ -132,7 +132,7 @@ static void host(struct sample *s, bool endpoint)
 		s->cpu_total_ns = h.cpu_total_ns;
 		s->cpu_busy_ns = h.cpu_busy_ns;
 	} else if (endpoint) {
-		attestation_copy(s->cpu_reason, ATTEST_TEXT_MAX,
+		attestation_copy(s->cpu_reason, ATTESTATION_TEXT_MAX,
 				 "host_processor_info did not report the CPU load");
 	}
 	if (h.available_ok) {
@@ -140,7 +140,7 @@ static void host(struct sample *s, bool endpoint)
 		s->mem_total = h.memory_bytes;
 		s->mem_available = h.memory_available_bytes;
 	} else {
-		attestation_copy(s->mem_reason, ATTEST_TEXT_MAX,
+		attestation_copy(s->mem_reason, ATTESTATION_TEXT_MAX,
 				 "host_statistics64 did not report the free pages");
 	}
 }
@@ -236,7 +236,7 @@ void census_take(struct census *c, unsigned flags, struct sample *s)
 	s->wall_ns = t2 - t0;
 }
 
-bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTEST_TEXT_MAX])
+bool census_sampled_sut_cpu(struct census *c, uint64_t *ns, char reason[ATTESTATION_TEXT_MAX])
 {
 	for (size_t i = 0; i < c->nr; i++)
 		fold_cpu(c, &c->ents[i]);
@@ -252,7 +252,7 @@ size_t census_consumers(struct census *c, struct consumer *out, size_t cap)
 }
 
 int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, const char **how,
-		     char why[ATTEST_TEXT_MAX])
+		     char why[ATTESTATION_TEXT_MAX])
 {
 	(void)c;
 	(void)dev;
@@ -262,7 +262,7 @@ int census_file_look(struct census *c, uint64_t dev, uint64_t ino, pid_t *pid, c
 	/* proc_pidinfo(PROC_PIDLISTFDS) lists another process's descriptors
 	 * only to root, and no public call lists its mapped files: an
 	 * unprivileged fak cannot see the model in use (docs/platforms.md) */
-	attestation_copy(why, ATTEST_TEXT_MAX,
+	attestation_copy(why, ATTESTATION_TEXT_MAX,
 			 "macOS shows an unprivileged process no other process's open or mapped "
 			 "files");
 	return -1;

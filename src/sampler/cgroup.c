@@ -85,7 +85,7 @@ static void read_psi(const struct cgroup *g, char *buf, bool ok[3], struct pp_ps
 static int fail(struct cgroup *g, struct cgroup_section *rep, char *buf, const char *what,
 		int errnum)
 {
-	char why[ATTEST_TEXT_MAX];
+	char why[ATTESTATION_TEXT_MAX];
 
 	snprintf(why, sizeof(why), "%s: %s", what, strerror(errnum));
 	all_unavailable(rep, why);
@@ -330,7 +330,7 @@ static void remove_dir(struct cgroup *g, struct cgroup_section *rep)
 
 void cgroup_placement_failed(struct cgroup *g, struct cgroup_section *rep, const char *why)
 {
-	char reason[ATTEST_TEXT_MAX];
+	char reason[ATTESTATION_TEXT_MAX];
 	struct cgroup_cleanup cl;
 
 	snprintf(reason, sizeof(reason), "the command could not join its cgroup: %s", why);
@@ -413,7 +413,7 @@ void cgroup_finish(struct cgroup *g, struct cgroup_section *rep)
 				   "(the memory controller is not enabled for the cgroup)");
 	read_psi(g, buf, ok, psi);
 	for (int i = 0; i < 3; i++) {
-		char why[ATTEST_TEXT_MAX], src[ATTEST_SOURCE_MAX];
+		char why[ATTESTATION_TEXT_MAX], src[ATTESTATION_SOURCE_MAX];
 
 		snprintf(why, sizeof(why), "cgroup %s unavailable", psi_files[i]);
 		snprintf(src, sizeof(src), "cgroup v2 %s total delta", psi_files[i]);

@@ -399,8 +399,8 @@ int fold_attestation(struct attestation *r, const struct fold_input *in, struct 
 	r->cgroup_v2 = in->cgroup;
 	r->policy = in->policy;
 	if (in->policy.include_top_consumers) {
-		r->nr_consumers = in->nr_consumers > ATTEST_MAX_CONSUMERS ? ATTEST_MAX_CONSUMERS
-									  : in->nr_consumers;
+		r->nr_consumers = in->nr_consumers > ATTESTATION_MAX_CONSUMERS
+					  ? ATTESTATION_MAX_CONSUMERS : in->nr_consumers;
 		memcpy(r->consumers, in->consumers, r->nr_consumers * sizeof(r->consumers[0]));
 	}
 	r->command_exit_code = in->exit_code;
@@ -419,7 +419,7 @@ int fold_attestation(struct attestation *r, const struct fold_input *in, struct 
 
 		for (int i = 0; i < 2; i++)
 			if (m[i]->available)
-				attestation_copy(m[i]->source, ATTEST_SOURCE_MAX, src);
+				attestation_copy(m[i]->source, ATTESTATION_SOURCE_MAX, src);
 	}
 	if (in->quiet_wait) {
 		r->has_quiet_wait = true;

@@ -83,7 +83,7 @@ struct fold_input {
 	int64_t root_pid;
 	int64_t reaped, killed, unreaped;
 	struct cgroup_section cgroup;
-	struct consumer consumers[ATTEST_MAX_CONSUMERS];
+	struct consumer consumers[ATTESTATION_MAX_CONSUMERS];
 	size_t nr_consumers;
 	int64_t exit_code, signal;
 	bool timed_out;

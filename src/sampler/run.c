@@ -54,7 +54,7 @@ struct runner {
 		pid_t pid;
 		const char *how;
 		bool unobservable;
-		char why[ATTEST_TEXT_MAX];
+		char why[ATTESTATION_TEXT_MAX];
 	} art;
 };
 
@@ -259,7 +259,7 @@ static void wait_quiet(struct runner *rn, struct fold *f, const struct fold_inpu
 			q->quiet_found = true;
 			break;
 		}
-		if (platform_mono_ns() >= limit || q->nr_rejected == ATTEST_MAX_REJECTED)
+		if (platform_mono_ns() >= limit || q->nr_rejected == ATTESTATION_MAX_REJECTED)
 			break;
 		w = &q->rejected[q->nr_rejected++];
 		timestamp_format(in->real0_ns + (f->first.mono_ns - in->mono0_ns),
@@ -431,7 +431,7 @@ static void sut_cpu(struct runner *rn, struct fold_input *in, bool sampled, char
 	in->sut_cpu_ok = false;
 	in->sut_cpu_reason = reason;
 	if (rn->ch.unreaped > 0) {
-		snprintf(reason, ATTEST_TEXT_MAX,
+		snprintf(reason, ATTESTATION_TEXT_MAX,
 			 "%lld descendant process(es) were still running after cleanup; "
 			 "their CPU is not final",
 			 (long long)rn->ch.unreaped);
@@ -515,7 +515,8 @@ struct run_state {
 	size_t cpu_count;
 	struct gpu_section gpu;
 	uint64_t fork_rss;
-	char note[ATTEST_TEXT_MAX], reason[ATTEST_TEXT_MAX], placement[ATTEST_TEXT_MAX];
+	char note[ATTESTATION_TEXT_MAX], reason[ATTESTATION_TEXT_MAX];
+	char placement[ATTESTATION_TEXT_MAX];
 	char exe[PATH_MAX];
 };
 
@@ -557,7 +558,7 @@ static void leftover_add(struct run_leftovers *l, const char *name)
 	if (i < l->nr) {
 		l->names[i].count++;
 	} else if (l->nr < RUN_LEFTOVER_NAMES) {
-		attestation_copy(l->names[l->nr].name, ATTEST_IMAGE_MAX, name);
+		attestation_copy(l->names[l->nr].name, ATTESTATION_IMAGE_MAX, name);
 		l->names[l->nr++].count = 1;
 	} else {
 		l->unnamed++;
@@ -576,7 +577,7 @@ static void note_leftovers(const struct run_opts *o, const struct runner *rn,
 
 	memset(l, 0, sizeof(*l));
 	for (size_t i = 0; i < n; i++) {
-		char path[PATH_MAX], comm[64] = "", name[ATTEST_IMAGE_MAX];
+		char path[PATH_MAX], comm[64] = "", name[ATTESTATION_IMAGE_MAX];
 		FILE *f;
 
 		if (pids[i] == rn->ch.pid)
@@ -752,7 +753,8 @@ static void fold_inputs(const struct runner *rn, struct run_state *st,
 	in->gpu = &st->gpu;
 	in->simulated = &o->simulated;
 	if (cfg->top_consumers)
-		in->nr_consumers = census_consumers(rn->c, in->consumers, ATTEST_MAX_CONSUMERS);
+		in->nr_consumers = census_consumers(rn->c, in->consumers,
+						    ATTESTATION_MAX_CONSUMERS);
 }
 
 int sampler_run(const struct run_opts *o, struct attestation *r, struct run_result *res,

@@ -31,7 +31,7 @@ struct run_leftovers {
 	size_t seen;		/* processes looked at */
 	size_t nr;		/* names below */
 	struct {
-		char name[ATTEST_IMAGE_MAX];
+		char name[ATTESTATION_IMAGE_MAX];
 		size_t count;
 	} names[RUN_LEFTOVER_NAMES];
 	size_t unnamed;		/* seen, past the names kept */

@@ -19,7 +19,7 @@ void sut_cpu_fold(struct sut_cpu *t, uint32_t *reads, uint64_t *first_ns, uint64
 }
 
 bool sut_cpu_total(struct sut_cpu *t, bool root_seen, uint64_t *ns,
-		   char reason[ATTEST_TEXT_MAX])
+		   char reason[ATTESTATION_TEXT_MAX])
 {
 	if (!root_seen) {
 		t->incomplete = true;
@@ -28,7 +28,7 @@ bool sut_cpu_total(struct sut_cpu *t, bool root_seen, uint64_t *ns,
 			 "complete process-tree CPU attribution unavailable");
 	}
 	if (t->incomplete) {
-		attestation_copy(reason, ATTEST_TEXT_MAX, t->reason);
+		attestation_copy(reason, ATTESTATION_TEXT_MAX, t->reason);
 		return false;
 	}
 	*ns = t->ns;

@@ -42,7 +42,7 @@ struct scan {
 };
 
 struct consumer_row {
-	char image[ATTEST_IMAGE_MAX];
+	char image[ATTESTATION_IMAGE_MAX];
 	int32_t pid;
 	double percent; /* of one CPU */
 	bool ended;	/* the CPU of its children that ended in the sample */

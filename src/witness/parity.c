@@ -130,7 +130,7 @@ static void read_run(const char *dir, struct witness_parity *wp, const struct cr
 		     struct findings *out)
 {
 	struct receipt_step step = { !strcmp(u->arm, "candidate"), u->kind, u->index };
-	struct attestation_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTESTATION_LOADED_INIT;
 	char name[64], *path;
 	struct err e;
 
@@ -139,7 +139,7 @@ static void read_run(const char *dir, struct witness_parity *wp, const struct cr
 	*pr = (struct parity_run){ .arm = u->arm, .kind = u->kind, .index = u->index,
 				   .digest = u->attestation_digest, .engine = engine,
 				   .verdict = "unread" };
-	if (attestation_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
+	if (attestation_load(path, ATTESTATION_VERIFIED, &a, &e) < 0) {
 		findings_addf(out, LAYOUT_ATTESTATIONS "/%s.json: %s", name, e.msg);
 	} else {
 		const struct workload *w = &a.att->workload;

@@ -179,14 +179,14 @@ out:
 static bool check_run(const char *dir, const char *name, const struct receipt_experiment *x,
 		      bool *taken, json_t *logs, struct promotion *p, struct findings *out)
 {
-	struct attestation_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTESTATION_LOADED_INIT;
 	char *path = xasprintf("%s/" LAYOUT_ATTESTATIONS "/%s", dir, name);
 	char *ldir = xasprintf("%s/" LAYOUT_LOGS, dir);
 	size_t len = strlen(name);
 	bool listed = false;
 	struct err e;
 
-	if (attestation_load(path, ATTEST_VERIFIED, &a, &e) < 0) {
+	if (attestation_load(path, ATTESTATION_VERIFIED, &a, &e) < 0) {
 		findings_addf(out, LAYOUT_ATTESTATIONS "/%s: %s", name, e.msg);
 	} else {
 		char *rel = xasprintf(LAYOUT_ATTESTATIONS "/%s", name),

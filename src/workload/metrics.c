@@ -394,7 +394,7 @@ static int lb_find(const struct lb_rows *rows, long long p, long long g, const s
 }
 
 /* What to pick, or -1 with a message listing what there is (at most the
- * size of a sealed metrics error, ATTEST_TEXT_MAX, so it is never cut). */
+ * size of a sealed metrics error, ATTESTATION_TEXT_MAX, so it is never cut). */
 static int lb_pick(const struct lb_rows *rows, long long prompt_tokens, long long decode_tokens,
 		   struct lb_pick *pick, struct err *e)
 {
@@ -430,7 +430,7 @@ static int lb_pick(const struct lb_rows *rows, long long prompt_tokens, long lon
 		sb_addf(&sb, "no llama-bench tg%lld result (-p 0 -n %lld) at depth 0; ",
 			decode_tokens, decode_tokens);
 	}
-	lb_list(&sb, rows, ATTEST_TEXT_MAX - 1);
+	lb_list(&sb, rows, ATTESTATION_TEXT_MAX - 1);
 	err_set(e, "%s", sb.buf);
 	sb_release(&sb);
 	return -1;

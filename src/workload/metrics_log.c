@@ -126,7 +126,7 @@ int metrics_verify_log(const struct attestation *r, const char *log_path, char *
 	}
 	{
 		int fd = open(log_path, O_RDONLY | O_CLOEXEC);
-		char why[ATTEST_TEXT_MAX];
+		char why[ATTESTATION_TEXT_MAX];
 
 		if (fd < 0)
 			return err_errno(e, errno, "cannot read '%s'", log_path);

@@ -36,7 +36,7 @@ static void drop(const char *dir, const char *path)
 static void expect_fail(const char *path, enum attestation_level level, bool unread,
 			const char *want)
 {
-	struct attestation_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTESTATION_LOADED_INIT;
 	struct err e;
 
 	cr_assert_eq(attestation_load(path, level, &a, &e), -1, "'%s' loaded", path);
@@ -47,13 +47,14 @@ static void expect_fail(const char *path, enum attestation_level level, bool unr
 
 Test(attestation_load, verified_hands_back_bytes_doc_report_and_facts)
 {
-	struct attestation_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTESTATION_LOADED_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	struct attestation_facts facts;
 	struct err e;
 
-	cr_assert_eq(attestation_load(FIX "clean-1.json", ATTEST_VERIFIED, &a, &e), 0, "%s", e.msg);
-	cr_assert_eq(file_read(FIX "clean-1.json", ATTEST_MAX_BYTES, &sb, &e), 0);
+	cr_assert_eq(attestation_load(FIX "clean-1.json", ATTESTATION_VERIFIED, &a, &e), 0, "%s",
+		     e.msg);
+	cr_assert_eq(file_read(FIX "clean-1.json", ATTESTATION_MAX_BYTES, &sb, &e), 0);
 	cr_expect_eq(a.bytes.len, sb.len);
 	cr_expect_eq(memcmp(a.bytes.buf, sb.buf, sb.len), 0);
 	cr_assert_eq(attestation_verify_bytes(sb.buf, sb.len, &facts, &e), 0, "%s", e.msg);
@@ -72,11 +73,11 @@ Test(attestation_load, verified_hands_back_bytes_doc_report_and_facts)
 /* --attach-receipt reads and parses; the checks are receipt_attach's. */
 Test(attestation_load, parsed_does_not_check)
 {
-	struct attestation_loaded a = ATTEST_LOADED_INIT;
+	struct attestation_loaded a = ATTESTATION_LOADED_INIT;
 	struct err e;
 
-	cr_assert_eq(attestation_load(FIX "tampered-verdict.json", ATTEST_PARSED, &a, &e), 0, "%s",
-		     e.msg);
+	cr_assert_eq(attestation_load(FIX "tampered-verdict.json", ATTESTATION_PARSED, &a, &e), 0,
+		     "%s", e.msg);
 	cr_expect(json_is_object(a.doc));
 	cr_expect_null(a.att);
 	attestation_loaded_release(&a);
@@ -84,21 +85,21 @@ Test(attestation_load, parsed_does_not_check)
 
 Test(attestation_load, unreadable)
 {
-	expect_fail(FIX "no-such-attestation.json", ATTEST_VERIFIED, true,
+	expect_fail(FIX "no-such-attestation.json", ATTESTATION_VERIFIED, true,
 		    "cannot read '" FIX "no-such-attestation.json': No such file or directory");
-	expect_fail(FIX, ATTEST_PARSED, true, "cannot read '" FIX "': Is a directory");
+	expect_fail(FIX, ATTESTATION_PARSED, true, "cannot read '" FIX "': Is a directory");
 }
 
 Test(attestation_load, too_big)
 {
-	size_t len = ATTEST_MAX_BYTES + 1;
+	size_t len = ATTESTATION_MAX_BYTES + 1;
 	char *big = malloc(len), dir[32], path[64], want[128];
 
 	cr_assert_not_null(big);
 	memset(big, ' ', len);
 	put(dir, "big.json", big, len, path, sizeof(path));
 	snprintf(want, sizeof(want), "cannot read '%s': larger than the 1048576-byte limit", path);
-	expect_fail(path, ATTEST_PARSED, true, want);
+	expect_fail(path, ATTESTATION_PARSED, true, want);
 	drop(dir, path);
 	free(big);
 }
@@ -108,7 +109,7 @@ Test(attestation_load, not_json)
 	char dir[32], path[64];
 
 	put(dir, "a.json", "not json\n", 9, path, sizeof(path));
-	expect_fail(path, ATTEST_PARSED, false,
+	expect_fail(path, ATTESTATION_PARSED, false,
 		    "attestation: line 1, column 3: '[' or '{' expected near 'not'");
 	drop(dir, path);
 }
@@ -118,13 +119,13 @@ Test(attestation_load, not_an_object)
 	char dir[32], path[64];
 
 	put(dir, "a.json", "[]\n", 3, path, sizeof(path));
-	expect_fail(path, ATTEST_PARSED, false, "attestation: expected a JSON object");
+	expect_fail(path, ATTESTATION_PARSED, false, "attestation: expected a JSON object");
 	drop(dir, path);
 }
 
 Test(attestation_load, bad_digest)
 {
-	expect_fail(FIX "tampered-verdict.json", ATTEST_VERIFIED, false,
+	expect_fail(FIX "tampered-verdict.json", ATTESTATION_VERIFIED, false,
 		    "canonical digest mismatch: recorded "
 		    "\"sha256:e48917cc6bae5d825b5f6304ceca4e7fdc52c922daeef0cd75f87c5462b039d3\", "
 		    "computed "
@@ -140,13 +141,13 @@ Test(attestation_load, bad_report)
 	char dir[32], path[64], *at, *edited;
 	struct err e;
 
-	cr_assert_eq(file_read(FIX "clean-1.json", ATTEST_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
+	cr_assert_eq(file_read(FIX "clean-1.json", ATTESTATION_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
 	at = strstr(sb.buf, key);
 	cr_assert_not_null(at);
 	at += strlen(key);
 	cr_assert_gt(asprintf(&edited, "%.*s \"note\": 1,%s", (int)(at - sb.buf), sb.buf, at), 0);
 	put(dir, "a.json", edited, strlen(edited), path, sizeof(path));
-	expect_fail(path, ATTEST_VERIFIED, false, "note: unknown field");
+	expect_fail(path, ATTESTATION_VERIFIED, false, "note: unknown field");
 	drop(dir, path);
 	free(edited);
 	sb_release(&sb);
@@ -154,7 +155,7 @@ Test(attestation_load, bad_report)
 
 Test(attestation_load, edited_bytes)
 {
-	expect_fail(FIX "tampered-whitespace.json", ATTEST_VERIFIED, false,
+	expect_fail(FIX "tampered-whitespace.json", ATTESTATION_VERIFIED, false,
 		    "bytes differ from the sealed rendering at line 327 (byte 9364); the file was "
 		    "edited after it was written");
 }

@@ -291,7 +291,7 @@ static json_t *attestation(const char *name)
 	json_t *doc;
 
 	snprintf(path, sizeof(path), "tests/fixtures/attestations/%s", name);
-	cr_assert_eq(file_read(path, ATTEST_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
+	cr_assert_eq(file_read(path, ATTESTATION_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
 	cr_assert_eq(attestation_parse(sb.buf, sb.len, &doc, &e), 0, "%s", e.msg);
 	sb_release(&sb);
 	return doc;

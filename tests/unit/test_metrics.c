@@ -878,7 +878,7 @@ Test(metrics, llama_bench_long_listing_is_cut)
 	refuse(LB, sb.buf, NO_ROW(32, 64) "#1 pp1, #2 pp2, #3 pp3, #4 pp4, #5 pp5, "
 	       "#6 pp6, #7 pp7, and 13 more");
 	cr_assert_lt(strlen(NO_ROW(32, 64) "#1 pp1, #2 pp2, #3 pp3, #4 pp4, #5 pp5, "
-			    "#6 pp6, #7 pp7, and 13 more"), ATTEST_TEXT_MAX);
+			    "#6 pp6, #7 pp7, and 13 more"), ATTESTATION_TEXT_MAX);
 	sb_release(&sb);
 }
 

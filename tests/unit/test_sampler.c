@@ -1012,7 +1012,7 @@ Test(workload_rate, resealed_without_the_finding)
 
 Test(attestation_scrub, images)
 {
-	char out[ATTEST_IMAGE_MAX];
+	char out[ATTESTATION_IMAGE_MAX];
 
 	attestation_scrub_image("C:\\host\\other.exe", out);
 	cr_expect_str_eq(out, "other.exe");
@@ -1495,7 +1495,7 @@ static char *fixture(const char *name, size_t *len)
 	char path[256];
 
 	snprintf(path, sizeof(path), FIX "%s", name);
-	cr_assert_eq(file_read(path, ATTEST_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
+	cr_assert_eq(file_read(path, ATTESTATION_MAX_BYTES, &sb, &e), 0, "%s", e.msg);
 	return sb_detach(&sb, len);
 }
 
@@ -1544,9 +1544,9 @@ Test(attestation_decode, refusals)
 	cr_expect_str_eq(e.msg, "attestation: expected a JSON object");
 	cr_expect_eq(check_text("{}", 2, &e), -1);
 	cr_expect_str_eq(e.msg, "schema: missing required field");
-	big = malloc(ATTEST_MAX_BYTES + 1);
-	memset(big, ' ', ATTEST_MAX_BYTES + 1);
-	cr_expect_eq(check_text(big, ATTEST_MAX_BYTES + 1, &e), -1);
+	big = malloc(ATTESTATION_MAX_BYTES + 1);
+	memset(big, ' ', ATTESTATION_MAX_BYTES + 1);
+	cr_expect_eq(check_text(big, ATTESTATION_MAX_BYTES + 1, &e), -1);
 	cr_expect_str_eq(e.msg, "attestation exceeds 1048576 bytes");
 	free(big);
 }
@@ -1679,7 +1679,7 @@ Test(attestation_fixtures, tampered)
 
 Test(attestation_copy, never_cuts_silently)
 {
-	char small[8], big[ATTEST_DETAIL_MAX], src[300];
+	char small[8], big[ATTESTATION_DETAIL_MAX], src[300];
 
 	attestation_copy(small, sizeof(small), "1234567");
 	cr_assert_str_eq(small, "1234567");

@@ -468,7 +468,7 @@ Test(census, sampled_cpu_needs_two_readings)
 	struct census *c = fixture_census("tests/fixtures/proc/tree", ENUM_CHILDREN, true);
 	struct sample s;
 	uint64_t ns = 1;
-	char why[ATTEST_TEXT_MAX];
+	char why[ATTESTATION_TEXT_MAX];
 
 	census_take(c, CENSUS_TREE, &s);
 	cr_expect_not(census_sampled_sut_cpu(c, &ns, why),
@@ -490,7 +490,7 @@ Test(census, root_never_seen)
 	struct census *c;
 	struct sample s;
 	uint64_t ns;
-	char why[ATTEST_TEXT_MAX];
+	char why[ATTESTATION_TEXT_MAX];
 
 	cfg.self_pid = 77;
 	cfg.track_cpu = true;
@@ -507,14 +507,14 @@ Test(census, consumers_from_endpoint_scans)
 	struct census_cfg cfg = fixture_cfg("tests/fixtures/proc/tree", ENUM_CHILDREN);
 	struct census *c;
 	struct sample s;
-	struct consumer k[ATTEST_MAX_CONSUMERS];
+	struct consumer k[ATTESTATION_MAX_CONSUMERS];
 	size_t n;
 
 	cfg.top_consumers = true;
 	c = census_with(&cfg, 100);
 	census_take(c, CENSUS_ENDPOINT | CENSUS_TREE | CENSUS_CONSUMERS_FIRST, &s);
 	census_take(c, CENSUS_ENDPOINT | CENSUS_TREE | CENSUS_CONSUMERS_LAST, &s);
-	n = census_consumers(c, k, ATTEST_MAX_CONSUMERS);
+	n = census_consumers(c, k, ATTESTATION_MAX_CONSUMERS);
 	cr_assert_eq(n, 3, "1, 50 (fak itself) and 200: SUT processes are never consumers");
 	cr_expect_str_eq(k[0].image, "other", "ordered by CPU (all 0 here), then RSS");
 	cr_expect_eq(k[0].rss_bytes, 5000 * 4096.0);
