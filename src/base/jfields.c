@@ -81,6 +81,22 @@ static bool get_has(const struct jfield *f, const void *rec)
 	return v;
 }
 
+/* One record of f (a JF_OBJ member or a JF_ARR element) from v at at into
+ * dst: its defaults, its JSON value when kept, its table (none: any object). */
+static int read_record(const struct jfield *f, const json_t *v, const struct jpath *at, void *dst,
+		       struct err *e)
+{
+	static const struct jfield none[] = { JF_END };
+
+	if (f->init)
+		f->init(dst);
+	if (f->keep)
+		*(const json_t **)(void *)((char *)dst + f->keep - 1) = v;
+	if (!f->sub)
+		return json_is_object(v) ? 0 : jf_keys(none, v, at, e);
+	return jf_decode(f->sub, v, at, dst, e);
+}
+
 /* A record member: null when nullable (has false), absent when optional. */
 static int read_obj(const struct jfield *f, const json_t *obj, const struct jpath *at,
 		    enum jd_need need, void *rec, struct err *e)
@@ -95,9 +111,52 @@ static int read_obj(const struct jfield *f, const json_t *obj, const struct jpat
 	set_has(f, rec, m != NULL);
 	if (!m)
 		return 0;
-	if (f->init)
-		f->init(member_of(rec, f));
-	return jf_decode(f->sub, m, &kp, member_of(rec, f), e);
+	return read_record(f, m, &kp, member_of(rec, f), e);
+}
+
+/* A string list; absent reads as null. */
+static int read_strlist(const struct jfield *f, const json_t *obj, const struct jpath *at,
+			enum jd_need need, struct strlist *l, struct err *e)
+{
+	const json_t *a = NULL;
+	struct jpath kp = JP_KEY(at, f->name);
+	int rc = jd_arr(obj, at, f->name, need, (f->flags & (JF_NULLABLE | JF_NULL_READ)) != 0,
+			&a, e);
+
+	if (rc < 0)
+		return rc;
+	l->is_null = !a;
+	if (!a)
+		return rc;
+	l->n = json_array_size(a);
+	l->v = xcalloc(l->n ? l->n : 1, sizeof(*l->v));
+	for (size_t i = 0; i < l->n; i++)
+		TRY(jd_str_at(a, &kp, i, &l->v[i], e));
+	return 0;
+}
+
+/* An array of records, stored (pointer and count) before they are read. */
+static int read_array(const struct jfield *f, const json_t *obj, const struct jpath *at,
+		      enum jd_need need, void *rec, struct err *e)
+{
+	const json_t *a;
+	struct jpath kp = JP_KEY(at, f->name);
+	int rc = jd_arr(obj, at, f->name, need, false, &a, e);
+	size_t n;
+	char *v;
+
+	if (rc)
+		return rc;
+	n = json_array_size(a);
+	v = xcalloc(n ? n : 1, f->size);
+	memcpy(member_of(rec, f), &v, sizeof(v));
+	memcpy((char *)rec + f->count, &n, sizeof(n));
+	for (size_t i = 0; i < n; i++) {
+		struct jpath ip = JP_IDX(&kp, i);
+
+		TRY(read_record(f, json_array_get(a, i), &ip, v + i * f->size, e));
+	}
+	return 0;
 }
 
 static int read_field(const struct jfield *f, const json_t *obj, const struct jpath *at, void *rec,
@@ -144,8 +203,9 @@ static int read_field(const struct jfield *f, const json_t *obj, const struct jp
 	case JF_CODED:
 		return f->codec->decode(obj, at, f->name, dst, f->arg, e);
 	case JF_STRLIST:
+		return read_strlist(f, obj, at, need, dst, e);
 	case JF_ARR:
-		BUG("member '%s': jf_pull only", f->name);
+		return read_array(f, obj, at, need, rec, e);
 	case JF_HAND:
 		break;
 	}
@@ -215,17 +275,36 @@ static json_t *strlist_json(const struct jfield *f, const struct strlist *l)
 	return a;
 }
 
+/* A record of f: a copy of its JSON value when kept, else its table's. */
+static json_t *record_json(const struct jfield *f, const void *src)
+{
+	if (!f->keep)
+		return jf_to_json(f->sub, src);
+	return json_deep_copy(*(const json_t *const *)(const void *)((const char *)src +
+								       f->keep - 1));
+}
+
+/* NULL when JF_OMIT and empty. */
 static json_t *array_json(const struct jfield *f, const void *src, const void *rec)
 {
 	const char *v;
 	size_t n;
-	json_t *a = jarr();
+	json_t *a;
 
 	memcpy(&v, src, sizeof(v));
 	memcpy(&n, (const char *)rec + f->count, sizeof(n));
+	if (!n && f->need == JF_OMIT)
+		return NULL;
+	a = jarr();
 	for (size_t i = 0; i < n; i++)
-		jpush_new(a, jf_to_json(f->sub, v + i * f->size));
+		jpush_new(a, record_json(f, v + i * f->size));
 	return a;
+}
+
+static void set_some(json_t *obj, const char *key, json_t *v)
+{
+	if (v)
+		jset_new(obj, key, v);
 }
 
 /* The nested kinds; false when f is a flat one. */
@@ -240,13 +319,13 @@ static bool encode_nested(const struct jfield *f, const void *src, const void *r
 		return true;
 	}
 	case JF_OBJ:
-		jset_new(obj, f->name, jf_to_json(f->sub, src));
+		jset_new(obj, f->name, record_json(f, src));
 		return true;
 	case JF_ARR:
-		jset_new(obj, f->name, array_json(f, src, rec));
+		set_some(obj, f->name, array_json(f, src, rec));
 		return true;
 	case JF_CODED:
-		jset_new(obj, f->name, f->codec->encode(src, f->arg));
+		set_some(obj, f->name, f->codec->encode(src, f->arg));
 		return true;
 	default:
 		return false;

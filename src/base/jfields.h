@@ -10,9 +10,12 @@
  * pull reader (base/jsonpull.h), for the large documents (the graph).
  * Nested records are JF_OBJ members (one record, its own table) and JF_ARR
  * members (an array of records, each of the element table); a string list
- * is JF_STRLIST. Members that neither covers (values checked against
- * others, maps) are JF_HAND entries: known keys that the caller decodes and
- * encodes itself, before or after the walk (for jf_pull, in `pull`). */
+ * is JF_STRLIST. A nested record may keep its JSON value (`keep`): it is
+ * then written as a copy of that value, its table only read. Members that
+ * none covers (values checked against others, maps) are JF_CODED (a codec
+ * reads and writes them in their place) or JF_HAND entries: known keys that
+ * the caller decodes and encodes itself, before or after the walk (for
+ * jf_pull, in `pull`). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,18 +35,20 @@ enum jf_kind {
 			 * omitted on output when negative (need is ignored) */
 	JF_NUM,		/* double, finite */
 	JF_BOOL,	/* bool */
-	JF_STRLIST,	/* struct strlist: an array of strings (jf_pull only) */
+	JF_STRLIST,	/* struct strlist: an array of strings; absent reads as null */
 	JF_OBJ,		/* a record read with `sub`, at offset (0: the same record) */
 	JF_ARR,		/* an array of records of `sub`, each `size` bytes: a malloc'd
-			 * pointer at offset and its size_t count at `count` (jf_pull
-			 * only; the array is stored as it grows, so a failed read
-			 * leaves what was read for the caller to free) */
+			 * pointer at offset and its size_t count at `count` (the
+			 * array is stored before its elements are read, so a failed
+			 * read leaves it for the caller to free); JF_OMIT: not
+			 * written when empty */
 	JF_CODED,	/* read and written by `codec` with `arg` (jf_decode, jf_encode) */
 	JF_HAND,	/* a known key the caller decodes and encodes */
 };
 
 /* How a JF_CODED member is read (member key of obj, at obj's path; it
- * reports a missing one) and written (a new reference); arg is the field's. */
+ * reports a missing one: 1 when an optional one is absent) and written (a
+ * new reference; NULL: not written); arg is the field's. */
 struct jf_codec {
 	int (*decode)(const json_t *obj, const struct jpath *at, const char *key, void *dst,
 		      const void *arg, struct err *e);
@@ -83,7 +88,13 @@ struct jfield {
 	 * when it is read; when false the member is written as null (JF_REQ
 	 * with JF_NULLABLE) or not at all */
 	size_t has;
-	const struct jfield *sub;	/* JF_OBJ, JF_ARR: the fields of the record */
+	/* JF_OBJ, JF_ARR: the fields of the record; a JF_ARR with none (and
+	 * `keep`) holds objects of any members */
+	const struct jfield *sub;
+	/* JF_OBJ, JF_ARR (jf_decode): 0, or 1 + the offset in the record (of
+	 * each element) of a const json_t * that gets its JSON value, borrowed;
+	 * the record is then written as a copy of that value */
+	size_t keep;
 	size_t count;			/* JF_ARR: the offset of the element count */
 	void (*init)(void *rec);	/* JF_OBJ, JF_ARR: defaults before a record is read */
 	const struct jf_codec *codec;	/* JF_CODED */
@@ -124,10 +135,12 @@ struct jfield {
 #define JF_KEYF(key, kind_, T, m, need_, fl) \
 	{ .name = (key), .kind = kind_, .need = (need_), .offset = JF_OFF_##kind_(T, m), \
 	  .size = sizeof(((T *)0)->m), .flags = (fl) }
-/* An optional member m present when bool member b is true. */
-#define JF_HASF(kind_, T, m, b) \
-	{ .name = #m, .kind = kind_, .need = JF_OPT, .offset = JF_OFF_##kind_(T, m), \
+/* An optional member m stored under key, present when bool member b is true. */
+#define JF_KEYH(key, kind_, T, m, b) \
+	{ .name = (key), .kind = kind_, .need = JF_OPT, .offset = JF_OFF_##kind_(T, m), \
 	  .size = sizeof(((T *)0)->m), .has = JF_HAS(T, b) }
+/* The same, the key the member's name. */
+#define JF_HASF(kind_, T, m, b) JF_KEYH(#m, kind_, T, m, b)
 /* A string list (flags: JF_NULLABLE, JF_NULL_READ or 0). */
 #define JF_LIST(key, T, m, need_, fl) \
 	{ .name = (key), .kind = JF_STRLIST, .need = (need_), \
@@ -140,15 +153,31 @@ struct jfield {
 #define JF_GROUP(key, tab, need_, fl, has_) \
 	{ .name = (key), .kind = JF_OBJ, .need = (need_), .flags = (fl), .has = (has_), \
 	  .sub = (tab) }
+/* A `keep`: 1 + the offset of member j of record type S, a const json_t *. */
+#define JF_KEEP(S, j) (1 + JF_SCALAR(const json_t *, S, j))
 /* Array member: pointer m and count n of T, elements read with table sub. */
 #define JF_ARRAY_OF(key, T, m, n, tab, need_, init_) \
 	{ .name = (key), .kind = JF_ARR, .need = (need_), .offset = offsetof(T, m), \
 	  .size = sizeof(*((T *)0)->m), .sub = (tab), \
 	  .count = JF_SCALAR(size_t, T, n), .init = (init_) }
+/* The same, present when has (0: always), each element kept when keep_
+ * (JF_KEEP; 0: not kept), with no defaults. */
+#define JF_ARRAY_KEPT(key, T, m, n, tab, need_, has_, keep_) \
+	{ .name = (key), .kind = JF_ARR, .need = (need_), .offset = offsetof(T, m), \
+	  .size = sizeof(*((T *)0)->m), .sub = (tab), .has = (has_), \
+	  .count = JF_SCALAR(size_t, T, n), .keep = (keep_) }
+/* Optional record member m of T, present when bool b, kept (JF_KEEP). */
+#define JF_SUB_KEPT(key, T, m, tab, b, keep_) \
+	{ .name = (key), .kind = JF_OBJ, .need = JF_OPT, .offset = offsetof(T, m), \
+	  .size = sizeof(((T *)0)->m), .has = JF_HAS(T, b), .sub = (tab), .keep = (keep_) }
 /* Member m of T of C type type, read and written by codec with arg. */
 #define JF_CODEC(key, type, T, m, codec_, arg_) \
 	{ .name = (key), .kind = JF_CODED, .need = JF_REQ, .offset = JF_SCALAR(type, T, m), \
 	  .size = sizeof(((T *)0)->m), .codec = (codec_), .arg = (arg_) }
+/* The same, optional: present when bool b (the codec returns 1 when absent). */
+#define JF_CODEC_HAS(key, type, T, m, codec_, arg_, b) \
+	{ .name = (key), .kind = JF_CODED, .need = JF_OPT, .offset = JF_SCALAR(type, T, m), \
+	  .size = sizeof(((T *)0)->m), .codec = (codec_), .arg = (arg_), .has = JF_HAS(T, b) }
 /* A member read by hand under jf_pull (fn) and written by the caller. */
 #define JF_PULLED(key, need_, fn) { .name = (key), .kind = JF_HAND, .need = (need_), .pull = (fn) }
 

@@ -190,7 +190,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct receipt *dec, str
 	r.machine.scrubbed_id = x->machine_id;
 	if (arm == RECEIPT_ARM_CANDIDATE) {
 		axis = axis_buf = xasprintf("lever:%s", x->lever->id);
-		r.changed_axes = (struct receipt_strs){ .v = &axis, .n = 1 };
+		r.changed_axes = (struct strlist){ .v = &axis, .n = 1 };
 	}
 	rv = xcalloc(n + 1, sizeof(*rv));
 	atts = xcalloc(n + 1, sizeof(*atts));
@@ -230,7 +230,7 @@ static json_t *arm_receipt(const struct xp *x, int arm, struct receipt *dec, str
 	r.nr_modules = o->nr_modules;
 	cmds[0] = o->cmd[arm];
 	cmds[1] = o->quality_cmd;
-	r.commands = (struct receipt_strs){ .v = cmds, .n = o->quality_cmd ? 2 : 1 };
+	r.commands = (struct strlist){ .v = cmds, .n = o->quality_cmd ? 2 : 1 };
 	{
 		struct receipt_artifact *arts = xcalloc(o->nr_profile_artifacts + 1, sizeof(*arts));
 

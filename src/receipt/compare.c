@@ -28,7 +28,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static const char **sorted_copy(const struct receipt_strs *s)
+static const char **sorted_copy(const struct strlist *s)
 {
 	const char **v = xcalloc(s->n ? s->n : 1, sizeof(*v));
 
@@ -38,7 +38,7 @@ static const char **sorted_copy(const struct receipt_strs *s)
 	return v;
 }
 
-static bool same_multiset(const struct receipt_strs *a, const struct receipt_strs *b)
+static bool same_multiset(const struct strlist *a, const struct strlist *b)
 {
 	const char **x, **y;
 	bool same = a->n == b->n;

@@ -14,6 +14,7 @@
 
 #include "base/err.h"
 #include "base/findings.h"
+#include "base/jfields.h"
 #include "base/json.h"
 #include "graph/graph.h"
 #include "attestation/attest.h"
@@ -35,12 +36,6 @@
 /* The canonical unchanged-control list, in canonical order. */
 #define RECEIPT_NR_CONTROLS 12
 extern const char *const receipt_canonical_controls[RECEIPT_NR_CONTROLS];
-
-struct receipt_strs {
-	const char **v;	/* owned array of borrowed strings */
-	size_t n;
-	bool is_null;	/* JSON null instead of an array */
-};
 
 struct receipt_rep {
 	double end_to_end_ms, tokens_per_second;
@@ -204,23 +199,23 @@ struct receipt_experiment {
 	/* The controls the receipt states as the criterion requires them but
 	 * that fak neither observed nor found pinned by the envelope; absent
 	 * (n 0, is_null): a receipt from before fak said so. */
-	struct receipt_strs controls_not_observed;
+	struct strlist controls_not_observed;
 };
 
 struct receipt {
 	json_t *doc;	/* owned reference; every string points into it */
 	const char *schema, *role, *envelope_id, *changed_lever_id, *revision, *artifact_sha256;
-	struct {
+	struct receipt_machine {
 		const char *scrubbed_id, *platform, *backend;
 	} machine;
 	struct receipt_controls controls;
-	struct receipt_strs unchanged_controls, changed_axes;
+	struct strlist unchanged_controls, changed_axes;
 	struct receipt_rep *reps;
 	size_t nr_reps;
 	bool has_ambient;	/* the ambient_evidence key is present */
 	struct ambient *ambient;
 	size_t nr_ambient;
-	struct {
+	struct receipt_memory {
 		long long peak_bytes, resident_bytes;	/* >= 0 */
 	} memory;
 	struct receipt_execution execution;
@@ -228,7 +223,7 @@ struct receipt {
 	struct receipt_comparison comparison;
 	struct receipt_module *modules;
 	size_t nr_modules;
-	struct receipt_strs commands;
+	struct strlist commands;
 	struct receipt_artifact *artifacts;
 	size_t nr_artifacts;
 	struct receipt_attestation *system_baselines;	/* owned array */

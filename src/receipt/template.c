@@ -124,7 +124,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 		.repetitions = env->repetitions,
 	};
 	memcpy(controls, receipt_canonical_controls, sizeof(controls));
-	r.unchanged_controls = (struct receipt_strs){ .v = controls, .n = RECEIPT_NR_CONTROLS };
+	r.unchanged_controls = (struct strlist){ .v = controls, .n = RECEIPT_NR_CONTROLS };
 	r.nr_reps = env->repetitions > 0 ? (size_t)env->repetitions : 0;
 	reps = xcalloc(r.nr_reps ? r.nr_reps : 1, sizeof(*reps));
 	r.reps = reps;
@@ -137,7 +137,7 @@ json_t *receipt_template(const struct graph *g, const char *lever_id, struct err
 	}
 	r.modules = &module;
 	r.nr_modules = graph_envelope_requires(env, "module_versions");
-	r.commands = (struct receipt_strs){ .v = &command, .n = 1 };
+	r.commands = (struct strlist){ .v = &command, .n = 1 };
 	r.artifacts = &artifact;
 	r.nr_artifacts = graph_envelope_requires(env, "profiler_artifacts");
 	/* the levers this experiment runs against: --promote refuses it once

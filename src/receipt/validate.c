@@ -263,7 +263,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Same multiset as the canonical list. */
-static bool controls_complete(const struct receipt_strs *s)
+static bool controls_complete(const struct strlist *s)
 {
 	const char *sorted[RECEIPT_NR_CONTROLS], **have;
 	bool ok = true;
@@ -508,7 +508,7 @@ static void check_system_baselines(const struct receipt *r, const struct envelop
 
 static void check_axes(const struct receipt *r, struct findings *out)
 {
-	const struct receipt_strs *a = &r->changed_axes;
+	const struct strlist *a = &r->changed_axes;
 
 	if (!strcmp(r->role, "baseline")) {
 		if (a->n)

@@ -86,12 +86,17 @@ static int pull(struct pulled *d, const char *text)
 	return jf_pull(shape_fields, &d->p, NULL, &d->s, NULL) < 0 ? -1 : jp_finish(&d->p);
 }
 
+static void shape_release(struct shape *s)
+{
+	free(s->labels.v);
+	free(s->extra.v);
+	free(s->quiet.v);
+	free(s->points);
+}
+
 static void release(struct pulled *d)
 {
-	free(d->s.labels.v);
-	free(d->s.extra.v);
-	free(d->s.quiet.v);
-	free(d->s.points);
+	shape_release(&d->s);
 }
 
 static char *encode(const struct shape *s)
@@ -149,35 +154,61 @@ Test(jfields_nested, nulls_and_absent_members_read_and_write_as_their_flags_say)
 	release(&d);
 }
 
-Test(jfields_nested, pull_errors_carry_the_path)
+/* jf_decode of text into *s: its return; *doc holds the document the
+ * strings borrow (the caller frees it). */
+static int decode(struct shape *s, const char *text, json_t **doc, struct err *e)
 {
+	*doc = json_loads(text, 0, NULL);
+	cr_assert_not_null(*doc, "%s", text);
+	memset(s, 0, sizeof(*s));
+	return jf_decode(shape_fields, *doc, NULL, s, e);
+}
+
+Test(jfields_nested, errors_carry_the_path_under_both_decoders)
+{
+	/* pulled: jf_pull's message, decoded: jf_decode's where it differs */
 	static const struct {
-		const char *doc, *msg;
+		const char *doc, *pulled, *decoded;
 	} cases[] = {
-		{ "{\"name\":\"a\",\"tag\":null,\"labels\":null,\"quiet\":[],\"origin\":null,"
+		{ "{\"name\":\"a\",\"tag\":\"t\",\"labels\":null,\"quiet\":[],\"origin\":null,"
 		  "\"points\":[{\"x\":1},{\"y\":2}]}",
-		  "points[1].x: missing required field" },
-		{ "{\"name\":\"a\",\"tag\":null,\"labels\":null,\"quiet\":[],\"origin\":null,"
+		  "points[1].x: missing required field", NULL },
+		{ "{\"name\":\"a\",\"tag\":\"t\",\"labels\":null,\"quiet\":[],\"origin\":null,"
 		  "\"points\":[],\"extra\":null}",
-		  "extra: expected an array, found null" },
-		{ "{\"name\":\"a\",\"tag\":null,\"labels\":[1],\"quiet\":[],\"origin\":null,"
-		  "\"points\":[]}",
-		  "labels[0]: expected a string, found a number" },
-		{ "{\"name\":\"a\",\"tag\":null,\"labels\":null,\"quiet\":[],\"origin\":{\"x\":1,"
-		  "\"z\":0},\"points\":[]}",
-		  "origin.z: unknown field" },
+		  "extra: expected an array, found null", NULL },
+		{ "{\"name\":\"a\",\"tag\":\"t\",\"labels\":[\"x\",1],\"quiet\":[],"
+		  "\"origin\":null,\"points\":[]}",
+		  "labels[1]: expected a string, found a number",
+		  "labels[1]: expected a string, found an integer" },
+		{ "{\"name\":\"a\",\"tag\":\"t\",\"labels\":null,\"quiet\":[],"
+		  "\"origin\":{\"x\":1,\"z\":0},\"points\":[]}",
+		  "origin.z: unknown field", NULL },
+		{ "{\"name\":\"a\",\"tag\":\"t\",\"labels\":null,\"quiet\":[],\"origin\":null,"
+		  "\"points\":[{\"x\":1,\"z\":0}]}",
+		  "points[0].z: unknown field", NULL },
+		{ "{\"name\":\"a\",\"tag\":\"t\",\"labels\":null,\"quiet\":[],\"origin\":null,"
+		  "\"points\":{}}",
+		  "points: expected an array", "points: expected an array, found an object" },
 		{ "{\"name\":null,\"tag\":null,\"labels\":null,\"quiet\":[],\"origin\":null,"
 		  "\"points\":[]}",
-		  "name: expected a string, found null" },
+		  "name: expected a string, found null", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *want = cases[i].decoded ? cases[i].decoded : cases[i].pulled;
 		struct pulled d;
+		struct shape s;
+		json_t *doc;
+		struct err e;
 
 		cr_assert_eq(pull(&d, cases[i].doc), -1, "%s", cases[i].doc);
-		cr_assert(strstr(d.e.msg, cases[i].msg), "got '%s', want '%s'", d.e.msg,
-			  cases[i].msg);
+		cr_assert(strstr(d.e.msg, cases[i].pulled), "got '%s', want '%s'", d.e.msg,
+			  cases[i].pulled);
 		release(&d);
+		cr_assert_eq(decode(&s, cases[i].doc, &doc, &e), -1, "%s", cases[i].doc);
+		cr_assert_str_eq(e.msg, want);
+		shape_release(&s);
+		json_decref(doc);
 	}
 }
 
@@ -255,4 +286,117 @@ Test(jfields_nested, codecs_and_records_under_jf_decode)
 	cr_assert_str_eq(sb.buf, "{\"v\":\"1cm\"}", "an absent optional record is not written");
 	json_decref(o);
 	sb_release(&sb);
+}
+
+Test(jfields_nested, decode_reads_lists_and_arrays_as_pull_does)
+{
+	static const char *const docs[] = {
+		"{\"name\":\"a\",\"tag\":\"t\",\"labels\":[\"l1\",\"l2\"],\"extra\":[\"e\"],"
+		"\"quiet\":[],\"origin\":{\"x\":1,\"y\":2.5},\"size\":7,"
+		"\"points\":[{\"x\":3},{\"x\":4,\"y\":0}],\"map\":{\"k\":1}}",
+		"{\"name\":\"a\",\"tag\":\"t\",\"labels\":null,\"quiet\":null,\"origin\":null,"
+		"\"points\":[]}",
+	};
+
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct pulled d;
+		struct shape s;
+		json_t *doc;
+		struct err e;
+		char *want, *got;
+
+		cr_assert_eq(pull(&d, docs[i]), 0, "%s", d.e.msg);
+		cr_assert_eq(decode(&s, docs[i], &doc, &e), 0, "%s", e.msg);
+		cr_assert_eq(s.extra.is_null, d.s.extra.is_null, "an absent list is null");
+		cr_assert_eq(s.quiet.is_null, d.s.quiet.is_null);
+		cr_assert_eq(s.seen_map, 0, "a hand member is the caller's");
+		want = encode(&d.s);
+		got = encode(&s);
+		cr_assert_str_eq(got, want);
+		free(want);
+		free(got);
+		release(&d);
+		shape_release(&s);
+		json_decref(doc);
+	}
+}
+
+/* Records that keep their JSON value. */
+struct box {
+	const json_t *json;
+	long long x;
+};
+
+struct crate {
+	bool has_box;
+	struct box box;
+	struct box *boxes, *anys;
+	size_t nr_boxes, nr_anys;
+};
+
+static const struct jfield box_fields[] = {
+	JF(JF_LLONG, struct box, x, JF_REQ),
+	JF_END,
+};
+
+static const struct jfield crate_fields[] = {
+	JF_SUB_KEPT("box", struct crate, box, box_fields, has_box, JF_KEEP(struct box, json)),
+	JF_ARRAY_KEPT("boxes", struct crate, boxes, nr_boxes, box_fields, JF_REQ, 0,
+		      JF_KEEP(struct box, json)),
+	JF_ARRAY_KEPT("anys", struct crate, anys, nr_anys, NULL, JF_OMIT, 0,
+		      JF_KEEP(struct box, json)),
+	JF_END,
+};
+
+/* jf_decode of text into a crate, then its encoding (or the error). */
+static char *crate_round(const char *text, long long set_x)
+{
+	json_t *doc = json_loads(text, 0, NULL), *o;
+	struct crate c = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	struct err e;
+	size_t n;
+
+	cr_assert_not_null(doc, "%s", text);
+	if (jf_decode(crate_fields, doc, NULL, &c, &e) < 0) {
+		sb_adds(&sb, e.msg);
+	} else {
+		c.box.x = set_x;
+		for (size_t i = 0; i < c.nr_boxes; i++)
+			c.boxes[i].x = set_x;
+		o = jf_to_json(crate_fields, &c);
+		json_write_compact(&sb, o);
+		json_decref(o);
+	}
+	free(c.boxes);
+	free(c.anys);
+	json_decref(doc);
+	return sb_detach(&sb, &n);
+}
+
+Test(jfields_nested, kept_records_are_read_by_their_table_and_written_as_copies)
+{
+	static const struct {
+		const char *doc, *want;
+	} cases[] = {
+		/* the values read are not what is written: the JSON is */
+		{ "{\"box\":{\"x\":1},\"boxes\":[{\"x\":2}],\"anys\":[{\"b\":[1,{\"c\":null}],"
+		  "\"a\":2.5}]}",
+		  "{\"box\":{\"x\":1},\"boxes\":[{\"x\":2}],\"anys\":[{\"b\":[1,{\"c\":null}],"
+		  "\"a\":2.5}]}" },
+		/* absent or empty: not written (an OMIT array), the box absent */
+		{ "{\"boxes\":[],\"anys\":[]}", "{\"boxes\":[]}" },
+		{ "{\"boxes\":[{\"x\":\"1\"}]}",
+		  "boxes[0].x: expected an integer, found a string" },
+		{ "{\"box\":{\"y\":1},\"boxes\":[]}", "box.y: unknown field" },
+		{ "{\"boxes\":[],\"anys\":[{},3]}",
+		  "anys[1]: expected an object, found an integer" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = crate_round(cases[i].doc, 99);
+
+		cr_assert_str_eq(got, cases[i].want);
+		free(got);
+	}
 }
