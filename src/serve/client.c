@@ -226,9 +226,77 @@ static struct curl_slist *request_headers(void)
 	return CURL_FN.curl_slist_append(h, "Expect:");
 }
 
-/* A transfer with its handle set up for url (what every request shares). */
-static struct xfer *xfer_alloc(const struct serve_opts *o, const char *url,
-			       const struct curl_slist *hdr)
+/* ---- the loop ------------------------------------------------------- */
+
+/* How many requests the loop keeps ready (body built, handle set up) ahead
+ * of the next send. */
+#define SERVE_READY_AHEAD 64
+
+/* A descriptor as libcurl wants it watched and as the poller watches it
+ * (PLATFORM_POLL_* bits). A socket libcurl lets go of (a kept-alive
+ * connection between two requests) stays in the poller until it says
+ * something or is closed: a request on a kept connection costs no
+ * epoll_ctl. */
+struct fd_watch {
+	unsigned char want, has;
+};
+
+/* The loop's state that libcurl's callbacks reach: which sockets to watch
+ * (the poller) and when libcurl wants to be called for its own timeouts. */
+struct loop {
+	CURLM *m;
+	struct platform_poller *poller;
+	const struct serve_opts *o;
+	const char *url;
+	CURLU *cu;		/* url, parsed once for every request; NULL: not */
+	struct curl_slist *hdr;
+	struct xfer *spare;	/* ended transfers, their handles kept for the next */
+	struct fd_watch *fds;	/* by descriptor */
+	size_t nr_fds;
+	int64_t curl_at;	/* monotonic ns; -1: libcurl has no timeout */
+	bool watch_failed;
+};
+
+/* fd's watch, the table grown to hold it. */
+static struct fd_watch *fd_watch(struct loop *l, curl_socket_t fd)
+{
+	size_t at = (size_t)fd;
+
+	if (at >= l->nr_fds) {
+		size_t nr = at + 64;
+
+		l->fds = xrealloc(l->fds, xmul(nr, sizeof(*l->fds)));
+		memset(l->fds + l->nr_fds, 0, (nr - l->nr_fds) * sizeof(*l->fds));
+		l->nr_fds = nr;
+	}
+	return &l->fds[at];
+}
+
+/* The poller made to watch fd for what libcurl wants of it now. */
+static void fd_sync(struct loop *l, curl_socket_t fd, struct fd_watch *w)
+{
+	if (w->want == w->has)
+		return;
+	if (platform_poller_watch(l->poller, (int)fd, w->want) < 0)
+		l->watch_failed = true;
+	w->has = w->want;
+}
+
+/* libcurl closes a socket: out of the poller first (the descriptor's number
+ * comes back for the next socket). */
+static int on_close(void *userp, curl_socket_t fd)
+{
+	struct loop *l = userp;
+	struct fd_watch *w = fd_watch(l, fd);
+
+	w->want = 0;
+	fd_sync(l, fd, w);
+	return close(fd);
+}
+
+/* A transfer with its handle set up for the loop's url (what every request
+ * shares). */
+static struct xfer *xfer_alloc(struct loop *l)
 {
 	struct xfer *x = xcalloc(1, sizeof(*x));
 
@@ -236,12 +304,17 @@ static struct xfer *xfer_alloc(const struct serve_opts *o, const char *url,
 	x->h = CURL_FN.curl_easy_init();
 	if (!x->h)
 		BUG("curl_easy_init failed");
-	serve_curl_setup(x->h, url, x->curl_err);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, hdr);
+	serve_curl_setup(x->h, l->url, x->curl_err);
+	if (l->cu)
+		CURL_FN.curl_easy_setopt(x->h, CURLOPT_CURLU, l->cu);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, l->hdr);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_write);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
 	CURL_FN.curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
-	CURL_FN.curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT_MS, (long)(o->connect_ns / 1000000));
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_CLOSESOCKETFUNCTION, on_close);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_CLOSESOCKETDATA, l);
+	CURL_FN.curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT_MS,
+				 (long)(l->o->connect_ns / 1000000));
 	return x;
 }
 
@@ -393,28 +466,11 @@ int serve_get(const struct serve_opts *o, const char *path, char *body, size_t c
 	return 0;
 }
 
-/* ---- the loop ------------------------------------------------------- */
-
-/* How many requests the loop keeps ready (body built, handle set up) ahead
- * of the next send. */
-#define SERVE_READY_AHEAD 64
-
-/* The loop's state that libcurl's callbacks reach: which sockets to watch
- * (the poller) and when libcurl wants to be called for its own timeouts. */
-struct loop {
-	CURLM *m;
-	struct platform_poller *poller;
-	const struct serve_opts *o;
-	const char *url;
-	struct curl_slist *hdr;
-	struct xfer *spare;	/* ended transfers, their handles kept for the next */
-	int64_t curl_at;	/* monotonic ns; -1: libcurl has no timeout */
-	bool watch_failed;
-};
-
+/* What libcurl wants watched; a removal waits (struct fd_watch). */
 static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
 {
 	struct loop *l = userp;
+	struct fd_watch *w = fd_watch(l, s);
 	unsigned ev = 0;
 
 	(void)easy;
@@ -423,8 +479,9 @@ static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *s
 		ev |= PLATFORM_POLL_IN;
 	if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
 		ev |= PLATFORM_POLL_OUT;
-	if (platform_poller_watch(l->poller, (int)s, what == CURL_POLL_REMOVE ? 0 : ev) < 0)
-		l->watch_failed = true;
+	w->want = (unsigned char)ev;
+	if (ev)
+		fd_sync(l, s, w);
 	return 0;
 }
 
@@ -433,7 +490,9 @@ static int on_timer(CURLM *m, long timeout_ms, void *userp)
 	struct loop *l = userp;
 
 	(void)m;
-	l->curl_at = timeout_ms < 0 ? -1 : platform_mono_ns() + (int64_t)timeout_ms * 1000000;
+	/* 0 (run now, each new transfer) is any time past: no clock read */
+	l->curl_at = timeout_ms < 0 ? -1 : !timeout_ms ? 0
+		   : platform_mono_ns() + (int64_t)timeout_ms * 1000000;
 	return 0;
 }
 
@@ -459,7 +518,7 @@ static struct xfer *xfer_new(struct loop *l, const struct trace_request *q,
 	if (x)
 		l->spare = x->next_spare;
 	else
-		x = xfer_alloc(l->o, l->url, l->hdr);
+		x = xfer_alloc(l);
 	xfer_prepare(x, l->o, q, r, t0);
 	return x;
 }
@@ -509,29 +568,45 @@ static int64_t check_limits(const struct serve_opts *o, struct loop *l, struct l
 	return next;
 }
 
-/* Lets libcurl act on what the poller saw and on its own timeout, then
- * ends the transfers it finished. */
-static void drive(struct loop *l, struct live *lv, const struct trace *t,
-		  const struct platform_poll_event *ev, size_t nr, size_t *done)
+/* Lets libcurl act on what the poller saw on one socket; a socket libcurl
+ * let go of leaves the poller now. */
+static void act(struct loop *l, const struct platform_poll_event *ev)
 {
-	CURLMsg *msg;
-	int still, left;
+	struct fd_watch *w = fd_watch(l, ev->fd);
+	int flags = 0, still;
 
-	for (size_t i = 0; i < nr; i++) {
-		int flags = 0;
-
-		if (ev[i].events & PLATFORM_POLL_IN)
-			flags |= CURL_CSELECT_IN;
-		if (ev[i].events & PLATFORM_POLL_OUT)
-			flags |= CURL_CSELECT_OUT;
-		if (ev[i].events & PLATFORM_POLL_ERR)
-			flags |= CURL_CSELECT_ERR;
-		CURL_FN.curl_multi_socket_action(l->m, ev[i].fd, flags, &still);
+	if (!w->want) {
+		fd_sync(l, ev->fd, w);
+		return;
 	}
-	if (l->curl_at >= 0 && platform_mono_ns() >= l->curl_at) {
+	if (ev->events & PLATFORM_POLL_IN)
+		flags |= CURL_CSELECT_IN;
+	if (ev->events & PLATFORM_POLL_OUT)
+		flags |= CURL_CSELECT_OUT;
+	if (ev->events & PLATFORM_POLL_ERR)
+		flags |= CURL_CSELECT_ERR;
+	CURL_FN.curl_multi_socket_action(l->m, ev->fd, flags, &still);
+}
+
+/* Lets libcurl act on its own timeout when it is due (a new transfer's is
+ * at once: that is its send). */
+static void run_timers(struct loop *l)
+{
+	int still;
+
+	if (l->curl_at >= 0 && (l->curl_at == 0 || platform_mono_ns() >= l->curl_at)) {
 		l->curl_at = -1;
 		CURL_FN.curl_multi_socket_action(l->m, CURL_SOCKET_TIMEOUT, 0, &still);
 	}
+}
+
+/* Lets libcurl act on its timeout, then ends the transfers it finished. */
+static void drive(struct loop *l, struct live *lv, const struct trace *t, size_t *done)
+{
+	CURLMsg *msg;
+	int left;
+
+	run_timers(l);
 	while ((msg = CURL_FN.curl_multi_info_read(l->m, &left))) {
 		struct xfer *x;
 
@@ -657,6 +732,21 @@ static void send_due(struct sends *s, struct loop *l, struct live *lv, int64_t n
 	}
 }
 
+/* Between two sockets' events of one wake: the sends that came due while
+ * the others were read, out at once (what is read can wait, a send cannot). */
+static void send_between(struct sends *s, struct live *lv)
+{
+	int64_t now;
+
+	if (!s->open_loop || s->next >= s->t->nr)
+		return;
+	now = platform_mono_ns() - s->t0;
+	if (s->r[s->next].scheduled_ns > now)
+		return;
+	send_due(s, s->l, lv, now);
+	run_timers(s->l);
+}
+
 /* Keeps the next requests ready while there is time before a send. */
 static void prepare_ahead(struct sends *s)
 {
@@ -688,6 +778,11 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	TRY(client_open(o, &l, e));
 	l.o = o;
 	l.url = url;
+	l.cu = CURL_FN.curl_url();
+	if (l.cu && CURL_FN.curl_url_set(l.cu, CURLUPART_URL, url, 0) != CURLUE_OK) {
+		CURL_FN.curl_url_cleanup(l.cu);
+		l.cu = NULL;
+	}
 	l.hdr = request_headers();
 	s.r = records_new(t, s.open_loop);
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -710,7 +805,7 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 		}
 		/* sends first: they are what the schedule is about */
 		send_due(&s, &l, &lv, now);
-		drive(&l, &lv, t, NULL, 0, &done);
+		drive(&l, &lv, t, &done);
 		now = platform_mono_ns() - s.t0;
 		if (now >= s.limits_at)
 			s.limits_at = check_limits(o, &l, &lv, t, now, &done);
@@ -738,7 +833,11 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 			wake = earliest(wake, s.t0 + s.limits_at);
 		wake = earliest(wake, l.curl_at);
 		nr_ev = platform_poller_wait(l.poller, wake, ev, sizeof(ev) / sizeof(ev[0]));
-		drive(&l, &lv, t, ev, nr_ev, &done);
+		for (size_t i = 0; i < nr_ev; i++) {
+			act(&l, &ev[i]);
+			send_between(&s, &lv);
+		}
+		drive(&l, &lv, t, &done);
 	}
 	if (o->progress)
 		o->progress(o->progress_ctx, done, s.next, t->nr);
@@ -753,9 +852,11 @@ int serve_run(const struct serve_opts *o, const struct trace *t, struct serve_re
 	}
 	free(s.ready);
 	free(lv.x);
-	CURL_FN.curl_multi_cleanup(l.m);
+	CURL_FN.curl_multi_cleanup(l.m);	/* closes the kept connections: on_close */
 	CURL_FN.curl_slist_free_all(l.hdr);
 	platform_poller_close(l.poller);
+	free(l.fds);
+	CURL_FN.curl_url_cleanup(l.cu);
 	CURL_FN.curl_global_cleanup();
 	if (l.watch_failed) {
 		free(s.r);

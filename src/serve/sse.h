@@ -64,5 +64,12 @@ struct sse_chunk {
  * sends: data that is not one JSON object, an object with neither choices
  * nor usage nor error, members of the wrong type. */
 int sse_chunk_parse(const char *data, size_t len, struct sse_chunk *c, struct err *e);
+/* sse_chunk_parse is these two: the fast path, a pass over the bytes with no
+ * tree (1 with c filled when data is in the subset of JSON it reads exactly
+ * as the full read does, 0 otherwise: c is then to be ignored), else the full
+ * read through jansson. Both public so the tests and the fuzzer hold the
+ * first against the second. */
+int sse_chunk_fast(const char *data, size_t len, struct sse_chunk *c);
+int sse_chunk_parse_full(const char *data, size_t len, struct sse_chunk *c, struct err *e);
 
 #endif

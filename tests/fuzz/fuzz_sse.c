@@ -1,8 +1,9 @@
 /* libFuzzer target: the event-stream parser and the completion chunk
  * reader (src/serve/sse.c), on bytes a server sent. The first byte picks
  * where the stream is cut in two; the events must not depend on the cut,
- * every event's data must stay within its bound, and every chunk the reader
- * accepts must say something consistent. */
+ * every event's data must stay within its bound, every chunk the reader
+ * accepts must say something consistent, and the reader's fast path (no
+ * tree) must read every chunk it takes exactly as the full read does. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,20 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The fast path agrees with the full read wherever it answers. */
+static void same_as_full(const char *d, size_t len)
+{
+	struct sse_chunk fast, full;
+	struct err e;
+
+	if (!sse_chunk_fast(d, len, &fast))
+		return;
+	if (sse_chunk_parse_full(d, len, &full, &e) < 0 || fast.kind != full.kind ||
+	    fast.finished != full.finished || fast.completion_tokens != full.completion_tokens ||
+	    fast.prompt_tokens != full.prompt_tokens || fast.cached_tokens != full.cached_tokens)
+		abort();
+}
+
 static int collect(void *ctx, const char *d, size_t len)
 {
 	struct strbuf *sb = ctx;
@@ -21,6 +36,7 @@ static int collect(void *ctx, const char *d, size_t len)
 
 	if (len > SSE_EVENT_MAX)
 		abort();
+	same_as_full(d, len);
 	sb_addf(sb, "%zu:", len);
 	sb_add(sb, d, len);
 	e.msg[0] = '\0';

@@ -356,6 +356,67 @@ Test(serve_sse, streams_of_llama_server)
 	cr_assert_eq(t.cached, 11);
 }
 
+/* The fast path (no tree) against the full read, event by event: where it
+ * answers, the same chunk; which events it answers. */
+struct fast_tally {
+	char answered[64];
+	size_t n;
+};
+
+static int fast_vs_full(void *ctx, const char *data, size_t len)
+{
+	struct fast_tally *t = ctx;
+	struct sse_chunk fast, full;
+	struct err e;
+	int full_rc = sse_chunk_parse_full(data, len, &full, &e);
+	bool answered = sse_chunk_fast(data, len, &fast);
+
+	cr_assert_lt(t->n, sizeof(t->answered) - 1);
+	t->answered[t->n++] = answered ? '1' : '0';
+	if (!answered)
+		return 0;
+	cr_assert_eq(full_rc, 0, "the fast path took what the full read refuses: %.*s",
+		     (int)len, data);
+	cr_assert_eq(fast.kind, full.kind, "%.*s", (int)len, data);
+	cr_assert_eq(fast.finished, full.finished, "%.*s", (int)len, data);
+	cr_assert_eq(fast.completion_tokens, full.completion_tokens, "%.*s", (int)len, data);
+	cr_assert_eq(fast.prompt_tokens, full.prompt_tokens, "%.*s", (int)len, data);
+	cr_assert_eq(fast.cached_tokens, full.cached_tokens, "%.*s", (int)len, data);
+	return 0;
+}
+
+static const char *fast_answers(const char *path, struct fast_tally *t)
+{
+	struct strbuf b = STRBUF_INIT;
+	struct sse s = SSE_INIT;
+	struct err e;
+
+	memset(t, 0, sizeof(*t));
+	cr_assert_eq(file_read(path, 1 << 20, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(sse_feed(&s, b.buf, b.len, fast_vs_full, t, &e), 0, "%s", e.msg);
+	sse_release(&s);
+	sb_release(&b);
+	return t->answered;
+}
+
+Test(serve_sse, fast_path_reads_as_the_full_read_or_gives_way)
+{
+	struct fast_tally t;
+
+	/* the fixture's events in order: seven it reads (escapes, surrogate pairs,
+	 * raw UTF-8, reals, negative and 18-digit counts, usage null), then what
+	 * it leaves to jansson: duplicate names, an escaped name, a lone surrogate,
+	 * \u0000, choices[0] not an object, choices an object, 20 digits, 1e999,
+	 * deep nesting; white space everywhere (read); an error member, a trailing
+	 * comma, trailing bytes, a leading zero, [DONE] */
+	cr_assert_str_eq(fast_answers("tests/fixtures/serve/sse/fast-path.txt", &t),
+			 "1111111" "0000000000" "1" "00000");
+	/* every chunk of the real servers but [DONE] */
+	cr_assert_str_eq(fast_answers("tests/fixtures/serve/sse/llama-server-de3ff81.txt", &t),
+			 "1111110");
+	cr_assert_str_eq(fast_answers("tests/fixtures/serve/sse/vllm.txt", &t), "110");
+}
+
 /* ---- the summary and the log -------------------------------------------- */
 
 Test(serve_summary, percentiles_are_numpys_linear_ones)
