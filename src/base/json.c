@@ -374,13 +374,15 @@ static int write_canonical(struct strbuf *out, const json_t *v, struct err *e)
 		sb_addch(out, ']');
 		return 0;
 	case JSON_INTEGER: {
-		char num[JSON_NUMBER_MAX];
 		json_int_t x = json_integer_value(v);
 
 		if (x > (1LL << 53) || x < -(1LL << 53))
 			return err_set(e, "integer %lld has no exact canonical form", (long long)x);
-		json_format_double(num, (double)x);
-		sb_adds(out, num);
+		/* What json_format_double gives (double)x, without its trials:
+		 * within 2^53 every integer is exact and its neighbours are at
+		 * most 1 away, so no decimal of fewer significant digits reads
+		 * back as x, and below 10^21 the form is the plain integer. */
+		json_write_int(out, (long long)x);
 		return 0;
 	}
 	case JSON_STRING:

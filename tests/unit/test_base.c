@@ -119,6 +119,45 @@ Test(json_canonical, rejects_integers_without_exact_double)
 	sb_release(&sb);
 }
 
+/* The canonical writer prints an integer as itself: the same bytes as the
+ * shortest round trip of the double it equals (json_format_double), at the
+ * edges (0, powers of ten and of two up to 2^53, both signs) and for
+ * 60,000 pseudo-random integers of the exact range. */
+static void expect_integer_canonical(long long x)
+{
+	struct err e;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v = json_integer(x);
+	char want[JSON_NUMBER_MAX];
+
+	json_format_double(want, (double)x);
+	cr_assert_eq(json_write_canonical(&sb, v, &e), 0, "%s", e.msg);
+	cr_expect_str_eq(sb.buf, want, "integer %lld", x);
+	json_decref(v);
+	sb_release(&sb);
+}
+
+Test(json_canonical, integers_as_the_doubles_they_equal)
+{
+	unsigned long long r = 0x9e3779b97f4a7c15ULL;
+
+	expect_integer_canonical(0);
+	for (long long p = 1; p <= 1000000000000000LL; p *= 10)
+		for (int d = -1; d <= 1; d++) {
+			expect_integer_canonical(p + d);
+			expect_integer_canonical(-(p + d));
+		}
+	for (int k = 0; k <= 53; k++)
+		for (int d = -1; d <= (k < 53 ? 1 : 0); d++) {
+			expect_integer_canonical((1LL << k) + d);
+			expect_integer_canonical(-((1LL << k) + d));
+		}
+	for (int i = 0; i < 60000; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		expect_integer_canonical((long long)(r % (1ULL << 54)) - (1LL << 53));
+	}
+}
+
 Test(json_digest, omits_member_and_matches_sha256)
 {
 	struct err e;
