@@ -320,20 +320,15 @@ static void findf(struct findings *f, const struct jpath *p, const char *fmt, ..
 	findings_add_owned(f, sb_detach(&sb, NULL));
 }
 
-static int decode_arrival(const json_t *doc, const struct jpath *root, struct trace *t,
-			  struct findings *f, struct err *e)
+/* What the arrival's members say once read (from the tree or by the fast
+ * read): t's process, and its rate, burstiness and concurrency already
+ * read into t, kept or cleared; findings for what the process forbids or
+ * needs. has_* follow jd_*: 0 when the member is there. */
+static void arrival_rules(struct trace *t, const char *name, int has_rate, int has_burst,
+			  int has_conc, const struct jpath *root, struct findings *f)
 {
 	struct jpath at = JP_KEY(root, "arrival");
-	const json_t *a;
-	const char *name;
-	int has_rate, has_burst, has_conc;
 
-	TRY(jd_obj(doc, root, "arrival", REQ, &a, e));
-	TRY(jd_object(a, &at, arrival_keys, e));
-	TRY(jd_str(a, &at, "process", REQ, &name, e));
-	TRY(has_rate = jd_num(a, &at, "rate", OPT, &t->rate, e));
-	TRY(has_burst = jd_num(a, &at, "burstiness", OPT, &t->burstiness, e));
-	TRY(has_conc = jd_int(a, &at, "concurrency", OPT, &t->concurrency, e));
 	if (!strcmp(name, "closed")) {
 		t->process = TRACE_CLOSED;
 		if (has_conc != 0) {
@@ -349,7 +344,7 @@ static int decode_arrival(const json_t *doc, const struct jpath *root, struct tr
 		if (has_rate == 0 || has_burst == 0)
 			findf(f, &at, "a closed loop has no rate or burstiness");
 		t->rate = t->burstiness = 0;
-		return 0;
+		return;
 	}
 	if (!strcmp(name, "poisson")) {
 		t->process = TRACE_POISSON;
@@ -359,7 +354,7 @@ static int decode_arrival(const json_t *doc, const struct jpath *root, struct tr
 		struct jpath p = JP_KEY(&at, "process");
 
 		findf(f, &p, "\"%.40s\" is not poisson, gamma or closed", name);
-		return 0;
+		return;
 	}
 	if (has_conc == 0)
 		findf(f, &at, "concurrency belongs to a closed loop only");
@@ -383,6 +378,23 @@ static int decode_arrival(const json_t *doc, const struct jpath *root, struct tr
 		findf(f, &p, "%g is outside %s", t->burstiness,
 		      t->process == TRACE_POISSON ? "1 (poisson)" : "(0, 1000]");
 	}
+}
+
+static int decode_arrival(const json_t *doc, const struct jpath *root, struct trace *t,
+			  struct findings *f, struct err *e)
+{
+	struct jpath at = JP_KEY(root, "arrival");
+	const json_t *a;
+	const char *name;
+	int has_rate, has_burst, has_conc;
+
+	TRY(jd_obj(doc, root, "arrival", REQ, &a, e));
+	TRY(jd_object(a, &at, arrival_keys, e));
+	TRY(jd_str(a, &at, "process", REQ, &name, e));
+	TRY(has_rate = jd_num(a, &at, "rate", OPT, &t->rate, e));
+	TRY(has_burst = jd_num(a, &at, "burstiness", OPT, &t->burstiness, e));
+	TRY(has_conc = jd_int(a, &at, "concurrency", OPT, &t->concurrency, e));
+	arrival_rules(t, name, has_rate, has_burst, has_conc, root, f);
 	return 0;
 }
 
@@ -565,6 +577,34 @@ static void check_rules(const struct trace *t, const struct jpath *root, struct 
 	}
 }
 
+/* What the top's optional members say once read: the seed kept (has_seed
+ * 0: it is there), vocab and prefix_tokens outside their bounds cleared,
+ * with findings. */
+static void top_rules(struct trace *t, int has_seed, long long seed, struct findings *f)
+{
+	if (has_seed == 0) {
+		t->has_seed = true;
+		t->seed = (uint64_t)seed;
+		if (seed < 0 || (uint64_t)seed > TRACE_MAX_SEED) {
+			struct jpath p = JP_KEY(NULL, "seed");
+
+			findf(f, &p, "%lld is outside 0..2^53-1", seed);
+		}
+	}
+	if (t->vocab && (t->vocab < 2 || t->vocab > TRACE_MAX_VOCAB)) {
+		struct jpath p = JP_KEY(NULL, "vocab");
+
+		findf(f, &p, "%lld is outside 2..%d", t->vocab, TRACE_MAX_VOCAB);
+		t->vocab = 0;
+	}
+	if (t->prefix_tokens < 0 || t->prefix_tokens > TRACE_MAX_PROMPT_TOKENS) {
+		struct jpath p = JP_KEY(NULL, "prefix_tokens");
+
+		findf(f, &p, "%lld is outside 1..%d", t->prefix_tokens, TRACE_MAX_PROMPT_TOKENS);
+		t->prefix_tokens = 0;
+	}
+}
+
 int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct err *e)
 {
 	const struct jpath *root = NULL;
@@ -579,29 +619,9 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
 		return jpath_err(e, root, "expected an object (a " TRACE_SCHEMA " trace)");
 	TRY(jd_schema(doc, top_keys, TRACE_SCHEMA, e));
 	TRY(rc = jd_int(doc, root, "seed", OPT, &seed, e));
-	if (rc == 0) {
-		t->has_seed = true;
-		t->seed = (uint64_t)seed;
-		if (seed < 0 || (uint64_t)seed > TRACE_MAX_SEED) {
-			struct jpath p = JP_KEY(root, "seed");
-
-			findf(f, &p, "%lld is outside 0..2^53-1", seed);
-		}
-	}
 	TRY(jd_int(doc, root, "vocab", OPT, &t->vocab, e));
-	if (t->vocab && (t->vocab < 2 || t->vocab > TRACE_MAX_VOCAB)) {
-		struct jpath p = JP_KEY(root, "vocab");
-
-		findf(f, &p, "%lld is outside 2..%d", t->vocab, TRACE_MAX_VOCAB);
-		t->vocab = 0;
-	}
 	TRY(jd_int(doc, root, "prefix_tokens", OPT, &t->prefix_tokens, e));
-	if (t->prefix_tokens < 0 || t->prefix_tokens > TRACE_MAX_PROMPT_TOKENS) {
-		struct jpath p = JP_KEY(root, "prefix_tokens");
-
-		findf(f, &p, "%lld is outside 1..%d", t->prefix_tokens, TRACE_MAX_PROMPT_TOKENS);
-		t->prefix_tokens = 0;
-	}
+	top_rules(t, rc, seed, f);
 	if (decode_arrival(doc, root, t, f, e) < 0)
 		return -1;
 	TRY(jd_arr(doc, root, "requests", REQ, false, &reqs, e));
@@ -627,6 +647,281 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
 	return 0;
 }
 
+/* ---- the fast read ---------------------------------------------------- */
+
+/* A trace as fak writes it is read in one pass, without a tree: canonical
+ * bytes (members in their sorted order, no white space, integers within
+ * 2^53, other numbers as json_format_double writes them, strings of
+ * printable ASCII without escapes), then at most a newline, every value of
+ * its type and within the bounds the full read fails on. Such bytes are
+ * their own canonical form, so the digest is theirs. Anything else is not
+ * taken here and the full read decides, with its errors and findings;
+ * fuzz_serve_log holds the two equal wherever this one takes a trace. */
+struct scan {
+	const char *p, *end;
+	bool first;	/* no member read yet in the current object */
+};
+
+static bool at_byte(struct scan *s, char c)
+{
+	if (s->p < s->end && *s->p == c) {
+		s->p++;
+		return true;
+	}
+	return false;
+}
+
+/* The member `k` when it comes next, its '"k":' (and the ',' before a
+ * member that is not the object's first) consumed. */
+static bool scan_key(struct scan *s, const char *k, size_t n)
+{
+	const char *p = s->p + !s->first;
+
+	if (!s->first && (s->p >= s->end || *s->p != ','))
+		return false;
+	if ((size_t)(s->end - p) < n || memcmp(p, k, n))
+		return false;
+	s->p = p + n;
+	s->first = false;
+	return true;
+}
+#define SCAN_KEY(s, k) scan_key(s, "\"" k "\":", sizeof("\"" k "\":") - 1)
+
+/* The bytes of lit, next. */
+static bool scan_lit_n(struct scan *s, const char *lit, size_t n)
+{
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, lit, n))
+		return false;
+	s->p += n;
+	return true;
+}
+#define scan_lit(s, lit) scan_lit_n(s, lit, sizeof(lit) - 1)
+
+static bool scan_open(struct scan *s)
+{
+	s->first = true;
+	return at_byte(s, '{');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* An integer as jansson reads it and the canonical form writes it: 0, or
+ * an optional '-' and up to 16 digits without a leading 0, at most 2^53
+ * (no fraction, no exponent: those are reals; beyond 2^53 the canonical
+ * form fails). */
+static bool scan_int(struct scan *s, long long *v)
+{
+	const char *p = s->p;
+	bool neg = at_byte(s, '-');
+	long long x = 0;
+	int n = 0;
+
+	if (s->p < s->end && *s->p == '0' && !neg) {
+		s->p++;
+	} else {
+		while (s->p < s->end && is_digit(*s->p) && n <= 16 && (n || *s->p != '0')) {
+			x = x * 10 + (*s->p++ - '0');
+			n++;
+		}
+		if (!n || n > 16 || x > (1LL << 53))
+			goto no;
+	}
+	if (s->p < s->end && (is_digit(*s->p) || *s->p == '.' || *s->p == 'e' || *s->p == 'E'))
+		goto no;
+	*v = neg ? -x : x;
+	return true;
+no:
+	s->p = p;
+	return false;
+}
+
+/* A number: an integer as above, or the very bytes json_format_double
+ * writes for the double they read as. */
+static bool scan_num(struct scan *s, double *v)
+{
+	char tok[JSON_NUMBER_MAX], canon[JSON_NUMBER_MAX];
+	size_t n = 0;
+	long long x;
+	char *end;
+
+	if (scan_int(s, &x)) {
+		*v = (double)x;
+		return true;
+	}
+	while (s->p + n < s->end && n < sizeof(tok) - 1 &&
+	       (is_digit(s->p[n]) || (s->p[n] && strchr("-+.e", s->p[n]))))
+		n++;
+	if (!n || n == sizeof(tok) - 1)
+		return false;
+	memcpy(tok, s->p, n);
+	tok[n] = '\0';
+	*v = strtod(tok, &end);
+	if (end != tok + n || !isfinite(*v))
+		return false;
+	json_format_double(canon, *v);
+	if (strcmp(canon, tok))
+		return false;
+	s->p += n;
+	return true;
+}
+
+/* A string of printable ASCII without escapes: its bytes and length. */
+static bool scan_str(struct scan *s, const char **str, size_t *len)
+{
+	const char *p;
+
+	if (!at_byte(s, '"'))
+		return false;
+	p = s->p;
+	while (s->p < s->end && *s->p >= 0x20 && *s->p < 0x7f && *s->p != '"' && *s->p != '\\')
+		s->p++;
+	if (!at_byte(s, '"'))
+		return false;
+	*str = p;
+	*len = (size_t)(s->p - 1 - p);
+	return true;
+}
+
+/* The arrival's members as read: what arrival_rules then judges. */
+struct arrival_seen {
+	char name[16];
+	int has_rate, has_burst, has_conc;	/* 0: there */
+};
+
+static bool scan_arrival(struct scan *s, struct trace *t, struct arrival_seen *a)
+{
+	const char *str;
+	size_t len;
+
+	a->has_rate = a->has_burst = a->has_conc = 1;
+	if (!scan_open(s))
+		return false;
+	if (SCAN_KEY(s, "burstiness")) {
+		if (!scan_num(s, &t->burstiness))
+			return false;
+		a->has_burst = 0;
+	}
+	if (SCAN_KEY(s, "concurrency")) {
+		if (!scan_int(s, &t->concurrency))
+			return false;
+		a->has_conc = 0;
+	}
+	if (!SCAN_KEY(s, "process") || !scan_str(s, &str, &len) || len >= sizeof(a->name))
+		return false;
+	memcpy(a->name, str, len);
+	a->name[len] = '\0';
+	if (SCAN_KEY(s, "rate")) {
+		if (!scan_num(s, &t->rate))
+			return false;
+		a->has_rate = 0;
+	}
+	return at_byte(s, '}');
+}
+
+static bool scan_tokens(struct scan *s, struct trace_request *q, size_t *total)
+{
+	size_t alloc = 0;
+	long long id;
+
+	if (!at_byte(s, '['))
+		return false;
+	if (at_byte(s, ']'))
+		return true;
+	do {
+		if (!scan_int(s, &id) || id < 0 || id >= TRACE_MAX_VOCAB ||
+		    q->nr_tokens >= TRACE_MAX_PROMPT_TOKENS || ++*total > TRACE_MAX_TOTAL_TOKENS)
+			return false;
+		ALLOC_GROW(q->tokens, q->nr_tokens + 1, alloc);
+		q->tokens[q->nr_tokens++] = (int32_t)id;
+	} while (at_byte(s, ','));
+	return at_byte(s, ']');
+}
+
+static bool scan_request(struct scan *s, struct trace_request *q, size_t *total)
+{
+	long long v;
+	const char *str;
+	size_t len;
+
+	q->prefix_group = -1;
+	if (!scan_open(s) || !SCAN_KEY(s, "arrival_us") || !scan_int(s, &v))
+		return false;
+	q->arrival_us = v;
+	if (!SCAN_KEY(s, "max_tokens") || !scan_int(s, &q->max_tokens))
+		return false;
+	if (SCAN_KEY(s, "prefix_group") && !scan_int(s, &q->prefix_group))
+		return false;
+	if (SCAN_KEY(s, "prompt")) {
+		if (!scan_str(s, &str, &len) || len > TRACE_MAX_TEXT_BYTES ||
+		    (*total += len) > TRACE_MAX_TOTAL_TOKENS)
+			return false;
+		q->text = xstrndup(str, len);
+	} else if (!SCAN_KEY(s, "prompt_token_ids") || !scan_tokens(s, q, total)) {
+		return false;
+	}
+	if (!q->tokens && !q->text)
+		q->tokens = xcalloc(1, sizeof(*q->tokens));	/* as the full read's [] */
+	return at_byte(s, '}');
+}
+
+static bool scan_requests(struct scan *s, struct trace *t)
+{
+	size_t alloc = 0, total = 0;
+
+	if (!SCAN_KEY(s, "requests") || !at_byte(s, '['))
+		return false;
+	if (at_byte(s, ']'))
+		return true;
+	do {
+		if (t->nr >= TRACE_MAX_REQUESTS)
+			return false;
+		ALLOC_GROW(t->req, t->nr + 1, alloc);
+		memset(&t->req[t->nr], 0, sizeof(t->req[t->nr]));
+		if (!scan_request(s, &t->req[t->nr++], &total))
+			return false;
+	} while (at_byte(s, ','));
+	return at_byte(s, ']');
+}
+
+int trace_read_fast(const char *buf, size_t len, struct trace *t, struct findings *f,
+		    char digest[72])
+{
+	struct scan s = { .p = buf, .end = buf + (len && buf[len - 1] == '\n' ? len - 1 : len) };
+	struct arrival_seen a;
+	long long seed = 0;
+	int has_seed = 1;
+	bool ok;
+
+	memset(t, 0, sizeof(*t));
+	ok = scan_open(&s) && SCAN_KEY(&s, "arrival") && scan_arrival(&s, t, &a);
+	s.first = false;	/* back in the top object, past its first member */
+	ok = ok && (!SCAN_KEY(&s, "prefix_tokens") || scan_int(&s, &t->prefix_tokens)) &&
+	     scan_requests(&s, t) && SCAN_KEY(&s, "schema") && scan_lit(&s, "\"" TRACE_SCHEMA "\"");
+	if (ok && SCAN_KEY(&s, "seed")) {
+		ok = scan_int(&s, &seed);
+		has_seed = 0;
+	}
+	ok = ok && (!SCAN_KEY(&s, "vocab") || scan_int(&s, &t->vocab)) && at_byte(&s, '}') &&
+	     s.p == s.end;
+	if (!ok) {
+		trace_release(t);
+		return 0;
+	}
+	if (!t->req)
+		t->req = xcalloc(1, sizeof(*t->req));	/* as the full read's */
+	/* the full read's rules in its order: the top, the arrival, the requests */
+	top_rules(t, has_seed, seed, f);
+	arrival_rules(t, a.name, a.has_rate, a.has_burst, a.has_conc, NULL, f);
+	check_rules(t, NULL, f);
+	findings_sort(f);
+	memcpy(digest, "sha256:", 8);	/* its NUL is overwritten */
+	sha256_hex(buf, (size_t)(s.end - buf), digest + 7);
+	return 1;
+}
+
 int trace_load(const char *path, struct trace *t, struct findings *f, char digest[72],
 	       struct err *e)
 {
@@ -638,6 +933,10 @@ int trace_load(const char *path, struct trace *t, struct findings *f, char diges
 	if (file_read(path, TRACE_FILE_CAP, &buf, e) < 0) {
 		sb_release(&buf);
 		return -1;
+	}
+	if (trace_read_fast(buf.buf, buf.len, t, f, digest)) {
+		sb_release(&buf);
+		return 0;
 	}
 	doc = json_parse_strict(buf.buf, buf.len, path, e);
 	sb_release(&buf);
@@ -656,6 +955,27 @@ int trace_load(const char *path, struct trace *t, struct findings *f, char diges
 	if (rc < 0)
 		err_prefix(e, "'%s'", path);
 	return rc;
+}
+
+bool trace_equal(const struct trace *a, const struct trace *b)
+{
+	if (a->process != b->process || a->rate != b->rate || a->burstiness != b->burstiness ||
+	    a->concurrency != b->concurrency || a->has_seed != b->has_seed ||
+	    a->seed != b->seed || a->vocab != b->vocab || a->prefix_tokens != b->prefix_tokens ||
+	    a->nr != b->nr)
+		return false;
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct trace_request *x = &a->req[i], *y = &b->req[i];
+
+		if (x->arrival_us != y->arrival_us || x->max_tokens != y->max_tokens ||
+		    x->prefix_group != y->prefix_group || x->nr_tokens != y->nr_tokens ||
+		    !x->text != !y->text || (x->text && strcmp(x->text, y->text)) ||
+		    !x->tokens != !y->tokens ||
+		    (x->nr_tokens &&
+		     memcmp(x->tokens, y->tokens, x->nr_tokens * sizeof(*x->tokens))))
+			return false;
+	}
+	return true;
 }
 
 size_t trace_prompt_tokens(const struct trace_request *r)

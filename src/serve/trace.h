@@ -90,6 +90,15 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
  * gets the sha256 of its canonical form. */
 int trace_load(const char *path, struct trace *t, struct findings *f, char digest[72],
 	       struct err *e);
+/* The fast read of trace_load: 1 with t, f and digest filled, as the full
+ * read fills them, when buf is a trace as fak writes it (canonical bytes
+ * of plain ASCII strings, then at most a newline, every value of its type
+ * and within the bounds the full read fails on); 0 with nothing left
+ * allocated otherwise, and the full read decides. */
+int trace_read_fast(const char *buf, size_t len, struct trace *t, struct findings *f,
+		    char digest[72]);
+/* Every value of a and b the same. */
+bool trace_equal(const struct trace *a, const struct trace *b);
 /* Prompt tokens of all requests (tokens, or bytes of text). */
 size_t trace_prompt_tokens(const struct trace_request *r);
 void trace_release(struct trace *t);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/file.h"
 #include "base/json.h"
@@ -193,6 +194,171 @@ Test(serve_trace, strict_decode_names_the_path)
 	cr_assert(strstr(e.msg, "requests[0]") && strstr(e.msg, "temperature"), "%s", e.msg);
 	json_decref(doc);
 	findings_release(&f);
+}
+
+/* The full read of text: trace_decode of the strict parse, the digest of
+ * its canonical form; -1 when it fails. */
+static int full_read(const char *text, size_t len, struct trace *t, struct findings *f,
+		     char digest[72])
+{
+	struct strbuf canon = STRBUF_INIT;
+	struct err e;
+	json_t *doc = json_parse_strict(text, len, NULL, &e);
+	int rc = doc ? trace_decode(doc, t, f, &e) : -1;
+
+	if (rc == 0) {
+		cr_assert_eq(json_write_canonical(&canon, doc, &e), 0, "%s", e.msg);
+		memcpy(digest, "sha256:", 8);
+		sha256_hex(canon.buf, canon.len, digest + 7);
+	}
+	json_decref(doc);
+	sb_release(&canon);
+	return rc;
+}
+
+/* text is taken by the fast read, as the full read reads it. */
+static void fast_as_full(const char *text)
+{
+	struct findings f1 = FINDINGS_INIT, f2 = FINDINGS_INIT;
+	struct trace t1, t2;
+	char d1[72], d2[72];
+
+	cr_assert_eq(trace_read_fast(text, strlen(text), &t1, &f1, d1), 1, "%.200s", text);
+	cr_assert_eq(full_read(text, strlen(text), &t2, &f2, d2), 0);
+	cr_assert(trace_equal(&t1, &t2));
+	cr_assert_str_eq(d1, d2);
+	cr_assert_eq(f1.nr, f2.nr);
+	for (size_t i = 0; i < f1.nr; i++)
+		cr_assert_str_eq(f1.items[i], f2.items[i]);
+	trace_release(&t1);
+	trace_release(&t2);
+	findings_release(&f1);
+	findings_release(&f2);
+}
+
+Test(serve_trace, the_fast_read_takes_every_trace_fak_writes)
+{
+	struct trace_gen g[6];
+	char d[72];
+
+	for (size_t i = 0; i < 6; i++)
+		g[i] = gen();
+	g[1].process = TRACE_GAMMA;
+	g[1].burstiness = 2.5;
+	g[1].rate = 0.375;
+	g[2].process = TRACE_CLOSED;
+	g[2].concurrency = 8;
+	g[3].text = true;
+	g[4].prefix_fraction = 0.5;
+	g[4].prefix_tokens = 3;
+	g[5].requests = 1;
+	g[5].seed = ((uint64_t)1 << 53) - 1;
+	for (size_t i = 0; i < 6; i++) {
+		char *text = render(&g[i], d);
+
+		fast_as_full(text);
+		free(text);
+	}
+}
+
+Test(serve_trace, the_fast_read_gives_the_full_reads_findings)
+{
+	/* canonical bytes breaking the rules: the same findings, paths and all */
+	fast_as_full("{\"arrival\":{\"burstiness\":1,\"process\":\"poisson\",\"rate\":2},"
+		     "\"prefix_tokens\":2,\"requests\":[{\"arrival_us\":5,\"max_tokens\":4,"
+		     "\"prefix_group\":0,\"prompt_token_ids\":[1,2,3]},{\"arrival_us\":4,"
+		     "\"max_tokens\":0,\"prefix_group\":0,\"prompt_token_ids\":[1,3,12]},"
+		     "{\"arrival_us\":9,\"max_tokens\":1,\"prompt_token_ids\":[]}],"
+		     "\"schema\":\"fak-serving-trace/v1\",\"seed\":-3,\"vocab\":10}\n");
+	fast_as_full("{\"arrival\":{\"burstiness\":0.5,\"concurrency\":3,\"process\":\"gamma\"},"
+		     "\"requests\":[],\"schema\":\"fak-serving-trace/v1\",\"vocab\":1}");
+	fast_as_full("{\"arrival\":{\"process\":\"closed\",\"rate\":1e-7},\"requests\":"
+		     "[{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"\"}],"
+		     "\"schema\":\"fak-serving-trace/v1\"}");
+}
+
+Test(serve_trace, the_fast_read_gives_way_on_anything_else)
+{
+	static const char *const head = "{\"arrival\":{\"burstiness\":1,\"process\":\"poisson\","
+					"\"rate\":2},\"requests\":[";
+	static const char *const tail = "],\"schema\":\"fak-serving-trace/v1\"}";
+	static const char *const body[] = {
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"a\\nb\"}",	/* escape */
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"\xc3\xa9\"}",	/* not ASCII */
+		"{\"arrival_us\":0,\"max_tokens\":1.5,\"prompt\":\"a\"}",	/* a real */
+		"{\"arrival_us\":0,\"max_tokens\":1e2,\"prompt\":\"a\"}",
+		"{\"arrival_us\":-0,\"max_tokens\":1,\"prompt\":\"a\"}",	/* not canonical */
+		"{\"arrival_us\":0100,\"max_tokens\":1,\"prompt\":\"a\"}",
+		"{\"arrival_us\":9007199254740993,\"max_tokens\":1,\"prompt\":\"a\"}",
+		"{\"max_tokens\":1,\"arrival_us\":0,\"prompt\":\"a\"}",	/* key order */
+		"{\"arrival_us\":0, \"max_tokens\":1,\"prompt\":\"a\"}",	/* white space */
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"a\",\"prompt_token_ids\":[1]}",
+		"{\"arrival_us\":0,\"max_tokens\":1}",				/* no prompt */
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt_token_ids\":[16777216]}",
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt_token_ids\":[-1]}",
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt_token_ids\":[1,]}",
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"a\",\"temperature\":0}",
+	};
+	struct strbuf sb = STRBUF_INIT;
+	struct findings f = FINDINGS_INIT;
+	struct trace t;
+	char d[72];
+
+	for (size_t i = 0; i < sizeof(body) / sizeof(body[0]); i++) {
+		sb_reset(&sb);
+		sb_addf(&sb, "%s%s%s", head, body[i], tail);
+		cr_assert_eq(trace_read_fast(sb.buf, sb.len, &t, &f, d), 0, "%s", body[i]);
+		cr_assert_eq(f.nr, 0);
+	}
+	/* the document around them */
+#define ARR "{\"arrival\":{\"burstiness\":1,\"process\":\"poisson\",\"rate\":"
+	static const char *const doc[] = {
+		ARR "2},\"requests\":[],\"schema\":\"fak-serving-trace/v1\"}\n\n",
+		ARR "2.50},\"requests\":[],\"schema\":\"fak-serving-trace/v1\"}",
+		ARR "2},\"requests\":[],\"schema\":\"fak-serving-trace/v2\"}",
+		ARR "2},\"requests\":[],\"schema\":\"fak-serving-trace/v1\"}x",
+		"{\"requests\":[],\"arrival\":{\"burstiness\":1,\"process\":\"poisson\","
+		"\"rate\":2},\"schema\":\"fak-serving-trace/v1\"}",
+		"",
+	};
+#undef ARR
+	for (size_t i = 0; i < sizeof(doc) / sizeof(doc[0]); i++)
+		cr_assert_eq(trace_read_fast(doc[i], strlen(doc[i]), &t, &f, d), 0, "%s", doc[i]);
+	sb_release(&sb);
+}
+
+Test(serve_trace, a_trace_in_another_form_loads_with_the_same_digest)
+{
+	struct trace_gen g = gen();
+	char d1[72], d2[72], path[] = "/tmp/fak-trace-XXXXXX";
+	struct findings f = FINDINGS_INIT;
+	struct strbuf pretty = STRBUF_INIT;
+	char *text;
+	struct trace t, t2;
+	struct err e;
+	json_t *doc;
+	int fd;
+
+	g.requests = 20;
+	text = render(&g, d1);
+	doc = json_parse_strict(text, strlen(text), NULL, &e);
+	cr_assert(doc);
+	json_write_pretty(&pretty, doc);
+	fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, pretty.buf, pretty.len), (ssize_t)pretty.len);
+	close(fd);
+	cr_assert_eq(trace_read_fast(pretty.buf, pretty.len, &t, &f, d2), 0);
+	cr_assert_eq(trace_load(path, &t, &f, d2, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(d1, d2);
+	cr_assert_eq(trace_read_fast(text, strlen(text), &t2, &f, d2), 1);
+	cr_assert(trace_equal(&t, &t2));
+	unlink(path);
+	trace_release(&t);
+	trace_release(&t2);
+	json_decref(doc);
+	sb_release(&pretty);
+	free(text);
 }
 
 /* ---- SSE ---------------------------------------------------------------- */
