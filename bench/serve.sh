@@ -15,10 +15,14 @@
 #      takes 2 s per request: the streams in flight are about rate x 2);
 #  (c) the same at 500 and 1,000 streams, with a server that takes 10 s per
 #      request and writes one token a second (the Python stub cannot write
-#      faster to so many streams), and the share of one core fak used.
+#      faster to so many streams), and the share of one core fak used;
+#  (d) user-space instructions per request (valgrind's callgrind: a count,
+#      not seconds, the same however busy the machine is), wrk and fak as
+#      in (a), each split by the object that ran them (fak's own code,
+#      libcurl, the C library, the loader): what of fak's cost is libcurl's.
 # The Python stub is the ceiling of every figure here: it serves a few
 # hundred requests a second on two cores.
-# usage: bench/serve.sh BUILD/fak (PARTS=a runs (a) only; RATE=N)
+# usage: bench/serve.sh BUILD/fak (PARTS=abc by default: any of a b c d; RATE=N)
 set -eu
 fak=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +74,7 @@ wrk_run() {
 	n=$(awk '/requests in/ { print $1 }' "$name.out")
 	per=$(tail -1 "$name.time" | awk -v n="$n" '{ printf "%.1f", ($1 + $2) * 1e6 / n }')
 }
+case ${PARTS:-abc} in *a*)
 wrk_run paced -c$conns -d5s -s post.lua
 wrk_n=$n wrk_per=$per
 wrk_rate=$(awk -v n="$wrk_n" 'BEGIN { printf "%d", n / 5 + 0.5 }')
@@ -87,6 +92,7 @@ jq -r '"    fak send lag at \(.request_throughput | floor) req/s: p50 \(.schedul
 sed 's/function delay.*//' post.lua >closed.lua
 wrk_run closed -c4 -d5s -s closed.lua
 echo "    wrk closed loop (4 connections, no delay): $((n / 5)) req/s, $per us CPU/request"
+;; esac
 
 # streams LABEL RATE SECONDS_OF_ARRIVALS OUTPUT_TOKENS SECONDS_A_REQUEST: one
 # open-loop run at RATE against the running stub; its send lag, and fak's CPU
@@ -106,6 +112,37 @@ streams() {
 		" \(.schedule.lag_ms.max * 1000 | floor / 1000) ms, late \(.schedule.late);" +
 		" \(.completed) of \(.requests) completed; fak CPU \($cpu)"' s.out
 }
+
+# (d) runs here, on the fast stub, before (b) and (c) replace it
+# objects FILE N: callgrind's count of FILE by object, a request (N), "k"
+objects() {
+	callgrind_annotate --inclusive=no "$1" 2>/dev/null | awk -v n="$2" '
+		/^ *[0-9,]+ \(/ && /\[/ {
+			c = $1; gsub(",", "", c)
+			o = $0; sub(/.*\[/, "", o); sub(/\].*/, "", o); sub(/.*\//, "", o)
+			sub(/\.so.*/, "", o); k[o] += c; all += c
+		}
+		END {
+			printf "%.1fk", all / n / 1000
+			for (o in k) if (k[o] / all >= 0.02) printf " %s %.1fk", o, k[o] / n / 1000
+		}'
+}
+case ${PARTS:-abc} in *d*)
+	command -v valgrind >/dev/null || { echo "serve: (d) needs valgrind"; exit 1; }
+	[ -n "${wrk_rate:-}" ] || wrk_rate=$(awk -v r="$rate" 'BEGIN { printf "%d", r * 0.98 }')
+	valgrind --tool=callgrind --callgrind-out-file=wrk.cg wrk -t1 -c$conns -d5s \
+		-s post.lua "$url" >wrk-cg.out 2>/dev/null
+	wn=$(awk '/requests in/ { print $1 }' wrk-cg.out)
+	"$fak" bench trace --rate "$wrk_rate" --requests $((wrk_rate * 5)) --prompt-tokens 8 \
+		--output-tokens 1 --vocab 100 --out d.json 2>/dev/null
+	valgrind --tool=callgrind --callgrind-out-file=fak.cg "$fak" bench serve --endpoint \
+		"http://127.0.0.1:$port" --trace d.json --format json --max-lag 1h \
+		>fak-cg.json 2>/dev/null || true
+	fn=$(jq .completed fak-cg.json)
+	w=$(objects wrk.cg "$wn") f=$(objects fak.cg "$fn")
+	echo "(d) user-space instructions a request (callgrind, objects of 2% or more): wrk $w" \
+		"($wn requests); fak $f ($fn requests); fak/wrk $(ratio "${f%%k*}" "${w%%k*}")"
+;; esac
 
 case ${PARTS:-abc} in *b*|*c*) ;; *) load; exit 0 ;; esac
 for p in $pids; do kill $p 2>/dev/null || true; done
