@@ -675,9 +675,9 @@ static bool at_byte(struct scan *s, char c)
  * member that is not the object's first) consumed. */
 static bool scan_key(struct scan *s, const char *k, size_t n)
 {
-	const char *p = s->p + !s->first;
+	const char *p = s->p;
 
-	if (!s->first && (s->p >= s->end || *s->p != ','))
+	if (!s->first && (p >= s->end || *p++ != ','))
 		return false;
 	if ((size_t)(s->end - p) < n || memcmp(p, k, n))
 		return false;
@@ -738,8 +738,9 @@ no:
 	return false;
 }
 
-/* A number: an integer as above, or the very bytes json_format_double
- * writes for the double they read as. */
+/* A number: an integer as above, or a real (a '.' or an 'e': jansson reads
+ * plain digits as an integer, and one beyond 2^53 has no canonical form)
+ * in the very bytes json_format_double writes for the double it reads as. */
 static bool scan_num(struct scan *s, double *v)
 {
 	char tok[JSON_NUMBER_MAX], canon[JSON_NUMBER_MAX];
@@ -758,6 +759,8 @@ static bool scan_num(struct scan *s, double *v)
 		return false;
 	memcpy(tok, s->p, n);
 	tok[n] = '\0';
+	if (!strpbrk(tok, ".e"))
+		return false;
 	*v = strtod(tok, &end);
 	if (end != tok + n || !isfinite(*v))
 		return false;
@@ -785,7 +788,8 @@ static bool scan_str(struct scan *s, const char **str, size_t *len)
 	return true;
 }
 
-/* The arrival's members as read: what arrival_rules then judges. */
+/* The arrival's members as read: what arrival_rules then judges (a
+ * process name of 16 bytes or more is left to the full read). */
 struct arrival_seen {
 	char name[16];
 	int has_rate, has_burst, has_conc;	/* 0: there */
