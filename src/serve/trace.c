@@ -975,7 +975,7 @@ bool trace_equal(const struct trace *a, const struct trace *b)
 		    x->prefix_group != y->prefix_group || x->nr_tokens != y->nr_tokens ||
 		    !x->text != !y->text || (x->text && strcmp(x->text, y->text)) ||
 		    !x->tokens != !y->tokens ||
-		    (x->nr_tokens &&
+		    (x->tokens && y->tokens && x->nr_tokens &&
 		     memcmp(x->tokens, y->tokens, x->nr_tokens * sizeof(*x->tokens))))
 			return false;
 	}

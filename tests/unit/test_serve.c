@@ -322,8 +322,8 @@ Test(serve_trace, the_fast_read_gives_way_on_anything_else)
 		ARR "10000000000000000},\"requests\":[],\"schema\":\"fak-serving-trace/v1\"}",
 		ARR "9007199254740994},\"requests\":[],\"schema\":\"fak-serving-trace/v1\"}",
 		ARR "100000000000000000000},\"requests\":[],\"schema\":\"fak-serving-trace/v1\"}",
-		"{\"requests\":[],\"arrival\":{\"burstiness\":1,\"process\":\"poisson\","
-		"\"rate\":2},\"schema\":\"fak-serving-trace/v1\"}",
+		("{\"requests\":[],\"arrival\":{\"burstiness\":1,\"process\":\"poisson\","
+		 "\"rate\":2},\"schema\":\"fak-serving-trace/v1\"}"),
 		"",
 	};
 #undef ARR
