@@ -325,9 +325,9 @@ static void findf(struct findings *f, const struct jpath *p, const char *fmt, ..
  * read into t, kept or cleared; findings for what the process forbids or
  * needs. has_* follow jd_*: 0 when the member is there. */
 static void arrival_rules(struct trace *t, const char *name, int has_rate, int has_burst,
-			  int has_conc, const struct jpath *root, struct findings *f)
+			  int has_conc, struct findings *f)
 {
-	struct jpath at = JP_KEY(root, "arrival");
+	struct jpath at = JP_KEY(NULL, "arrival");
 
 	if (!strcmp(name, "closed")) {
 		t->process = TRACE_CLOSED;
@@ -394,7 +394,7 @@ static int decode_arrival(const json_t *doc, const struct jpath *root, struct tr
 	TRY(has_rate = jd_num(a, &at, "rate", OPT, &t->rate, e));
 	TRY(has_burst = jd_num(a, &at, "burstiness", OPT, &t->burstiness, e));
 	TRY(has_conc = jd_int(a, &at, "concurrency", OPT, &t->concurrency, e));
-	arrival_rules(t, name, has_rate, has_burst, has_conc, root, f);
+	arrival_rules(t, name, has_rate, has_burst, has_conc, f);
 	return 0;
 }
 
@@ -918,7 +918,7 @@ int trace_read_fast(const char *buf, size_t len, struct trace *t, struct finding
 		t->req = xcalloc(1, sizeof(*t->req));	/* as the full read's */
 	/* the full read's rules in its order: the top, the arrival, the requests */
 	top_rules(t, has_seed, seed, f);
-	arrival_rules(t, a.name, a.has_rate, a.has_burst, a.has_conc, NULL, f);
+	arrival_rules(t, a.name, a.has_rate, a.has_burst, a.has_conc, f);
 	check_rules(t, NULL, f);
 	findings_sort(f);
 	memcpy(digest, "sha256:", 8);	/* its NUL is overwritten */
@@ -926,26 +926,16 @@ int trace_read_fast(const char *buf, size_t len, struct trace *t, struct finding
 	return 1;
 }
 
-int trace_load(const char *path, struct trace *t, struct findings *f, char digest[72],
-	       struct err *e)
+int trace_read_full(const char *buf, size_t len, const char *name, struct trace *t,
+		    struct findings *f, char digest[72], struct err *e)
 {
-	struct strbuf buf = STRBUF_INIT, canon = STRBUF_INIT;
-	json_t *doc;
+	struct strbuf canon = STRBUF_INIT;
+	json_t *doc = json_parse_strict(buf, len, name, e);
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (file_read(path, TRACE_FILE_CAP, &buf, e) < 0) {
-		sb_release(&buf);
-		return -1;
-	}
-	if (trace_read_fast(buf.buf, buf.len, t, f, digest)) {
-		sb_release(&buf);
-		return 0;
-	}
-	doc = json_parse_strict(buf.buf, buf.len, path, e);
-	sb_release(&buf);
 	if (!doc)
-		return -1;
+		return -1;	/* the parse error names the file */
 	rc = trace_decode(doc, t, f, e);
 	if (rc == 0 && json_write_canonical(&canon, doc, e) == 0) {
 		memcpy(digest, "sha256:", 8);	/* its NUL is overwritten */
@@ -956,8 +946,22 @@ int trace_load(const char *path, struct trace *t, struct findings *f, char diges
 	}
 	sb_release(&canon);
 	json_decref(doc);
-	if (rc < 0)
-		err_prefix(e, "'%s'", path);
+	if (rc < 0 && name)
+		err_prefix(e, "'%s'", name);
+	return rc;
+}
+
+int trace_load(const char *path, struct trace *t, struct findings *f, char digest[72],
+	       struct err *e)
+{
+	struct strbuf buf = STRBUF_INIT;
+	int rc = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (file_read(path, TRACE_FILE_CAP, &buf, e) == 0)
+		rc = trace_read_fast(buf.buf, buf.len, t, f, digest)
+			     ? 0 : trace_read_full(buf.buf, buf.len, path, t, f, digest, e);
+	sb_release(&buf);
 	return rc;
 }
 

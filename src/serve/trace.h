@@ -90,6 +90,10 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
  * gets the sha256 of its canonical form. */
 int trace_load(const char *path, struct trace *t, struct findings *f, char digest[72],
 	       struct err *e);
+/* The full read of trace_load: the strict parse of buf, trace_decode, and
+ * the digest of the canonical form; name (NULL: none) names buf in errors. */
+int trace_read_full(const char *buf, size_t len, const char *name, struct trace *t,
+		    struct findings *f, char digest[72], struct err *e);
 /* The fast read of trace_load: 1 with t, f and digest filled, as the full
  * read fills them, when buf is a trace as fak writes it (canonical bytes
  * of plain ASCII strings, then at most a newline, every value of its type
