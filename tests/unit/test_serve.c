@@ -196,13 +196,15 @@ Test(serve_trace, strict_decode_names_the_path)
 	findings_release(&f);
 }
 
-/* text is taken by the fast read, as the full read reads it. */
-static void fast_as_full(const char *text)
+/* text is taken by the fast read, as the full read reads it: its number
+ * of findings. */
+static size_t fast_as_full(const char *text)
 {
 	struct findings f1 = FINDINGS_INIT, f2 = FINDINGS_INIT;
 	struct trace t1, t2;
 	char d1[72], d2[72];
 	struct err e;
+	size_t n;
 
 	cr_assert_eq(trace_read_fast(text, strlen(text), &t1, &f1, d1), 1, "%.200s", text);
 	cr_assert_eq(trace_read_full(text, strlen(text), NULL, &t2, &f2, d2, &e), 0, "%s", e.msg);
@@ -211,10 +213,12 @@ static void fast_as_full(const char *text)
 	cr_assert_eq(f1.nr, f2.nr);
 	for (size_t i = 0; i < f1.nr; i++)
 		cr_assert_str_eq(f1.items[i], f2.items[i]);
+	n = f1.nr;
 	trace_release(&t1);
 	trace_release(&t2);
 	findings_release(&f1);
 	findings_release(&f2);
+	return n;
 }
 
 Test(serve_trace, the_fast_read_takes_every_trace_fak_writes)
@@ -237,7 +241,7 @@ Test(serve_trace, the_fast_read_takes_every_trace_fak_writes)
 	for (size_t i = 0; i < 6; i++) {
 		char *text = render(&g[i], d);
 
-		fast_as_full(text);
+		cr_assert_eq(fast_as_full(text), 0);
 		free(text);
 	}
 }
@@ -245,17 +249,22 @@ Test(serve_trace, the_fast_read_takes_every_trace_fak_writes)
 Test(serve_trace, the_fast_read_gives_the_full_reads_findings)
 {
 	/* canonical bytes breaking the rules: the same findings, paths and all */
-	fast_as_full("{\"arrival\":{\"burstiness\":1,\"process\":\"poisson\",\"rate\":2},"
-		     "\"prefix_tokens\":2,\"requests\":[{\"arrival_us\":5,\"max_tokens\":4,"
-		     "\"prefix_group\":0,\"prompt_token_ids\":[1,2,3]},{\"arrival_us\":4,"
-		     "\"max_tokens\":0,\"prefix_group\":0,\"prompt_token_ids\":[1,3,12]},"
-		     "{\"arrival_us\":9,\"max_tokens\":1,\"prompt_token_ids\":[]}],"
-		     "\"schema\":\"fak-serving-trace/v1\",\"seed\":-3,\"vocab\":10}\n");
-	fast_as_full("{\"arrival\":{\"burstiness\":0.5,\"concurrency\":3,\"process\":\"gamma\"},"
-		     "\"requests\":[],\"schema\":\"fak-serving-trace/v1\",\"vocab\":1}");
-	fast_as_full("{\"arrival\":{\"process\":\"closed\",\"rate\":1e-7},\"requests\":"
-		     "[{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"\"}],"
-		     "\"schema\":\"fak-serving-trace/v1\"}");
+	size_t rules = fast_as_full(
+		"{\"arrival\":{\"burstiness\":1,\"process\":\"poisson\",\"rate\":2},"
+		"\"prefix_tokens\":2,\"requests\":[{\"arrival_us\":5,\"max_tokens\":4,"
+		"\"prefix_group\":0,\"prompt_token_ids\":[1,2,3]},{\"arrival_us\":4,"
+		"\"max_tokens\":0,\"prefix_group\":0,\"prompt_token_ids\":[1,3,12]},"
+		"{\"arrival_us\":9,\"max_tokens\":1,\"prompt_token_ids\":[]}],"
+		"\"schema\":\"fak-serving-trace/v1\",\"seed\":-3,\"vocab\":10}\n");
+	size_t gamma = fast_as_full(
+		"{\"arrival\":{\"burstiness\":0.5,\"concurrency\":3,\"process\":\"gamma\"},"
+		"\"requests\":[],\"schema\":\"fak-serving-trace/v1\",\"vocab\":1}");
+	size_t closed = fast_as_full(
+		"{\"arrival\":{\"process\":\"closed\",\"rate\":1e-7},\"requests\":"
+		"[{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"\"}],"
+		"\"schema\":\"fak-serving-trace/v1\"}");
+
+	cr_assert(rules > 0 && gamma > 0 && closed > 0, "%zu %zu %zu", rules, gamma, closed);
 }
 
 Test(serve_trace, the_fast_read_gives_way_on_anything_else)
