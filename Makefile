@@ -78,7 +78,8 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 # Small test-only programs (e.g. the JCS cross-check driver).
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(sort $(wildcard tests/tools/*.c)))
 
-.PHONY: all run check check-fast test unit cli sanitize lint tidy cppcheck fuzz bench install clean \
+.PHONY: all run check check-fast test unit cli sanitize lint tidy cppcheck fuzz bench bench-build \
+	install clean \
 	cross-check \
 	example-build example docs man example-llama-build example-llama example-llama-check \
 	example-serve example-serve-load example-serve-check example-serve-ab-check
@@ -321,7 +322,7 @@ sanitize:
 # with -j). ctuuninitvar: cppcheck reads every `struct err *e` out-parameter
 # as a use of uninitialised memory; the functions only write it.
 # CPPCHECK_FILES= narrows cppcheck to some files (check-fast: the changed ones).
-CPPCHECK_FILES ?= src tools tests/fuzz examples
+CPPCHECK_FILES ?= src tools tests/fuzz examples bench
 lint: cppcheck tidy
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
@@ -332,7 +333,7 @@ cppcheck:
 # with the headers it includes (gcc -MM) as its prerequisites: only a file
 # that changed, or whose headers or .clang-tidy did, is checked again.
 TIDY_CPPFLAGS := -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -DFAK_DATE='"$(VERSION_DATE)"' -Isrc
-TIDY_STAMP := $(patsubst %.c,$(BUILD)/tidy/%.ok,$(LIB_SRC) src/main.c) \
+TIDY_STAMP := $(patsubst %.c,$(BUILD)/tidy/%.ok,$(LIB_SRC) src/main.c $(wildcard bench/*.c)) \
 	      $(BUILD)/tidy/$(EXAMPLE)/decode.ok
 tidy: $(TIDY_STAMP)
 $(BUILD)/tidy/%.ok: %.c .clang-tidy
@@ -358,6 +359,14 @@ fuzz:
 
 bench: $(BUILD)/fak
 	bench/run.sh $(BUILD)/fak
+
+# The C programs of bench/ (bench/serve.sh builds its own copy): built here
+# with the project's warnings, so a change that breaks them fails the check.
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/*.c)))
+bench-build: $(BENCH_BIN)
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $< -lcurl
 
 # PREFIX (default /usr/local), MANDIR and BASHCOMPDIR place the files,
 # DESTDIR stages them (make install DESTDIR=pkg PREFIX=/usr).

@@ -19,10 +19,14 @@
 #  (d) user-space instructions per request (valgrind's callgrind: a count,
 #      not seconds, the same however busy the machine is), wrk and fak as
 #      in (a), each split by the object that ran them (fak's own code,
-#      libcurl, the C library, the loader): what of fak's cost is libcurl's.
+#      libcurl, the C library, the loader), and the libcurl floor of (e):
+#      what of fak's cost is libcurl's;
+#  (e) the floor of any client built on this libcurl (bench/curl_floor.c:
+#      the same requests at the same rate, responses thrown away) beside wrk
+#      and fak, interleaved: how much of fak's cost any libcurl client pays.
 # The Python stub is the ceiling of every figure here: it serves a few
 # hundred requests a second on two cores.
-# usage: bench/serve.sh BUILD/fak (PARTS=abc by default: any of a b c d; RATE=N)
+# usage: bench/serve.sh BUILD/fak (PARTS=abc by default: any of a b c d e; RATE=N)
 set -eu
 fak=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,7 +117,13 @@ streams() {
 		" \(.completed) of \(.requests) completed; fak CPU \($cpu)"' s.out
 }
 
-# (d) runs here, on the fast stub, before (b) and (c) replace it
+# floor: builds bench/curl_floor.c (parts (d) and (e))
+floor() {
+	[ -x floor ] || cc -std=c17 -O2 -o floor "$root/bench/curl_floor.c" -lcurl ||
+		{ echo "serve: (d) and (e) need a C compiler and libcurl's headers"; exit 1; }
+}
+
+# (d) and (e) run here, on the fast stub, before (b) and (c) replace it
 # objects FILE N: callgrind's count of FILE by object, a request (N), "k"
 objects() {
 	callgrind_annotate --inclusive=no "$1" 2>/dev/null | awk -v n="$2" '
@@ -139,9 +149,43 @@ case ${PARTS:-abc} in *d*)
 		"http://127.0.0.1:$port" --trace d.json --format json --max-lag 1h \
 		>fak-cg.json 2>/dev/null || true
 	fn=$(jq .completed fak-cg.json)
-	w=$(objects wrk.cg "$wn") f=$(objects fak.cg "$fn")
+	floor
+	valgrind --tool=callgrind --callgrind-out-file=floor.cg ./floor "$url" "$wrk_rate" 5 \
+		>floor-cg.out 2>/dev/null
+	ln=$(cat floor-cg.out)
+	w=$(objects wrk.cg "$wn") f=$(objects fak.cg "$fn") l=$(objects floor.cg "$ln")
 	echo "(d) user-space instructions a request (callgrind, objects of 2% or more): wrk $w" \
-		"($wn requests); fak $f ($fn requests); fak/wrk $(ratio "${f%%k*}" "${w%%k*}")"
+		"($wn requests); libcurl floor $l ($ln requests); fak $f ($fn requests);" \
+		"floor/wrk $(ratio "${l%%k*}" "${w%%k*}"), fak/wrk $(ratio "${f%%k*}" "${w%%k*}")"
+;; esac
+
+# (e) the floor of any libcurl client: bench/curl_floor.c sends the same
+# requests open loop at the same rate through libcurl's multi interface and
+# throws the responses away (nothing timed, parsed or kept); wrk, the floor
+# and fak, interleaved, three rounds; CPU a request of each and the ratios
+case ${PARTS:-abc} in *e*)
+	floor
+	[ -n "${wrk_rate:-}" ] || wrk_rate=$(awk -v r="$rate" 'BEGIN { printf "%d", r * 0.98 }')
+	"$fak" bench trace --rate "$wrk_rate" --requests $((wrk_rate * 5)) --prompt-tokens 8 \
+		--output-tokens 1 --vocab 100 --out e.json 2>/dev/null
+	ew='' ef='' ek=''
+	for _ in 1 2 3; do
+		wrk_run e-wrk -c$conns -d5s -s post.lua
+		ew="$ew $per"
+		timed e-floor.time ./floor "$url" "$wrk_rate" 5 >e-floor.out
+		ef="$ef $(tail -1 e-floor.time | awk -v n="$(cat e-floor.out)" \
+			'{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }')"
+		timed e-fak.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
+			--trace e.json --format json --max-lag 1h >e-fak.json 2>/dev/null || true
+		ek="$ek $(tail -1 e-fak.time | awk -v n="$(jq .completed e-fak.json)" \
+			'{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }')"
+	done
+	# shellcheck disable=SC2086 # the list splits into its words
+	med() { printf '%s\n' $1 | sort -n | sed -n 2p; }
+	mw=$(med "$ew") mf=$(med "$ef") mk=$(med "$ek")
+	echo "(e) us CPU/request at $wrk_rate req/s, three interleaved rounds: wrk$ew;" \
+		"libcurl floor$ef; fak$ek; medians: floor/wrk $(ratio "$mf" "$mw")," \
+		"fak/floor $(ratio "$mk" "$mf"), fak/wrk $(ratio "$mk" "$mw")"
 ;; esac
 
 case ${PARTS:-abc} in *b*|*c*) ;; *) load; exit 0 ;; esac

@@ -10,7 +10,8 @@
 #   tests/check.sh --fast    make check-fast: the gcc build and its suite
 #                            without the slowest tests (the scripts run
 #                            $SCRIPT_JOBS, default nproc, at a time), the
-#                            style, floor and complexity checks, cppcheck
+#                            style, floor and complexity checks, the
+#                            bench programs' build, cppcheck
 #                            on the C files changed since HEAD
 #
 # The ASan pass skips the scripts marked "# fak-test: once" (they exercise
@@ -44,8 +45,8 @@ suite() {	# suite BUILD MAKE-ARGS...: adds the suite's own counts
 # changed_c: the C files under cppcheck's folders that differ from HEAD or
 # that git does not track yet
 changed_c() {
-	{ git diff --name-only HEAD -- src tools tests/fuzz examples
-	  git ls-files --others --exclude-standard -- src tools tests/fuzz examples; } 2>/dev/null |
+	{ git diff --name-only HEAD -- src tools tests/fuzz examples bench
+	  git ls-files --others --exclude-standard -- src tools tests/fuzz examples bench; } 2>/dev/null |
 		grep '\.[ch]$' | sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done
 }
 
@@ -56,6 +57,7 @@ if [ "${1:-}" = --fast ]; then
 	SCRIPT_JOBS=${SCRIPT_JOBS:-$jobs}
 	export UNIT_FILTER FAK_TEST_SKIP_SLOW SCRIPT_JOBS
 	suite build test
+	stage "bench programs" make -s bench-build
 	stage "style (100 columns)" tests/style.sh
 	stage "layers (includes point down)" tests/layers.sh
 	stage "complexity (100 lines, McCabe 30)" tests/complexity.sh
@@ -81,6 +83,7 @@ export FAK_TEST_SKIP_ONCE
 suite build-asan sanitize
 stage "clang build" sh -c "make -s -j$jobs BUILD=build-clang CC=clang build-clang/fak build-clang/test_unit >/dev/null"
 stage lint make -s -j"$jobs" lint
+stage "bench programs (gcc, clang)" sh -c "make -s bench-build && make -s BUILD=build-clang CC=clang bench-build"
 stage "style (100 columns)" tests/style.sh
 stage "layers (includes point down)" tests/layers.sh
 stage "complexity (100 lines, McCabe 30)" tests/complexity.sh
