@@ -482,8 +482,10 @@ static void check_arrival(const struct trace *t, size_t i, const struct jpath *a
 	}
 }
 
-/* Request i's prompt: not empty, and its token ids in the vocabulary the
- * trace declares (required with token prompts, said once). */
+/* Request i's prompt: not empty, of the kind of request 0's (a trace's
+ * prompts are all text or all token ids), and its token ids in the
+ * vocabulary the trace declares (required with token prompts, refused with
+ * text ones; said once, at request 0). */
 static void check_prompt(const struct trace *t, size_t i, const struct jpath *root,
 			 const struct jpath *at, struct findings *f)
 {
@@ -494,7 +496,19 @@ static void check_prompt(const struct trace *t, size_t i, const struct jpath *ro
 
 		findf(f, &p, "the prompt is empty");
 	}
-	if (!q->text && !t->vocab && i == 0) {
+	if (i > 0 && !q->text != !t->req[0].text) {
+		struct jpath p = JP_KEY(at, q->text ? "prompt" : "prompt_token_ids");
+
+		findf(f, &p, "%s where request 0's prompt is %s: a trace's prompts are all "
+		      "text or all token ids", q->text ? "a text prompt" : "token ids",
+		      q->text ? "token ids" : "text");
+	}
+	if (i == 0 && q->text && t->vocab) {
+		struct jpath p = JP_KEY(root, "vocab");
+
+		findf(f, &p, "set, but the prompts are text: vocab goes with token prompts");
+	}
+	if (i == 0 && !q->text && !t->vocab) {
 		struct jpath p = JP_KEY(root, "vocab");
 
 		findf(f, &p, "required with token prompts");

@@ -179,6 +179,40 @@ Test(serve_trace, the_rules_are_findings_with_paths)
 	trace_release(&t);
 }
 
+/* text decodes with exactly the two findings a and b, in that order */
+static void two_findings(const char *text, const char *a, const char *b)
+{
+	struct findings f = FINDINGS_INIT;
+	struct trace t;
+
+	decode_text(text, &t, &f);
+	cr_assert_eq(f.nr, 2, "%zu findings", f.nr);
+	cr_assert_str_eq(f.items[0], a);
+	cr_assert_str_eq(f.items[1], b);
+	findings_release(&f);
+	trace_release(&t);
+}
+
+Test(serve_trace, a_traces_prompts_are_of_one_kind)
+{
+	/* text first, a vocabulary declared, then token ids */
+	two_findings("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":"
+		     "\"poisson\",\"rate\":2},\"vocab\":10,\"requests\":["
+		     "{\"arrival_us\":0,\"prompt\":\"hi\",\"max_tokens\":1},"
+		     "{\"arrival_us\":1,\"prompt_token_ids\":[1,2],\"max_tokens\":1}]}",
+		     "requests[1].prompt_token_ids: token ids where request 0's prompt is text: "
+		     "a trace's prompts are all text or all token ids",
+		     "vocab: set, but the prompts are text: vocab goes with token prompts");
+	/* token ids first, no vocabulary, then text */
+	two_findings("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":"
+		     "\"poisson\",\"rate\":2},\"requests\":["
+		     "{\"arrival_us\":0,\"prompt_token_ids\":[1,2],\"max_tokens\":1},"
+		     "{\"arrival_us\":1,\"prompt\":\"hi\",\"max_tokens\":1}]}",
+		     "requests[1].prompt: a text prompt where request 0's prompt is token ids: "
+		     "a trace's prompts are all text or all token ids",
+		     "vocab: required with token prompts");
+}
+
 Test(serve_trace, strict_decode_names_the_path)
 {
 	struct findings f = FINDINGS_INIT;
