@@ -366,7 +366,7 @@ BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/*.c))
 bench-build: $(BENCH_BIN)
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $< -lcurl
+	$(CC) $(WARN) $(OPT) $(EXTRA_CFLAGS) $(EXTRA_LDFLAGS) -o $@ $< -lcurl -lm
 
 # PREFIX (default /usr/local), MANDIR and BASHCOMPDIR place the files,
 # DESTDIR stages them (make install DESTDIR=pkg PREFIX=/usr).

@@ -1,11 +1,14 @@
 /* The floor of a libcurl client (bench/serve.sh part (e)): requests sent
- * open loop at a fixed rate through libcurl's multi interface, streamed
- * responses read and thrown away, nothing timed, parsed or kept. What this
- * costs a request is what any client built on this libcurl costs at least.
+ * open loop through libcurl's multi interface, Poisson arrivals at a rate
+ * (as fak bench trace draws them), streamed responses read and thrown away,
+ * nothing timed, parsed or kept. What this costs a request is what any
+ * client built on this libcurl costs at least.
  *
  * usage: curl_floor URL RATE SECONDS (prints the requests that completed) */
 #define _POSIX_C_SOURCE 200809L	/* clock_gettime */
+#define _XOPEN_SOURCE 700	/* erand48 */
 #include <curl/curl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -33,7 +36,8 @@ int main(int argc, char **argv)
 	CURL *spare[64];
 	int nspare = 0, running = 0, left;
 	long sent = 0, done = 0, total;
-	double t0, period;
+	unsigned short seed[3] = { 1, 2, 3 };	/* the same arrivals every run */
+	double due, rate;
 	CURLM *m;
 	CURLMsg *msg;
 	CURLU *url;
@@ -42,8 +46,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: curl_floor URL RATE SECONDS\n");
 		return 2;
 	}
-	period = 1.0 / atof(argv[2]);
-	total = (long)(atof(argv[2]) * atof(argv[3]));
+	rate = atof(argv[2]);
+	total = (long)(rate * atof(argv[3]));
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	m = curl_multi_init();
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
@@ -54,9 +58,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "curl_floor: not a URL: %s\n", argv[1]);
 		return 2;
 	}
-	t0 = now();
+	due = now();
 	while (done < total) {
-		double wait = t0 + (double)sent * period - now();
+		double wait = due - now();
 
 		if (sent < total && wait <= 0) {
 			CURL *h = nspare ? spare[--nspare] : NULL;
@@ -75,6 +79,7 @@ int main(int argc, char **argv)
 			}
 			curl_multi_add_handle(m, h);
 			sent++;
+			due -= log(1 - erand48(seed)) / rate;	/* an exponential gap */
 			continue;
 		}
 		curl_multi_perform(m, &running);
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
 			else
 				curl_easy_cleanup(msg->easy_handle);
 		}
-		wait = t0 + (double)sent * period - now();
+		wait = due - now();
 		if (sent >= total)
 			wait = 1;
 		if (wait > 0)

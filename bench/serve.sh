@@ -21,9 +21,11 @@
 #      in (a), each split by the object that ran them (fak's own code,
 #      libcurl, the C library, the loader), and the libcurl floor of (e):
 #      what of fak's cost is libcurl's;
-#  (e) the floor of any client built on this libcurl (bench/curl_floor.c:
-#      the same requests at the same rate, responses thrown away) beside wrk
-#      and fak, interleaved: how much of fak's cost any libcurl client pays.
+#  (e) like for like, interleaved: wrk in step as in (a), wrk with Poisson
+#      arrivals (the arrivals fak replays), the floor of any client built on
+#      this libcurl (bench/curl_floor.c: the same requests at the same rate,
+#      responses thrown away) and fak: how much of (a)'s ratio is the
+#      arrivals, how much libcurl's, how much fak's own.
 # The Python stub is the ceiling of every figure here: it serves a few
 # hundred requests a second on two cores.
 # usage: bench/serve.sh BUILD/fak (PARTS=abc by default: any of a b c d e; RATE=N)
@@ -119,7 +121,7 @@ streams() {
 
 # floor: builds bench/curl_floor.c (parts (d) and (e))
 floor() {
-	[ -x floor ] || cc -std=c17 -O2 -o floor "$root/bench/curl_floor.c" -lcurl ||
+	[ -x floor ] || cc -std=c17 -O2 -o floor "$root/bench/curl_floor.c" -lcurl -lm ||
 		{ echo "serve: (d) and (e) need a C compiler and libcurl's headers"; exit 1; }
 }
 
@@ -159,33 +161,47 @@ case ${PARTS:-abc} in *d*)
 		"floor/wrk $(ratio "${l%%k*}" "${w%%k*}"), fak/wrk $(ratio "${f%%k*}" "${w%%k*}")"
 ;; esac
 
-# (e) the floor of any libcurl client: bench/curl_floor.c sends the same
-# requests open loop at the same rate through libcurl's multi interface and
-# throws the responses away (nothing timed, parsed or kept); wrk, the floor
-# and fak, interleaved, three rounds; CPU a request of each and the ratios
+# (e) like for like: wrk paced in step as in (a) (its ten connections wait
+# the same delay() after each answer, so their requests leave in bunches and
+# one wake-up serves several), wrk with Poisson arrivals (each connection
+# waits an exponential time of the same mean: ten Poisson streams make one,
+# the arrivals fak replays), the floor of any libcurl client
+# (bench/curl_floor.c: the same requests, Poisson arrivals at the same rate,
+# through libcurl's multi interface, responses thrown away: nothing timed,
+# parsed or kept) and fak, interleaved, three rounds; the CPU a request of
+# each and the ratios of the medians
 case ${PARTS:-abc} in *e*)
 	floor
 	[ -n "${wrk_rate:-}" ] || wrk_rate=$(awk -v r="$rate" 'BEGIN { printf "%d", r * 0.98 }')
 	"$fak" bench trace --rate "$wrk_rate" --requests $((wrk_rate * 5)) --prompt-tokens 8 \
 		--output-tokens 1 --vocab 100 --out e.json 2>/dev/null
-	ew='' ef='' ek=''
+	sed 's/function delay.*//' post.lua >poisson.lua
+	cat >>poisson.lua <<LUA
+math.randomseed(1)
+function delay() return math.floor(-math.log(1 - math.random()) * $conns * 1000 / $rate + 0.5) end
+LUA
+	# per_of FILE N: us of CPU a request from timed's FILE and N requests
+	per_of() { tail -1 "$1" | awk -v n="$2" '{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }'; }
+	ew='' ep='' ef='' ek=''
 	for _ in 1 2 3; do
 		wrk_run e-wrk -c$conns -d5s -s post.lua
 		ew="$ew $per"
+		wrk_run e-wrkp -c$conns -d5s -s poisson.lua
+		ep="$ep $per"
 		timed e-floor.time ./floor "$url" "$wrk_rate" 5 >e-floor.out
-		ef="$ef $(tail -1 e-floor.time | awk -v n="$(cat e-floor.out)" \
-			'{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }')"
+		ef="$ef $(per_of e-floor.time "$(cat e-floor.out)")"
 		timed e-fak.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
 			--trace e.json --format json --max-lag 1h >e-fak.json 2>/dev/null || true
-		ek="$ek $(tail -1 e-fak.time | awk -v n="$(jq .completed e-fak.json)" \
-			'{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }')"
+		ek="$ek $(per_of e-fak.time "$(jq .completed e-fak.json)")"
 	done
 	# shellcheck disable=SC2086 # the list splits into its words
 	med() { printf '%s\n' $1 | sort -n | sed -n 2p; }
-	mw=$(med "$ew") mf=$(med "$ef") mk=$(med "$ek")
-	echo "(e) us CPU/request at $wrk_rate req/s, three interleaved rounds: wrk$ew;" \
-		"libcurl floor$ef; fak$ek; medians: floor/wrk $(ratio "$mf" "$mw")," \
-		"fak/floor $(ratio "$mk" "$mf"), fak/wrk $(ratio "$mk" "$mw")"
+	mw=$(med "$ew") mp=$(med "$ep") mf=$(med "$ef") mk=$(med "$ek")
+	echo "(e) us CPU/request at $wrk_rate req/s, three interleaved rounds: wrk in step$ew;" \
+		"wrk Poisson$ep; libcurl floor (Poisson)$ef; fak (Poisson)$ek"
+	echo "    medians: wrk Poisson/wrk in step $(ratio "$mp" "$mw"); floor/wrk Poisson" \
+		"$(ratio "$mf" "$mp"); fak/floor $(ratio "$mk" "$mf"); fak/wrk Poisson" \
+		"$(ratio "$mk" "$mp"); fak/wrk in step $(ratio "$mk" "$mw")"
 ;; esac
 
 case ${PARTS:-abc} in *b*|*c*) ;; *) load; exit 0 ;; esac
