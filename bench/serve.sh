@@ -205,7 +205,7 @@ LUA
 ;; esac
 
 case ${PARTS:-abc} in *b*|*c*) ;; *) load; exit 0 ;; esac
-for p in $pids; do kill $p 2>/dev/null || true; done
+for p in $pids; do kill "$p" 2>/dev/null || true; done
 pids=
 # (b) streams in flight: each request takes 2 s (first token at 1 s, 20
 # tokens 50 ms apart); rate r keeps about 2r streams open
@@ -214,10 +214,11 @@ for r in 25 50 100 200; do
 	streams "(b)" "$r" 4 21 2
 done
 
-for p in $pids; do kill $p 2>/dev/null || true; done
+for p in $pids; do kill "$p" 2>/dev/null || true; done
 pids=
 # (c) 10 s a request (first token at 1 s, 10 tokens 1 s apart), 20 s of
 # arrivals: rate r keeps about 10r streams open
+# shellcheck disable=SC3045 # dash and bash have ulimit -n; without it (c) just keeps the limit
 ulimit -n 8192 2>/dev/null || true
 stub long --ttft-ms 1000 --itl-ms 1000
 for r in 50 100; do
