@@ -592,9 +592,10 @@ static void check_rules(const struct trace *t, const struct jpath *root, struct 
 }
 
 /* What the top's optional members say once read: the seed kept (has_seed
- * 0: it is there), vocab and prefix_tokens outside their bounds cleared,
- * with findings. */
-static void top_rules(struct trace *t, int has_seed, long long seed, struct findings *f)
+ * 0: it is there), vocab (has_vocab 0: it is there, 0 included) and
+ * prefix_tokens outside their bounds cleared, with findings. */
+static void top_rules(struct trace *t, int has_seed, long long seed, int has_vocab,
+		      struct findings *f)
 {
 	if (has_seed == 0) {
 		t->has_seed = true;
@@ -605,7 +606,7 @@ static void top_rules(struct trace *t, int has_seed, long long seed, struct find
 			findf(f, &p, "%lld is outside 0..2^53-1", seed);
 		}
 	}
-	if (t->vocab && (t->vocab < 2 || t->vocab > TRACE_MAX_VOCAB)) {
+	if (has_vocab == 0 && (t->vocab < 2 || t->vocab > TRACE_MAX_VOCAB)) {
 		struct jpath p = JP_KEY(NULL, "vocab");
 
 		findf(f, &p, "%lld is outside 2..%d", t->vocab, TRACE_MAX_VOCAB);
@@ -626,16 +627,16 @@ int trace_decode(const json_t *doc, struct trace *t, struct findings *f, struct 
 	const json_t *reqs;
 	long long seed;
 	size_t total = 0;
-	int rc;
+	int rc, has_vocab;
 
 	memset(t, 0, sizeof(*t));
 	if (!json_is_object(doc))
 		return jpath_err(e, root, "expected an object (a " TRACE_SCHEMA " trace)");
 	TRY(jd_schema(doc, top_keys, TRACE_SCHEMA, e));
 	TRY(rc = jd_int(doc, root, "seed", OPT, &seed, e));
-	TRY(jd_int(doc, root, "vocab", OPT, &t->vocab, e));
+	TRY(has_vocab = jd_int(doc, root, "vocab", OPT, &t->vocab, e));
 	TRY(jd_int(doc, root, "prefix_tokens", OPT, &t->prefix_tokens, e));
-	top_rules(t, rc, seed, f);
+	top_rules(t, rc, seed, has_vocab, f);
 	if (decode_arrival(doc, root, t, f, e) < 0)
 		return -1;
 	TRY(jd_arr(doc, root, "requests", REQ, false, &reqs, e));
@@ -910,7 +911,7 @@ int trace_read_fast(const char *buf, size_t len, struct trace *t, struct finding
 	struct scan s = { .p = buf, .end = buf + (len && buf[len - 1] == '\n' ? len - 1 : len) };
 	struct arrival_seen a;
 	long long seed = 0;
-	int has_seed = 1;
+	int has_seed = 1, has_vocab = 1;
 	bool ok;
 
 	memset(t, 0, sizeof(*t));
@@ -922,8 +923,11 @@ int trace_read_fast(const char *buf, size_t len, struct trace *t, struct finding
 		ok = scan_int(&s, &seed);
 		has_seed = 0;
 	}
-	ok = ok && (!SCAN_KEY(&s, "vocab") || scan_int(&s, &t->vocab)) && at_byte(&s, '}') &&
-	     s.p == s.end;
+	if (ok && SCAN_KEY(&s, "vocab")) {
+		ok = scan_int(&s, &t->vocab);
+		has_vocab = 0;
+	}
+	ok = ok && at_byte(&s, '}') && s.p == s.end;
 	if (!ok) {
 		trace_release(t);
 		return 0;
@@ -931,7 +935,7 @@ int trace_read_fast(const char *buf, size_t len, struct trace *t, struct finding
 	if (!t->req)
 		t->req = xcalloc(1, sizeof(*t->req));	/* as the full read's */
 	/* the full read's rules in its order: the top, the arrival, the requests */
-	top_rules(t, has_seed, seed, f);
+	top_rules(t, has_seed, seed, has_vocab, f);
 	arrival_rules(t, a.name, a.has_rate, a.has_burst, a.has_conc, f);
 	check_rules(t, NULL, f);
 	findings_sort(f);

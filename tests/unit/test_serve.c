@@ -179,38 +179,56 @@ Test(serve_trace, the_rules_are_findings_with_paths)
 	trace_release(&t);
 }
 
-/* text decodes with exactly the two findings a and b, in that order */
-static void two_findings(const char *text, const char *a, const char *b)
+/* text decodes with exactly the findings in want (NULL-terminated), in order */
+static void findings_are(const char *text, const char *const *want)
 {
 	struct findings f = FINDINGS_INIT;
 	struct trace t;
+	size_t n = 0;
 
+	while (want[n])
+		n++;
 	decode_text(text, &t, &f);
-	cr_assert_eq(f.nr, 2, "%zu findings", f.nr);
-	cr_assert_str_eq(f.items[0], a);
-	cr_assert_str_eq(f.items[1], b);
+	cr_assert_eq(f.nr, n, "%zu findings, %zu wanted", f.nr, n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(f.items[i], want[i]);
 	findings_release(&f);
 	trace_release(&t);
 }
 
+#define TEXT_HEAD "{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":\"poisson\"," \
+		  "\"rate\":2},"
+
 Test(serve_trace, a_traces_prompts_are_of_one_kind)
 {
 	/* text first, a vocabulary declared, then token ids */
-	two_findings("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":"
-		     "\"poisson\",\"rate\":2},\"vocab\":10,\"requests\":["
+	findings_are(TEXT_HEAD "\"vocab\":10,\"requests\":["
 		     "{\"arrival_us\":0,\"prompt\":\"hi\",\"max_tokens\":1},"
 		     "{\"arrival_us\":1,\"prompt_token_ids\":[1,2],\"max_tokens\":1}]}",
-		     "requests[1].prompt_token_ids: token ids where request 0's prompt is text: "
-		     "a trace's prompts are all text or all token ids",
-		     "vocab: set, but the prompts are text: vocab goes with token prompts");
+		     (const char *const[]){
+			     "requests[1].prompt_token_ids: token ids where request 0's prompt is "
+			     "text: a trace's prompts are all text or all token ids",
+			     "vocab: set, but the prompts are text: vocab goes with token prompts",
+			     NULL });
 	/* token ids first, no vocabulary, then text */
-	two_findings("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":"
-		     "\"poisson\",\"rate\":2},\"requests\":["
+	findings_are(TEXT_HEAD "\"requests\":["
 		     "{\"arrival_us\":0,\"prompt_token_ids\":[1,2],\"max_tokens\":1},"
 		     "{\"arrival_us\":1,\"prompt\":\"hi\",\"max_tokens\":1}]}",
-		     "requests[1].prompt: a text prompt where request 0's prompt is token ids: "
-		     "a trace's prompts are all text or all token ids",
-		     "vocab: required with token prompts");
+		     (const char *const[]){
+			     "requests[1].prompt: a text prompt where request 0's prompt is token "
+			     "ids: a trace's prompts are all text or all token ids",
+			     "vocab: required with token prompts", NULL });
+}
+
+Test(serve_trace, a_vocab_of_zero_is_out_of_bounds_and_an_empty_text_prompt_is_empty)
+{
+	/* a vocab of 0 is there, not absent: a text trace does not hide it */
+	findings_are(TEXT_HEAD "\"vocab\":0,\"requests\":["
+		     "{\"arrival_us\":0,\"prompt\":\"hi\",\"max_tokens\":1}]}",
+		     (const char *const[]){ "vocab: 0 is outside 2..16777216", NULL });
+	findings_are(TEXT_HEAD "\"requests\":["
+		     "{\"arrival_us\":0,\"prompt\":\"\",\"max_tokens\":1}]}",
+		     (const char *const[]){ "requests[0].prompt: the prompt is empty", NULL });
 }
 
 Test(serve_trace, strict_decode_names_the_path)
@@ -298,7 +316,19 @@ Test(serve_trace, the_fast_read_gives_the_full_reads_findings)
 		"[{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"\"}],"
 		"\"schema\":\"fak-serving-trace/v1\"}");
 
+	/* a text prompt after token ids; a vocab of 0 with a text prompt */
+	size_t kinds = fast_as_full(
+		"{\"arrival\":{\"process\":\"poisson\",\"rate\":2},\"requests\":["
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt_token_ids\":[1,2]},"
+		"{\"arrival_us\":1,\"max_tokens\":1,\"prompt\":\"hi\"}],"
+		"\"schema\":\"fak-serving-trace/v1\",\"vocab\":10}");
+	size_t vocab0 = fast_as_full(
+		"{\"arrival\":{\"process\":\"poisson\",\"rate\":2},\"requests\":["
+		"{\"arrival_us\":0,\"max_tokens\":1,\"prompt\":\"hi\"}],"
+		"\"schema\":\"fak-serving-trace/v1\",\"vocab\":0}");
+
 	cr_assert(rules > 0 && gamma > 0 && closed > 0, "%zu %zu %zu", rules, gamma, closed);
+	cr_assert(kinds == 1 && vocab0 == 1, "%zu %zu", kinds, vocab0);
 }
 
 Test(serve_trace, the_fast_read_gives_way_on_anything_else)
