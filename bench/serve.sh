@@ -47,16 +47,20 @@ stub() {	# stub NAME ARGS...: sets port
 }
 load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
 # timed FILE CMD...: CMD's user and system CPU and its wall time, in seconds,
-# into FILE ("U S E"), its exit status kept: getrusage of the child, to the
-# microsecond (time(1) rounds to 10 ms, 5% of fak's 0.2 s in (a))
+# into FILE ("U S E"), its exit status kept: wait4's rusage of that one child,
+# to the microsecond (time(1) rounds to 10 ms, 5% of fak's 0.2 s in (a); and
+# RUSAGE_CHILDREN would also count what ran before, such as the processes a
+# python3 launcher like pyenv's shim waits for: 45 ms on one machine)
 timed() {
-	python3 -c 'import resource, subprocess, sys, time
+	python3 -c 'import os, subprocess, sys, time
 t = time.monotonic()
-rc = subprocess.call(sys.argv[2:])
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
+p = subprocess.Popen(sys.argv[2:])
+_, status, r = os.wait4(p.pid, 0)
+e = time.monotonic() - t
 with open(sys.argv[1], "w") as f:
-    f.write("%.6f %.6f %.6f\n" % (r.ru_utime, r.ru_stime, time.monotonic() - t))
-sys.exit(rc)' "$@"
+    f.write("%.6f %.6f %.6f\n" % (r.ru_utime, r.ru_stime, e))
+rc = os.waitstatus_to_exitcode(status)
+sys.exit(rc if rc >= 0 else 128 - rc)' "$@"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) b = 1; printf "%.2f", a / b }'; }
 
@@ -152,8 +156,8 @@ case ${PARTS:-abc} in *d*)
 		>fak-cg.json 2>/dev/null || true
 	fn=$(jq .completed fak-cg.json)
 	floor
-	valgrind --tool=callgrind --callgrind-out-file=floor.cg ./floor "$url" "$wrk_rate" 5 \
-		>floor-cg.out 2>/dev/null
+	timeout 120 valgrind --tool=callgrind --callgrind-out-file=floor.cg ./floor "$url" \
+		"$wrk_rate" 5 >floor-cg.out 2>/dev/null || true
 	ln=$(cat floor-cg.out)
 	w=$(objects wrk.cg "$wn") f=$(objects fak.cg "$fn") l=$(objects floor.cg "$ln")
 	echo "(d) user-space instructions a request (callgrind, objects of 2% or more): wrk $w" \
@@ -165,11 +169,27 @@ case ${PARTS:-abc} in *d*)
 # the same delay() after each answer, so their requests leave in bunches and
 # one wake-up serves several), wrk with Poisson arrivals (each connection
 # waits an exponential time of the same mean: ten Poisson streams make one,
-# the arrivals fak replays), the floor of any libcurl client
-# (bench/curl_floor.c: the same requests, Poisson arrivals at the same rate,
-# through libcurl's multi interface, responses thrown away: nothing timed,
-# parsed or kept) and fak, interleaved, three rounds; the CPU a request of
-# each and the ratios of the medians
+# the arrivals fak replays), the floor of a libcurl client
+# (bench/curl_floor.c: wrk's requests, Poisson arrivals at the same rate,
+# libcurl driven as fak drives it, responses thrown away: nothing timed,
+# parsed or kept) and fak; three rounds, each in another order (the four
+# rotate), each run's rate and CPU a request, and the ratios of the medians
+# client K: runs client K (0..3) of (e); sets rps and per
+client() {
+	case $1 in
+	0) wrk_run e-wrk -c$conns -d5s -s post.lua; rps=$((n / 5)) ;;
+	1) wrk_run e-wrkp -c$conns -d5s -s poisson.lua; rps=$((n / 5)) ;;
+	2) timed e-floor.time timeout 60 ./floor "$url" "$wrk_rate" 5 >e-floor.out || true
+	   n=$(cat e-floor.out)
+	   rps=$((n / 5)) per=$(per_of e-floor.time "$n") ;;
+	3) timed e-fak.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
+		--trace e.json --format json --max-lag 1h >e-fak.json 2>/dev/null || true
+	   rps=$(jq '.request_throughput | floor' e-fak.json)
+	   per=$(per_of e-fak.time "$(jq .completed e-fak.json)") ;;
+	esac
+}
+# per_of FILE N: us of CPU a request from timed's FILE and N requests
+per_of() { tail -1 "$1" | awk -v n="$2" '{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }'; }
 case ${PARTS:-abc} in *e*)
 	floor
 	[ -n "${wrk_rate:-}" ] || wrk_rate=$(awk -v r="$rate" 'BEGIN { printf "%d", r * 0.98 }')
@@ -180,25 +200,23 @@ case ${PARTS:-abc} in *e*)
 math.randomseed(1)
 function delay() return math.floor(-math.log(1 - math.random()) * $conns * 1000 / $rate + 0.5) end
 LUA
-	# per_of FILE N: us of CPU a request from timed's FILE and N requests
-	per_of() { tail -1 "$1" | awk -v n="$2" '{ printf "%.1f", ($1 + $2) * 1e6 / (n ? n : 1) }'; }
-	ew='' ep='' ef='' ek=''
-	for _ in 1 2 3; do
-		wrk_run e-wrk -c$conns -d5s -s post.lua
-		ew="$ew $per"
-		wrk_run e-wrkp -c$conns -d5s -s poisson.lua
-		ep="$ep $per"
-		timed e-floor.time ./floor "$url" "$wrk_rate" 5 >e-floor.out
-		ef="$ef $(per_of e-floor.time "$(cat e-floor.out)")"
-		timed e-fak.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
-			--trace e.json --format json --max-lag 1h >e-fak.json 2>/dev/null || true
-		ek="$ek $(per_of e-fak.time "$(jq .completed e-fak.json)")"
+	c0='' c1='' c2='' c3=''
+	for r in 0 1 2; do
+		line="    round $((r + 1)):"
+		for k in 0 1 2 3; do
+			i=$(((k + r) % 4))
+			client $i
+			eval "c$i=\"\$c$i $per\""
+			line="$line $(echo "wrk-in-step wrk-Poisson floor fak" | cut -d' ' -f$((i + 1)))"
+			line="$line $per us at $rps req/s;"
+		done
+		echo "$line"
 	done
 	# shellcheck disable=SC2086 # the list splits into its words
 	med() { printf '%s\n' $1 | sort -n | sed -n 2p; }
-	mw=$(med "$ew") mp=$(med "$ep") mf=$(med "$ef") mk=$(med "$ek")
-	echo "(e) us CPU/request at $wrk_rate req/s, three interleaved rounds: wrk in step$ew;" \
-		"wrk Poisson$ep; libcurl floor (Poisson)$ef; fak (Poisson)$ek"
+	mw=$(med "$c0") mp=$(med "$c1") mf=$(med "$c2") mk=$(med "$c3")
+	echo "(e) us CPU/request, wrk_rate $wrk_rate req/s asked of the floor and fak: wrk in" \
+		"step$c0; wrk Poisson$c1; libcurl floor (Poisson)$c2; fak (Poisson)$c3"
 	echo "    medians: wrk Poisson/wrk in step $(ratio "$mp" "$mw"); floor/wrk Poisson" \
 		"$(ratio "$mf" "$mp"); fak/floor $(ratio "$mk" "$mf"); fak/wrk Poisson" \
 		"$(ratio "$mk" "$mp"); fak/wrk in step $(ratio "$mk" "$mw")"
