@@ -9,6 +9,9 @@
 UNAME_S := $(shell uname -s)
 ifeq ($(UNAME_S),Linux)
 PLATFORM := linux
+# the C programs of bench/: Linux only, as the scripts that run them
+# (curl_floor drives epoll)
+BENCH_SRC := $(sort $(wildcard bench/*.c))
 else ifeq ($(UNAME_S),Darwin)
 PLATFORM := darwin
 else
@@ -333,7 +336,7 @@ cppcheck:
 # with the headers it includes (gcc -MM) as its prerequisites: only a file
 # that changed, or whose headers or .clang-tidy did, is checked again.
 TIDY_CPPFLAGS := -D_GNU_SOURCE -DFAK_VERSION='"$(VERSION)"' -DFAK_DATE='"$(VERSION_DATE)"' -Isrc
-TIDY_STAMP := $(patsubst %.c,$(BUILD)/tidy/%.ok,$(LIB_SRC) src/main.c $(wildcard bench/*.c)) \
+TIDY_STAMP := $(patsubst %.c,$(BUILD)/tidy/%.ok,$(LIB_SRC) src/main.c $(BENCH_SRC)) \
 	      $(BUILD)/tidy/$(EXAMPLE)/decode.ok
 tidy: $(TIDY_STAMP)
 $(BUILD)/tidy/%.ok: %.c .clang-tidy
@@ -360,9 +363,10 @@ fuzz:
 bench: $(BUILD)/fak
 	bench/run.sh $(BUILD)/fak
 
-# The C programs of bench/ (bench/serve.sh builds its own copy): built here
-# with the project's warnings, so a change that breaks them fails the check.
-BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard bench/*.c)))
+# The C programs of bench/ (BENCH_SRC; bench/serve.sh builds its own copy):
+# built here with the project's warnings, so a change that breaks them fails
+# the check.
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 bench-build: $(BENCH_BIN)
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
