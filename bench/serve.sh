@@ -180,7 +180,7 @@ client() {
 	0) wrk_run e-wrk -c$conns -d5s -s post.lua; rps=$((n / 5)) ;;
 	1) wrk_run e-wrkp -c$conns -d5s -s poisson.lua; rps=$((n / 5)) ;;
 	2) timed e-floor.time timeout 60 ./floor "$url" "$wrk_rate" 5 >e-floor.out || true
-	   n=$(cat e-floor.out)
+	   n=$(cat e-floor.out); n=${n:-0}
 	   rps=$((n / 5)) per=$(per_of e-floor.time "$n") ;;
 	3) timed e-fak.time "$fak" bench serve --endpoint "http://127.0.0.1:$port" \
 		--trace e.json --format json --max-lag 1h >e-fak.json 2>/dev/null || true
