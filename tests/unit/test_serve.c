@@ -153,32 +153,6 @@ Test(serve_trace, what_is_written_reads_back_the_same)
 	free(text);
 }
 
-Test(serve_trace, the_rules_are_findings_with_paths)
-{
-	struct findings f = FINDINGS_INIT;
-	struct trace t;
-
-	decode_text("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":\"poisson\","
-		    "\"rate\":2,\"burstiness\":1},\"vocab\":10,\"prefix_tokens\":2,\"requests\":["
-		    "{\"arrival_us\":5,\"prompt_token_ids\":[1,2,3],\"max_tokens\":4,"
-		    "\"prefix_group\":0},"
-		    "{\"arrival_us\":4,\"prompt_token_ids\":[1,3,12],\"max_tokens\":0,"
-		    "\"prefix_group\":0},"
-		    "{\"arrival_us\":9,\"prompt_token_ids\":[],\"max_tokens\":1}]}",
-		    &t, &f);
-	cr_assert_eq(f.nr, 5);
-	cr_assert_str_eq(f.items[0], "requests[1].arrival_us: 4 comes before the previous "
-			 "request's 5 (arrivals must not decrease)");
-	cr_assert_str_eq(f.items[1], "requests[1].max_tokens: 0 is outside 1..131072");
-	cr_assert_str_eq(f.items[2], "requests[1].prompt_token_ids: does not start with the "
-			 "prefix of group 0 (the first 2 tokens of its first request)");
-	cr_assert_str_eq(f.items[3], "requests[1].prompt_token_ids[2]: 12 is outside the "
-			 "vocabulary (0..9)");
-	cr_assert_str_eq(f.items[4], "requests[2].prompt_token_ids: the prompt is empty");
-	findings_release(&f);
-	trace_release(&t);
-}
-
 /* text decodes with exactly the findings in want (NULL-terminated), in order */
 static void findings_are(const char *text, const char *const *want)
 {
@@ -196,37 +170,56 @@ static void findings_are(const char *text, const char *const *want)
 	trace_release(&t);
 }
 
-#define TEXT_HEAD "{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":\"poisson\"," \
+#define TRACE_HEAD "{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":\"poisson\"," \
 		  "\"rate\":2},"
+
+Test(serve_trace, the_rules_are_findings_with_paths)
+{
+	findings_are("{\"schema\":\"fak-serving-trace/v1\",\"arrival\":{\"process\":\"poisson\","
+		     "\"rate\":2,\"burstiness\":1},\"vocab\":10,\"prefix_tokens\":2,\"requests\":["
+		     "{\"arrival_us\":5,\"prompt_token_ids\":[1,2,3],\"max_tokens\":4,"
+		     "\"prefix_group\":0},"
+		     "{\"arrival_us\":4,\"prompt_token_ids\":[1,3,12],\"max_tokens\":0,"
+		     "\"prefix_group\":0},"
+		     "{\"arrival_us\":9,\"prompt_token_ids\":[],\"max_tokens\":1}]}",
+		     (const char *const[]){
+			     ("requests[1].arrival_us: 4 comes before the previous request's 5 "
+			      "(arrivals must not decrease)"),
+			     "requests[1].max_tokens: 0 is outside 1..131072",
+			     ("requests[1].prompt_token_ids: does not start with the prefix of "
+			      "group 0 (the first 2 tokens of its first request)"),
+			     "requests[1].prompt_token_ids[2]: 12 is outside the vocabulary (0..9)",
+			     "requests[2].prompt_token_ids: the prompt is empty", NULL });
+}
 
 Test(serve_trace, a_traces_prompts_are_of_one_kind)
 {
 	/* text first, a vocabulary declared, then token ids */
-	findings_are(TEXT_HEAD "\"vocab\":10,\"requests\":["
+	findings_are(TRACE_HEAD "\"vocab\":10,\"requests\":["
 		     "{\"arrival_us\":0,\"prompt\":\"hi\",\"max_tokens\":1},"
 		     "{\"arrival_us\":1,\"prompt_token_ids\":[1,2],\"max_tokens\":1}]}",
 		     (const char *const[]){
-			     "requests[1].prompt_token_ids: token ids where request 0's prompt is "
-			     "text: a trace's prompts are all text or all token ids",
+			     ("requests[1].prompt_token_ids: token ids where request 0's prompt "
+			      "is text: a trace's prompts are all text or all token ids"),
 			     "vocab: set, but the prompts are text: vocab goes with token prompts",
 			     NULL });
 	/* token ids first, no vocabulary, then text */
-	findings_are(TEXT_HEAD "\"requests\":["
+	findings_are(TRACE_HEAD "\"requests\":["
 		     "{\"arrival_us\":0,\"prompt_token_ids\":[1,2],\"max_tokens\":1},"
 		     "{\"arrival_us\":1,\"prompt\":\"hi\",\"max_tokens\":1}]}",
 		     (const char *const[]){
-			     "requests[1].prompt: a text prompt where request 0's prompt is token "
-			     "ids: a trace's prompts are all text or all token ids",
+			     ("requests[1].prompt: a text prompt where request 0's prompt is "
+			      "token ids: a trace's prompts are all text or all token ids"),
 			     "vocab: required with token prompts", NULL });
 }
 
 Test(serve_trace, a_vocab_of_zero_is_out_of_bounds_and_an_empty_text_prompt_is_empty)
 {
 	/* a vocab of 0 is there, not absent: a text trace does not hide it */
-	findings_are(TEXT_HEAD "\"vocab\":0,\"requests\":["
+	findings_are(TRACE_HEAD "\"vocab\":0,\"requests\":["
 		     "{\"arrival_us\":0,\"prompt\":\"hi\",\"max_tokens\":1}]}",
 		     (const char *const[]){ "vocab: 0 is outside 2..16777216", NULL });
-	findings_are(TEXT_HEAD "\"requests\":["
+	findings_are(TRACE_HEAD "\"requests\":["
 		     "{\"arrival_us\":0,\"prompt\":\"\",\"max_tokens\":1}]}",
 		     (const char *const[]){ "requests[0].prompt: the prompt is empty", NULL });
 }
